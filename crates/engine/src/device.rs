@@ -1,0 +1,169 @@
+//! The contract between the driver and every device, real or simulated.
+//!
+//! Like fio's `ioengine_ops`, it is deliberately tiny: queue an IO, reap completions, tell the
+//! time. Each device keeps its own clock. Real devices use the wall clock; the simulator uses a
+//! virtual clock that `reap` advances, so the driver never knows which one it has.
+
+use serde::{Deserialize, Serialize};
+
+use crate::identity::Identity;
+
+/// What an IO does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Read,
+    Write,
+    /// Unmap the range (TRIM / BLKDISCARD / hole punch).
+    Discard,
+    /// Make earlier writes durable; `offset` and `len` are ignored.
+    Flush,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Discard => "discard",
+            Op::Flush => "flush",
+        }
+    }
+}
+
+/// One IO request. `slot` names the buffer it uses (`0..slots` from [`Device::prepare`]) and
+/// comes back in its [`Completion`]; at most one IO per slot is in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Io {
+    pub slot: u32,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u32,
+}
+
+/// A finished IO: `result` is the byte count transferred, or a negative errno.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub slot: u32,
+    pub complete_ns: u64,
+    pub result: i64,
+}
+
+/// Which clock a device runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Clock {
+    /// Real time: the device is real hardware or a file.
+    Wall,
+    /// Simulated time: advances only as the simulated device works.
+    Virtual,
+}
+
+/// The size of a device as the host sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Geometry {
+    pub capacity_bytes: u64,
+    /// The smallest IO the device accepts (O_DIRECT alignment).
+    pub logical_block_bytes: u32,
+    /// The device's internal block (4 KiB on most SSDs).
+    pub physical_block_bytes: u32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    #[error("{what}: {source}")]
+    Os {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid IO: {0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+impl DeviceError {
+    pub fn os(what: impl Into<String>, source: std::io::Error) -> Self {
+        DeviceError::Os {
+            what: what.into(),
+            source,
+        }
+    }
+}
+
+/// A block device, a file or a simulated SSD.
+pub trait Device {
+    /// Who the device is: model, serial, firmware, kind of target.
+    fn identity(&self) -> Identity;
+
+    fn geometry(&self) -> Geometry;
+
+    fn clock(&self) -> Clock;
+
+    /// Nanoseconds since the device was opened, on the device's own clock.
+    fn now_ns(&self) -> u64;
+
+    /// Allocate `slots` data buffers of `max_len` bytes; called before any IO and again
+    /// whenever a workload needs more or larger buffers (never with IO in flight).
+    fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError>;
+
+    /// The data buffer of a slot: filled before a write, holds the data after a read.
+    /// `None` when the device does not look at data (the simulator), so the driver can
+    /// skip generating it.
+    fn buffer(&mut self, slot: u32) -> Option<&mut [u8]>;
+
+    /// Queue an IO. It starts no later than the next [`Device::reap`].
+    fn submit(&mut self, io: Io) -> Result<(), DeviceError>;
+
+    /// Start queued IOs, then wait until at least `min` of them have completed or, when
+    /// `until_ns` is given, the clock reaches it, whichever comes first. Completions are
+    /// appended to `done`. With nothing in flight and `until_ns` given, this just lets the
+    /// time pass (a simulated device may use the idle time, e.g. for background GC).
+    fn reap(
+        &mut self,
+        min: u32,
+        until_ns: Option<u64>,
+        done: &mut Vec<Completion>,
+    ) -> Result<(), DeviceError>;
+
+    /// Counters the device keeps about itself (the simulator's FTL statistics), for results.
+    fn counters(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+impl<D: Device + ?Sized> Device for Box<D> {
+    fn identity(&self) -> Identity {
+        (**self).identity()
+    }
+    fn geometry(&self) -> Geometry {
+        (**self).geometry()
+    }
+    fn clock(&self) -> Clock {
+        (**self).clock()
+    }
+    fn now_ns(&self) -> u64 {
+        (**self).now_ns()
+    }
+    fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError> {
+        (**self).prepare(slots, max_len)
+    }
+    fn buffer(&mut self, slot: u32) -> Option<&mut [u8]> {
+        (**self).buffer(slot)
+    }
+    fn submit(&mut self, io: Io) -> Result<(), DeviceError> {
+        (**self).submit(io)
+    }
+    fn reap(
+        &mut self,
+        min: u32,
+        until_ns: Option<u64>,
+        done: &mut Vec<Completion>,
+    ) -> Result<(), DeviceError> {
+        (**self).reap(min, until_ns, done)
+    }
+    fn counters(&self) -> Option<serde_json::Value> {
+        (**self).counters()
+    }
+}
