@@ -1,0 +1,268 @@
+//! The driver: keeps a device busy with a workload and measures what comes back. It sees only
+//! the [`Device`] contract, so the same loop measures a drive on the wall clock and the
+//! simulator on its virtual clock.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::device::{Completion, Device, DeviceError, Io, Op};
+use crate::iolog::{IoLogWriter, IoRecord};
+use crate::measure::{CpuUsage, Measurements, Recorder};
+use crate::pattern;
+use crate::workload::{Workload, WorkloadError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+}
+
+/// A snapshot for a progress display.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// 0..=1 of the workload's nearest limit.
+    pub fraction: f64,
+    /// On the device's clock.
+    pub elapsed_ns: u64,
+    pub ios: u64,
+    pub bytes: u64,
+    /// Over the last progress interval, on the device's clock.
+    pub recent_iops: f64,
+    pub recent_mbps: f64,
+}
+
+/// Why a run ended before its limit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reason", content = "detail", rename_all = "lowercase")]
+pub enum Stopped {
+    /// The user interrupted it (Ctrl-C, SIGTERM).
+    Interrupted,
+    /// An IO failed; the message says which.
+    Failed(String),
+}
+
+pub struct Outcome {
+    pub measurements: Measurements,
+    /// `None` when the run reached its limit.
+    pub stopped: Option<Stopped>,
+}
+
+/// Hooks a caller may attach to a run.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// Checked between IOs; set it to stop early (results so far are kept).
+    pub stop: Option<&'a AtomicBool>,
+    /// Called about every `progress_every` of wall time.
+    pub progress: Option<&'a mut dyn FnMut(&Progress)>,
+    pub progress_every: Option<Duration>,
+    /// Receives every completed IO.
+    pub iolog: Option<&'a mut IoLogWriter>,
+}
+
+#[derive(Clone, Copy)]
+struct InFlight {
+    op: Op,
+    offset: u64,
+    submit_ns: u64,
+}
+
+/// Run a closed-loop workload: keep `qd` IOs in flight until a limit is reached.
+pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outcome, DriverError> {
+    let geo = dev.geometry();
+    w.validate(&geo)?;
+    let len = w.block_bytes;
+    dev.prepare(w.qd, len as usize)?;
+
+    let mut gen = w.generator();
+    let mut data_rng = pattern::Rng::new(w.seed ^ 0x5EED_DA7A);
+    let mut free: Vec<u32> = (0..w.qd).rev().collect();
+    let mut slots = vec![
+        InFlight {
+            op: Op::Read,
+            offset: 0,
+            submit_ns: 0
+        };
+        w.qd as usize
+    ];
+    let mut done: Vec<Completion> = Vec::with_capacity(w.qd as usize);
+
+    let cpu_start = CpuUsage::now();
+    let start_ns = dev.now_ns();
+    let deadline_ns = w.limit.duration_ns.map(|d| start_ns + d);
+    let mut rec = Recorder::new(start_ns);
+    let (mut issued_ios, mut issued_bytes) = (0u64, 0u64);
+    let mut stopped: Option<Stopped> = None;
+    let mut submitting = true;
+
+    let every = hooks.progress_every.unwrap_or(Duration::from_millis(200));
+    let mut last_report = Instant::now();
+    let (mut last_ios, mut last_bytes, mut last_ns) = (0u64, 0u64, start_ns);
+    let (mut done_ios, mut done_bytes) = (0u64, 0u64);
+    let mut reaps = 0u32;
+
+    loop {
+        while submitting {
+            if let Some(stop) = hooks.stop {
+                if stop.load(Ordering::Relaxed) {
+                    stopped = Some(Stopped::Interrupted);
+                    submitting = false;
+                    break;
+                }
+            }
+            let exhausted = w.limit.ios.is_some_and(|n| issued_ios >= n)
+                || w.limit.bytes.is_some_and(|n| issued_bytes >= n)
+                || deadline_ns.is_some_and(|d| dev.now_ns() >= d);
+            if exhausted {
+                submitting = false;
+                break;
+            }
+            let Some(slot) = free.pop() else { break };
+            let (op, offset) = gen.next_io();
+            if op == Op::Write {
+                if let Some(buf) = dev.buffer(slot) {
+                    pattern::fill(&mut buf[..len as usize], w.data, &mut data_rng);
+                }
+            }
+            let now = dev.now_ns();
+            dev.submit(Io {
+                slot,
+                op,
+                offset,
+                len,
+            })?;
+            slots[slot as usize] = InFlight {
+                op,
+                offset,
+                submit_ns: now,
+            };
+            rec.submitted(op, now);
+            issued_ios += 1;
+            issued_bytes += len as u64;
+        }
+        if rec.in_flight() == 0 {
+            break;
+        }
+        done.clear();
+        dev.reap(1, None, &mut done)?;
+        for c in &done {
+            let f = slots[c.slot as usize];
+            let bytes = if matches!(f.op, Op::Read | Op::Write) {
+                len as u64
+            } else {
+                0
+            };
+            rec.completed(f.op, bytes, f.submit_ns, c.complete_ns);
+            free.push(c.slot);
+            done_ios += 1;
+            done_bytes += bytes;
+            let ok = match f.op {
+                Op::Read | Op::Write => c.result == len as i64,
+                Op::Discard | Op::Flush => c.result >= 0,
+            };
+            if !ok && stopped.is_none() {
+                stopped = Some(Stopped::Failed(describe_failure(
+                    f.op, f.offset, len, c.result,
+                )));
+                submitting = false;
+            }
+            if let Some(log) = hooks.iolog.as_deref_mut() {
+                log.record(&IoRecord {
+                    offset: f.offset,
+                    len,
+                    op: f.op,
+                    submit_ns: f.submit_ns - start_ns,
+                    complete_ns: c.complete_ns - start_ns,
+                })
+                .map_err(|e| DeviceError::os("writing the per-IO log", e))?;
+            }
+        }
+        reaps += 1;
+        if reaps % 64 == 0 && last_report.elapsed() >= every {
+            if let Some(progress) = hooks.progress.as_deref_mut() {
+                let now = dev.now_ns();
+                let dt = (now - last_ns).max(1) as f64 / 1e9;
+                progress(&Progress {
+                    fraction: fraction(w, now - start_ns, issued_ios, issued_bytes),
+                    elapsed_ns: now - start_ns,
+                    ios: done_ios,
+                    bytes: done_bytes,
+                    recent_iops: (done_ios - last_ios) as f64 / dt,
+                    recent_mbps: (done_bytes - last_bytes) as f64 / dt / 1e6,
+                });
+                (last_ios, last_bytes, last_ns) = (done_ios, done_bytes, now);
+            }
+            last_report = Instant::now();
+        }
+    }
+    let cpu = CpuUsage::now().since(cpu_start);
+    Ok(Outcome {
+        measurements: rec.finish(dev.now_ns(), Some(cpu)),
+        stopped,
+    })
+}
+
+fn fraction(w: &Workload, elapsed_ns: u64, ios: u64, bytes: u64) -> f64 {
+    let parts = [
+        w.limit.duration_ns.map(|d| elapsed_ns as f64 / d as f64),
+        w.limit.ios.map(|n| ios as f64 / n as f64),
+        w.limit.bytes.map(|n| bytes as f64 / n as f64),
+    ];
+    parts.into_iter().flatten().fold(0.0, f64::max).min(1.0)
+}
+
+fn describe_failure(op: Op, offset: u64, len: u32, result: i64) -> String {
+    if result < 0 {
+        format!(
+            "{} of {len} bytes at offset {offset} failed: {}",
+            op.name(),
+            std::io::Error::from_raw_os_error(-result as i32)
+        )
+    } else {
+        format!(
+            "{} of {len} bytes at offset {offset} transferred only {result} bytes",
+            op.name()
+        )
+    }
+}
+
+/// Unmap `offset .. offset+len` with discards of at most `chunk` bytes, one at a time.
+/// Returns the completed discard count.
+pub fn discard_range(
+    dev: &mut dyn Device,
+    offset: u64,
+    len: u64,
+    chunk: u64,
+) -> Result<u64, DriverError> {
+    dev.prepare(1, 4096)?;
+    let mut done = Vec::with_capacity(1);
+    let (mut at, end, mut n) = (offset, offset + len, 0);
+    while at < end {
+        let this = (end - at).min(chunk) as u32;
+        dev.submit(Io {
+            slot: 0,
+            op: Op::Discard,
+            offset: at,
+            len: this,
+        })?;
+        done.clear();
+        while done.is_empty() {
+            dev.reap(1, None, &mut done)?;
+        }
+        if done[0].result < 0 {
+            return Err(DeviceError::Other(describe_failure(
+                Op::Discard,
+                at,
+                this,
+                done[0].result,
+            ))
+            .into());
+        }
+        at += this as u64;
+        n += 1;
+    }
+    Ok(n)
+}

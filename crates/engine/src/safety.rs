@@ -1,0 +1,266 @@
+//! Before a destructive test touches a block device: is it mounted, swapped on, stacked
+//! under LVM/md/dm, opened exclusively elsewhere, or holding a partition table, filesystem
+//! or RAID signature, or any data at all in its first MiB? Devices in use are refused
+//! outright; devices holding data only with `--destroy-data=/dev/THAT-DEVICE`.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::sysfs::BlockNode;
+
+/// Something found on a device that makes writing it dangerous.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Finding {
+    /// In use now: writing would corrupt a live system. Never overridden.
+    InUse(String),
+    /// Holds data that writing destroys. Overridden by naming the device.
+    HoldsData(String),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SafetyError {
+    #[error("refusing to write {device}: it is in use ({}). Stop using it first (unmount, swapoff, remove LVM/md/dm holders); ssdlab never writes a device in use.", .found.join("; "))]
+    InUse { device: String, found: Vec<String> },
+    #[error("refusing to write {device}: it holds data ({}). Everything on it will be destroyed; if that is what you want, add --destroy-data={device}", .found.join("; "))]
+    HoldsData { device: String, found: Vec<String> },
+    #[error(
+        "--destroy-data names {given}, but the target is {device}: they must be the same device"
+    )]
+    WrongDevice { given: String, device: String },
+    #[error("cannot inspect {device}: {reason}")]
+    Inspect { device: String, reason: String },
+}
+
+/// Known on-disk signatures: (name, byte offset, magic).
+const SIGNATURES: &[(&str, u64, &[u8])] = &[
+    ("GPT partition table", 512, b"EFI PART"),
+    ("GPT partition table (4K sectors)", 4096, b"EFI PART"),
+    ("ext2/3/4 filesystem", 1080, &[0x53, 0xEF]),
+    ("XFS filesystem", 0, b"XFSB"),
+    ("btrfs filesystem", 65_600, b"_BHRfS_M"),
+    ("LUKS encrypted volume", 0, b"LUKS\xba\xbe"),
+    ("LVM physical volume", 536, b"LVM2 001"),
+    ("Linux md RAID (1.1)", 0, &[0xfc, 0x4e, 0x2b, 0xa9]),
+    ("Linux md RAID (1.2)", 4096, &[0xfc, 0x4e, 0x2b, 0xa9]),
+    ("NTFS filesystem", 3, b"NTFS    "),
+    ("FAT32 filesystem", 82, b"FAT32   "),
+    ("FAT filesystem", 54, b"FAT1"),
+    ("swap space", 4086, b"SWAPSPACE2"),
+    ("swap space (64K pages)", 65_526, b"SWAPSPACE2"),
+    ("ISO 9660 image", 32_769, b"CD001"),
+    ("ZFS label", 16_384 + 8, &[0x0c, 0xb1, 0xba, 0x00]),
+    ("F2FS filesystem", 1024, &[0x10, 0x20, 0xF5, 0xF2]),
+    ("bcache", 4120, &[0xc6, 0x85, 0x73, 0xf6]),
+];
+
+const PROBE_BYTES: usize = 1 << 20;
+
+/// Signatures in the first MiB of a device image, and whether it holds any non-zero byte.
+pub fn scan_signatures(head: &[u8]) -> Vec<String> {
+    let mut found: Vec<String> = SIGNATURES
+        .iter()
+        .filter(|(_, off, magic)| {
+            let (off, end) = (*off as usize, *off as usize + magic.len());
+            head.get(off..end) == Some(*magic)
+        })
+        .map(|(name, _, _)| name.to_string())
+        .collect();
+    let mbr = head.len() >= 512 && head[510] == 0x55 && head[511] == 0xAA;
+    if mbr && found.is_empty() {
+        found.push("MBR partition table or boot sector".into());
+    }
+    if found.is_empty() && head.iter().any(|&b| b != 0) {
+        found.push("data of unknown kind in its first MiB (not all zeros)".into());
+    }
+    found
+}
+
+fn mounted_devices() -> Vec<(u32, u32, String)> {
+    // /proc/self/mountinfo: id parent MAJ:MIN root mountpoint ...
+    fs::read_to_string("/proc/self/mountinfo")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let dev = f.nth(2)?;
+            let mount = f.nth(1)?;
+            let (a, b) = dev.split_once(':')?;
+            Some((a.parse().ok()?, b.parse().ok()?, mount.to_string()))
+        })
+        .collect()
+}
+
+fn swaps() -> Vec<PathBuf> {
+    fs::read_to_string("/proc/swaps")
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .filter_map(|p| fs::canonicalize(p).ok())
+        .collect()
+}
+
+/// Everything that makes writing `device` dangerous.
+pub fn inspect(device: &Path) -> Result<Vec<Finding>, SafetyError> {
+    let shown = device.display().to_string();
+    let err = |reason: String| SafetyError::Inspect {
+        device: shown.clone(),
+        reason,
+    };
+    let node = BlockNode::of_device(device).map_err(|e| err(e.to_string()))?;
+    let disk = node.whole_disk();
+    let mut nodes = vec![node.clone()];
+    if !node.is_partition() {
+        nodes.extend(node.partitions());
+    }
+    let mut findings = Vec::new();
+
+    let mounts = mounted_devices();
+    let swaps = swaps();
+    for n in &nodes {
+        for (_, _, mount) in mounts
+            .iter()
+            .filter(|(a, b, _)| *a == n.major && *b == n.minor)
+        {
+            findings.push(Finding::InUse(format!(
+                "/dev/{} is mounted on {mount}",
+                n.name
+            )));
+        }
+        if swaps
+            .iter()
+            .any(|s| s.file_name().is_some_and(|f| f.to_string_lossy() == n.name))
+        {
+            findings.push(Finding::InUse(format!("/dev/{} is in use as swap", n.name)));
+        }
+        let holders = n.holders();
+        if !holders.is_empty() {
+            findings.push(Finding::InUse(format!(
+                "/dev/{} is held by {} (LVM, md, dm-crypt or similar)",
+                n.name,
+                holders.join(", ")
+            )));
+        }
+    }
+    if node.is_partition() {
+        findings.push(Finding::HoldsData(format!(
+            "it is a partition of /dev/{}",
+            disk.name
+        )));
+    } else {
+        let parts = node.partitions();
+        if !parts.is_empty() {
+            let names: Vec<String> = parts.iter().map(|p| p.name.clone()).collect();
+            findings.push(Finding::HoldsData(format!(
+                "it has partitions: {}",
+                names.join(", ")
+            )));
+        }
+    }
+
+    // O_EXCL on a block device fails with EBUSY while anyone else holds it exclusively
+    // (a mounted filesystem, md, LVM, another ssdlab).
+    match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_EXCL)
+        .open(device)
+    {
+        Ok(mut f) => {
+            let mut head = vec![0u8; PROBE_BYTES];
+            let n = read_head(&mut f, &mut head).map_err(|e| err(e.to_string()))?;
+            findings.extend(
+                scan_signatures(&head[..n])
+                    .into_iter()
+                    .map(|s| Finding::HoldsData(format!("found {s}"))),
+            );
+        }
+        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+            if !findings.iter().any(|f| matches!(f, Finding::InUse(_))) {
+                findings.push(Finding::InUse(
+                    "it is opened exclusively by another program".into(),
+                ));
+            }
+        }
+        Err(e) => return Err(err(e.to_string())),
+    }
+    Ok(findings)
+}
+
+fn read_head(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Decide whether a destructive test may write `device`. `confirm` is the device named by
+/// `--destroy-data`, if given.
+pub fn check_destructive(device: &Path, confirm: Option<&str>) -> Result<(), SafetyError> {
+    let shown = device.display().to_string();
+    let canonical = fs::canonicalize(device).unwrap_or_else(|_| device.to_path_buf());
+    if let Some(given) = confirm {
+        let given_canon = fs::canonicalize(given).unwrap_or_else(|_| PathBuf::from(given));
+        if given_canon != canonical {
+            return Err(SafetyError::WrongDevice {
+                given: given.to_string(),
+                device: shown,
+            });
+        }
+    }
+    let findings = inspect(device)?;
+    let in_use: Vec<String> = findings
+        .iter()
+        .filter_map(|f| match f {
+            Finding::InUse(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    if !in_use.is_empty() {
+        return Err(SafetyError::InUse {
+            device: shown,
+            found: in_use,
+        });
+    }
+    let data: Vec<String> = findings
+        .into_iter()
+        .filter_map(|f| match f {
+            Finding::HoldsData(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    if !data.is_empty() && confirm.is_none() {
+        return Err(SafetyError::HoldsData {
+            device: shown,
+            found: data,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_in_images() {
+        let mut head = vec![0u8; PROBE_BYTES];
+        assert!(scan_signatures(&head).is_empty());
+        head[1080] = 0x53;
+        head[1081] = 0xEF;
+        assert_eq!(scan_signatures(&head), vec!["ext2/3/4 filesystem"]);
+        let mut gpt = vec![0u8; PROBE_BYTES];
+        gpt[510] = 0x55;
+        gpt[511] = 0xAA;
+        gpt[512..520].copy_from_slice(b"EFI PART");
+        assert_eq!(scan_signatures(&gpt), vec!["GPT partition table"]);
+        let mut junk = vec![0u8; PROBE_BYTES];
+        junk[300_000] = 7;
+        assert!(scan_signatures(&junk)[0].contains("unknown kind"));
+    }
+}

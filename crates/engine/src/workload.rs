@@ -1,0 +1,249 @@
+//! What the driver issues: access pattern, block size, LBA span, read/write mix, data, queue
+//! depth and when to stop. Seeded, so the same workload issues the same IOs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::device::{Geometry, Op};
+use crate::pattern::{DataKind, Rng};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    Sequential,
+    /// Uniform over the span, aligned to the block size.
+    Random,
+}
+
+/// When a run ends: the first limit reached. At least one must be set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Limit {
+    /// On the device's clock (virtual time for the simulator).
+    pub duration_ns: Option<u64>,
+    pub bytes: Option<u64>,
+    pub ios: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    pub access: Access,
+    pub block_bytes: u32,
+    /// The tested LBA range: `offset_bytes .. offset_bytes + span_bytes`.
+    pub offset_bytes: u64,
+    pub span_bytes: u64,
+    /// Share of reads, 0..=100; the rest are writes. Ignored when `op` is set.
+    pub read_pct: u8,
+    /// Issue only this operation (e.g. discards) instead of a read/write mix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<Op>,
+    pub data: DataKind,
+    pub qd: u32,
+    pub limit: Limit,
+    pub seed: u64,
+}
+
+pub const MAX_QD: u32 = 1024;
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum WorkloadError {
+    #[error("queue depth {0} is out of range: use 1 to {MAX_QD}")]
+    QueueDepth(u32),
+    #[error("block size {block} is not a multiple of the target's {logical}-byte logical block: use a multiple such as {suggest}")]
+    BlockSize {
+        block: u32,
+        logical: u32,
+        suggest: u32,
+    },
+    #[error("the span ({offset}+{span} bytes) does not fit the target's {capacity} bytes: shrink --span or --offset")]
+    SpanTooLarge {
+        offset: u64,
+        span: u64,
+        capacity: u64,
+    },
+    #[error(
+        "the span ({span} bytes) is smaller than one block ({block} bytes): give a larger --span"
+    )]
+    SpanTooSmall { span: u64, block: u32 },
+    #[error("the span offset {0} is not aligned to the block size: use a multiple of it")]
+    Misaligned(u64),
+    #[error("read share {0}% is above 100%")]
+    ReadShare(u8),
+    #[error("the workload has no end: give a duration, a byte count or an IO count")]
+    NoLimit,
+}
+
+impl Workload {
+    /// Check the workload against a target before any IO is issued.
+    pub fn validate(&self, geo: &Geometry) -> Result<(), WorkloadError> {
+        if self.qd == 0 || self.qd > MAX_QD {
+            return Err(WorkloadError::QueueDepth(self.qd));
+        }
+        let logical = geo.logical_block_bytes.max(1);
+        if self.block_bytes == 0 || self.block_bytes % logical != 0 {
+            return Err(WorkloadError::BlockSize {
+                block: self.block_bytes,
+                logical,
+                suggest: logical.max(4096),
+            });
+        }
+        if self.offset_bytes % logical as u64 != 0 {
+            return Err(WorkloadError::Misaligned(self.offset_bytes));
+        }
+        if self.offset_bytes + self.span_bytes > geo.capacity_bytes {
+            return Err(WorkloadError::SpanTooLarge {
+                offset: self.offset_bytes,
+                span: self.span_bytes,
+                capacity: geo.capacity_bytes,
+            });
+        }
+        if self.span_bytes < self.block_bytes as u64 {
+            return Err(WorkloadError::SpanTooSmall {
+                span: self.span_bytes,
+                block: self.block_bytes,
+            });
+        }
+        if self.read_pct > 100 {
+            return Err(WorkloadError::ReadShare(self.read_pct));
+        }
+        let l = self.limit;
+        if l.duration_ns.is_none() && l.bytes.is_none() && l.ios.is_none() {
+            return Err(WorkloadError::NoLimit);
+        }
+        Ok(())
+    }
+
+    /// The IOs this workload issues, in order.
+    pub fn generator(&self) -> IoGen {
+        IoGen {
+            rng: Rng::new(self.seed),
+            access: self.access,
+            op: self.op,
+            read_pct: self.read_pct,
+            block: self.block_bytes as u64,
+            start: self.offset_bytes,
+            blocks: self.span_bytes / self.block_bytes as u64,
+            next_block: 0,
+        }
+    }
+}
+
+/// Produces (op, offset) pairs: sequential wraps around the span, random is uniform over it.
+pub struct IoGen {
+    rng: Rng,
+    access: Access,
+    op: Option<Op>,
+    read_pct: u8,
+    block: u64,
+    start: u64,
+    blocks: u64,
+    next_block: u64,
+}
+
+impl IoGen {
+    #[inline]
+    pub fn next_io(&mut self) -> (Op, u64) {
+        let op = match self.op {
+            Some(op) => op,
+            None if self.read_pct >= 100 => Op::Read,
+            None if self.read_pct == 0 => Op::Write,
+            None if self.rng.below(100) < self.read_pct as u64 => Op::Read,
+            None => Op::Write,
+        };
+        let block = match self.access {
+            Access::Random => self.rng.below(self.blocks),
+            Access::Sequential => {
+                let b = self.next_block;
+                self.next_block = if b + 1 == self.blocks { 0 } else { b + 1 };
+                b
+            }
+        };
+        (op, self.start + block * self.block)
+    }
+
+    /// The generator's random stream, shared with the data filler so one seed fixes a run.
+    pub fn rng(&mut self) -> &mut Rng {
+        &mut self.rng
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geo() -> Geometry {
+        Geometry {
+            capacity_bytes: 1 << 30,
+            logical_block_bytes: 512,
+            physical_block_bytes: 4096,
+        }
+    }
+
+    fn wl() -> Workload {
+        Workload {
+            access: Access::Random,
+            block_bytes: 4096,
+            offset_bytes: 1 << 20,
+            span_bytes: 64 << 20,
+            read_pct: 30,
+            op: None,
+            data: DataKind::Incompressible,
+            qd: 32,
+            limit: Limit {
+                ios: Some(1000),
+                ..Limit::default()
+            },
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn random_ios_stay_in_span_and_aligned() {
+        let w = wl();
+        let mut g = w.generator();
+        let mut reads = 0;
+        for _ in 0..100_000 {
+            let (op, off) = g.next_io();
+            assert!(off >= w.offset_bytes && off + 4096 <= w.offset_bytes + w.span_bytes);
+            assert_eq!(off % 4096, 0);
+            reads += (op == Op::Read) as u32;
+        }
+        assert!((29_000..31_000).contains(&reads), "{reads} reads of 100000");
+    }
+
+    #[test]
+    fn sequential_wraps() {
+        let w = Workload {
+            access: Access::Sequential,
+            span_bytes: 3 * 4096,
+            ..wl()
+        };
+        let mut g = w.generator();
+        let offs: Vec<u64> = (0..4).map(|_| g.next_io().1 - w.offset_bytes).collect();
+        assert_eq!(offs, vec![0, 4096, 8192, 0]);
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        let g = geo();
+        assert!(wl().validate(&g).is_ok());
+        let e = Workload { qd: 0, ..wl() }.validate(&g).unwrap_err();
+        assert_eq!(e, WorkloadError::QueueDepth(0));
+        let e = Workload {
+            block_bytes: 1000,
+            ..wl()
+        };
+        assert!(e.validate(&g).unwrap_err().to_string().contains("multiple"));
+        let e = Workload {
+            span_bytes: 2 << 30,
+            ..wl()
+        };
+        assert!(matches!(
+            e.validate(&g),
+            Err(WorkloadError::SpanTooLarge { .. })
+        ));
+        let e = Workload {
+            limit: Limit::default(),
+            ..wl()
+        };
+        assert_eq!(e.validate(&g), Err(WorkloadError::NoLimit));
+    }
+}
