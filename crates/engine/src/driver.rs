@@ -49,6 +49,17 @@ pub struct Outcome {
     pub measurements: Measurements,
     /// `None` when the run reached its limit.
     pub stopped: Option<Stopped>,
+    /// The device's own counters (see [`Device::counters`]) at the start, at the checkpoint
+    /// and at the end, when the device keeps any.
+    pub counters: Option<CounterSnapshots>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CounterSnapshots {
+    pub start: serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<serde_json::Value>,
+    pub end: serde_json::Value,
 }
 
 /// Hooks a caller may attach to a run.
@@ -61,6 +72,9 @@ pub struct Hooks<'a> {
     pub progress_every: Option<Duration>,
     /// Receives every completed IO.
     pub iolog: Option<&'a mut IoLogWriter>,
+    /// When to snapshot the device's counters mid-run, in ns after the start (e.g. half the
+    /// duration, to measure steady-state write amplification over the second half).
+    pub checkpoint_ns: Option<u64>,
 }
 
 #[derive(Clone, Copy)]
@@ -103,6 +117,9 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let (mut last_ios, mut last_bytes, mut last_ns) = (0u64, 0u64, start_ns);
     let (mut done_ios, mut done_bytes) = (0u64, 0u64);
     let mut reaps = 0u32;
+    let counters_start = dev.counters();
+    let mut counters_checkpoint = None;
+    let checkpoint_at = hooks.checkpoint_ns.map(|c| start_ns + c);
 
     loop {
         while submitting {
@@ -181,6 +198,9 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             }
         }
         reaps += 1;
+        if counters_checkpoint.is_none() && checkpoint_at.is_some_and(|c| dev.now_ns() >= c) {
+            counters_checkpoint = dev.counters();
+        }
         if reaps % 64 == 0 && last_report.elapsed() >= every {
             if let Some(progress) = hooks.progress.as_deref_mut() {
                 let now = dev.now_ns();
@@ -199,9 +219,15 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         }
     }
     let cpu = CpuUsage::now().since(cpu_start);
+    let counters = counters_start.map(|start| CounterSnapshots {
+        start,
+        checkpoint: counters_checkpoint,
+        end: dev.counters().unwrap_or_default(),
+    });
     Ok(Outcome {
         measurements: rec.finish(dev.now_ns(), Some(cpu)),
         stopped,
+        counters,
     })
 }
 

@@ -45,7 +45,10 @@ struct Occupancy {
 impl Occupancy {
     #[inline]
     fn change(&mut self, now_ns: u64, up: bool) {
-        let dt = now_ns.saturating_sub(self.since_ns);
+        // Events arrive in processing order; a backend whose threads stamp completions may
+        // hand one over stamped slightly before the last submission. Time never runs back.
+        let now_ns = now_ns.max(self.since_ns);
+        let dt = now_ns - self.since_ns;
         if self.in_flight > 0 {
             self.busy_ns += dt;
             self.area += dt as u128 * self.in_flight as u128;

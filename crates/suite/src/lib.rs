@@ -1,1 +1,101 @@
-//! placeholder
+//! The review suite: the tests of METHODOLOGY.md on any target, the preconditioning they
+//! need, and the self-describing results they produce.
+
+pub mod context;
+pub mod params;
+pub mod precondition;
+pub mod result;
+pub mod stats;
+pub mod target;
+pub mod tests;
+
+use engine::driver::Outcome;
+use engine::system::SystemInfo;
+use engine::workload::Workload;
+use engine::Device;
+
+use params::Overrides;
+use result::{Phase, TestResult, Tool, WriteAmplification, SCHEMA_VERSION};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("unknown test '{0}': use one of {1}")]
+    UnknownTest(String, String),
+    #[error("{0}")]
+    Parameter(String),
+    #[error("{0}")]
+    Target(String),
+    #[error(transparent)]
+    TargetOpen(#[from] engine::target::TargetError),
+    #[error(transparent)]
+    Driver(#[from] engine::driver::DriverError),
+    #[error("{0}")]
+    Output(String),
+    #[error("interrupted before anything was measured")]
+    Interrupted,
+}
+
+/// Record what a user changed from the methodology's parameters.
+pub(crate) fn note_overrides(
+    out: &mut Vec<String>,
+    o: &Overrides,
+    qd: u32,
+    block: u32,
+    duration_s: f64,
+) {
+    if let Some(q) = o.qd.filter(|&q| q != qd) {
+        out.push(format!("queue depth {q} instead of {qd}"));
+    }
+    if let Some(b) = o.block_bytes.filter(|&b| b != block) {
+        out.push(format!("block size {b} bytes instead of {block}"));
+    }
+    if let Some(d) = o.duration_s.filter(|&d| d != duration_s) {
+        out.push(format!("duration {d} s instead of {duration_s} s"));
+    }
+    if o.ios.is_some() || o.bytes.is_some() {
+        out.push("bounded by an IO or byte count as well as time".into());
+    }
+}
+
+/// Assemble a test's result from what the driver measured.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn finish(
+    started_at: String,
+    test: &str,
+    label: String,
+    dev: &dyn Device,
+    w: &Workload,
+    outcome: Outcome,
+    preconditioning: Vec<Phase>,
+    deviations: Vec<String>,
+    analysis: serde_json::Value,
+) -> TestResult {
+    let complete = outcome.stopped.is_none()
+        && preconditioning
+            .iter()
+            .all(|p| p.complete || p.name == "purge");
+    let write_amplification = outcome
+        .counters
+        .as_ref()
+        .and_then(WriteAmplification::from_counters);
+    TestResult {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool::default(),
+        test: test.to_string(),
+        label,
+        started_at,
+        complete,
+        stopped: outcome.stopped,
+        parameters: serde_json::to_value(w).expect("workload serializes"),
+        deviations,
+        target: dev.identity(),
+        clock: dev.clock(),
+        system: SystemInfo::probe(),
+        preconditioning,
+        summary: outcome.measurements.summary,
+        per_second: outcome.measurements.per_second,
+        analysis,
+        device_counters: outcome.counters,
+        write_amplification,
+    }
+}

@@ -1,0 +1,157 @@
+//! The result of one test: self-describing JSON that says what was measured, on what, how,
+//! and whether the run completed. Field names are a contract other tools build on: add
+//! fields freely, never rename or remove one.
+
+use serde::{Deserialize, Serialize};
+
+use engine::driver::{CounterSnapshots, Stopped};
+use engine::measure::{SecondPoint, Summary};
+use engine::system::SystemInfo;
+use engine::{Clock, Identity};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Default for Tool {
+    fn default() -> Tool {
+        Tool {
+            name: "ssdlab".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// A step before the measurement proper: a purge or a fill.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    pub name: String,
+    pub description: String,
+    /// How a purge was done ("BLKDISCARD", "hole punch", "TRIM (simulated)"), or why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+    pub complete: bool,
+}
+
+/// Write amplification from a simulated device's counters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WriteAmplification {
+    /// Over the whole measured phase.
+    pub cumulative: f64,
+    /// Over its second half, once the drive has settled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<f64>,
+}
+
+impl WriteAmplification {
+    pub fn from_counters(c: &CounterSnapshots) -> Option<WriteAmplification> {
+        let get = |v: &serde_json::Value| {
+            Some((
+                v.get("host_write_pages")?.as_f64()?,
+                v.get("nand_write_pages")?.as_f64()?,
+            ))
+        };
+        let wa = |a: (f64, f64), b: (f64, f64)| {
+            let host = b.0 - a.0;
+            (host > 0.0).then(|| (b.1 - a.1) / host)
+        };
+        let (start, end) = (get(&c.start)?, get(&c.end)?);
+        Some(WriteAmplification {
+            cumulative: wa(start, end)?,
+            steady_state: c
+                .checkpoint
+                .as_ref()
+                .and_then(get)
+                .and_then(|mid| wa(mid, end)),
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    pub schema_version: u32,
+    pub tool: Tool,
+    /// The test's name as `ssdlab run` takes it, e.g. "random-write-qd32".
+    pub test: String,
+    /// A title for charts, e.g. "4 KiB random write, QD32, incompressible".
+    pub label: String,
+    /// UTC, RFC 3339.
+    pub started_at: String,
+    /// False when the run was interrupted or failed; what it measured so far is kept.
+    pub complete: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stopped>,
+    /// Every parameter of the measured workload, after defaults and scaling.
+    pub parameters: serde_json::Value,
+    /// What was changed from the methodology's parameters, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deviations: Vec<String>,
+    pub target: Identity,
+    pub clock: Clock,
+    pub system: SystemInfo,
+    #[serde(default)]
+    pub preconditioning: Vec<Phase>,
+    pub summary: Summary,
+    pub per_second: Vec<SecondPoint>,
+    /// Test-specific figures (e.g. consistency statistics).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub analysis: serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_counters: Option<CounterSnapshots>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_amplification: Option<WriteAmplification>,
+}
+
+/// Now as RFC 3339 UTC, e.g. 2026-11-23T01:02:03Z.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + (month <= 2) as i64;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamp_shape() {
+        let t = utc_now();
+        assert_eq!(t.len(), 20, "{t}");
+        assert!(t.starts_with("20") && t.ends_with('Z'));
+    }
+
+    #[test]
+    fn write_amplification_from_counters() {
+        let c = CounterSnapshots {
+            start: serde_json::json!({"host_write_pages": 100, "nand_write_pages": 100}),
+            checkpoint: Some(serde_json::json!({"host_write_pages": 200, "nand_write_pages": 250})),
+            end: serde_json::json!({"host_write_pages": 300, "nand_write_pages": 450}),
+        };
+        let wa = WriteAmplification::from_counters(&c).unwrap();
+        assert!((wa.cumulative - 1.75).abs() < 1e-12);
+        assert!((wa.steady_state.unwrap() - 2.0).abs() < 1e-12);
+    }
+}

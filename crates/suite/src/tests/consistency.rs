@@ -1,0 +1,141 @@
+//! Performance consistency (METHODOLOGY section 1): purge, fill the tested span, then 4 KiB
+//! random writes at QD32 over all of it for 2000 s, IOPS every second. With spare area, the
+//! whole device is purged and only the first (100 - spare)% of LBAs are touched.
+
+use serde::{Deserialize, Serialize};
+
+use engine::pattern::DataKind;
+use engine::size::{format_size, Span};
+use engine::workload::{Access, Limit, Workload};
+use engine::Device;
+
+use crate::context::Context;
+use crate::params::{ns, Overrides, DEFAULT_SEED};
+use crate::precondition;
+use crate::result::TestResult;
+use crate::stats::{drop_time, series_stats, SeriesStats};
+use crate::{finish, SuiteError};
+
+pub const DURATION_S: f64 = 2000.0;
+/// The articles' steady-state charts start here.
+pub const STEADY_FROM_S: f64 = 1400.0;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConsistencyAnalysis {
+    /// The spare area left untouched, in percent of the device (0 = default OP).
+    pub spare_pct: f64,
+    /// Where the steady-state window starts (1400 s of 2000 s, scaled with the duration).
+    pub steady_from_s: f64,
+    pub steady_state: Option<SeriesStats>,
+    /// Seconds until the initial burst ended; `None` if it never dropped below half.
+    pub drop_s: Option<usize>,
+    pub whole_run: Option<SeriesStats>,
+}
+
+pub fn run(
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    o: &Overrides,
+) -> Result<TestResult, SuiteError> {
+    let started_at = crate::result::utc_now();
+    let geo = dev.geometry();
+    let spare = o.spare_pct.unwrap_or(0.0);
+    if !(0.0..100.0).contains(&spare) {
+        return Err(SuiteError::Parameter(format!(
+            "spare area {spare}% is out of range: use 0 to 99, e.g. --spare 25"
+        )));
+    }
+    let block = o.block_bytes.unwrap_or(4096);
+    let usable = Span::Percent(100.0 - spare).resolve(geo.capacity_bytes, block as u64);
+    let span = match o.span {
+        Some(s) => s.resolve(usable, block as u64),
+        None => usable,
+    };
+    let duration_s = o.duration_s.unwrap_or(DURATION_S);
+    let data = o.data.unwrap_or(DataKind::Incompressible);
+    let seed = o.seed.unwrap_or(DEFAULT_SEED);
+    let w = Workload {
+        access: o.access.unwrap_or(Access::Random),
+        block_bytes: block,
+        offset_bytes: 0,
+        span_bytes: span,
+        read_pct: o.read_pct.unwrap_or(0),
+        op: None,
+        data,
+        qd: o.qd.unwrap_or(32),
+        limit: Limit {
+            duration_ns: Some(ns(duration_s)),
+            ios: o.ios,
+            bytes: o.bytes,
+        },
+        seed,
+    };
+    let mut deviations = Vec::new();
+    crate::note_overrides(&mut deviations, o, 32, 4096, DURATION_S);
+    if o.span.is_some() {
+        deviations.push(format!(
+            "tested span {} instead of all {}",
+            format_size(span),
+            format_size(usable)
+        ));
+    }
+    let label = format!(
+        "IO consistency: 4 KiB random write, QD{}, {}{}",
+        w.qd,
+        data.label(),
+        if spare > 0.0 {
+            format!(", {spare}% spare area")
+        } else {
+            String::new()
+        }
+    );
+
+    // Clean: the whole device, so that untouched LBAs really are spare area.
+    let mut phases = vec![precondition::purge(ctx, dev, 0, geo.capacity_bytes)];
+    if ctx.stopped() {
+        return Err(SuiteError::Interrupted);
+    }
+    let (fill, outcome) = precondition::fill(ctx, dev, 0, span, data, seed)?;
+    phases.push(fill);
+    if outcome.stopped.is_some() {
+        return Ok(finish(
+            started_at.clone(),
+            "consistency",
+            label,
+            dev,
+            &w,
+            outcome,
+            phases,
+            deviations,
+            serde_json::Value::Null,
+        ));
+    }
+    let outcome = ctx.drive(dev, &w, &label, true)?;
+    let iops: Vec<f64> = outcome
+        .measurements
+        .per_second
+        .iter()
+        .filter(|p| p.covered_s.is_none())
+        .map(|p| p.iops)
+        .collect();
+    let steady_from_s = (STEADY_FROM_S / DURATION_S * duration_s).floor();
+    let analysis = ConsistencyAnalysis {
+        spare_pct: spare,
+        steady_from_s,
+        steady_state: series_stats(iops.get(steady_from_s as usize..).unwrap_or(&[])),
+        drop_s: drop_time(&iops),
+        whole_run: series_stats(&iops),
+    };
+    let analysis = serde_json::to_value(analysis).expect("analysis serializes");
+    Ok(finish(
+        started_at.clone(),
+        "consistency",
+        label,
+        dev,
+        &w,
+        outcome,
+        phases,
+        deviations,
+        analysis,
+    ))
+}

@@ -1,0 +1,198 @@
+//! The four corners (METHODOLOGY section 2): random and sequential, read and write, at the
+//! articles' block sizes, spans, queue depths and lengths.
+
+use engine::pattern::DataKind;
+use engine::size::{format_size, Span};
+use engine::workload::{Access, Limit, Workload};
+use engine::Device;
+
+use crate::context::Context;
+use crate::params::{ns, Overrides, DEFAULT_SEED};
+use crate::precondition;
+use crate::result::TestResult;
+use crate::{finish, SuiteError};
+
+#[derive(Clone, Copy, Debug)]
+pub struct Corner {
+    pub name: &'static str,
+    pub access: Access,
+    pub block_bytes: u32,
+    pub span: Span,
+    pub qd: u32,
+    pub duration_s: f64,
+    pub read: bool,
+}
+
+const GIB: u64 = 1 << 30;
+
+pub const CORNERS: [Corner; 5] = [
+    Corner {
+        name: "random-read",
+        access: Access::Random,
+        block_bytes: 4096,
+        span: Span::Bytes(8 * GIB),
+        qd: 3,
+        duration_s: 180.0,
+        read: true,
+    },
+    Corner {
+        name: "random-write",
+        access: Access::Random,
+        block_bytes: 4096,
+        span: Span::Bytes(8 * GIB),
+        qd: 3,
+        duration_s: 180.0,
+        read: false,
+    },
+    Corner {
+        name: "random-write-qd32",
+        access: Access::Random,
+        block_bytes: 4096,
+        span: Span::Bytes(8 * GIB),
+        qd: 32,
+        duration_s: 180.0,
+        read: false,
+    },
+    Corner {
+        name: "seq-read",
+        access: Access::Sequential,
+        block_bytes: 128 << 10,
+        span: Span::Percent(100.0),
+        qd: 1,
+        duration_s: 60.0,
+        read: true,
+    },
+    Corner {
+        name: "seq-write",
+        access: Access::Sequential,
+        block_bytes: 128 << 10,
+        span: Span::Percent(100.0),
+        qd: 1,
+        duration_s: 60.0,
+        read: false,
+    },
+];
+
+pub fn find(name: &str) -> Result<&'static Corner, SuiteError> {
+    CORNERS
+        .iter()
+        .find(|c| c.name == name)
+        .ok_or_else(|| SuiteError::UnknownTest(name.into(), "a corner".into()))
+}
+
+/// All rows; random and sequential writes with both data kinds, as the articles printed.
+pub fn run_all(
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    o: &Overrides,
+) -> Result<Vec<TestResult>, SuiteError> {
+    let mut results = Vec::new();
+    for corner in &CORNERS {
+        let kinds: Vec<Option<DataKind>> = match (corner.read, o.data) {
+            (false, None) if corner.name != "random-write-qd32" => vec![
+                Some(DataKind::Incompressible),
+                Some(DataKind::Compressible { compress_pct: 50 }),
+            ],
+            _ => vec![o.data],
+        };
+        for data in kinds {
+            let o = Overrides { data, ..o.clone() };
+            let r = run_one(corner, dev, ctx, &o)?;
+            let stop = !r.complete;
+            results.push(r);
+            if stop {
+                return Ok(results);
+            }
+        }
+    }
+    Ok(results)
+}
+
+pub fn run_one(
+    c: &Corner,
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    o: &Overrides,
+) -> Result<TestResult, SuiteError> {
+    let started_at = crate::result::utc_now();
+    let geo = dev.geometry();
+    let mut deviations = Vec::new();
+    let span_spec = o.span.unwrap_or(c.span);
+    let span = span_spec.resolve(geo.capacity_bytes, c.block_bytes as u64);
+    if let (Span::Bytes(want), None) = (c.span, o.span) {
+        if want > geo.capacity_bytes {
+            deviations.push(format!(
+                "span {} is larger than the target; used its whole capacity ({})",
+                format_size(want),
+                format_size(span)
+            ));
+        }
+    }
+    let data = o.data.unwrap_or(DataKind::Incompressible);
+    let w = Workload {
+        access: o.access.unwrap_or(c.access),
+        block_bytes: o.block_bytes.unwrap_or(c.block_bytes),
+        offset_bytes: o.offset_bytes.unwrap_or(0),
+        span_bytes: span,
+        read_pct: o.read_pct.unwrap_or(if c.read { 100 } else { 0 }),
+        op: None,
+        data,
+        qd: o.qd.unwrap_or(c.qd),
+        limit: Limit {
+            duration_ns: Some(ns(o.duration_s.unwrap_or(c.duration_s))),
+            ios: o.ios,
+            bytes: o.bytes,
+        },
+        seed: o.seed.unwrap_or(DEFAULT_SEED),
+    };
+    crate::note_overrides(&mut deviations, o, c.qd, c.block_bytes, c.duration_s);
+    let mut phases = Vec::new();
+    if w.read_pct > 0 && o.prefill.unwrap_or(true) {
+        let (phase, outcome) =
+            precondition::fill(ctx, dev, w.offset_bytes, w.span_bytes, data, w.seed)?;
+        phases.push(phase);
+        if outcome.stopped.is_some() {
+            return Ok(finish(
+                started_at.clone(),
+                c.name,
+                label(c, &w),
+                dev,
+                &w,
+                outcome,
+                phases,
+                deviations,
+                serde_json::Value::Null,
+            ));
+        }
+    }
+    let outcome = ctx.drive(dev, &w, &label(c, &w), true)?;
+    Ok(finish(
+        started_at.clone(),
+        c.name,
+        label(c, &w),
+        dev,
+        &w,
+        outcome,
+        phases,
+        deviations,
+        serde_json::Value::Null,
+    ))
+}
+
+fn label(c: &Corner, w: &Workload) -> String {
+    let access = match w.access {
+        Access::Random => "random",
+        Access::Sequential => "sequential",
+    };
+    let dir = match w.read_pct {
+        100 => "read".to_string(),
+        0 => format!("write, {}", w.data.label()),
+        r => format!("{r}% read"),
+    };
+    let _ = c;
+    format!(
+        "{} {access} {dir}, QD{}",
+        format_size(w.block_bytes as u64),
+        w.qd
+    )
+}

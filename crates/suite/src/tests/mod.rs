@@ -1,0 +1,85 @@
+//! The tests of METHODOLOGY.md, one module each, and the registry `ssdlab run` uses.
+
+pub mod consistency;
+pub mod corners;
+pub mod custom;
+
+use engine::Device;
+
+use crate::context::Context;
+use crate::params::Overrides;
+use crate::result::TestResult;
+use crate::SuiteError;
+
+pub struct TestInfo {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// Whether the test writes (and so needs the safety checks on a block device).
+    pub writes: bool,
+}
+
+pub const TESTS: &[TestInfo] = &[
+    TestInfo {
+        name: "consistency",
+        about: "IO consistency: purge, fill, 4 KiB random writes at QD32 for 2000 s, IOPS per second",
+        writes: true,
+    },
+    TestInfo {
+        name: "corners",
+        about: "the four corners: every row below, random and sequential writes with both data kinds",
+        writes: true,
+    },
+    TestInfo {
+        name: "random-read",
+        about: "4 KiB random reads, QD3, 8 GiB span, 3 minutes (span filled first)",
+        writes: true,
+    },
+    TestInfo {
+        name: "random-write",
+        about: "4 KiB random writes, QD3, 8 GiB span, 3 minutes",
+        writes: true,
+    },
+    TestInfo {
+        name: "random-write-qd32",
+        about: "4 KiB random writes, QD32, 8 GiB span, 3 minutes, incompressible",
+        writes: true,
+    },
+    TestInfo {
+        name: "seq-read",
+        about: "128 KiB sequential reads, QD1, whole span, 1 minute (span filled first)",
+        writes: true,
+    },
+    TestInfo {
+        name: "seq-write",
+        about: "128 KiB sequential writes, QD1, whole span, 1 minute",
+        writes: true,
+    },
+    TestInfo {
+        name: "custom",
+        about: "any workload from the flags (--access, --bs, --qd, --read-pct, --span, --ios/--bytes/--duration)",
+        writes: true,
+    },
+];
+
+pub fn find(name: &str) -> Result<&'static TestInfo, SuiteError> {
+    TESTS.iter().find(|t| t.name == name).ok_or_else(|| {
+        let names: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
+        SuiteError::UnknownTest(name.to_string(), names.join(", "))
+    })
+}
+
+/// Run a test by name. Groups (corners) return several results.
+pub fn run(
+    name: &str,
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    o: &Overrides,
+) -> Result<Vec<TestResult>, SuiteError> {
+    find(name)?;
+    match name {
+        "consistency" => Ok(vec![consistency::run(dev, ctx, o)?]),
+        "corners" => corners::run_all(dev, ctx, o),
+        "custom" => Ok(vec![custom::run(dev, ctx, o)?]),
+        corner => Ok(vec![corners::run_one(corners::find(corner)?, dev, ctx, o)?]),
+    }
+}
