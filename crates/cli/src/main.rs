@@ -1,1 +1,98 @@
-fn main() {}
+//! `ssdlab`: argument parsing, progress display and wiring. The logic lives in the crates.
+
+mod cmd_run;
+mod output;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "ssdlab",
+    version,
+    about = "Characterize SSDs: the classic review suite on real drives, files and a simulated SSD"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one test of the review methodology (see `ssdlab tests`).
+    Run(cmd_run::RunArgs),
+    /// List the tests `ssdlab run` knows.
+    Tests,
+    /// Show what ssdlab knows about a target (identity, geometry), without writing it.
+    Identify {
+        /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET.
+        #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
+        target: String,
+    },
+    /// Per-IO logs written with `run --iolog`.
+    #[command(subcommand)]
+    Log(LogCmd),
+}
+
+#[derive(Subcommand)]
+enum LogCmd {
+    /// Export a per-IO log as CSV (offset,len,op,submit_ns,complete_ns,latency_ns).
+    Csv {
+        log: std::path::PathBuf,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<std::path::PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => cmd_run::run(args),
+        Command::Tests => {
+            for t in suite::tests::TESTS {
+                println!("{:<18} {}", t.name, t.about);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Identify { target } => identify(&target),
+        Command::Log(LogCmd::Csv { log, output }) => log_csv(&log, output.as_deref()),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn identify(target: &str) -> anyhow::Result<ExitCode> {
+    let dev = suite::target::open(target, &Default::default())?;
+    let out = serde_json::json!({
+        "identity": dev.identity(),
+        "geometry": dev.geometry(),
+        "clock": dev.clock(),
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn log_csv(log: &std::path::Path, output: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+    use anyhow::Context;
+    let mut out: Box<dyn std::io::Write> = match output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let n = engine::iolog::to_csv(log, &mut out)
+        .with_context(|| format!("reading {}", log.display()))?;
+    out.flush()?;
+    if output.is_some() {
+        eprintln!("{n} IOs exported");
+    }
+    Ok(ExitCode::SUCCESS)
+}

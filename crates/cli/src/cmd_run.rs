@@ -1,0 +1,179 @@
+//! `ssdlab run TEST`: parse the flags, open the target, run, write the results.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use engine::pattern::DataKind;
+use engine::size::{parse_size, Span};
+use engine::target::{Backend, OpenRequest};
+use engine::workload::Access;
+use suite::context::Context;
+use suite::params::Overrides;
+
+use crate::output;
+use crate::progress::Bar;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The test to run (`ssdlab tests` lists them).
+    pub test: String,
+    /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET[,key=value...].
+    #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
+    pub target: String,
+    /// Queue depth (1-1024).
+    #[arg(long)]
+    pub qd: Option<u32>,
+    /// Block (transfer) size, e.g. 4K, 128K.
+    #[arg(long, value_parser = size_u32)]
+    pub bs: Option<u32>,
+    /// LBA span: bytes (8G) or a share of the target (75%).
+    #[arg(long, value_parser = Span::parse)]
+    pub span: Option<Span>,
+    /// Where the span starts.
+    #[arg(long, value_parser = parse_size)]
+    pub offset: Option<u64>,
+    /// Length of the measured phase in seconds (virtual seconds on sim: targets).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Stop after this many IOs.
+    #[arg(long)]
+    pub ios: Option<u64>,
+    /// Stop after this many bytes, e.g. 1G.
+    #[arg(long, value_parser = parse_size)]
+    pub bytes: Option<u64>,
+    /// Share of reads in percent (custom workloads).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub read_pct: Option<u8>,
+    /// random or sequential.
+    #[arg(long, value_parser = parse_access)]
+    pub access: Option<Access>,
+    /// incompressible, compressible or zeros.
+    #[arg(long)]
+    pub data: Option<String>,
+    /// How much of compressible data is zeros, in percent.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub compress_pct: u8,
+    /// Spare area for consistency: purge all, test only the first (100 - PCT)% of LBAs.
+    #[arg(long)]
+    pub spare: Option<f64>,
+    /// Do not fill the span before a read test.
+    #[arg(long)]
+    pub no_prefill: bool,
+    /// Seed for offsets and data.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Also write the result JSON here (an array for test groups such as corners).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Results directory (default: results/TEST-TIMESTAMP).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write a per-IO log of the measured phase (binary; `ssdlab log csv` exports it).
+    #[arg(long)]
+    pub iolog: Option<PathBuf>,
+    /// io_uring (default when available) or sync (pread/pwrite threads).
+    #[arg(long, default_value = "auto", value_parser = Backend::parse)]
+    pub backend: Backend,
+    /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
+    #[arg(long, value_name = "DEVICE")]
+    pub destroy_data: Option<String>,
+    /// No progress bar or notes.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn size_u32(text: &str) -> Result<u32, String> {
+    let v = parse_size(text)?;
+    u32::try_from(v).map_err(|_| format!("'{text}' is too large for one IO (at most 4 GiB)"))
+}
+
+fn parse_access(text: &str) -> Result<Access, String> {
+    match text {
+        "random" | "rand" => Ok(Access::Random),
+        "sequential" | "seq" => Ok(Access::Sequential),
+        other => Err(format!(
+            "unknown access '{other}': use random or sequential"
+        )),
+    }
+}
+
+/// Ctrl-C or SIGTERM sets the flag (the run stops cleanly and keeps its results); a second
+/// one exits at once.
+fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::flag;
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))?;
+        flag::register(sig, Arc::clone(&stop))?;
+    }
+    Ok(stop)
+}
+
+pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    let info = suite::tests::find(&a.test)?;
+    let data = a
+        .data
+        .as_deref()
+        .map(|d| DataKind::parse(d, a.compress_pct))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let overrides = Overrides {
+        qd: a.qd,
+        block_bytes: a.bs,
+        span: a.span,
+        offset_bytes: a.offset,
+        duration_s: a.duration,
+        ios: a.ios,
+        bytes: a.bytes,
+        read_pct: a.read_pct,
+        access: a.access,
+        data,
+        seed: a.seed,
+        spare_pct: a.spare,
+        prefill: a.no_prefill.then_some(false),
+    };
+    if let Some(d) = a.duration {
+        anyhow::ensure!(
+            d > 0.0 && d.is_finite(),
+            "--duration {d}: give a positive number of seconds"
+        );
+    }
+    let request = OpenRequest {
+        write: info.writes,
+        backend: a.backend,
+        destroy_data: a.destroy_data.clone(),
+    };
+    let mut dev = suite::target::open(&a.target, &request)
+        .with_context(|| format!("opening target {}", a.target))?;
+    let out_dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| output::default_dir(&a.test));
+
+    let stop = stop_flag()?;
+    let mut bar = Bar::new(a.quiet);
+    let mut ctx = Context::new(&stop, &mut bar);
+    ctx.iolog = a.iolog.clone();
+    let results = suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides)?;
+
+    output::write(&out_dir, &results, a.json.as_deref())?;
+    output::print_summary(&results);
+    eprintln!("results: {}", out_dir.display());
+    let complete = results.iter().all(|r| r.complete);
+    Ok(if complete {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("the run did not complete: results so far are saved with \"complete\": false");
+        ExitCode::from(if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            130
+        } else {
+            1
+        })
+    })
+}

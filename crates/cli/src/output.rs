@@ -1,0 +1,92 @@
+//! Writing results (JSON per test, per-second CSV) and the console summary.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use suite::result::TestResult;
+
+pub fn default_dir(test: &str) -> PathBuf {
+    let stamp = suite::result::utc_now().replace([':', '-'], "");
+    PathBuf::from("results").join(format!("{test}-{}", stamp.trim_end_matches('Z')))
+}
+
+/// A file name for a result within a directory: the test name, plus its data kind when a
+/// group ran the same test twice.
+fn stem(r: &TestResult, all: &[TestResult]) -> String {
+    let twins = all.iter().filter(|o| o.test == r.test).count();
+    if twins > 1 {
+        let kind = r.parameters["data"]["kind"].as_str().unwrap_or("data");
+        format!("{}-{kind}", r.test)
+    } else {
+        r.test.clone()
+    }
+}
+
+pub fn write(dir: &Path, results: &[TestResult], json: Option<&Path>) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for r in results {
+        let s = stem(r, results);
+        let path = dir.join(format!("{s}.json"));
+        std::fs::write(&path, serde_json::to_string_pretty(r)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        let csv = engine::measure::Measurements {
+            summary: r.summary.clone(),
+            per_second: r.per_second.clone(),
+        }
+        .per_second_csv();
+        let path = dir.join(format!("{s}.per_second.csv"));
+        std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = json {
+        let text = match results {
+            [one] => serde_json::to_string_pretty(one)?,
+            many => serde_json::to_string_pretty(many)?,
+        };
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+pub fn print_summary(results: &[TestResult]) {
+    println!(
+        "{:<58} {:>10} {:>9} {:>10} {:>10}",
+        "test", "IOPS", "MB/s", "mean us", "p99 us"
+    );
+    for r in results {
+        let s = &r.summary;
+        let lat = s.write.as_ref().or(s.read.as_ref()).map(|d| &d.latency_us);
+        println!(
+            "{:<58} {:>10.0} {:>9.1} {:>10.1} {:>10.1}{}",
+            r.label,
+            s.iops,
+            s.mbps,
+            lat.map_or(0.0, |l| l.mean),
+            lat.map_or(0.0, |l| l.p99),
+            if r.complete { "" } else { "  (incomplete)" }
+        );
+        for d in &r.deviations {
+            println!("    deviation: {d}");
+        }
+        if let Some(ss) = r.analysis.get("steady_state").filter(|v| !v.is_null()) {
+            println!(
+                "    steady state from {}s: mean {:.0} IOPS, median {:.0}, min {:.0}, stddev {:.0}, p1 {:.0}, p99 {:.0}; drop at {}",
+                r.analysis["steady_from_s"],
+                ss["mean"].as_f64().unwrap_or(0.0),
+                ss["median"].as_f64().unwrap_or(0.0),
+                ss["min"].as_f64().unwrap_or(0.0),
+                ss["stddev"].as_f64().unwrap_or(0.0),
+                ss["p1"].as_f64().unwrap_or(0.0),
+                ss["p99"].as_f64().unwrap_or(0.0),
+                r.analysis["drop_s"].as_u64().map_or("none".into(), |t| format!("{t} s")),
+            );
+        }
+        if let Some(wa) = &r.write_amplification {
+            println!(
+                "    write amplification: {:.2} over the run, {} over its second half",
+                wa.cumulative,
+                wa.steady_state.map_or("-".into(), |w| format!("{w:.2}"))
+            );
+        }
+    }
+}
