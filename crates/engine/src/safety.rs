@@ -162,11 +162,7 @@ pub fn inspect(device: &Path) -> Result<Vec<Finding>, SafetyError> {
 
     // O_EXCL on a block device fails with EBUSY while anyone else holds it exclusively
     // (a mounted filesystem, md, LVM, another ssdlab).
-    match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_EXCL)
-        .open(device)
-    {
+    match open_exclusive(device) {
         Ok(mut f) => {
             let mut head = vec![0u8; PROBE_BYTES];
             let n = read_head(&mut f, &mut head).map_err(|e| err(e.to_string()))?;
@@ -186,6 +182,25 @@ pub fn inspect(device: &Path) -> Result<Vec<Finding>, SafetyError> {
         Err(e) => return Err(err(e.to_string())),
     }
     Ok(findings)
+}
+
+/// Open with O_EXCL, retrying briefly: a program that just closed the device (an io_uring
+/// ring being torn down) may hold it for a few milliseconds more.
+fn open_exclusive(device: &Path) -> std::io::Result<File> {
+    let mut tries = 0;
+    loop {
+        match OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_EXCL)
+            .open(device)
+        {
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) && tries < 10 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
 }
 
 fn read_head(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {

@@ -239,3 +239,14 @@ impl Device for UringDevice {
         }
     }
 }
+
+impl Drop for UringDevice {
+    fn drop(&mut self) {
+        // The kernel tears a ring down asynchronously, and a registered file stays open until
+        // it has: unregister now, so the device is free (O_EXCL) the moment we return.
+        let _ = self.ring.submitter().unregister_files();
+        if self.fixed_buffers {
+            let _ = self.ring.submitter().unregister_buffers();
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! A write test on a block device holding data or in use is refused, with a message that
+//! names what was found and the fix.
+
+mod common;
+use common::*;
+
+#[test]
+fn ext4_signature_is_refused_until_the_device_is_named() {
+    let Some(dev) = LoopDev::ram("ext4", "64M") else {
+        return;
+    };
+    if !dev.mkfs_ext4() {
+        eprintln!("skipped: mkfs.ext4 unavailable");
+        return;
+    }
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let o = run(&[
+        "run",
+        "random-write",
+        "--target",
+        dev.dev(),
+        "--duration",
+        "0.2",
+        "--out",
+        out,
+        "-q",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("ext2/3/4 filesystem"), "{t}");
+    assert!(t.contains(&format!("--destroy-data={}", dev.dev())), "{t}");
+
+    // Naming another device is not a confirmation.
+    let o = run(&[
+        "run",
+        "random-write",
+        "--target",
+        dev.dev(),
+        "--duration",
+        "0.2",
+        "--destroy-data=/dev/null",
+        "--out",
+        out,
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("must be the same device"), "{}", text(&o));
+
+    // Named: it runs.
+    let flag = format!("--destroy-data={}", dev.dev());
+    let o = run(&[
+        "run",
+        "random-write",
+        "--target",
+        dev.dev(),
+        "--duration",
+        "0.2",
+        &flag,
+        "--out",
+        out,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out_dir.path().join("random-write.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r["complete"], true);
+    assert_eq!(r["target"]["kind"], "block");
+    assert!(r["summary"]["iops"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn mounted_device_is_refused_even_when_named() {
+    let Some(mut dev) = LoopDev::ram("mounted", "64M") else {
+        return;
+    };
+    if !dev.mkfs_ext4() || !dev.mount() {
+        eprintln!("skipped: cannot make and mount ext4 here");
+        return;
+    }
+    let flag = format!("--destroy-data={}", dev.dev());
+    let o = run(&[
+        "run",
+        "random-write",
+        "--target",
+        dev.dev(),
+        "--duration",
+        "0.2",
+        &flag,
+        "-q",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("is mounted on"), "{t}");
+    assert!(t.contains("in use"), "{t}");
+}
+
+#[test]
+fn blank_device_needs_no_confirmation_and_reads_never_do() {
+    let Some(dev) = LoopDev::ram("blank", "64M") else {
+        return;
+    };
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let o = run(&[
+        "run",
+        "random-write",
+        "--target",
+        dev.dev(),
+        "--duration",
+        "0.2",
+        "--out",
+        out,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    // Now it holds data of unknown kind: a second write test must be confirmed.
+    let o = run(&[
+        "run",
+        "random-write",
+        "--target",
+        dev.dev(),
+        "--duration",
+        "0.2",
+        "--out",
+        out,
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("unknown kind"), "{}", text(&o));
+}
