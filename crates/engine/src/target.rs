@@ -163,18 +163,32 @@ fn open_block(
     if req.write {
         safety::check_destructive(path, req.destroy_data.as_deref())?;
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .write(req.write)
-        // Exclusive: nobody may mount or claim the device while we test it.
-        .custom_flags(libc::O_DIRECT | libc::O_EXCL)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::EBUSY) => TargetError::Busy {
-                path: shown.clone(),
-            },
-            _ => io_err(e),
-        })?;
+    // Exclusive: nobody may mount or claim the device while we test it. A program that has
+    // just closed it may hold it a few milliseconds more (io_uring teardown), so retry briefly.
+    let open = || {
+        OpenOptions::new()
+            .read(true)
+            .write(req.write)
+            .custom_flags(libc::O_DIRECT | libc::O_EXCL)
+            .open(path)
+    };
+    let mut attempt = open();
+    for _ in 0..10 {
+        match &attempt {
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                attempt = open();
+            }
+            _ => break,
+        }
+    }
+    let file = attempt.map_err(|e| match e.raw_os_error() {
+        Some(libc::EBUSY) => TargetError::Busy {
+            path: shown.clone(),
+        },
+        _ => io_err(e),
+    })?;
+
     let (capacity, logical, physical) = blockdev::block_sizes(&file).map_err(io_err)?;
     let geometry = Geometry {
         capacity_bytes: capacity,
