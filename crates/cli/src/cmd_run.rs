@@ -116,7 +116,7 @@ fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
 }
 
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
-    let info = suite::tests::find(&a.test)?;
+    suite::tests::find(&a.test)?;
     let data = a
         .data
         .as_deref()
@@ -145,7 +145,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let request = OpenRequest {
-        write: info.writes,
+        write: suite::tests::writes(&a.test, &overrides),
         backend: a.backend,
         destroy_data: a.destroy_data.clone(),
     };
@@ -163,8 +163,12 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let results = suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides)?;
 
     output::write(&out_dir, &results, a.json.as_deref())?;
-    output::print_summary(&results);
-    eprintln!("results: {}", out_dir.display());
+    if !a.quiet {
+        output::print_summary(&results);
+    }
+    if !a.quiet {
+        eprintln!("results: {}", out_dir.display());
+    }
     let complete = results.iter().all(|r| r.complete);
     Ok(if complete {
         ExitCode::SUCCESS

@@ -61,6 +61,13 @@ pub const TESTS: &[TestInfo] = &[
     },
 ];
 
+/// Whether running `name` with these overrides writes the target: a custom workload of
+/// reads only does not, so it needs no confirmation on a device holding data.
+pub fn writes(name: &str, o: &Overrides) -> bool {
+    let info = TESTS.iter().find(|t| t.name == name);
+    info.is_some_and(|t| t.writes) && !(name == "custom" && o.read_pct == Some(100))
+}
+
 pub fn find(name: &str) -> Result<&'static TestInfo, SuiteError> {
     TESTS.iter().find(|t| t.name == name).ok_or_else(|| {
         let names: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
