@@ -11,22 +11,10 @@ pub fn default_dir(test: &str) -> PathBuf {
     PathBuf::from("results").join(format!("{test}-{}", stamp.trim_end_matches('Z')))
 }
 
-/// A file name for a result within a directory: the test name, plus its data kind when a
-/// group ran the same test twice.
-fn stem(r: &TestResult, all: &[TestResult]) -> String {
-    let twins = all.iter().filter(|o| o.test == r.test).count();
-    if twins > 1 {
-        let kind = r.parameters["data"]["kind"].as_str().unwrap_or("data");
-        format!("{}-{kind}", r.test)
-    } else {
-        r.test.clone()
-    }
-}
-
 pub fn write(dir: &Path, results: &[TestResult], json: Option<&Path>) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for r in results {
-        let s = stem(r, results);
+        let s = r.file_stem();
         let path = dir.join(format!("{s}.json"));
         std::fs::write(&path, serde_json::to_string_pretty(r)?)
             .with_context(|| format!("writing {}", path.display()))?;
@@ -79,6 +67,28 @@ pub fn print_summary(results: &[TestResult]) {
                 ss["p1"].as_f64().unwrap_or(0.0),
                 ss["p99"].as_f64().unwrap_or(0.0),
                 r.analysis["drop_s"].as_u64().map_or("none".into(), |t| format!("{t} s")),
+            );
+        }
+        let a = &r.analysis;
+        if let Some(v) = a.get("verdict").and_then(|v| v.as_str()) {
+            println!("    {v}");
+        }
+        if let Some(reached) = a.get("reached").and_then(|v| v.as_bool()) {
+            match a["round"].as_u64() {
+                Some(round) if reached => println!(
+                    "    steady state reached at round {round}: {:.0} IOPS",
+                    a["steady_iops"].as_f64().unwrap_or(0.0)
+                ),
+                _ => println!(
+                    "    steady state NOT reached; last window {:.0} IOPS",
+                    a["steady_iops"].as_f64().unwrap_or(0.0)
+                ),
+            }
+        }
+        if let Some(peak) = a.get("peak_mbps").and_then(|v| v.as_f64()) {
+            println!(
+                "    peak {peak:.1} MB/s at {} bytes; 90% of peak from {} bytes",
+                a["peak_at_bytes"], a["reaches_90pct_at_bytes"]
             );
         }
         if let Some(wa) = &r.write_amplification {

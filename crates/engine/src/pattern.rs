@@ -30,6 +30,15 @@ impl DataKind {
         }
     }
 
+    /// A one-word name, for file names and variants.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataKind::Incompressible => "incompressible",
+            DataKind::Compressible { .. } => "compressible",
+            DataKind::Zeros => "zeros",
+        }
+    }
+
     pub fn label(self) -> String {
         match self {
             DataKind::Incompressible => "incompressible".into(),

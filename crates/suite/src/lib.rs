@@ -9,13 +9,7 @@ pub mod stats;
 pub mod target;
 pub mod tests;
 
-use engine::driver::Outcome;
-use engine::system::SystemInfo;
-use engine::workload::Workload;
-use engine::Device;
-
 use params::Overrides;
-use result::{Phase, TestResult, Tool, WriteAmplification, SCHEMA_VERSION};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
@@ -31,6 +25,8 @@ pub enum SuiteError {
     Driver(#[from] engine::driver::DriverError),
     #[error("{0}")]
     Output(String),
+    #[error("{0}")]
+    Unavailable(String),
     #[error("interrupted before anything was measured")]
     Interrupted,
 }
@@ -54,48 +50,5 @@ pub(crate) fn note_overrides(
     }
     if o.ios.is_some() || o.bytes.is_some() {
         out.push("bounded by an IO or byte count as well as time".into());
-    }
-}
-
-/// Assemble a test's result from what the driver measured.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn finish(
-    started_at: String,
-    test: &str,
-    label: String,
-    dev: &dyn Device,
-    w: &Workload,
-    outcome: Outcome,
-    preconditioning: Vec<Phase>,
-    deviations: Vec<String>,
-    analysis: serde_json::Value,
-) -> TestResult {
-    let complete = outcome.stopped.is_none()
-        && preconditioning
-            .iter()
-            .all(|p| p.complete || p.name == "purge");
-    let write_amplification = outcome
-        .counters
-        .as_ref()
-        .and_then(WriteAmplification::from_counters);
-    TestResult {
-        schema_version: SCHEMA_VERSION,
-        tool: Tool::default(),
-        test: test.to_string(),
-        label,
-        started_at,
-        complete,
-        stopped: outcome.stopped,
-        parameters: serde_json::to_value(w).expect("workload serializes"),
-        deviations,
-        target: dev.identity(),
-        clock: dev.clock(),
-        system: SystemInfo::probe(),
-        preconditioning,
-        summary: outcome.measurements.summary,
-        per_second: outcome.measurements.per_second,
-        analysis,
-        device_counters: outcome.counters,
-        write_amplification,
     }
 }

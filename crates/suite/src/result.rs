@@ -79,6 +79,10 @@ pub struct TestResult {
     pub tool: Tool,
     /// The test's name as `ssdlab run` takes it, e.g. "random-write-qd32".
     pub test: String,
+    /// Which of a test's results this is when it makes several ("read", "write",
+    /// "compressible", "spare-25"); also names its files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// A title for charts, e.g. "4 KiB random write, QD32, incompressible".
     pub label: String,
     /// UTC, RFC 3339.
@@ -97,8 +101,12 @@ pub struct TestResult {
     pub system: SystemInfo,
     #[serde(default)]
     pub preconditioning: Vec<Phase>,
+    /// The measured phase; for a curve (transfer-size sweep) its headline point.
     pub summary: Summary,
     pub per_second: Vec<SecondPoint>,
+    /// Curves: one measurement per x (e.g. per transfer size).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<CurvePoint>,
     /// Test-specific figures (e.g. consistency statistics).
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub analysis: serde_json::Value,
@@ -106,6 +114,92 @@ pub struct TestResult {
     pub device_counters: Option<CounterSnapshots>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_amplification: Option<WriteAmplification>,
+}
+
+/// One point of a curve: x (e.g. transfer size in bytes) and what was measured there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    pub x: f64,
+    pub summary: Summary,
+}
+
+impl TestResult {
+    /// The stem of this result's files in a results directory.
+    pub fn file_stem(&self) -> String {
+        match &self.variant {
+            Some(v) => format!("{}-{v}", self.test),
+            None => self.test.clone(),
+        }
+    }
+}
+
+/// What a test knows about its run besides the driver's outcome; `finish` makes the result.
+pub struct Report {
+    pub test: String,
+    pub variant: Option<String>,
+    pub label: String,
+    pub started_at: String,
+    pub preconditioning: Vec<Phase>,
+    pub deviations: Vec<String>,
+    pub analysis: serde_json::Value,
+    pub points: Vec<CurvePoint>,
+}
+
+impl Report {
+    /// Start a report now.
+    pub fn new(test: &str, label: impl Into<String>) -> Report {
+        Report {
+            test: test.into(),
+            variant: None,
+            label: label.into(),
+            started_at: utc_now(),
+            preconditioning: Vec::new(),
+            deviations: Vec::new(),
+            analysis: serde_json::Value::Null,
+            points: Vec::new(),
+        }
+    }
+
+    pub fn finish(
+        self,
+        dev: &dyn engine::Device,
+        w: &engine::workload::Workload,
+        outcome: engine::driver::Outcome,
+    ) -> TestResult {
+        // A failed purge is recorded (and makes the run "not clean"), not a reason to call the
+        // measurement incomplete; any other unfinished phase is.
+        let complete = outcome.stopped.is_none()
+            && self
+                .preconditioning
+                .iter()
+                .all(|p| p.complete || p.name == "purge");
+        let write_amplification = outcome
+            .counters
+            .as_ref()
+            .and_then(WriteAmplification::from_counters);
+        TestResult {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::default(),
+            test: self.test,
+            variant: self.variant,
+            label: self.label,
+            started_at: self.started_at,
+            complete,
+            stopped: outcome.stopped,
+            parameters: serde_json::to_value(w).expect("workload serializes"),
+            deviations: self.deviations,
+            target: dev.identity(),
+            clock: dev.clock(),
+            system: SystemInfo::probe(),
+            preconditioning: self.preconditioning,
+            summary: outcome.measurements.summary,
+            per_second: outcome.measurements.per_second,
+            points: self.points,
+            analysis: self.analysis,
+            device_counters: outcome.counters,
+            write_amplification,
+        }
+    }
 }
 
 /// Now as RFC 3339 UTC, e.g. 2026-11-23T01:02:03Z.

@@ -12,9 +12,9 @@ use engine::Device;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
-use crate::result::TestResult;
+use crate::result::{Report, TestResult};
 use crate::stats::{drop_time, series_stats, SeriesStats};
-use crate::{finish, SuiteError};
+use crate::SuiteError;
 
 pub const DURATION_S: f64 = 2000.0;
 /// The articles' steady-state charts start here.
@@ -37,7 +37,6 @@ pub fn run(
     ctx: &mut Context,
     o: &Overrides,
 ) -> Result<TestResult, SuiteError> {
-    let started_at = crate::result::utc_now();
     let geo = dev.geometry();
     let spare = o.spare_pct.unwrap_or(0.0);
     if !(0.0..100.0).contains(&spare) {
@@ -70,8 +69,9 @@ pub fn run(
         },
         seed,
     };
-    let mut deviations = Vec::new();
-    crate::note_overrides(&mut deviations, o, 32, 4096, DURATION_S);
+    let mut report = Report::new("consistency", "");
+    let deviations = &mut report.deviations;
+    crate::note_overrides(deviations, o, 32, 4096, DURATION_S);
     if o.span.is_some() {
         deviations.push(format!(
             "tested span {} instead of all {}",
@@ -79,7 +79,8 @@ pub fn run(
             format_size(usable)
         ));
     }
-    let label = format!(
+    report.variant = (spare > 0.0).then(|| format!("spare-{spare}"));
+    report.label = format!(
         "IO consistency: 4 KiB random write, QD{}, {}{}",
         w.qd,
         data.label(),
@@ -91,26 +92,18 @@ pub fn run(
     );
 
     // Clean: the whole device, so that untouched LBAs really are spare area.
-    let mut phases = vec![precondition::purge(ctx, dev, 0, geo.capacity_bytes)];
+    report
+        .preconditioning
+        .push(precondition::purge(ctx, dev, 0, geo.capacity_bytes));
     if ctx.stopped() {
         return Err(SuiteError::Interrupted);
     }
     let (fill, outcome) = precondition::fill(ctx, dev, 0, span, data, seed)?;
-    phases.push(fill);
+    report.preconditioning.push(fill);
     if outcome.stopped.is_some() {
-        return Ok(finish(
-            started_at.clone(),
-            "consistency",
-            label,
-            dev,
-            &w,
-            outcome,
-            phases,
-            deviations,
-            serde_json::Value::Null,
-        ));
+        return Ok(report.finish(dev, &w, outcome));
     }
-    let outcome = ctx.drive(dev, &w, &label, true)?;
+    let outcome = ctx.drive(dev, &w, &report.label, true)?;
     let iops: Vec<f64> = outcome
         .measurements
         .per_second
@@ -126,16 +119,6 @@ pub fn run(
         drop_s: drop_time(&iops),
         whole_run: series_stats(&iops),
     };
-    let analysis = serde_json::to_value(analysis).expect("analysis serializes");
-    Ok(finish(
-        started_at.clone(),
-        "consistency",
-        label,
-        dev,
-        &w,
-        outcome,
-        phases,
-        deviations,
-        analysis,
-    ))
+    report.analysis = serde_json::to_value(analysis).expect("analysis serializes");
+    Ok(report.finish(dev, &w, outcome))
 }

@@ -9,8 +9,8 @@ use engine::Device;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
-use crate::result::TestResult;
-use crate::{finish, SuiteError};
+use crate::result::{Report, TestResult};
+use crate::SuiteError;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Corner {
@@ -114,9 +114,9 @@ pub fn run_one(
     ctx: &mut Context,
     o: &Overrides,
 ) -> Result<TestResult, SuiteError> {
-    let started_at = crate::result::utc_now();
     let geo = dev.geometry();
-    let mut deviations = Vec::new();
+    let mut report = Report::new(c.name, "");
+    let deviations = &mut report.deviations;
     let span_spec = o.span.unwrap_or(c.span);
     let span = span_spec.resolve(geo.capacity_bytes, c.block_bytes as u64);
     if let (Span::Bytes(want), None) = (c.span, o.span) {
@@ -145,41 +145,24 @@ pub fn run_one(
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
     };
-    crate::note_overrides(&mut deviations, o, c.qd, c.block_bytes, c.duration_s);
-    let mut phases = Vec::new();
+    crate::note_overrides(deviations, o, c.qd, c.block_bytes, c.duration_s);
+    report.label = label(&w);
+    if !c.read {
+        report.variant = o.data.map(|d| d.name().to_string());
+    }
     if w.read_pct > 0 && o.prefill.unwrap_or(true) {
         let (phase, outcome) =
             precondition::fill(ctx, dev, w.offset_bytes, w.span_bytes, data, w.seed)?;
-        phases.push(phase);
+        report.preconditioning.push(phase);
         if outcome.stopped.is_some() {
-            return Ok(finish(
-                started_at.clone(),
-                c.name,
-                label(c, &w),
-                dev,
-                &w,
-                outcome,
-                phases,
-                deviations,
-                serde_json::Value::Null,
-            ));
+            return Ok(report.finish(dev, &w, outcome));
         }
     }
-    let outcome = ctx.drive(dev, &w, &label(c, &w), true)?;
-    Ok(finish(
-        started_at.clone(),
-        c.name,
-        label(c, &w),
-        dev,
-        &w,
-        outcome,
-        phases,
-        deviations,
-        serde_json::Value::Null,
-    ))
+    let outcome = ctx.drive(dev, &w, &report.label, true)?;
+    Ok(report.finish(dev, &w, outcome))
 }
 
-fn label(c: &Corner, w: &Workload) -> String {
+fn label(w: &Workload) -> String {
     let access = match w.access {
         Access::Random => "random",
         Access::Sequential => "sequential",
@@ -189,7 +172,6 @@ fn label(c: &Corner, w: &Workload) -> String {
         0 => format!("write, {}", w.data.label()),
         r => format!("{r}% read"),
     };
-    let _ = c;
     format!(
         "{} {access} {dir}, QD{}",
         format_size(w.block_bytes as u64),

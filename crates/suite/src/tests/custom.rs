@@ -8,15 +8,15 @@ use engine::Device;
 
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
-use crate::result::TestResult;
-use crate::{finish, SuiteError};
+use crate::result::{Report, TestResult};
+use crate::SuiteError;
 
 pub fn run(
     dev: &mut dyn Device,
     ctx: &mut Context,
     o: &Overrides,
 ) -> Result<TestResult, SuiteError> {
-    let started_at = crate::result::utc_now();
+    let report = Report::new("custom", "");
     let geo = dev.geometry();
     let block = o.block_bytes.unwrap_or(4096);
     let ends = o.ios.is_some() || o.bytes.is_some();
@@ -48,15 +48,5 @@ pub fn run(
     )
     .to_lowercase();
     let outcome = ctx.drive(dev, &w, &label, true)?;
-    Ok(finish(
-        started_at,
-        "custom",
-        label,
-        dev,
-        &w,
-        outcome,
-        Vec::new(),
-        Vec::new(),
-        serde_json::Value::Null,
-    ))
+    Ok(Report { label, ..report }.finish(dev, &w, outcome))
 }

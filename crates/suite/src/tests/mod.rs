@@ -3,6 +3,11 @@
 pub mod consistency;
 pub mod corners;
 pub mod custom;
+pub mod seq_incompressible;
+pub mod steady_state;
+pub mod storage_bench;
+pub mod transfer_sweep;
+pub mod trim;
 
 use engine::Device;
 
@@ -55,6 +60,31 @@ pub const TESTS: &[TestInfo] = &[
         writes: true,
     },
     TestInfo {
+        name: "steady-state",
+        about: "4 KiB random writes over the whole span in 60 s rounds until the SNIA PTS steady-state rule holds (at most 25 rounds)",
+        writes: true,
+    },
+    TestInfo {
+        name: "seq-incompressible",
+        about: "AS-SSD style: 1 GiB sequential write then read, 16 MiB transfers, QD1, incompressible",
+        writes: true,
+    },
+    TestInfo {
+        name: "transfer-sweep",
+        about: "ATTO style: 512 B to 64 MiB transfers, sequential write and read of 256 MiB, QD4, compressible",
+        writes: true,
+    },
+    TestInfo {
+        name: "trim",
+        about: "TRIM validation: full-span write passes clean, tortured (40 min) and after TRIM; verdict",
+        writes: true,
+    },
+    TestInfo {
+        name: "storage-bench",
+        about: "trace replay (the Storage Bench): unavailable until trace replay lands",
+        writes: true,
+    },
+    TestInfo {
         name: "custom",
         about: "any workload from the flags (--access, --bs, --qd, --read-pct, --span, --ios/--bytes/--duration)",
         writes: true,
@@ -87,6 +117,11 @@ pub fn run(
         "consistency" => Ok(vec![consistency::run(dev, ctx, o)?]),
         "corners" => corners::run_all(dev, ctx, o),
         "custom" => Ok(vec![custom::run(dev, ctx, o)?]),
+        "steady-state" => Ok(vec![steady_state::run(dev, ctx, o)?]),
+        "seq-incompressible" => seq_incompressible::run(dev, ctx, o),
+        "transfer-sweep" => transfer_sweep::run(dev, ctx, o),
+        "trim" => Ok(vec![trim::run(dev, ctx, o)?]),
+        "storage-bench" => storage_bench::run().map(|()| Vec::new()),
         corner => Ok(vec![corners::run_one(corners::find(corner)?, dev, ctx, o)?]),
     }
 }

@@ -1,0 +1,222 @@
+//! Steady-state 4 KiB random write (METHODOLOGY section 3), detected as the SNIA PTS does:
+//! rounds of random writes over the whole span until a window of 5 rounds is flat enough.
+
+use serde::{Deserialize, Serialize};
+
+use engine::pattern::DataKind;
+use engine::workload::{Access, Limit, Workload};
+use engine::Device;
+
+use crate::context::Context;
+use crate::params::{ns, Overrides, DEFAULT_SEED};
+use crate::precondition;
+use crate::result::{CurvePoint, Report, TestResult};
+use crate::SuiteError;
+
+/// The PTS steady-state rule.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    /// Rounds in the measurement window.
+    pub window: usize,
+    /// Max - min of the window's values within this share of the window mean.
+    pub max_excursion: f64,
+    /// The least-squares line's rise across the window within this share of the mean.
+    pub max_slope_excursion: f64,
+    pub max_rounds: usize,
+}
+
+pub const PTS: Rule = Rule {
+    window: 5,
+    max_excursion: 0.20,
+    max_slope_excursion: 0.10,
+    max_rounds: 25,
+};
+
+/// Seconds per round (PTS uses one-minute rounds).
+pub const ROUND_S: f64 = 60.0;
+
+impl Rule {
+    /// Whether a window of round values is steady.
+    pub fn steady(&self, window: &[f64]) -> bool {
+        let n = window.len() as f64;
+        let mean = window.iter().sum::<f64>() / n;
+        if window.len() < 2 || !(mean > 0.0) {
+            return false;
+        }
+        let (min, max) = window
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            });
+        // Least-squares slope over x = 0..n-1.
+        let x_mean = (n - 1.0) / 2.0;
+        let (num, den) = window
+            .iter()
+            .enumerate()
+            .fold((0.0, 0.0), |(num, den), (i, &y)| {
+                let dx = i as f64 - x_mean;
+                (num + dx * (y - mean), den + dx * dx)
+            });
+        let slope = num / den;
+        max - min <= self.max_excursion * mean
+            && (slope * (n - 1.0)).abs() <= self.max_slope_excursion * mean
+    }
+
+    /// The 0-based round that completes the first steady window, if any.
+    pub fn detect(&self, rounds: &[f64]) -> Option<usize> {
+        (self.window..=rounds.len())
+            .find(|&end| self.steady(&rounds[end - self.window..end]))
+            .map(|end| end - 1)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SteadyStateAnalysis {
+    pub rule: Rule,
+    pub round_s: f64,
+    pub reached: bool,
+    /// 1-based round at which steady state was reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round: Option<usize>,
+    pub rounds_iops: Vec<f64>,
+    /// Mean IOPS over the steady window (or the last window when not reached).
+    pub steady_iops: f64,
+}
+
+pub fn run(
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    o: &Overrides,
+) -> Result<TestResult, SuiteError> {
+    let geo = dev.geometry();
+    let block = o.block_bytes.unwrap_or(4096);
+    let span = o
+        .span
+        .map_or(geo.capacity_bytes / block as u64 * block as u64, |s| {
+            s.resolve(geo.capacity_bytes, block as u64)
+        });
+    let round_s = o.duration_s.unwrap_or(ROUND_S);
+    let data = o.data.unwrap_or(DataKind::Incompressible);
+    let seed = o.seed.unwrap_or(DEFAULT_SEED);
+    let mut report = Report::new("steady-state", "");
+    crate::note_overrides(&mut report.deviations, o, 32, 4096, ROUND_S);
+    let round_workload = |round: u64| Workload {
+        access: Access::Random,
+        block_bytes: block,
+        offset_bytes: 0,
+        span_bytes: span,
+        read_pct: 0,
+        op: None,
+        data,
+        qd: o.qd.unwrap_or(32),
+        limit: Limit {
+            duration_ns: Some(ns(round_s)),
+            ..Limit::default()
+        },
+        seed: seed.wrapping_add(round),
+    };
+    report.label = format!(
+        "steady-state 4 KiB random write, QD{}, rounds of {round_s} s",
+        o.qd.unwrap_or(32)
+    );
+    report
+        .preconditioning
+        .push(precondition::purge(ctx, dev, 0, geo.capacity_bytes));
+    let (fill, outcome) = precondition::fill(ctx, dev, 0, span, data, seed)?;
+    report.preconditioning.push(fill);
+    if outcome.stopped.is_some() {
+        return Ok(report.finish(dev, &round_workload(0), outcome));
+    }
+
+    let mut rounds = Vec::new();
+    let mut series = Vec::new();
+    let mut last = None;
+    let mut reached = None;
+    for r in 0..PTS.max_rounds {
+        let w = round_workload(r as u64);
+        let outcome = ctx.drive(dev, &w, &format!("steady state: round {}", r + 1), true)?;
+        let m = &outcome.measurements;
+        rounds.push(m.summary.iops);
+        report.points.push(CurvePoint {
+            x: (r + 1) as f64,
+            summary: m.summary.clone(),
+        });
+        let offset = (r as f64 * round_s).round() as u64;
+        series.extend(
+            m.per_second
+                .iter()
+                .filter(|p| p.covered_s.is_none())
+                .map(|p| {
+                    let mut p = p.clone();
+                    p.t += offset;
+                    p
+                }),
+        );
+        let stopped = outcome.stopped.is_some();
+        last = Some((w, outcome));
+        reached = PTS.detect(&rounds);
+        if stopped || reached.is_some() {
+            break;
+        }
+    }
+    let window = &rounds[rounds.len().saturating_sub(PTS.window)..];
+    let analysis = SteadyStateAnalysis {
+        rule: PTS,
+        round_s,
+        reached: reached.is_some(),
+        round: reached.map(|r| r + 1),
+        steady_iops: window.iter().sum::<f64>() / window.len().max(1) as f64,
+        rounds_iops: rounds,
+    };
+    if !analysis.reached {
+        ctx.observer
+            .note("steady state was not reached within 25 rounds");
+    }
+    report.analysis = serde_json::to_value(&analysis).expect("analysis serializes");
+    let (w, outcome) = last.expect("at least one round ran");
+    let mut result = report.finish(dev, &w, outcome);
+    result.per_second = series;
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_a_flat_series() {
+        let flat = [10_000.0, 10_200.0, 9_900.0, 10_100.0, 9_950.0];
+        assert!(PTS.steady(&flat));
+        let mut rounds = vec![80_000.0, 40_000.0, 20_000.0, 12_000.0];
+        rounds.extend(flat);
+        assert_eq!(PTS.detect(&rounds), Some(8));
+    }
+
+    #[test]
+    fn rejects_a_drifting_series() {
+        // Within the 20% excursion, but falling 3% a round: 12% across the window.
+        let drifting: Vec<f64> = (0..25)
+            .map(|i| 10_000.0 * (1.0 - 0.03 * i as f64))
+            .collect();
+        assert!(!PTS.steady(&drifting[..5]));
+        assert_eq!(PTS.detect(&drifting[..10]), None);
+    }
+
+    #[test]
+    fn rejects_a_noisy_series() {
+        // Flat on average but with a 30% swing.
+        let noisy = [10_000.0, 13_000.0, 10_000.0, 13_000.0, 10_000.0];
+        assert!(!PTS.steady(&noisy));
+    }
+
+    #[test]
+    fn slope_limit_is_ten_percent() {
+        // Rising 2.4% of the mean per round: 9.6% across 5 rounds passes; 2.6% (10.4%) fails.
+        let ramp =
+            |step: f64| -> Vec<f64> { (0..5).map(|i| 1000.0 + step * (i as f64 - 2.0)).collect() };
+        assert!(PTS.steady(&ramp(24.0)));
+        assert!(!PTS.steady(&ramp(26.0)));
+        assert!(!PTS.steady(&[]));
+        assert!(!PTS.steady(&[0.0; 5]));
+    }
+}

@@ -1,0 +1,260 @@
+//! TRIM validation (METHODOLOGY section 6). Three full-span sequential write passes, HD Tach
+//! style (128 KiB, QD1, MB/s sampled along the LBA range): on a clean drive, on a tortured
+//! one (full, then 4 KiB random writes at QD32 over the whole span), and after TRIM-ing the
+//! whole span. The table is the first 60 s of each pass (a 60 s 128 KiB sequential write);
+//! TRIM is "functional" when after-TRIM is within 10% of clean.
+
+use serde::{Deserialize, Serialize};
+
+use engine::pattern::DataKind;
+use engine::size::format_size;
+use engine::workload::{Access, Limit, Workload};
+use engine::Device;
+
+use crate::context::Context;
+use crate::params::{ns, Overrides, DEFAULT_SEED};
+use crate::precondition;
+use crate::result::{Report, TestResult};
+use crate::SuiteError;
+
+/// Torture length: the articles used 40 or 60 minutes.
+pub const TORTURE_S: f64 = 2400.0;
+/// The table's sequential write length.
+pub const TABLE_S: f64 = 60.0;
+/// Samples along the LBA range per pass.
+pub const SAMPLES: u64 = 100;
+pub const MARGIN: f64 = 0.10;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pass {
+    /// (position in % of the span at the sample's end, MB/s over the sample).
+    pub curve: Vec<(f64, f64)>,
+    pub mbps: f64,
+    /// MB/s over the first 60 s (the whole pass when shorter).
+    pub first_60s_mbps: f64,
+    pub min_mbps: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrimAnalysis {
+    pub clean: Pass,
+    pub dirty: Pass,
+    pub after_trim: Pass,
+    pub torture_s: f64,
+    pub margin: f64,
+    pub functional: bool,
+    pub verdict: String,
+    pub trim_method: String,
+}
+
+/// TRIM restores performance when after-TRIM is within `margin` of clean.
+pub fn verdict(clean_mbps: f64, after_mbps: f64, margin: f64) -> bool {
+    clean_mbps > 0.0 && after_mbps >= (1.0 - margin) * clean_mbps
+}
+
+fn pass(
+    ctx: &mut Context,
+    dev: &mut dyn Device,
+    span: u64,
+    seed: u64,
+    name: &str,
+) -> Result<(Pass, Option<engine::driver::Outcome>), SuiteError> {
+    let block: u64 = 128 << 10;
+    let blocks = span / block;
+    let samples = SAMPLES.min(blocks).max(1);
+    let (mut curve, mut bytes, mut secs) = (Vec::new(), 0u64, 0.0);
+    let (mut first_bytes, mut first_secs) = (0u64, 0.0);
+    let mut last = None;
+    for i in 0..samples {
+        let start = blocks * i / samples * block;
+        let end = blocks * (i + 1) / samples * block;
+        let w = Workload {
+            access: Access::Sequential,
+            block_bytes: block as u32,
+            offset_bytes: start,
+            span_bytes: end - start,
+            read_pct: 0,
+            op: None,
+            data: DataKind::Incompressible,
+            qd: 1,
+            limit: Limit {
+                bytes: Some(end - start),
+                ..Limit::default()
+            },
+            seed: seed + i,
+        };
+        let label = format!("TRIM test, {name} pass: {}%", i * 100 / samples);
+        let outcome = ctx.drive(dev, &w, &label, false)?;
+        let s = &outcome.measurements.summary;
+        curve.push((end as f64 * 100.0 / span as f64, s.mbps));
+        if secs < TABLE_S {
+            first_bytes += s.bytes;
+            first_secs += s.duration_s;
+        }
+        bytes += s.bytes;
+        secs += s.duration_s;
+        let stopped = outcome.stopped.is_some();
+        last = Some(outcome);
+        if stopped {
+            return Ok((summarise(curve, bytes, secs, first_bytes, first_secs), last));
+        }
+    }
+    Ok((summarise(curve, bytes, secs, first_bytes, first_secs), last))
+}
+
+fn summarise(
+    curve: Vec<(f64, f64)>,
+    bytes: u64,
+    secs: f64,
+    first_bytes: u64,
+    first_secs: f64,
+) -> Pass {
+    Pass {
+        min_mbps: curve.iter().map(|c| c.1).fold(f64::INFINITY, f64::min),
+        curve,
+        mbps: bytes as f64 / secs.max(1e-9) / 1e6,
+        first_60s_mbps: first_bytes as f64 / first_secs.max(1e-9) / 1e6,
+    }
+}
+
+pub fn run(
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    o: &Overrides,
+) -> Result<TestResult, SuiteError> {
+    let geo = dev.geometry();
+    let span = o.span.map_or(geo.capacity_bytes, |s| {
+        s.resolve(geo.capacity_bytes, 128 << 10)
+    }) / (128 << 10)
+        * (128 << 10);
+    let torture_s = o.duration_s.unwrap_or(TORTURE_S);
+    let seed = o.seed.unwrap_or(DEFAULT_SEED);
+    let mut report = Report::new(
+        "trim",
+        format!(
+            "TRIM validation: 128 KiB sequential write passes over {}",
+            format_size(span)
+        ),
+    );
+    crate::note_overrides(&mut report.deviations, o, 32, 4096, TORTURE_S);
+    let interrupted = |report: Report, dev: &mut dyn Device, w: &Workload, outcome| {
+        Ok(report.finish(dev, w, outcome))
+    };
+
+    // Clean.
+    report
+        .preconditioning
+        .push(precondition::purge(ctx, dev, 0, geo.capacity_bytes));
+    let (clean, last) = pass(ctx, dev, span, seed, "clean")?;
+    if let Some(out) = last.filter(|o| o.stopped.is_some()) {
+        return interrupted(
+            report,
+            dev,
+            &precondition::fill_workload(0, span, DataKind::Incompressible, seed),
+            out,
+        );
+    }
+    // Dirty: full, then tortured.
+    let (fill, out) = precondition::fill(ctx, dev, 0, span, DataKind::Incompressible, seed)?;
+    report.preconditioning.push(fill);
+    let torture = Workload {
+        access: Access::Random,
+        block_bytes: 4096,
+        offset_bytes: 0,
+        span_bytes: span,
+        read_pct: 0,
+        op: None,
+        data: DataKind::Incompressible,
+        qd: 32,
+        limit: Limit {
+            duration_ns: Some(ns(torture_s)),
+            ..Limit::default()
+        },
+        seed,
+    };
+    if out.stopped.is_some() {
+        return interrupted(report, dev, &torture, out);
+    }
+    let out = ctx.drive(
+        dev,
+        &torture,
+        "TRIM test: torture (4 KiB random writes, QD32)",
+        false,
+    )?;
+    report.preconditioning.push(crate::result::Phase {
+        name: "torture".into(),
+        description: format!(
+            "4 KiB random writes, QD32, over {} for {torture_s} s",
+            format_size(span)
+        ),
+        method: None,
+        summary: Some(out.measurements.summary.clone()),
+        complete: out.stopped.is_none(),
+    });
+    if out.stopped.is_some() {
+        return interrupted(report, dev, &torture, out);
+    }
+    let (dirty, last) = pass(ctx, dev, span, seed, "dirty")?;
+    if let Some(out) = last.filter(|o| o.stopped.is_some()) {
+        return interrupted(report, dev, &torture, out);
+    }
+    // The dirty pass rewrote the span sequentially; torture again so TRIM has a dirty drive.
+    let out = ctx.drive(dev, &torture, "TRIM test: torture again before TRIM", false)?;
+    if out.stopped.is_some() {
+        return interrupted(report, dev, &torture, out);
+    }
+    let trim = precondition::purge(ctx, dev, 0, span);
+    let trim_method = trim.method.clone().unwrap_or_default();
+    report.preconditioning.push(crate::result::Phase {
+        name: "trim".into(),
+        ..trim
+    });
+    let (after_trim, last) = pass(ctx, dev, span, seed, "after TRIM")?;
+    let last = last.expect("a pass runs at least one sample");
+    let functional = verdict(clean.first_60s_mbps, after_trim.first_60s_mbps, MARGIN);
+    let verdict_text = if functional {
+        "TRIM functional".to_string()
+    } else {
+        format!(
+            "TRIM not functional: after TRIM {:.0} MB/s vs clean {:.0} MB/s (more than {:.0}% below)",
+            after_trim.first_60s_mbps,
+            clean.first_60s_mbps,
+            MARGIN * 100.0
+        )
+    };
+    ctx.observer.note(&verdict_text);
+    report.analysis = serde_json::to_value(TrimAnalysis {
+        clean,
+        dirty,
+        after_trim,
+        torture_s,
+        margin: MARGIN,
+        functional,
+        verdict: verdict_text,
+        trim_method,
+    })
+    .expect("analysis serializes");
+    let w = precondition::fill_workload(0, span, DataKind::Incompressible, seed);
+    let mut result = report.finish(dev, &w, last);
+    result.parameters = serde_json::json!({
+        "span_bytes": span,
+        "pass": {"access": "sequential", "block_bytes": 128 << 10, "qd": 1, "samples": SAMPLES},
+        "torture": torture,
+        "table_s": TABLE_S,
+        "margin": MARGIN,
+    });
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_margin() {
+        assert!(verdict(400.0, 380.0, 0.10));
+        assert!(verdict(400.0, 360.0, 0.10));
+        assert!(!verdict(400.0, 350.0, 0.10));
+        assert!(!verdict(0.0, 0.0, 0.10));
+    }
+}
