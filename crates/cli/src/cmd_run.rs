@@ -104,7 +104,7 @@ fn parse_access(text: &str) -> Result<Access, String> {
 
 /// Ctrl-C or SIGTERM sets the flag (the run stops cleanly and keeps its results); a second
 /// one exits at once.
-fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
+pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     use signal_hook::flag;
     let stop = Arc::new(AtomicBool::new(false));

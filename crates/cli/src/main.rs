@@ -1,6 +1,7 @@
 //! `ssdlab`: argument parsing, progress display and wiring. The logic lives in the crates.
 
 mod cmd_run;
+mod cmd_suite;
 mod output;
 mod progress;
 
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Run one test of the review methodology (see `ssdlab tests`).
     Run(cmd_run::RunArgs),
+    /// The whole review: every test of the methodology, one results directory.
+    Suite(cmd_suite::SuiteArgs),
     /// List the tests `ssdlab run` knows.
     Tests,
     /// Show what ssdlab knows about a target (identity, geometry), without writing it.
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd_run::run(args),
+        Command::Suite(args) => cmd_suite::run(args),
         Command::Tests => {
             for t in suite::tests::TESTS {
                 println!("{:<18} {}", t.name, t.about);

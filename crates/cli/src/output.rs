@@ -12,19 +12,8 @@ pub fn default_dir(test: &str) -> PathBuf {
 }
 
 pub fn write(dir: &Path, results: &[TestResult], json: Option<&Path>) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for r in results {
-        let s = r.file_stem();
-        let path = dir.join(format!("{s}.json"));
-        std::fs::write(&path, serde_json::to_string_pretty(r)?)
-            .with_context(|| format!("writing {}", path.display()))?;
-        let csv = engine::measure::Measurements {
-            summary: r.summary.clone(),
-            per_second: r.per_second.clone(),
-        }
-        .per_second_csv();
-        let path = dir.join(format!("{s}.per_second.csv"));
-        std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
+        suite::results_dir::write_result(dir, r)?;
     }
     if let Some(path) = json {
         let text = match results {

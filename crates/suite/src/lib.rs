@@ -5,6 +5,8 @@ pub mod context;
 pub mod params;
 pub mod precondition;
 pub mod result;
+pub mod results_dir;
+pub mod runner;
 pub mod stats;
 pub mod target;
 pub mod tests;

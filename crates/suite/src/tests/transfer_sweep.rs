@@ -46,9 +46,7 @@ pub fn run(
     let geo = dev.geometry();
     let region = o
         .span
-        .map_or(REGION_BYTES, |s| {
-            s.resolve(geo.capacity_bytes, LARGEST as u64)
-        })
+        .map_or(REGION_BYTES, |s| s.resolve(geo.capacity_bytes, 4096))
         .min(geo.capacity_bytes);
     let sizes: Vec<u32> =
         std::iter::successors(Some(SMALLEST), |&s| (s < LARGEST).then_some(s * 2)).collect();

@@ -1,0 +1,118 @@
+//! `ssdlab suite`: the whole review of one target into one results directory.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use engine::target::{Backend, OpenRequest};
+use suite::context::Context;
+use suite::runner::{self, Status};
+
+use crate::output;
+use crate::progress::Bar;
+
+#[derive(Args)]
+pub struct SuiteArgs {
+    /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET[,key=value...].
+    #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
+    pub target: String,
+    /// Scale durations and regions down for small or slow targets (said in every result).
+    #[arg(long)]
+    pub quick: bool,
+    /// Results directory (default: results/suite-TIMESTAMP).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Run only these steps or tests (repeatable), e.g. --only consistency.
+    #[arg(long)]
+    pub only: Vec<String>,
+    /// Skip these steps or tests (repeatable), e.g. --skip trim.
+    #[arg(long)]
+    pub skip: Vec<String>,
+    /// Carry on an interrupted suite in DIR from the first step not completed.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    pub resume: Option<PathBuf>,
+    /// io_uring (default when available) or sync.
+    #[arg(long, default_value = "auto", value_parser = Backend::parse)]
+    pub backend: Backend,
+    /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
+    #[arg(long, value_name = "DEVICE")]
+    pub destroy_data: Option<String>,
+    /// No progress bar or notes.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
+    let (dir, resume) = match &a.resume {
+        Some(dir) => (dir.clone(), true),
+        None => (
+            a.out
+                .clone()
+                .unwrap_or_else(|| output::default_dir("suite")),
+            false,
+        ),
+    };
+    let (target, quick) = match resume {
+        true => {
+            let prev = runner::read_suite(&dir)?;
+            (prev.target_spec, prev.quick)
+        }
+        false => (a.target.clone(), a.quick),
+    };
+    let steps = runner::select(runner::plan(quick), &a.only, &a.skip)?;
+    let request = OpenRequest {
+        write: true,
+        backend: a.backend,
+        destroy_data: a.destroy_data.clone(),
+    };
+    let mut dev = suite::target::open(&target, &request)
+        .with_context(|| format!("opening target {target}"))?;
+    let stop = crate::cmd_run::stop_flag()?;
+    let mut bar = Bar::new(a.quiet);
+    let mut ctx = Context::new(&stop, &mut bar);
+    if !a.quiet {
+        eprintln!("reviewing {target} into {}", dir.display());
+    }
+    let rec = runner::run(dev.as_mut(), &mut ctx, &target, &steps, quick, &dir, resume)?;
+    if !a.quiet {
+        // In the suite's order.
+        let all = suite::results_dir::read_results(&dir)?;
+        let results: Vec<_> = rec
+            .steps
+            .iter()
+            .flat_map(|s| &s.results)
+            .filter_map(|stem| all.iter().find(|r| &r.file_stem() == stem).cloned())
+            .collect();
+        output::print_summary(&results);
+        for s in &rec.steps {
+            if s.status != Status::Complete {
+                println!(
+                    "{:<24} {:?}{}",
+                    s.id,
+                    s.status,
+                    s.message
+                        .as_deref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                );
+            }
+        }
+        eprintln!("results: {}", dir.display());
+    }
+    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(if rec.complete {
+        ExitCode::SUCCESS
+    } else if interrupted {
+        eprintln!(
+            "interrupted: carry on with `ssdlab suite --resume {}`",
+            dir.display()
+        );
+        ExitCode::from(130)
+    } else if rec.steps.iter().any(|s| s.status == Status::Failed) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,63 @@
+//! A results directory: one JSON per test result, its per-second series as CSV, and for a
+//! suite `suite.json` listing every step. Written as results arrive, so an interrupted run
+//! keeps what it measured and `--resume` can carry on.
+
+use std::path::{Path, PathBuf};
+
+use crate::result::TestResult;
+use crate::SuiteError;
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> SuiteError {
+    SuiteError::Output(format!("{}: {e}", path.display()))
+}
+
+/// The per-second series as CSV.
+pub fn per_second_csv(r: &TestResult) -> String {
+    engine::measure::Measurements {
+        summary: r.summary.clone(),
+        per_second: r.per_second.clone(),
+    }
+    .per_second_csv()
+}
+
+/// Write one result (`STEM.json`, `STEM.per_second.csv`); returns the JSON's path.
+pub fn write_result(dir: &Path, r: &TestResult) -> Result<PathBuf, SuiteError> {
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    let stem = r.file_stem();
+    let json = dir.join(format!("{stem}.json"));
+    let text = serde_json::to_string_pretty(r).map_err(|e| io_err(&json, e))?;
+    write_atomic(&json, text.as_bytes())?;
+    let csv = dir.join(format!("{stem}.per_second.csv"));
+    write_atomic(&csv, per_second_csv(r).as_bytes())?;
+    Ok(json)
+}
+
+/// Write via a temporary file and rename, so a crash never leaves half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SuiteError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+}
+
+/// Every test result in a directory, sorted by start time.
+pub fn read_results(dir: &Path) -> Result<Vec<TestResult>, SuiteError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
+    let mut results = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if !name.ends_with(".json") || name == "suite.json" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        let r: TestResult = serde_json::from_str(&text)
+            .map_err(|e| io_err(&path, format!("not an ssdlab test result ({e})")))?;
+        results.push(r);
+    }
+    results.sort_by(|a, b| {
+        a.started_at
+            .cmp(&b.started_at)
+            .then(a.file_stem().cmp(&b.file_stem()))
+    });
+    Ok(results)
+}

@@ -1,0 +1,343 @@
+//! `ssdlab suite`: every test of the methodology in the order of the preconditioning state it
+//! needs (clean first, torture last; each test purges as the methodology says), into one
+//! results directory with `suite.json`, resumable after an interruption.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use engine::size::Span;
+use engine::system::SystemInfo;
+use engine::{Device, Identity};
+
+use crate::context::Context;
+use crate::params::Overrides;
+use crate::result::{utc_now, Tool};
+use crate::results_dir::{write_atomic, write_result};
+use crate::SuiteError;
+
+/// One step of the suite: a test with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// Unique within the suite, e.g. "consistency-spare-25".
+    pub id: String,
+    pub test: &'static str,
+    pub overrides: Overrides,
+}
+
+/// The suite's steps. `quick` scales durations and regions for small or slow targets.
+pub fn plan(quick: bool) -> Vec<Step> {
+    let q = |full: Overrides, quick_o: Overrides| if quick { quick_o } else { full };
+    let none = Overrides::default;
+    vec![
+        Step {
+            id: "transfer-sweep".into(),
+            test: "transfer-sweep",
+            overrides: q(
+                none(),
+                Overrides {
+                    span: Some(Span::Bytes(32 << 20)),
+                    ..none()
+                },
+            ),
+        },
+        Step {
+            id: "seq-incompressible".into(),
+            test: "seq-incompressible",
+            overrides: none(),
+        },
+        Step {
+            id: "corners".into(),
+            test: "corners",
+            overrides: q(
+                none(),
+                Overrides {
+                    duration_s: Some(10.0),
+                    ..none()
+                },
+            ),
+        },
+        Step {
+            id: "consistency".into(),
+            test: "consistency",
+            overrides: q(
+                none(),
+                Overrides {
+                    duration_s: Some(60.0),
+                    ..none()
+                },
+            ),
+        },
+        Step {
+            id: "consistency-spare-25".into(),
+            test: "consistency",
+            overrides: q(
+                Overrides {
+                    spare_pct: Some(25.0),
+                    ..none()
+                },
+                Overrides {
+                    spare_pct: Some(25.0),
+                    duration_s: Some(60.0),
+                    ..none()
+                },
+            ),
+        },
+        Step {
+            id: "steady-state".into(),
+            test: "steady-state",
+            overrides: q(
+                none(),
+                Overrides {
+                    duration_s: Some(5.0),
+                    ..none()
+                },
+            ),
+        },
+        Step {
+            id: "trim".into(),
+            test: "trim",
+            overrides: q(
+                none(),
+                Overrides {
+                    duration_s: Some(30.0),
+                    ..none()
+                },
+            ),
+        },
+        Step {
+            id: "storage-bench".into(),
+            test: "storage-bench",
+            overrides: none(),
+        },
+    ]
+}
+
+/// Keep the steps named by `only` (if any) and not named by `skip`; names are step ids or
+/// test names. Unknown names are an error.
+pub fn select(steps: Vec<Step>, only: &[String], skip: &[String]) -> Result<Vec<Step>, SuiteError> {
+    for name in only.iter().chain(skip) {
+        if !steps.iter().any(|s| &s.id == name || s.test == name) {
+            let ids: Vec<&str> = steps.iter().map(|s| s.id.as_str()).collect();
+            return Err(SuiteError::Parameter(format!(
+                "no suite step named '{name}': use one of {}",
+                ids.join(", ")
+            )));
+        }
+    }
+    let named = |s: &Step, names: &[String]| names.iter().any(|n| n == &s.id || n == s.test);
+    Ok(steps
+        .into_iter()
+        .filter(|s| (only.is_empty() || named(s, only)) && !named(s, skip))
+        .collect())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Complete,
+    /// Interrupted or failed part-way; what it measured is kept.
+    Incomplete,
+    /// The test cannot run yet (storage-bench without trace replay).
+    Unavailable,
+    Failed,
+    Pending,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub id: String,
+    pub test: String,
+    pub status: Status,
+    /// Result file stems in the directory.
+    #[serde(default)]
+    pub results: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Headline numbers of each result, for readers of suite.json alone.
+    #[serde(default)]
+    pub summaries: Vec<serde_json::Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteRecord {
+    pub tool: Tool,
+    pub started_at: String,
+    pub updated_at: String,
+    pub target_spec: String,
+    pub target: Identity,
+    pub system: SystemInfo,
+    pub quick: bool,
+    pub complete: bool,
+    pub steps: Vec<StepRecord>,
+}
+
+pub const SUITE_FILE: &str = "suite.json";
+
+pub fn read_suite(dir: &Path) -> Result<SuiteRecord, SuiteError> {
+    let path = dir.join(SUITE_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        SuiteError::Output(format!(
+            "{}: {e}: is it a suite results directory?",
+            path.display()
+        ))
+    })?;
+    serde_json::from_str(&text).map_err(|e| SuiteError::Output(format!("{}: {e}", path.display())))
+}
+
+fn save(dir: &Path, rec: &mut SuiteRecord) -> Result<(), SuiteError> {
+    rec.updated_at = utc_now();
+    rec.complete = rec
+        .steps
+        .iter()
+        .all(|s| matches!(s.status, Status::Complete | Status::Unavailable));
+    let text = serde_json::to_string_pretty(rec).map_err(|e| SuiteError::Output(e.to_string()))?;
+    write_atomic(&dir.join(SUITE_FILE), text.as_bytes())
+}
+
+/// Run the steps into `dir`. With `resume`, steps already complete in `dir/suite.json` are
+/// kept and the rest run again from the first one not completed.
+pub fn run(
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    target_spec: &str,
+    steps: &[Step],
+    quick: bool,
+    dir: &Path,
+    resume: bool,
+) -> Result<SuiteRecord, SuiteError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| SuiteError::Output(format!("{}: {e}", dir.display())))?;
+    let previous = if resume { Some(read_suite(dir)?) } else { None };
+    if let Some(p) = &previous {
+        if p.target_spec != target_spec {
+            return Err(SuiteError::Parameter(format!(
+                "{} holds a suite of {}, not {target_spec}: resume with --target {}",
+                dir.display(),
+                p.target_spec,
+                p.target_spec
+            )));
+        }
+    }
+    let mut rec = SuiteRecord {
+        tool: Tool::default(),
+        started_at: previous
+            .as_ref()
+            .map_or_else(utc_now, |p| p.started_at.clone()),
+        updated_at: utc_now(),
+        target_spec: target_spec.into(),
+        target: dev.identity(),
+        system: SystemInfo::probe(),
+        quick: previous.as_ref().map_or(quick, |p| p.quick),
+        complete: false,
+        steps: steps
+            .iter()
+            .map(|s| {
+                previous
+                    .as_ref()
+                    .and_then(|p| {
+                        p.steps
+                            .iter()
+                            .find(|r| r.id == s.id && r.status == Status::Complete)
+                    })
+                    .cloned()
+                    .unwrap_or(StepRecord {
+                        id: s.id.clone(),
+                        test: s.test.into(),
+                        status: Status::Pending,
+                        results: Vec::new(),
+                        message: None,
+                        summaries: Vec::new(),
+                    })
+            })
+            .collect(),
+    };
+    save(dir, &mut rec)?;
+    for (i, step) in steps.iter().enumerate() {
+        if rec.steps[i].status == Status::Complete {
+            ctx.observer
+                .note(&format!("{}: already complete, kept", step.id));
+            continue;
+        }
+        if ctx.stopped() {
+            break;
+        }
+        let record = &mut rec.steps[i];
+        match crate::tests::run(step.test, dev, ctx, &step.overrides) {
+            Ok(results) => {
+                record.results.clear();
+                record.summaries.clear();
+                for r in &results {
+                    write_result(dir, r)?;
+                    record.results.push(r.file_stem());
+                    record.summaries.push(serde_json::json!({
+                        "file": format!("{}.json", r.file_stem()),
+                        "label": r.label,
+                        "complete": r.complete,
+                        "iops": r.summary.iops,
+                        "mbps": r.summary.mbps,
+                        "analysis": r.analysis,
+                    }));
+                }
+                let complete = !results.is_empty() && results.iter().all(|r| r.complete);
+                record.status = if complete {
+                    Status::Complete
+                } else {
+                    Status::Incomplete
+                };
+                record.message = None;
+            }
+            Err(SuiteError::Unavailable(why)) => {
+                ctx.observer.note(&why);
+                record.status = Status::Unavailable;
+                record.message = Some(why);
+            }
+            Err(SuiteError::Interrupted) => {
+                record.status = Status::Incomplete;
+                record.message = Some("interrupted".into());
+            }
+            Err(e) => {
+                ctx.observer.note(&format!("{} failed: {e}", step.id));
+                record.status = Status::Failed;
+                record.message = Some(e.to_string());
+            }
+        }
+        save(dir, &mut rec)?;
+    }
+    save(dir, &mut rec)?;
+    Ok(rec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_orders_clean_first_and_torture_last() {
+        let ids: Vec<String> = plan(false).into_iter().map(|s| s.id).collect();
+        let pos = |id: &str| ids.iter().position(|i| i == id).unwrap();
+        assert!(pos("transfer-sweep") < pos("consistency"));
+        assert!(pos("corners") < pos("consistency"));
+        assert!(pos("consistency") < pos("trim"));
+        assert!(pos("steady-state") < pos("trim"));
+    }
+
+    #[test]
+    fn selection_by_id_or_test() {
+        let s = select(plan(false), &["consistency".into()], &[]).unwrap();
+        assert_eq!(s.len(), 2);
+        let s = select(
+            plan(false),
+            &[],
+            &["consistency-spare-25".into(), "trim".into()],
+        )
+        .unwrap();
+        assert!(s
+            .iter()
+            .all(|s| s.id != "trim" && s.id != "consistency-spare-25"));
+        let e = select(plan(false), &["nope".into()], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no suite step named 'nope'"), "{e}");
+    }
+}
