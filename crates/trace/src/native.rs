@@ -230,10 +230,16 @@ impl<R: Read> NativeReader<R> {
         }
     }
 
+    #[inline(always)]
     fn fill(&mut self) -> Result<(), TraceError> {
         if self.eof || self.len - self.pos >= MAX_RECORD {
             return Ok(());
         }
+        self.refill()
+    }
+
+    #[inline(never)]
+    fn refill(&mut self) -> Result<(), TraceError> {
         self.buf.copy_within(self.pos..self.len, 0);
         self.consumed += self.pos as u64;
         self.len -= self.pos;
@@ -257,29 +263,35 @@ impl<R: Read> NativeReader<R> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn varint(&mut self) -> Result<u64, TraceError> {
+        let buf = &self.buf[self.pos..self.len];
+        // Fast path: one byte.
+        if let Some(&b) = buf.first() {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
         let mut v: u64 = 0;
-        let mut shift = 0;
-        loop {
-            let Some(&b) = self.buf[..self.len].get(self.pos) else {
-                return Err(self.bad("file ends inside a record (truncated?)".into()));
-            };
-            self.pos += 1;
-            if shift == 63 && b > 1 {
+        for (i, &b) in buf.iter().take(10).enumerate() {
+            if i == 9 && b > 1 {
                 return Err(self.bad("varint overflows 64 bits".into()));
             }
-            v |= u64::from(b & 0x7f) << shift;
+            v |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
+                self.pos += i + 1;
                 return Ok(v);
             }
-            shift += 7;
-            if shift > 63 {
-                return Err(self.bad("varint longer than 10 bytes".into()));
-            }
+        }
+        if buf.len() >= 10 {
+            Err(self.bad("varint longer than 10 bytes".into()))
+        } else {
+            Err(self.bad("file ends inside a record (truncated?)".into()))
         }
     }
 
+    #[inline(always)]
     fn record(&mut self) -> Result<Option<Record>, TraceError> {
         self.fill()?;
         if self.pos >= self.len {

@@ -32,6 +32,9 @@ use serde::Serialize;
 
 use crate::{Op, Record, TraceError};
 
+/// Streams below this id are looked up in a table instead of a hash map.
+const DIRECT_STREAMS: usize = 4096;
+
 /// Records held to put issue times in order.
 pub const REORDER_WINDOW: usize = 4096;
 
@@ -146,6 +149,12 @@ impl Lat {
         self.n += 1;
         self.hist.saturating_record(ns.max(1));
     }
+    fn merge(&mut self, other: &Lat) {
+        self.sum_ns += other.sum_ns;
+        self.n += other.n;
+        self.hist.add(&other.hist).expect("same bounds");
+    }
+
     fn summary(&self) -> Option<Latency> {
         if self.n == 0 {
             return None;
@@ -180,11 +189,13 @@ pub struct StatsBuilder {
     seq: u64,
     ends: Vec<Ends>,
     stream_index: HashMap<u32, usize>,
+    direct: Vec<u32>,
     last_stream: Option<(u32, usize)>,
     first_ns: Option<u64>,
     last_ns: u64,
     d2c: Lat,
     q2c: Lat,
+    both: Lat,
     // queue depth
     pending: BinaryHeap<Reverse<Pending>>,
     max_pushed: u64,
@@ -225,11 +236,13 @@ impl StatsBuilder {
             seq: 0,
             ends: Vec::new(),
             stream_index: HashMap::new(),
+            direct: vec![u32::MAX; DIRECT_STREAMS],
             last_stream: None,
             first_ns: None,
             last_ns: 0,
             d2c: Lat::new(),
             q2c: Lat::new(),
+            both: Lat::new(),
             pending: BinaryHeap::new(),
             max_pushed: 0,
             completions: BinaryHeap::new(),
@@ -254,7 +267,15 @@ impl StatsBuilder {
             }
         }
         let n = self.ends.len();
-        let i = *self.stream_index.entry(stream).or_insert(n);
+        let i = if (stream as usize) < DIRECT_STREAMS {
+            let d = &mut self.direct[stream as usize];
+            if *d == u32::MAX {
+                *d = n as u32;
+            }
+            *d as usize
+        } else {
+            *self.stream_index.entry(stream).or_insert(n)
+        };
         if i == n {
             self.ends.push(Ends::default());
         }
@@ -293,11 +314,17 @@ impl StatsBuilder {
             *last = Some(r.end_bytes());
         }
         if r.len_bytes > 0 && r.op != Op::Flush {
-            if let Some(d) = r.d2c_ns() {
-                self.d2c.add(d);
-            }
-            if let Some(q) = r.q2c_ns() {
-                self.q2c.add(q);
+            match (r.d2c_ns(), r.q2c_ns()) {
+                // Q == D (no host queueing): record once, add to both at the end.
+                (Some(d), Some(q)) if d == q => self.both.add(d),
+                (d, q) => {
+                    if let Some(d) = d {
+                        self.d2c.add(d);
+                    }
+                    if let Some(q) = q {
+                        self.q2c.add(q);
+                    }
+                }
             }
         }
         if r.merged {
@@ -389,6 +416,9 @@ impl StatsBuilder {
         let span = self.last_ns.saturating_sub(self.first_ns.unwrap_or(0));
         let rate =
             |bytes: u64, busy: u64| (busy > 0).then(|| bytes as f64 / (busy as f64 / 1e9) / 1e6);
+        for l in [&mut self.d2c, &mut self.q2c] {
+            l.merge(&self.both);
+        }
         let d2c = self.d2c.summary();
         let q2c = self.q2c.summary();
         Stats {
