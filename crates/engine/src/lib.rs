@@ -14,6 +14,7 @@ pub mod identity;
 pub mod iolog;
 pub mod measure;
 pub mod pattern;
+pub mod replay;
 pub mod safety;
 pub mod size;
 pub mod sync;
