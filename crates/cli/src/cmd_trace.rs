@@ -102,13 +102,7 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<()> {
                 format: parse_format(format.as_deref())?,
                 skip_bad,
             };
-            let mut reader = trace::open_with(&path, opts)?;
-            let mut b = trace::StatsBuilder::new();
-            for r in reader.by_ref() {
-                b.add(&r?);
-            }
-            let skipped = reader.skipped();
-            let stats = b.finish();
+            let (stats, skipped) = trace::stats::stats_of_path(&path, opts)?;
             if json {
                 let mut v = serde_json::to_value(&stats)?;
                 v["file"] = serde_json::json!(path.display().to_string());

@@ -43,9 +43,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let s = trace::stats::stats_of(trace::open(&native)?)?;
     let el = t.elapsed().as_secs_f64();
     println!(
-        "stats native destroyer-2013: {} IOs, {:.1} MB file, {el:.2} s ({:.1} M IOs/s)",
+        "stats native destroyer-2013, one thread: {} IOs, {:.1} MB file, {el:.2} s ({:.1} M IOs/s)",
         s.ios,
         size as f64 / 1e6,
+        s.ios as f64 / el / 1e6
+    );
+    let t = Instant::now();
+    let (s2, _) = trace::stats::stats_of_path(&native, Default::default())?;
+    let el = t.elapsed().as_secs_f64();
+    assert_eq!(s, s2);
+    println!(
+        "stats native destroyer-2013, decode thread + stats thread (what `ssdlab trace stats` runs): {el:.2} s ({:.1} M IOs/s)",
         s.ios as f64 / el / 1e6
     );
 

@@ -9,7 +9,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         skip_bad: false,
     };
     let t = std::time::Instant::now();
-    let stats = trace::stats::stats_of(trace::open_with(path.as_ref(), opts)?)?;
+    let (stats, _) = trace::stats::stats_of_path(path.as_ref(), opts)?;
     print!("{}", stats.to_table());
     eprintln!("{:.3} s", t.elapsed().as_secs_f64());
     Ok(())

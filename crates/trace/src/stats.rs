@@ -559,3 +559,70 @@ impl Stats {
         s
     }
 }
+
+/// Statistics of the trace at `path`, decoding on a second thread while this one computes
+/// (the two halves cost about the same, so this nearly halves the time on two cores).
+/// Returns the statistics and the number of malformed lines skipped.
+pub fn stats_of_path(
+    path: &std::path::Path,
+    opts: crate::ReadOptions,
+) -> Result<(Stats, u64), TraceError> {
+    const BATCH: usize = 16 * 1024;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Record>, TraceError>>(4);
+    let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<Record>>();
+    let path = path.to_path_buf();
+    let reader = std::thread::spawn(move || -> u64 {
+        let mut it = match crate::open_with(&path, opts) {
+            Ok(it) => it,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return 0;
+            }
+        };
+        loop {
+            let mut batch = back_rx
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+            batch.clear();
+            for r in it.by_ref() {
+                match r {
+                    Ok(r) => {
+                        batch.push(r);
+                        if batch.len() == BATCH {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return it.skipped();
+                    }
+                }
+            }
+            let last = batch.len() < BATCH;
+            if tx.send(Ok(batch)).is_err() || last {
+                return it.skipped();
+            }
+        }
+    });
+    let mut b = StatsBuilder::new();
+    let mut err = None;
+    for batch in rx {
+        match batch {
+            Ok(batch) => {
+                for r in &batch {
+                    b.add(r);
+                }
+                let _ = back_tx.send(batch);
+            }
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        }
+    }
+    let skipped = reader.join().expect("trace reader thread panicked");
+    match err {
+        Some(e) => Err(e),
+        None => Ok((b.finish(), skipped)),
+    }
+}
