@@ -4,6 +4,7 @@
 pub mod context;
 pub mod params;
 pub mod precondition;
+pub mod replay;
 pub mod result;
 pub mod results_dir;
 pub mod runner;

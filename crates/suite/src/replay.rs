@@ -1,0 +1,493 @@
+//! Trace replay: turn a trace's records into an issue schedule for the engine's open-loop
+//! replay (ordering, remapping onto the target, alignment, idle capping, speed), run it, and
+//! report the Storage Bench metrics with a fidelity report.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use serde::{Deserialize, Serialize};
+
+use engine::driver::Hooks;
+use engine::measure::{LatencyStats, Summary};
+use engine::pattern::DataKind;
+use engine::replay::{self, Fidelity, Pace, ReplayOptions, ScheduledIo};
+use engine::{Device, Op};
+use trace::Record;
+
+use crate::context::Context;
+use crate::result::{Report, TestResult};
+use crate::SuiteError;
+
+/// How the schedule's times are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "kebab-case")]
+pub enum Mode {
+    /// Open loop on the trace's timestamps, sped up by `speed`.
+    Timed { speed: f64 },
+    /// In order, as fast as possible, at most `qd` outstanding.
+    Afap { qd: u32 },
+    /// Timed inside busy periods; idle gaps longer than `cap_ns` cut to it.
+    IdleCapped { cap_ns: u64, speed: f64 },
+}
+
+/// What to do with offsets beyond the target.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Remap {
+    /// offset modulo the target's capacity.
+    Wrap,
+    /// offset scaled by capacity / `trace_span_bytes` (the trace's highest byte).
+    Scale { trace_span_bytes: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub mode: Mode,
+    pub remap: Remap,
+    /// Slots for the timed modes: enough that the open loop rarely waits.
+    pub max_in_flight: u32,
+    pub data: DataKind,
+    pub seed: u64,
+}
+
+/// IOs larger than this are issued as several pieces at the same time.
+pub const MAX_IO_BYTES: u32 = 4 << 20;
+/// Records are put in time order within this window (readers that pair events may emit
+/// completions out of issue order).
+const REORDER_WINDOW: usize = 1 << 16;
+
+/// Counts of what the schedule had to change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Adjustments {
+    pub remapped_ios: u64,
+    pub aligned_ios: u64,
+    pub split_ios: u64,
+    pub merged_skipped: u64,
+    pub untimed_skipped: u64,
+    pub idle_cut_s: f64,
+}
+
+/// The schedule of a trace, streamed.
+pub struct Schedule<I: Iterator<Item = Record>> {
+    records: I,
+    heap: BinaryHeap<Reverse<(u64, u64, u8, u64, u32, u64)>>,
+    seq: u64,
+    plan: Plan,
+    capacity: u64,
+    align: u64,
+    t0: Option<u64>,
+    shift_ns: u64,
+    busy_until: u64,
+    pieces: Vec<ScheduledIo>,
+    pub adjustments: Adjustments,
+}
+
+fn op_code(op: Op) -> u8 {
+    op as u8
+}
+
+fn op_of(code: u8) -> Op {
+    [Op::Read, Op::Write, Op::Discard, Op::Flush][code as usize]
+}
+
+impl<I: Iterator<Item = Record>> Schedule<I> {
+    pub fn new(records: I, plan: Plan, capacity: u64, align: u32) -> Schedule<I> {
+        Schedule {
+            records,
+            heap: BinaryHeap::new(),
+            seq: 0,
+            plan,
+            capacity,
+            align: align.max(512) as u64,
+            t0: None,
+            shift_ns: 0,
+            busy_until: 0,
+            pieces: Vec::new(),
+            adjustments: Adjustments::default(),
+        }
+    }
+
+    fn refill(&mut self) {
+        while self.heap.len() < REORDER_WINDOW {
+            let Some(r) = self.records.next() else { return };
+            if r.merged {
+                self.adjustments.merged_skipped += 1;
+                continue;
+            }
+            let Some(t) = r.issue_ns.or(r.queue_ns).or(r.complete_ns) else {
+                self.adjustments.untimed_skipped += 1;
+                continue;
+            };
+            // Service time as recorded, for idle detection.
+            let service = r
+                .d2c_ns()
+                .unwrap_or_else(|| trace::synth::service_ns(r.op, r.len_bytes));
+            self.seq += 1;
+            self.heap.push(Reverse((
+                t,
+                self.seq,
+                op_code(r.op),
+                r.offset_bytes,
+                r.len_bytes,
+                service,
+            )));
+        }
+    }
+
+    /// Place an IO on the target: remap, then align to the logical block.
+    fn place(&mut self, offset: u64, len: u32) -> (u64, u32) {
+        let cap = self.capacity;
+        let len = (len as u64).min(cap);
+        let mut off = offset;
+        if off + len > cap {
+            self.adjustments.remapped_ios += 1;
+            off = match self.plan.remap {
+                Remap::Wrap => off % cap,
+                Remap::Scale { trace_span_bytes } => {
+                    (off as u128 * cap as u128 / trace_span_bytes.max(1) as u128) as u64
+                }
+            };
+        }
+        let a = self.align;
+        let (start, end) = (off / a * a, (off + len).div_ceil(a) * a);
+        if start != off || end != off + len {
+            self.adjustments.aligned_ios += 1;
+        }
+        let end = end.min(cap / a * a);
+        let start = start.min(end.saturating_sub(a));
+        (start, (end - start) as u32)
+    }
+}
+
+impl<I: Iterator<Item = Record>> Iterator for Schedule<I> {
+    type Item = ScheduledIo;
+
+    fn next(&mut self) -> Option<ScheduledIo> {
+        if let Some(p) = self.pieces.pop() {
+            return Some(p);
+        }
+        self.refill();
+        let Reverse((t, _, code, offset, len, service)) = self.heap.pop()?;
+        let op = op_of(code);
+        let t0 = *self.t0.get_or_insert(t);
+        let mut rel = t - t0;
+        let speed = match self.plan.mode {
+            Mode::Timed { speed } => speed,
+            Mode::IdleCapped { cap_ns, speed } => {
+                // `busy_until` is in the trace's time, before any cut.
+                if rel > self.busy_until + cap_ns {
+                    let cut = rel - self.busy_until - cap_ns;
+                    self.shift_ns += cut;
+                    self.adjustments.idle_cut_s += cut as f64 / 1e9;
+                }
+                self.busy_until = self.busy_until.max(rel + service);
+                rel -= self.shift_ns;
+                speed
+            }
+            Mode::Afap { .. } => 1.0,
+        };
+        let at_ns = (rel as f64 / speed) as u64;
+        if op == Op::Flush {
+            return Some(ScheduledIo {
+                at_ns,
+                op,
+                offset: 0,
+                len: 0,
+            });
+        }
+        let (offset, len) = self.place(offset, len.max(1));
+        if len > MAX_IO_BYTES {
+            self.adjustments.split_ios += 1;
+            let end = offset + len as u64;
+            let mut at = offset;
+            while at < end {
+                let piece = (end - at).min(MAX_IO_BYTES as u64) as u32;
+                self.pieces.push(ScheduledIo {
+                    at_ns,
+                    op,
+                    offset: at,
+                    len: piece,
+                });
+                at += piece as u64;
+            }
+            self.pieces.reverse();
+            return self.pieces.pop();
+        }
+        Some(ScheduledIo {
+            at_ns,
+            op,
+            offset,
+            len,
+        })
+    }
+}
+
+/// The Storage Bench's metrics, defined as the reviews did: average data rate is bytes moved
+/// divided by disk busy time (idle excluded), per direction; service time is the mean time
+/// from issue to completion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StorageBenchMetrics {
+    pub data_rate_mbps: f64,
+    pub read_rate_mbps: Option<f64>,
+    pub write_rate_mbps: Option<f64>,
+    pub busy_time_s: f64,
+    pub read_busy_time_s: Option<f64>,
+    pub write_busy_time_s: Option<f64>,
+    pub avg_service_time_us: f64,
+    pub read_latency_us: Option<LatencyStats>,
+    pub write_latency_us: Option<LatencyStats>,
+}
+
+impl StorageBenchMetrics {
+    pub fn of(s: &Summary) -> StorageBenchMetrics {
+        let rate = |bytes: u64, busy: f64| {
+            if busy > 0.0 {
+                bytes as f64 / busy / 1e6
+            } else {
+                0.0
+            }
+        };
+        let dirs = [&s.read, &s.write, &s.other];
+        let (ios, lat_sum) = dirs
+            .iter()
+            .flat_map(|d| d.as_ref())
+            .fold((0u64, 0.0), |(n, sum), d| {
+                (n + d.ios, sum + d.latency_us.mean * d.ios as f64)
+            });
+        StorageBenchMetrics {
+            data_rate_mbps: rate(s.bytes, s.busy_time_s),
+            read_rate_mbps: s.read.as_ref().map(|d| rate(d.bytes, d.busy_time_s)),
+            write_rate_mbps: s.write.as_ref().map(|d| rate(d.bytes, d.busy_time_s)),
+            busy_time_s: s.busy_time_s,
+            read_busy_time_s: s.read.as_ref().map(|d| d.busy_time_s),
+            write_busy_time_s: s.write.as_ref().map(|d| d.busy_time_s),
+            avg_service_time_us: if ios > 0 { lat_sum / ios as f64 } else { 0.0 },
+            read_latency_us: s.read.as_ref().map(|d| d.latency_us.clone()),
+            write_latency_us: s.write.as_ref().map(|d| d.latency_us.clone()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayAnalysis {
+    pub trace: String,
+    pub plan: Plan,
+    pub metrics: StorageBenchMetrics,
+    pub fidelity: Fidelity,
+    /// Replay duration over the (idle-capped, sped-up) schedule's.
+    pub duration_ratio: f64,
+    pub achieved_avg_in_flight: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_avg_queue_depth: Option<f64>,
+    pub adjustments: Adjustments,
+}
+
+/// Replay records on a device and make a result.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    test: &str,
+    variant: Option<String>,
+    trace_name: &str,
+    records: impl Iterator<Item = Record>,
+    plan: Plan,
+    recorded_avg_queue_depth: Option<f64>,
+    expected_ios: Option<u64>,
+) -> Result<TestResult, SuiteError> {
+    let geo = dev.geometry();
+    let mut schedule = Schedule::new(records, plan, geo.capacity_bytes, geo.logical_block_bytes);
+    let (pace, slots) = match plan.mode {
+        Mode::Afap { qd } => (Pace::Afap, qd),
+        _ => (Pace::Timed, plan.max_in_flight),
+    };
+    let opts = ReplayOptions {
+        pace,
+        max_in_flight: slots,
+        max_len: MAX_IO_BYTES as usize,
+        data: plan.data,
+        seed: plan.seed,
+        spin_ns: 20_000,
+        expected_ios,
+    };
+    let label = format!("replay of {trace_name} ({})", mode_label(plan.mode));
+    ctx.observer.phase(&label, dev.clock());
+    let observer = &mut *ctx.observer;
+    let mut progress = |p: &engine::driver::Progress| observer.progress(p);
+    let out = replay::replay(
+        dev,
+        &mut schedule,
+        &opts,
+        Hooks {
+            stop: Some(ctx.stop),
+            progress: Some(&mut progress),
+            ..Hooks::default()
+        },
+    );
+    ctx.observer.phase_done();
+    let out = out?;
+    let s = &out.outcome.measurements.summary;
+    let analysis = ReplayAnalysis {
+        trace: trace_name.into(),
+        plan,
+        metrics: StorageBenchMetrics::of(s),
+        duration_ratio: out.fidelity.actual_s / out.fidelity.scheduled_s.max(1e-9),
+        fidelity: out.fidelity,
+        achieved_avg_in_flight: s.avg_in_flight,
+        recorded_avg_queue_depth,
+        adjustments: schedule.adjustments,
+    };
+    let mut report = Report::new(test, label);
+    report.variant = variant;
+    report.analysis = serde_json::to_value(&analysis).expect("analysis serializes");
+    // The replay has no closed-loop workload; describe the replay instead.
+    let w = engine::workload::Workload {
+        access: engine::workload::Access::Sequential,
+        block_bytes: geo.logical_block_bytes,
+        offset_bytes: 0,
+        span_bytes: geo.capacity_bytes,
+        read_pct: 0,
+        op: None,
+        data: plan.data,
+        qd: slots,
+        limit: engine::workload::Limit::default(),
+        seed: plan.seed,
+    };
+    let mut result = report.finish(dev, &w, out.outcome);
+    result.parameters =
+        serde_json::json!({ "trace": trace_name, "plan": plan, "max_io_bytes": MAX_IO_BYTES });
+    Ok(result)
+}
+
+fn mode_label(m: Mode) -> String {
+    match m {
+        Mode::Timed { speed } if speed == 1.0 => "timed".into(),
+        Mode::Timed { speed } => format!("timed x{speed}"),
+        Mode::Afap { qd } => format!("as fast as possible, QD{qd}"),
+        Mode::IdleCapped { cap_ns, .. } => {
+            format!("idle gaps capped at {} ms", cap_ns as f64 / 1e6)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(op: Op, t_us: u64, offset: u64, len: u32) -> Record {
+        let mut r = Record::new(op, offset, len, Some(t_us * 1000));
+        r.complete_ns = Some(t_us * 1000 + 100_000);
+        r
+    }
+
+    fn plan(mode: Mode) -> Plan {
+        Plan {
+            mode,
+            remap: Remap::Wrap,
+            max_in_flight: 64,
+            data: DataKind::Incompressible,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn orders_remaps_and_aligns() {
+        let recs = vec![
+            rec(Op::Write, 200, 8192, 4096),
+            rec(Op::Read, 100, (1 << 20) + 4096, 4096), // beyond a 1 MiB target: wraps
+            rec(Op::Read, 300, 512, 1024),              // unaligned for 4 KiB blocks
+        ];
+        let mut s = Schedule::new(
+            recs.into_iter(),
+            plan(Mode::Timed { speed: 2.0 }),
+            1 << 20,
+            4096,
+        );
+        let out: Vec<ScheduledIo> = s.by_ref().collect();
+        assert_eq!(
+            out[0],
+            ScheduledIo {
+                at_ns: 0,
+                op: Op::Read,
+                offset: 4096,
+                len: 4096
+            }
+        );
+        assert_eq!(
+            out[1],
+            ScheduledIo {
+                at_ns: 50_000,
+                op: Op::Write,
+                offset: 8192,
+                len: 4096
+            }
+        );
+        assert_eq!(
+            out[2],
+            ScheduledIo {
+                at_ns: 100_000,
+                op: Op::Read,
+                offset: 0,
+                len: 4096
+            }
+        );
+        assert_eq!(s.adjustments.remapped_ios, 1);
+        assert_eq!(s.adjustments.aligned_ios, 1);
+    }
+
+    #[test]
+    fn idle_gaps_are_capped() {
+        // Busy 0..100 us, then idle until 10 s, then another IO.
+        let recs = vec![
+            rec(Op::Read, 0, 0, 4096),
+            rec(Op::Read, 10_000_000, 4096, 4096),
+        ];
+        let cap = 25_000_000;
+        let mut s = Schedule::new(
+            recs.into_iter(),
+            plan(Mode::IdleCapped {
+                cap_ns: cap,
+                speed: 1.0,
+            }),
+            1 << 30,
+            4096,
+        );
+        let out: Vec<ScheduledIo> = s.by_ref().collect();
+        assert_eq!(out[1].at_ns, 100_000 + cap);
+        assert!((s.adjustments.idle_cut_s - (10.0 - 0.0001 - 0.025)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn large_ios_are_split() {
+        let recs = vec![rec(Op::Write, 0, 0, 9 << 20)];
+        let s = Schedule::new(
+            recs.into_iter(),
+            plan(Mode::Timed { speed: 1.0 }),
+            1 << 30,
+            4096,
+        );
+        let out: Vec<ScheduledIo> = s.collect();
+        let lens: Vec<u32> = out.iter().map(|p| p.len).collect();
+        assert_eq!(lens.iter().sum::<u32>(), 9 << 20);
+        assert!(lens.iter().all(|&l| l <= MAX_IO_BYTES));
+        let mut offs: Vec<u64> = out.iter().map(|p| p.offset).collect();
+        offs.sort();
+        assert_eq!(offs, vec![0, 4 << 20, 8 << 20]);
+    }
+
+    #[test]
+    fn storage_bench_rates_are_over_busy_time() {
+        use engine::measure::Recorder;
+        let mut r = Recorder::new(0);
+        // 1 MB read busy 1 s, then idle 9 s, then 1 MB written busy 0.5 s.
+        r.submitted(Op::Read, 0);
+        r.completed(Op::Read, 1_000_000, 0, 1_000_000_000);
+        r.submitted(Op::Write, 10_000_000_000);
+        r.completed(Op::Write, 1_000_000, 10_000_000_000, 10_500_000_000);
+        let m = StorageBenchMetrics::of(&r.finish(0, None).summary);
+        assert!((m.data_rate_mbps - 2.0 / 1.5).abs() < 1e-9);
+        assert!((m.read_rate_mbps.unwrap() - 1.0).abs() < 1e-9);
+        assert!((m.write_rate_mbps.unwrap() - 2.0).abs() < 1e-9);
+        assert!((m.busy_time_s - 1.5).abs() < 1e-9);
+    }
+}
