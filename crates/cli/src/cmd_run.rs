@@ -64,6 +64,12 @@ pub struct RunArgs {
     /// Do not fill the span before a read test.
     #[arg(long)]
     pub no_prefill: bool,
+    /// Storage Bench: a synthetic profile (heavy-2011, light-2011, destroyer-2013) or a trace file.
+    #[arg(long)]
+    pub trace: Option<String>,
+    /// Storage Bench: scale a synthetic trace (1 = its published size).
+    #[arg(long)]
+    pub trace_scale: Option<f64>,
     /// Seed for offsets and data.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -137,6 +143,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         seed: a.seed,
         spare_pct: a.spare,
         prefill: a.no_prefill.then_some(false),
+        trace: a.trace.clone(),
+        trace_scale: a.trace_scale,
     };
     if let Some(d) = a.duration {
         anyhow::ensure!(

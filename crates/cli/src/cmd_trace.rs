@@ -36,6 +36,18 @@ pub enum TraceCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Play a trace back on a target and report the Storage Bench metrics and fidelity.
+    Replay(ReplayArgs),
+    /// Record a device's IO with blktrace (root, and a kernel that permits tracing).
+    Record {
+        device: PathBuf,
+        /// Seconds to record.
+        #[arg(long, default_value_t = 60)]
+        duration: u64,
+        /// Output trace (native unless the extension says otherwise).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Generate a synthetic Storage Bench trace: heavy-2011, light-2011 or destroyer-2013.
     Gen {
         profile: String,
@@ -58,8 +70,15 @@ fn parse_format(s: Option<&str>) -> anyhow::Result<Option<trace::Format>> {
         .transpose()
 }
 
-pub fn run(cmd: TraceCmd) -> anyhow::Result<()> {
+pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
+    let ok = std::process::ExitCode::SUCCESS;
     match cmd {
+        TraceCmd::Replay(args) => replay(args),
+        TraceCmd::Record {
+            device,
+            duration,
+            output,
+        } => record(&device, duration, &output).map(|()| ok),
         TraceCmd::Convert {
             input,
             output,
@@ -90,7 +109,7 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<()> {
                     String::new()
                 }
             );
-            Ok(())
+            Ok(ok)
         }
         TraceCmd::Stats {
             trace: path,
@@ -115,7 +134,7 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<()> {
                     println!("{:<28}{:>16}", "malformed lines skipped", skipped);
                 }
             }
-            Ok(())
+            Ok(ok)
         }
         TraceCmd::Gen {
             profile,
@@ -137,7 +156,154 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<()> {
             let mut w = trace::create_writer(&output, out_format)?;
             let n = trace::synth::generate_into(p, scale, seed, &mut w)?;
             eprintln!("{n} IOs written to {} ({out_format})", output.display());
-            Ok(())
+            Ok(ok)
         }
     }
+}
+
+/// `ssdlab trace replay`: play a trace back on a target.
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    pub trace: PathBuf,
+    /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET.
+    #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
+    pub target: String,
+    /// timed (open loop on the timestamps), afap (in order, as fast as possible) or
+    /// idle-capped (timed, idle gaps cut to --idle-cap).
+    #[arg(long, default_value = "idle-capped")]
+    pub mode: String,
+    /// Speed factor for the timed modes (2 = twice as fast).
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Most IOs outstanding (afap: the queue depth; timed: slots, default 256).
+    #[arg(long)]
+    pub qd: Option<u32>,
+    /// Longest idle gap kept in idle-capped mode, in milliseconds.
+    #[arg(long, default_value_t = 25.0)]
+    pub idle_cap: f64,
+    /// Offsets beyond the target: wrap (modulo capacity) or scale (by capacity / trace span).
+    #[arg(long, default_value = "wrap")]
+    pub remap: String,
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Results directory (default: results/replay-TIMESTAMP).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also write the result JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// io_uring (default when available) or sync.
+    #[arg(long, default_value = "auto", value_parser = engine::target::Backend::parse)]
+    pub backend: engine::target::Backend,
+    /// Allow writing a block device that holds data, by naming it.
+    #[arg(long, value_name = "DEVICE")]
+    pub destroy_data: Option<String>,
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
+    use suite::replay::{Mode, Plan, Remap};
+    let opts = trace::ReadOptions {
+        format: parse_format(a.format.as_deref())?,
+        skip_bad: false,
+    };
+    anyhow::ensure!(
+        a.speed > 0.0 && a.speed.is_finite(),
+        "--speed {}: give a positive factor",
+        a.speed
+    );
+    // One pass first: the trace's own figures, for progress and the fidelity report.
+    let (stats, _) = trace::stats::stats_of_path(&a.trace, opts.clone())
+        .with_context(|| format!("reading {}", a.trace.display()))?;
+    let mode = match a.mode.as_str() {
+        "timed" => Mode::Timed { speed: a.speed },
+        "afap" => Mode::Afap {
+            qd: a.qd.unwrap_or(32),
+        },
+        "idle-capped" => Mode::IdleCapped {
+            cap_ns: (a.idle_cap * 1e6) as u64,
+            speed: a.speed,
+        },
+        other => bail!("unknown replay mode '{other}': use timed, afap or idle-capped"),
+    };
+    let remap = match a.remap.as_str() {
+        "wrap" => Remap::Wrap,
+        "scale" => {
+            let mut span = 0u64;
+            for r in trace::open_with(&a.trace, opts.clone())? {
+                span = span.max(r?.end_bytes());
+            }
+            Remap::Scale {
+                trace_span_bytes: span,
+            }
+        }
+        other => bail!("unknown remap '{other}': use wrap or scale"),
+    };
+    let plan = Plan {
+        mode,
+        remap,
+        max_in_flight: a.qd.unwrap_or(256),
+        data: engine::pattern::DataKind::Incompressible,
+        seed: suite::params::DEFAULT_SEED,
+    };
+    let request = engine::target::OpenRequest {
+        write: stats.writes > 0 || stats.discards > 0,
+        backend: a.backend,
+        destroy_data: a.destroy_data.clone(),
+    };
+    let mut dev = suite::target::open(&a.target, &request)
+        .with_context(|| format!("opening target {}", a.target))?;
+    let stop = crate::cmd_run::stop_flag()?;
+    let mut bar = crate::progress::Bar::new(a.quiet);
+    let mut ctx = suite::context::Context::new(&stop, &mut bar);
+    let reader = trace::open_with(&a.trace, opts)?;
+    let mut bad = None;
+    let records = reader.map_while(|r| r.map_err(|e| bad = Some(e)).ok());
+    let name = a.trace.display().to_string();
+    let result = suite::replay::run(
+        dev.as_mut(),
+        &mut ctx,
+        "replay",
+        None,
+        &name,
+        records,
+        plan,
+        stats.avg_queue_depth,
+        Some(stats.ios),
+    )?;
+    if let Some(e) = bad {
+        bail!("{e} (replayed up to there; use `trace convert --skip-bad` to clean the trace)");
+    }
+    let dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| crate::output::default_dir("replay"));
+    let results = vec![result];
+    crate::output::write(&dir, &results, a.json.as_deref())?;
+    if !a.quiet {
+        crate::output::print_summary(&results);
+        eprintln!("results: {}", dir.display());
+    }
+    Ok(if results[0].complete {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(130)
+    })
+}
+
+/// `ssdlab trace record`: capture with blktrace and convert.
+pub fn record(
+    device: &std::path::Path,
+    duration: u64,
+    output: &std::path::Path,
+) -> anyhow::Result<()> {
+    let format = trace::format_for_output(output);
+    let s = trace::capture::record(device, duration, output, format)?;
+    eprintln!(
+        "{} IOs recorded to {} ({format})",
+        s.records,
+        output.display()
+    );
+    Ok(())
 }

@@ -2,6 +2,7 @@
 
 mod cmd_run;
 mod cmd_suite;
+mod cmd_trace;
 mod output;
 mod progress;
 
@@ -34,6 +35,9 @@ enum Command {
         #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
         target: String,
     },
+    /// Traces: convert, statistics, synthesis, replay, record.
+    #[command(subcommand)]
+    Trace(cmd_trace::TraceCmd),
     /// Per-IO logs written with `run --iolog`.
     #[command(subcommand)]
     Log(LogCmd),
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => cmd_run::run(args),
         Command::Suite(args) => cmd_suite::run(args),
+        Command::Trace(cmd) => cmd_trace::run(cmd),
         Command::Tests => {
             for t in suite::tests::TESTS {
                 println!("{:<18} {}", t.name, t.about);

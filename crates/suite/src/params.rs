@@ -22,6 +22,10 @@ pub struct Overrides {
     pub spare_pct: Option<f64>,
     /// Fill the span before a read test (default on).
     pub prefill: Option<bool>,
+    /// Storage Bench: a synthetic profile name or a trace file.
+    pub trace: Option<String>,
+    /// Storage Bench: scale of a synthetic trace (1 = its published size).
+    pub trace_scale: Option<f64>,
 }
 
 pub const DEFAULT_SEED: u64 = 0x55D1AB;

@@ -108,7 +108,13 @@ pub fn plan(quick: bool) -> Vec<Step> {
         Step {
             id: "storage-bench".into(),
             test: "storage-bench",
-            overrides: none(),
+            overrides: q(
+                none(),
+                Overrides {
+                    trace_scale: Some(0.02),
+                    ..none()
+                },
+            ),
         },
     ]
 }

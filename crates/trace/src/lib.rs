@@ -14,6 +14,7 @@
 pub mod alibaba;
 pub mod blkparse;
 pub mod blktrace;
+pub mod capture;
 pub mod detect;
 pub mod disksim;
 pub mod error;

@@ -81,7 +81,7 @@ pub const TESTS: &[TestInfo] = &[
     },
     TestInfo {
         name: "storage-bench",
-        about: "trace replay (the Storage Bench): unavailable until trace replay lands",
+        about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms",
         writes: true,
     },
     TestInfo {
@@ -121,7 +121,7 @@ pub fn run(
         "seq-incompressible" => seq_incompressible::run(dev, ctx, o),
         "transfer-sweep" => transfer_sweep::run(dev, ctx, o),
         "trim" => Ok(vec![trim::run(dev, ctx, o)?]),
-        "storage-bench" => storage_bench::run().map(|()| Vec::new()),
+        "storage-bench" => storage_bench::run(dev, ctx, o),
         corner => Ok(vec![corners::run_one(corners::find(corner)?, dev, ctx, o)?]),
     }
 }
