@@ -214,7 +214,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         a.speed
     );
     // One pass first: the trace's own figures, for progress and the fidelity report.
-    let (stats, _) = trace::stats::stats_of_path(&a.trace, opts.clone())
+    let (stats, _) = trace::stats::stats_of_path(&a.trace, opts)
         .with_context(|| format!("reading {}", a.trace.display()))?;
     let mode = match a.mode.as_str() {
         "timed" => Mode::Timed { speed: a.speed },
@@ -231,7 +231,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         "wrap" => Remap::Wrap,
         "scale" => {
             let mut span = 0u64;
-            for r in trace::open_with(&a.trace, opts.clone())? {
+            for r in trace::open_with(&a.trace, opts)? {
                 span = span.max(r?.end_bytes());
             }
             Remap::Scale {

@@ -201,7 +201,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         if counters_checkpoint.is_none() && checkpoint_at.is_some_and(|c| dev.now_ns() >= c) {
             counters_checkpoint = dev.counters();
         }
-        if reaps % 64 == 0 && last_report.elapsed() >= every {
+        if reaps.is_multiple_of(64) && last_report.elapsed() >= every {
             if let Some(progress) = hooks.progress.as_deref_mut() {
                 let now = dev.now_ns();
                 let dt = (now - last_ns).max(1) as f64 / 1e9;

@@ -78,14 +78,14 @@ impl Workload {
             return Err(WorkloadError::QueueDepth(self.qd));
         }
         let logical = geo.logical_block_bytes.max(1);
-        if self.block_bytes == 0 || self.block_bytes % logical != 0 {
+        if self.block_bytes == 0 || !self.block_bytes.is_multiple_of(logical) {
             return Err(WorkloadError::BlockSize {
                 block: self.block_bytes,
                 logical,
                 suggest: logical.max(4096),
             });
         }
-        if self.offset_bytes % logical as u64 != 0 {
+        if !self.offset_bytes.is_multiple_of(logical as u64) {
             return Err(WorkloadError::Misaligned(self.offset_bytes));
         }
         if self.offset_bytes + self.span_bytes > geo.capacity_bytes {

@@ -67,10 +67,22 @@ pub struct Adjustments {
     pub idle_cut_s: f64,
 }
 
+/// A record waiting in the reorder window, ordered by time then arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Pending {
+    t: u64,
+    seq: u64,
+    op: u8,
+    offset: u64,
+    len: u32,
+    /// The recorded (or nominal) service time, for idle detection.
+    service: u64,
+}
+
 /// The schedule of a trace, streamed.
 pub struct Schedule<I: Iterator<Item = Record>> {
     records: I,
-    heap: BinaryHeap<Reverse<(u64, u64, u8, u64, u32, u64)>>,
+    heap: BinaryHeap<Reverse<Pending>>,
     seq: u64,
     plan: Plan,
     capacity: u64,
@@ -123,14 +135,14 @@ impl<I: Iterator<Item = Record>> Schedule<I> {
                 .d2c_ns()
                 .unwrap_or_else(|| trace::synth::service_ns(r.op, r.len_bytes));
             self.seq += 1;
-            self.heap.push(Reverse((
+            self.heap.push(Reverse(Pending {
                 t,
-                self.seq,
-                op_code(r.op),
-                r.offset_bytes,
-                r.len_bytes,
+                seq: self.seq,
+                op: op_code(r.op),
+                offset: r.offset_bytes,
+                len: r.len_bytes,
                 service,
-            )));
+            }));
         }
     }
 
@@ -167,8 +179,15 @@ impl<I: Iterator<Item = Record>> Iterator for Schedule<I> {
             return Some(p);
         }
         self.refill();
-        let Reverse((t, _, code, offset, len, service)) = self.heap.pop()?;
-        let op = op_of(code);
+        let Reverse(Pending {
+            t,
+            op,
+            offset,
+            len,
+            service,
+            ..
+        }) = self.heap.pop()?;
+        let op = op_of(op);
         let t0 = *self.t0.get_or_insert(t);
         let mut rel = t - t0;
         let speed = match self.plan.mode {
@@ -361,8 +380,10 @@ pub fn run(
 
 fn mode_label(m: Mode) -> String {
     match m {
-        Mode::Timed { speed } if speed == 1.0 => "timed".into(),
-        Mode::Timed { speed } => format!("timed x{speed}"),
+        Mode::Timed { speed } => match speed {
+            1.0 => "timed".into(),
+            _ => format!("timed x{speed}"),
+        },
         Mode::Afap { qd } => format!("as fast as possible, QD{qd}"),
         Mode::IdleCapped { cap_ns, .. } => {
             format!("idle gaps capped at {} ms", cap_ns as f64 / 1e6)

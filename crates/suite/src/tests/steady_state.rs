@@ -40,7 +40,7 @@ impl Rule {
     pub fn steady(&self, window: &[f64]) -> bool {
         let n = window.len() as f64;
         let mean = window.iter().sum::<f64>() / n;
-        if window.len() < 2 || !(mean > 0.0) {
+        if window.len() < 2 || mean.is_nan() || mean <= 0.0 {
             return false;
         }
         let (min, max) = window
