@@ -1,7 +1,8 @@
 //! fio iolog, versions 2 and 3 (`read_iolog=` / `write_iolog=`).
 //!
 //! Version 2: a header `fio version 2 iolog`, then `filename action [offset length]` lines.
-//! Version 3 adds a leading timestamp in milliseconds since the start of the run:
+//! Version 3 adds a leading timestamp in microseconds since the start of the run (fio's
+//! `log_io_u` writes `utime_since_now`):
 //! `timestamp filename action [offset length]`. Actions `add`, `open` and `close` manage
 //! files; `read`, `write`, `trim`, `sync` and `datasync` are IOs. Each distinct file name
 //! becomes a stream, numbered in order of appearance. Version 2 has no times.
@@ -42,8 +43,8 @@ impl LineParser for Parser {
         }
         let mut f = ws_fields(line);
         let t_ns = if version == 3 {
-            let ms = uint(field(&mut f, "timestamp (ms)")?, "timestamp (ms)")?;
-            Some(ms.checked_mul(1_000_000).ok_or("timestamp too large")?)
+            let us = uint(field(&mut f, "timestamp (us)")?, "timestamp (us)")?;
+            Some(us.checked_mul(1_000).ok_or("timestamp too large")?)
         } else {
             None
         };
@@ -89,7 +90,7 @@ impl LineParser for Parser {
 }
 
 /// Writes fio iolog version 3. Stream `n` becomes file `{prefix}{n}` unless one target file
-/// is given (then every stream goes to it). Times are whole milliseconds from the first
+/// is given (then every stream goes to it). Times are whole microseconds from the first
 /// record (fio's resolution), taken from each record's start time.
 pub struct FioIologWriter<W: Write> {
     out: W,
@@ -97,7 +98,7 @@ pub struct FioIologWriter<W: Write> {
     prefix: String,
     opened: Vec<u32>,
     t0: Option<u64>,
-    last_ms: u64,
+    last_us: u64,
     header: bool,
 }
 
@@ -111,7 +112,7 @@ impl<W: Write> FioIologWriter<W> {
             prefix: "stream".into(),
             opened: Vec::new(),
             t0: None,
-            last_ms: 0,
+            last_us: 0,
             header: false,
         }
     }
@@ -131,17 +132,17 @@ impl<W: Write> FioIologWriter<W> {
         let key = if self.target.is_some() { 0 } else { r.stream };
         let start = r.start_ns().unwrap_or(0);
         let t0 = *self.t0.get_or_insert(start);
-        let ms = (start.saturating_sub(t0) / 1_000_000).max(self.last_ms);
-        self.last_ms = ms;
+        let us = (start.saturating_sub(t0) / 1_000).max(self.last_us);
+        self.last_us = us;
         if !self.opened.contains(&key) {
             let name = self.name(key);
-            writeln!(self.out, "{ms} {name} add")?;
-            writeln!(self.out, "{ms} {name} open")?;
+            writeln!(self.out, "{us} {name} add")?;
+            writeln!(self.out, "{us} {name} open")?;
             self.opened.push(key);
         }
         let name = self.name(key);
         match r.op {
-            Op::Flush => writeln!(self.out, "{ms} {name} sync"),
+            Op::Flush => writeln!(self.out, "{us} {name} sync"),
             op => {
                 let a = match op {
                     Op::Read => "read",
@@ -150,7 +151,7 @@ impl<W: Write> FioIologWriter<W> {
                 };
                 writeln!(
                     self.out,
-                    "{ms} {name} {a} {} {}",
+                    "{us} {name} {a} {} {}",
                     r.offset_bytes, r.len_bytes
                 )
             }
@@ -174,7 +175,7 @@ impl<W: Write> crate::TraceWriter for FioIologWriter<W> {
             }
             let opened = std::mem::take(&mut self.opened);
             for k in opened {
-                writeln!(self.out, "{} {} close", self.last_ms, self.name(k))?;
+                writeln!(self.out, "{} {} close", self.last_us, self.name(k))?;
             }
             self.out.flush()
         })();

@@ -268,8 +268,8 @@ fn fio_iolog_v2_and_v3() {
     assert_eq!(
         got,
         vec![
-            rec(Op::Write, 0, 4096, None, Some(5_000_000), None, 0),
-            rec(Op::Read, 8192, 16384, None, Some(12_000_000), None, 0),
+            rec(Op::Write, 0, 4096, None, Some(5_000), None, 0),
+            rec(Op::Read, 8192, 16384, None, Some(12_000), None, 0),
         ]
     );
 }

@@ -112,10 +112,10 @@ fn fio_iolog_v3_round_trip() {
         if a.op != Op::Flush {
             assert_eq!((a.offset_bytes, a.len_bytes), (b.offset_bytes, b.len_bytes));
         }
-        // whole milliseconds from the first record, never going back
-        let ms = (a.start_ns().unwrap().saturating_sub(t0) / 1_000_000).max(last);
-        last = ms;
-        assert_eq!(b.issue_ns, Some(ms * 1_000_000));
+        // whole microseconds from the first record (fio's unit), never going back
+        let us = (a.start_ns().unwrap().saturating_sub(t0) / 1_000).max(last);
+        last = us;
+        assert_eq!(b.issue_ns, Some(us * 1_000));
     }
     // streams become files stream0, stream1, ... and come back as distinct streams
     let distinct_in: std::collections::HashSet<u32> = recs.iter().map(|r| r.stream).collect();

@@ -1,0 +1,4 @@
+#![no_main]
+include!("common.rs");
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| exercise(Format::Native, data));
