@@ -1,1 +1,49 @@
-//! placeholder
+//! ssdlab's simulated SSD: NAND geometry and timing, a page-mapping FTL with garbage
+//! collection, spare area, TRIM, a pseudo-SLC write cache and a write buffer, behind the
+//! engine's [`engine::Device`] contract on a **virtual clock**, so a 2000-second test takes
+//! as long as the simulation needs.
+//!
+//! - [`open`]: a drive from a spec (what follows `sim:`): `default`,
+//!   `ultra-plus-256,op=25%,gc=fifo,capacity=8GiB`, or `drive.toml`;
+//! - [`presets`], [`resolve`] and [`Config::describe`] for `ssdlab sim list/show`.
+//!
+//! The simulator stores no user data. In data mode (`data=on`) reads return zeros for
+//! unmapped (never written or trimmed) 4 KiB units and a deterministic non-zero stamp of the
+//! unit's LBA ([`lba_stamp`]) for mapped ones.
+//!
+//! Files are named after what they model, in MQSim's vocabulary: [`geometry`], [`timing`],
+//! [`mapping`], [`block_manager`], [`gc`], [`slc_cache`], [`write_buffer`], [`ftl`],
+//! [`preset`], [`config`], [`counters`], [`ssd`].
+
+pub mod block_manager;
+pub mod config;
+pub mod counters;
+pub mod error;
+pub mod ftl;
+pub mod gc;
+pub mod geometry;
+pub mod mapping;
+pub mod preset;
+pub mod slc_cache;
+pub mod ssd;
+pub mod timing;
+pub mod write_buffer;
+
+pub use config::{Config, LinkKind};
+pub use error::SimError;
+pub use gc::GcPolicy;
+pub use geometry::CellType;
+pub use preset::{presets, resolve, KEYS};
+pub use ssd::{lba_stamp, SimSsd};
+
+/// Open a simulated drive from a spec: a preset name, optional `key=value` overrides, or a
+/// `.toml` file (see [`preset`]).
+pub fn open(spec: &str) -> Result<SimSsd, SimError> {
+    let cfg = resolve(spec)?;
+    SimSsd::new(cfg, spec)
+}
+
+/// The human-readable description of a spec's resolved configuration (`ssdlab sim show`).
+pub fn describe(spec: &str) -> Result<String, SimError> {
+    resolve(spec)?.describe()
+}
