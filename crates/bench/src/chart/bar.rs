@@ -1,0 +1,330 @@
+//! Horizontal bar charts as the reviews printed them: one row per drive (or test), the
+//! value written at the end of each bar, the reviewed drive highlighted.
+
+use super::axis::{Axis, AxisMap, NumberFormat};
+use super::legend::{draw_heading, heading_height, Legend, LegendItem, Swatch};
+use super::svg::{text_width, Anchor, Svg, TextStyle};
+use super::theme::*;
+
+/// One row: a label and one value per group (`NaN` for a missing value, shown as "n/a").
+#[derive(Clone, Debug)]
+pub struct BarRow {
+    pub label: String,
+    pub values: Vec<f64>,
+}
+
+/// A horizontal bar chart.
+#[derive(Clone, Debug)]
+pub struct BarChart {
+    pub title: String,
+    pub subtitle: Option<String>,
+    /// Label of the value axis, with units ("MB/s").
+    pub value_label: String,
+    /// Names of the bars within a row ("Incompressible", "Compressible"); with two or more
+    /// the chart gets a legend. Empty: one bar per row.
+    pub groups: Vec<String>,
+    pub rows: Vec<BarRow>,
+    /// Index of the row drawn highlighted (the drive under review).
+    pub highlight: Option<usize>,
+    pub width: f64,
+    /// Fixed value range; bars beyond it stop at the frame (their label keeps the value).
+    pub range: Option<(f64, f64)>,
+    /// Format of the value axis ticks (default `Auto`: 0, 100, 200 or 0, 25K, 50K).
+    pub tick_format: NumberFormat,
+    /// Format of the value written at each bar's end (default `Fixed(1)`: 250.3).
+    pub value_format: NumberFormat,
+}
+
+const MAX_LABEL_SHARE: f64 = 0.4;
+const VALUE_SIZE: f64 = 11.0;
+const ROW_LABEL_SIZE: f64 = 12.0;
+const HIGHLIGHT_BAND: &str = "#fff1c2";
+
+impl BarChart {
+    /// An empty chart, 800 units wide; its height follows from the number of rows.
+    pub fn new(title: &str, value_label: &str) -> BarChart {
+        BarChart {
+            title: title.to_string(),
+            subtitle: None,
+            value_label: value_label.to_string(),
+            groups: Vec::new(),
+            rows: Vec::new(),
+            highlight: None,
+            width: 800.0,
+            range: None,
+            tick_format: NumberFormat::Auto,
+            value_format: NumberFormat::Fixed(1),
+        }
+    }
+
+    /// A second line under the title.
+    pub fn subtitle(mut self, text: &str) -> BarChart {
+        self.subtitle = Some(text.to_string());
+        self
+    }
+
+    /// Names the bars of each row (grouped bars with a legend).
+    pub fn groups(mut self, names: &[&str]) -> BarChart {
+        self.groups = names.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// Adds a row.
+    pub fn row(mut self, label: &str, values: &[f64]) -> BarChart {
+        self.push_row(label, values);
+        self
+    }
+
+    /// Adds a row to a chart held by reference; returns its index.
+    pub fn push_row(&mut self, label: &str, values: &[f64]) -> usize {
+        self.rows.push(BarRow {
+            label: label.to_string(),
+            values: values.to_vec(),
+        });
+        self.rows.len() - 1
+    }
+
+    /// Highlights row `index`.
+    pub fn highlight(mut self, index: usize) -> BarChart {
+        self.highlight = Some(index);
+        self
+    }
+
+    /// Highlights the first row labelled `label`, if there is one.
+    pub fn highlight_label(mut self, label: &str) -> BarChart {
+        self.highlight = self.rows.iter().position(|r| r.label == label);
+        self
+    }
+
+    /// Sets the width (default 800).
+    pub fn width(mut self, width: f64) -> BarChart {
+        self.width = width.max(300.0);
+        self
+    }
+
+    /// Fixes the value range.
+    pub fn range(mut self, min: f64, max: f64) -> BarChart {
+        self.range = Some((min, max));
+        self
+    }
+
+    /// Sets the format of the value axis ticks.
+    pub fn tick_format(mut self, f: NumberFormat) -> BarChart {
+        self.tick_format = f;
+        self
+    }
+
+    /// Sets the format of the values written at the bar ends.
+    pub fn value_format(mut self, f: NumberFormat) -> BarChart {
+        self.value_format = f;
+        self
+    }
+
+    fn bars_per_row(&self) -> usize {
+        self.rows
+            .iter()
+            .map(|r| r.values.len())
+            .max()
+            .unwrap_or(0)
+            .max(self.groups.len())
+            .max(1)
+    }
+
+    fn value_text(&self, v: f64) -> String {
+        if v.is_finite() {
+            self.value_format.format(v)
+        } else {
+            "n/a".to_string()
+        }
+    }
+
+    /// Renders the chart.
+    pub fn to_svg(&self) -> String {
+        let w = self.width;
+        let n = self.bars_per_row();
+        let bar_h = if n > 1 { 14.0 } else { 18.0 };
+        let row_h = n as f64 * bar_h + (n - 1) as f64 * 2.0 + 12.0;
+
+        let legend_items: Vec<LegendItem> = if self.groups.len() > 1 {
+            self.groups
+                .iter()
+                .enumerate()
+                .map(|(i, g)| LegendItem {
+                    name: g.clone(),
+                    color: super::palette(i).to_string(),
+                    swatch: Swatch::Box,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let head = heading_height(self.subtitle.as_deref());
+        let legend = Legend::place(legend_items, PAD, w - PAD, head);
+        let top = head
+            + if legend.height > 0.0 {
+                legend.height + 4.0
+            } else {
+                0.0
+            };
+        let plot_h = row_h * self.rows.len().max(1) as f64;
+        let bottom = top + plot_h;
+        let height = bottom + TICK_GAP + TICK_SIZE + 10.0 + LABEL_SIZE + PAD;
+
+        // Row labels: as wide as the widest, within a share of the width.
+        let max_label = w * MAX_LABEL_SHARE;
+        let labels: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| truncate(&r.label, ROW_LABEL_SIZE, max_label))
+            .collect();
+        let label_w = labels
+            .iter()
+            .map(|l| text_width(l, ROW_LABEL_SIZE) * 1.06) // bold is a little wider
+            .fold(0.0, f64::max);
+        let left = PAD + label_w + 10.0;
+        let value_w = self
+            .rows
+            .iter()
+            .flat_map(|r| r.values.iter())
+            .map(|&v| text_width(&self.value_text(v), VALUE_SIZE))
+            .fold(0.0, f64::max);
+        let right = w - PAD - value_w - 8.0;
+
+        // Value axis.
+        let mut axis = Axis::linear(&self.value_label).format(self.tick_format);
+        if let Some((a, b)) = self.range {
+            axis = axis.range(a, b);
+        }
+        let ext = self
+            .rows
+            .iter()
+            .flat_map(|r| r.values.iter())
+            .filter(|v| v.is_finite())
+            .fold(None, |e: Option<(f64, f64)>, &v| {
+                Some(e.map_or((v, v), |(a, b)| (a.min(v), b.max(v))))
+            });
+        let target = (((right - left) / 90.0).round() as usize).clamp(2, 10);
+        let (lo, hi, ticks) = axis.resolve(ext, target);
+        let map = AxisMap::new(axis.scale, lo, hi, left, right);
+        let zero = map.map_t(0f64.clamp(lo, hi));
+
+        let mut svg = Svg::new(w, height, &self.title);
+        draw_heading(&mut svg, PAD, &self.title, self.subtitle.as_deref());
+        legend.draw(&mut svg);
+
+        // Highlight band behind the row, then gridlines.
+        if let Some(h) = self.highlight.filter(|&h| h < self.rows.len()) {
+            let y = top + h as f64 * row_h;
+            svg.rect(
+                PAD / 2.0,
+                y + 2.0,
+                w - PAD,
+                row_h - 4.0,
+                &[("fill", HIGHLIGHT_BAND)],
+            );
+        }
+        svg.group(&[("class", "grid"), ("shape-rendering", "crispEdges")]);
+        for t in &ticks {
+            let x = map.map_t(t.value);
+            svg.line(x, top, x, bottom, &[("stroke", GRID)]);
+        }
+        svg.end_group();
+
+        for (i, row) in self.rows.iter().enumerate() {
+            let highlighted = self.highlight == Some(i);
+            let y0 = top + i as f64 * row_h + 6.0;
+            let mid = y0 + (row_h - 12.0) / 2.0;
+            svg.group(&[("class", "row")]);
+            if labels[i] != row.label {
+                svg.tooltip(&row.label);
+            }
+            let style = TextStyle {
+                size: ROW_LABEL_SIZE,
+                anchor: Anchor::End,
+                bold: highlighted,
+                fill: TEXT,
+            };
+            svg.text(left - 10.0, mid + ROW_LABEL_SIZE * 0.35, style, &labels[i]);
+            for (g, &v) in row.values.iter().enumerate() {
+                let by = y0 + g as f64 * (bar_h + 2.0);
+                let color = if n == 1 && highlighted {
+                    super::palette(1)
+                } else {
+                    super::palette(g)
+                };
+                let end = if v.is_finite() {
+                    map.map_t(v.clamp(lo, hi))
+                } else {
+                    zero
+                };
+                let (x, bw) = (zero.min(end), (end - zero).abs());
+                if bw > 0.0 {
+                    svg.rect(x, by, bw, bar_h, &[("fill", color)]);
+                }
+                let negative = v.is_finite() && v < 0.0;
+                let style = TextStyle {
+                    size: VALUE_SIZE,
+                    anchor: if negative { Anchor::End } else { Anchor::Start },
+                    bold: highlighted,
+                    fill: TEXT,
+                };
+                let tx = if negative { x - 4.0 } else { x + bw + 4.0 };
+                svg.text(
+                    tx,
+                    by + bar_h / 2.0 + VALUE_SIZE * 0.35,
+                    style,
+                    &self.value_text(v),
+                );
+            }
+            svg.end_group();
+        }
+        svg.line(
+            zero,
+            top,
+            zero,
+            bottom,
+            &[("stroke", FRAME), ("shape-rendering", "crispEdges")],
+        );
+
+        let tick = TextStyle {
+            size: TICK_SIZE,
+            anchor: Anchor::Middle,
+            bold: false,
+            fill: MUTED,
+        };
+        svg.group(&[("class", "ticks")]);
+        for t in &ticks {
+            if let Some(l) = &t.label {
+                svg.text(map.map_t(t.value), bottom + TICK_GAP + TICK_SIZE, tick, l);
+            }
+        }
+        svg.end_group();
+        let label = TextStyle {
+            size: LABEL_SIZE,
+            anchor: Anchor::Middle,
+            bold: false,
+            fill: TEXT,
+        };
+        svg.text((left + right) / 2.0, height - PAD, label, &self.value_label);
+        svg.finish()
+    }
+}
+
+const TICK_GAP: f64 = 6.0;
+
+/// Shortens `text` with an ellipsis to fit `max` units at `size`.
+fn truncate(text: &str, size: f64, max: f64) -> String {
+    if text_width(text, size) <= max {
+        return text.to_string();
+    }
+    let mut out: String = String::new();
+    for c in text.chars() {
+        out.push(c);
+        if text_width(&out, size) + text_width("…", size) > max {
+            out.pop();
+            break;
+        }
+    }
+    out.push('…');
+    out
+}

@@ -1,0 +1,67 @@
+//! Charts as self-contained SVG strings, in the style of the classic SSD reviews.
+//!
+//! - [`XYChart`]: IO consistency scatter plots (IOPS per second, log or linear y), transfer
+//!   size curves (MB/s against a log2 byte axis), MB/s against LBA position.
+//! - [`BarChart`]: horizontal bars, one row per drive or test, optionally grouped
+//!   (incompressible / compressible) with one row highlighted.
+//!
+//! Output has no external fonts, stylesheets or scripts: every attribute is inline, and a
+//! `viewBox` lets the chart scale. The same input gives the same bytes. All text (titles,
+//! drive names, series names) is escaped with [`escape`], which HTML writers can reuse.
+//!
+//! ```
+//! use bench::chart::{Axis, Series, XYChart};
+//! let iops: Vec<f64> = (0..2000).map(|t| if t < 300 { 80_000.0 } else { 7_000.0 }).collect();
+//! let svg = XYChart::new("Drive X - 4KB Random Write (QD32)", Axis::linear("Time (s)").range(0.0, 2000.0),
+//!         Axis::log10("IOPS").range(1.0, 1e6))
+//!     .series(Series::dots("25% spare area", iops.iter().enumerate().map(|(t, &v)| (t as f64, v))))
+//!     .to_svg();
+//! assert!(svg.starts_with("<svg"));
+//! ```
+
+mod axis;
+mod bar;
+mod legend;
+mod svg;
+mod xy;
+
+pub use axis::{
+    format_bytes, format_plain, format_si, linear_ticks, log10_ticks, log2_ticks, nice_step, Axis,
+    AxisMap, NumberFormat, Scale, Tick,
+};
+pub use bar::BarChart;
+pub use svg::{escape, text_width};
+pub use xy::{Layout, Rect, Series, Style, XYChart};
+
+/// The Okabe-Ito colour-blind-safe palette, in the order series get their colours
+/// (yellow last: it is faint on white).
+pub const PALETTE: [&str; 8] = [
+    "#0072B2", // blue
+    "#D55E00", // vermillion
+    "#009E73", // bluish green
+    "#CC79A7", // reddish purple
+    "#E69F00", // orange
+    "#56B4E9", // sky blue
+    "#000000", // black
+    "#F0E442", // yellow
+];
+
+/// The colour of the `i`-th series or bar group.
+pub fn palette(i: usize) -> &'static str {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Shared look: font sizes and greys.
+pub(crate) mod theme {
+    pub const TITLE_SIZE: f64 = 16.0;
+    pub const SUBTITLE_SIZE: f64 = 12.0;
+    pub const LABEL_SIZE: f64 = 12.0;
+    pub const TICK_SIZE: f64 = 11.0;
+    pub const LEGEND_SIZE: f64 = 12.0;
+    pub const TEXT: &str = "#222222";
+    pub const MUTED: &str = "#555555";
+    pub const GRID: &str = "#dcdcdc";
+    pub const GRID_MINOR: &str = "#f0f0f0";
+    pub const FRAME: &str = "#888888";
+    pub const PAD: f64 = 12.0;
+}
