@@ -53,6 +53,9 @@ pub enum NumberFormat {
     Plain,
     /// Exactly this many decimals: `Fixed(1)` writes 250.0 and 512.3.
     Fixed(u8),
+    /// Exactly this many decimals and thousands separated by commas: `Grouped(0)`
+    /// writes 32,200.
+    Grouped(u8),
     /// Binary byte sizes: 512 B, 1 KiB, 1.5 MiB, 64 MiB.
     Bytes,
     /// Your own function.
@@ -66,6 +69,7 @@ impl NumberFormat {
             NumberFormat::Auto | NumberFormat::Si => format_si(v),
             NumberFormat::Plain => format_plain(v),
             NumberFormat::Fixed(d) => format!("{v:.*}", d as usize),
+            NumberFormat::Grouped(d) => format_grouped(v, d as usize),
             NumberFormat::Bytes => format_bytes(v),
             NumberFormat::Custom(f) => f(v),
         }
@@ -123,6 +127,31 @@ pub fn format_si(v: f64) -> String {
         }
     }
     format_plain((v * 1000.0).round() / 1000.0)
+}
+
+/// A number with `decimals` decimals and commas between thousands: `1234567.8` with one
+/// decimal -> `1,234,567.8`.
+pub fn format_grouped(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    if !v.is_finite() {
+        return s;
+    }
+    let (sign, rest) = s.strip_prefix('-').map_or(("", s.as_str()), |r| ("-", r));
+    let (int, frac) = rest
+        .split_once('.')
+        .map_or((rest, None), |(i, f)| (i, Some(f)));
+    let mut out = String::from(sign);
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    out
 }
 
 /// Binary byte sizes: `512` -> `512 B`, `1024` -> `1 KiB`, `1536` -> `1.5 KiB`,
@@ -590,6 +619,10 @@ mod tests {
         assert_eq!(format_bytes(250e9), "232.83 GiB");
         assert_eq!(format_plain(0.1 + 0.2), "0.3");
         assert_eq!(NumberFormat::Fixed(1).format(250.0), "250.0");
+        assert_eq!(NumberFormat::Grouped(0).format(32200.0), "32,200");
+        assert_eq!(NumberFormat::Grouped(1).format(-1234567.84), "-1,234,567.8");
+        assert_eq!(NumberFormat::Grouped(0).format(999.0), "999");
+        assert_eq!(NumberFormat::Grouped(2).format(0.5), "0.50");
         assert_eq!(
             NumberFormat::Custom(|v| format!("{v}%")).format(50.0),
             "50%"

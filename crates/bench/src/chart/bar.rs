@@ -204,6 +204,14 @@ impl BarChart {
                 Some(e.map_or((v, v), |(a, b)| (a.min(v), b.max(v))))
             });
         let target = (((right - left) / 90.0).round() as usize).clamp(2, 10);
+        // Fitted to the data, the longest bar reaches the end of the axis (as in the
+        // reviews) instead of stopping short of a rounded-up last tick.
+        if let (None, Some((a, b))) = (self.range, ext) {
+            let (a, b) = (a.min(0.0), b.max(0.0));
+            if b > a {
+                axis = axis.range(a, b);
+            }
+        }
         let (lo, hi, ticks) = axis.resolve(ext, target);
         let map = AxisMap::new(axis.scale, lo, hi, left, right);
         let zero = map.map_t(0f64.clamp(lo, hi));

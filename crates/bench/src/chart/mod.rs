@@ -26,8 +26,8 @@ mod svg;
 mod xy;
 
 pub use axis::{
-    format_bytes, format_plain, format_si, linear_ticks, log10_ticks, log2_ticks, nice_step, Axis,
-    AxisMap, NumberFormat, Scale, Tick,
+    format_bytes, format_grouped, format_plain, format_si, linear_ticks, log10_ticks, log2_ticks,
+    nice_step, Axis, AxisMap, NumberFormat, Scale, Tick,
 };
 pub use bar::BarChart;
 pub use svg::{escape, text_width};
