@@ -55,6 +55,10 @@ enum LogCmd {
 }
 
 fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`ssdlab trace stats x | head`), as command-line tools do,
+    // instead of panicking in println!.
+    // SAFETY: setting a signal disposition before any thread starts.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd_run::run(args),

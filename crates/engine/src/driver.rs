@@ -292,3 +292,14 @@ pub fn discard_range(
     }
     Ok(n)
 }
+
+/// Let the device sit idle for `ns` on its own clock (a drive may garbage-collect or erase
+/// in the background meanwhile). Nothing may be in flight.
+pub fn idle(dev: &mut dyn Device, ns: u64) -> Result<(), DriverError> {
+    let until = dev.now_ns() + ns;
+    let mut done = Vec::new();
+    while dev.now_ns() < until {
+        dev.reap(0, Some(until), &mut done)?;
+    }
+    Ok(())
+}

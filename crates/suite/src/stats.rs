@@ -43,14 +43,13 @@ pub fn series_stats(values: &[f64]) -> Option<SeriesStats> {
 }
 
 /// When the initial burst ends: the first second below half of the opening level (the median
-/// of the first 5% of the run, at least 3 s) whose next 5 seconds average below it too.
-/// `None` when the series never drops that far (a drive with a flat profile).
+/// of the first 3 seconds: a small drive's burst may last only a few) whose next 5 seconds
+/// average below half too. `None` when the series never drops that far (a flat profile).
 pub fn drop_time(values: &[f64]) -> Option<usize> {
     if values.len() < 10 {
         return None;
     }
-    let head = (values.len() / 20).max(3);
-    let mut opening = values[..head].to_vec();
+    let mut opening = values[..3].to_vec();
     opening.sort_by(f64::total_cmp);
     let level = percentile(&opening, 0.5);
     let window = 5;
@@ -83,5 +82,12 @@ mod tests {
         v.extend(vec![8_000.0; 200]);
         assert_eq!(drop_time(&v), Some(100));
         assert_eq!(drop_time(&[30_000.0; 300]), None);
+        // A short burst, then a noisy steady state that swings above half at times.
+        let mut v = vec![25_000.0; 5];
+        v.extend([
+            18_000.0, 8.0, 0.0, 24.0, 4_056.0, 16.0, 13_000.0, 16.0, 3_048.0,
+        ]);
+        v.extend(vec![2_000.0; 100]);
+        assert_eq!(drop_time(&v), Some(6));
     }
 }

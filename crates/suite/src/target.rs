@@ -16,8 +16,7 @@ pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, SuiteError
     }
 }
 
-fn open_sim(preset: &str) -> Result<Box<dyn Device>, SuiteError> {
-    Err(SuiteError::Target(format!(
-        "sim:{preset}: the simulated SSD is not built yet"
-    )))
+fn open_sim(spec: &str) -> Result<Box<dyn Device>, SuiteError> {
+    let dev = sim::open(spec).map_err(|e| SuiteError::Target(format!("sim:{spec}: {e}")))?;
+    Ok(Box::new(dev))
 }
