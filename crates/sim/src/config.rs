@@ -69,7 +69,7 @@ pub struct Config {
     /// User data the pseudo-SLC cache holds (0: no cache).
     pub slc_cache_bytes: u64,
     pub gc: GcPolicy,
-    /// Foreground GC keeps more than this many free main-array blocks (None: 2 per die).
+    /// Foreground GC keeps more than this many free main-array blocks (None: dies + 2).
     pub gc_threshold: Option<u32>,
     /// Background (idle) GC cleans up to this many free blocks (None: threshold + 2 per die).
     pub bg_gc_threshold: Option<u32>,
@@ -85,7 +85,7 @@ impl Config {
     }
 
     pub fn gc_threshold(&self) -> u32 {
-        self.gc_threshold.unwrap_or(2 * self.dies())
+        self.gc_threshold.unwrap_or(self.dies() + 2)
     }
 
     pub fn bg_gc_threshold(&self) -> u32 {

@@ -262,14 +262,17 @@ impl Ftl {
             }
             let die_done = self.tl.die_op(d, t, lat.read_ns);
             self.c.nand_read_ops += 1;
-            let ready = self.tl.channel_units(ch, die_done, (j - i) as u32);
-            // Into the relocation stream, a destination stripe at a time.
+            self.tl.channel_units(ch, die_done, (j - i) as u32);
+            // Into the relocation stream, a destination stripe at a time. The programs are
+            // queued from `t`, not from when the read data arrives: with next-free-time
+            // timing, waiting for the read would leave idle holes on the destination dies
+            // that later work cannot fill, and under-count what the dies can do.
             while i < j {
-                let Some(to) = self.pick_die(Stream::Gc, ready) else {
+                let Some(to) = self.pick_die(Stream::Gc, t) else {
                     ok = false;
                     break;
                 };
-                let n = self.program_run(to, &scratch[i..j], ready);
+                let n = self.program_run(to, &scratch[i..j], t);
                 self.blocks.valid[b as usize] -= n;
                 if slc {
                     self.c.slc_migrations += n as u64;

@@ -139,7 +139,7 @@ type Build = fn() -> Config;
 const PRESETS: &[(&str, &str, Build)] = &[
     (
         "default",
-        "small 8 GiB MLC SATA drive (4 dies, 7% spare): the whole review suite in seconds, with a clear consistency cliff",
+        "small 8 GiB MLC SATA drive (8 dies, 7% spare): the whole review suite in seconds, with a clear consistency cliff",
         default_preset,
     ),
     (
@@ -171,6 +171,7 @@ const PRESETS: &[(&str, &str, Build)] = &[
 
 fn default_preset() -> Config {
     let mut c = base("default", PRESETS[0].1);
+    c.dies_per_channel = 2;
     c.sources =
         "not a real drive: sized so the suite runs in seconds; timings are the MLC defaults".into();
     c

@@ -25,13 +25,15 @@ impl Rng {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct RunStats {
     pub ios: u64,
     pub bytes: u64,
     pub start_ns: u64,
     pub end_ns: u64,
     pub errors: u64,
+    /// Completions in each virtual second since the start.
+    pub per_second: Vec<u64>,
 }
 
 impl RunStats {
@@ -40,6 +42,12 @@ impl RunStats {
     }
     pub fn iops(&self) -> f64 {
         self.ios as f64 / self.secs()
+    }
+    /// Mean IOPS over whole seconds `from..` (the last, partial second left out).
+    pub fn mean_iops_from(&self, from: usize) -> f64 {
+        let n = self.per_second.len().saturating_sub(1);
+        let w = &self.per_second[from.min(n)..n];
+        w.iter().sum::<u64>() as f64 / w.len().max(1) as f64
     }
     pub fn mbps(&self) -> f64 {
         self.bytes as f64 / self.secs() / 1e6
@@ -106,6 +114,11 @@ pub fn closed_loop(
                 st.bytes += c.result as u64;
             }
             st.ios += 1;
+            let sec = ((c.complete_ns - st.start_ns) / 1_000_000_000) as usize;
+            if st.per_second.len() <= sec {
+                st.per_second.resize(sec + 1, 0);
+            }
+            st.per_second[sec] += 1;
             in_flight -= 1;
             free.push(c.slot);
         }
