@@ -50,6 +50,7 @@ fn write(dir: &Path, name: &str, svg: String) -> std::io::Result<()> {
     let path = dir.join(name);
     std::fs::write(&path, svg)?;
     println!("{}", path.display());
+
     Ok(())
 }
 
@@ -216,6 +217,97 @@ fn main() -> std::io::Result<()> {
         BarChart::new("<script>alert(1)</script> & friends", "MB/s")
             .row("<script>alert(1)</script>", &[100.0])
             .row("Drive \"quoted\" & 'single'", &[50.0])
+            .to_svg(),
+    )?;
+
+    edge_cases(&dir)
+}
+
+/// Awkward inputs, to check that nothing overlaps or breaks.
+fn edge_cases(dir: &Path) -> std::io::Result<()> {
+    let mut many = XYChart::new(
+        "Eight series with long names (the legend wraps)",
+        Axis::log2("Transfer size"),
+        Axis::log10("IOPS"),
+    );
+    for i in 0..8 {
+        let name = format!("Drive number {i} with a rather long model name");
+        let pts = (9..=20).map(|e| (2f64.powi(e), 1e5 / (e - 8 + i) as f64));
+        many.push(Series::line(&name, pts));
+    }
+    write(dir, "edge_many_series.svg", many.to_svg())?;
+    write(
+        dir,
+        "edge_small.svg",
+        XYChart::new(
+            "Small 400 x 250",
+            Axis::linear("Time (s)"),
+            Axis::linear("IOPS"),
+        )
+        .size(400.0, 250.0)
+        .series(Series::dots(
+            "a",
+            (0..2000).map(|t| (t as f64, (t * 37 % 4000) as f64 * 12.0)),
+        ))
+        .to_svg(),
+    )?;
+    write(
+        dir,
+        "edge_empty.svg",
+        XYChart::new("No data", Axis::linear("Time (s)"), Axis::log10("IOPS")).to_svg(),
+    )?;
+    write(
+        dir,
+        "edge_single_point.svg",
+        XYChart::new("One point", Axis::linear("x"), Axis::linear("y"))
+            .series(Series::line("only", [(3.0, 7.0)]))
+            .to_svg(),
+    )?;
+    write(
+        dir,
+        "edge_narrow_log.svg",
+        XYChart::new(
+            "Log axis within one decade",
+            Axis::linear("x"),
+            Axis::log10("IOPS").range(20_000.0, 40_000.0),
+        )
+        .series(Series::dots(
+            "d",
+            (0..200).map(|t| (t as f64, 20_000.0 + (t * 97 % 200) as f64 * 100.0)),
+        ))
+        .to_svg(),
+    )?;
+    write(
+        dir,
+        "edge_huge.svg",
+        XYChart::new(
+            "Huge and tiny numbers",
+            Axis::linear("Bytes").format(NumberFormat::Bytes),
+            Axis::linear("ratio"),
+        )
+        .series(Series::line(
+            "l",
+            (0..50).map(|i| (i as f64 * 3e11, 0.001 * i as f64)),
+        ))
+        .to_svg(),
+    )?;
+    write(
+        dir,
+        "edge_bars_negative.svg",
+        BarChart::new("Change after TRIM", "%")
+            .row("Improved a lot", &[42.0])
+            .row("Got worse", &[-12.5])
+            .row("Unchanged", &[0.0])
+            .row("Missing", &[f64::NAN])
+            .to_svg(),
+    )?;
+    write(
+        dir,
+        "edge_bars_clipped.svg",
+        BarChart::new("Fixed range 0-300 with a value of 520", "MB/s")
+            .range(0.0, 300.0)
+            .row("Fast drive", &[520.0])
+            .row("Slow drive", &[120.0])
             .to_svg(),
     )?;
     Ok(())

@@ -397,3 +397,37 @@ fn style_constructors() {
     assert_eq!(Series::dots("a", [(1.0, 1.0)]).style, Style::Dots);
     assert_eq!(Series::line("a", [(1.0, 1.0)]).style, Style::Line);
 }
+
+#[test]
+fn negative_bars_keep_their_value_clear_of_the_row_label() {
+    let svg = BarChart::new("Change", "%")
+        .row("Improved", &[42.0])
+        .row("Got worse", &[-12.5])
+        .to_svg();
+    let doc = parse(&svg);
+    let row = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("row"))
+        .nth(1)
+        .unwrap();
+    let x_of = |text: &str| -> f64 {
+        row.descendants()
+            .find(|n| n.has_tag_name("text") && n.text() == Some(text))
+            .and_then(|n| n.attribute("x"))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // Both are end-anchored: the value's left edge must clear the label's right edge.
+    let value_left = x_of("-12.5") - bench::chart::text_width("-12.5", 11.0);
+    assert!(value_left > x_of("Got worse") + 4.0, "{svg}");
+}
+
+#[test]
+fn a_lone_point_of_a_line_series_is_drawn_as_a_dot() {
+    let svg = XYChart::new("one", Axis::linear("x"), Axis::linear("y"))
+        .series(Series::line("only", [(3.0, 7.0)]))
+        .to_svg();
+    let doc = parse(&svg);
+    assert_eq!(path_points(series_path(&doc, 0).unwrap()).len(), 1);
+}

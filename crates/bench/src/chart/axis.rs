@@ -245,7 +245,11 @@ impl Axis {
         let (lo, hi) = self.domain(extent, target);
         let mut ticks = match self.scale {
             Scale::Linear => {
-                let values = linear_ticks(lo, hi, target);
+                let unit = self.unit(hi - lo);
+                let values: Vec<f64> = linear_ticks(lo / unit, hi / unit, target)
+                    .into_iter()
+                    .map(|v| v * unit)
+                    .collect();
                 let labels = self.format.format_all(&values);
                 values
                     .into_iter()
@@ -272,6 +276,18 @@ impl Axis {
         (lo, hi, ticks)
     }
 
+    /// The unit in which a linear axis picks round steps: a power of 1024 for byte
+    /// labels (so ticks fall on 0, 2 TiB, 4 TiB rather than 1.82 TiB), else 1.
+    fn unit(&self, span: f64) -> f64 {
+        match self.format {
+            NumberFormat::Bytes if span.is_finite() && span > 0.0 => {
+                let k = (span.log2() / 10.0).floor().clamp(0.0, 5.0);
+                1024f64.powf(k)
+            }
+            _ => 1.0,
+        }
+    }
+
     /// The shown range for data spanning `extent`.
     fn domain(&self, extent: Option<(f64, f64)>, target: usize) -> (f64, f64) {
         if let Some((a, b)) = self.range {
@@ -293,7 +309,8 @@ impl Axis {
                     };
                     hi += pad;
                 }
-                let step = nice_step((hi - lo) / target.max(1) as f64);
+                let unit = self.unit(hi - lo);
+                let step = nice_step((hi - lo) / unit / target.max(1) as f64) * unit;
                 ((lo / step).floor() * step, (hi / step).ceil() * step)
             }
             Scale::Log10 | Scale::Log2 => {
@@ -600,6 +617,15 @@ mod tests {
         // Fitted to the data: rounded out to powers of two.
         let (lo, hi, _) = Axis::log2("x").resolve(Some((600.0, 3000.0)), 5);
         assert_eq!((lo, hi), (512.0, 4096.0));
+    }
+
+    #[test]
+    fn linear_byte_axes_step_in_binary_units() {
+        let axis = Axis::linear("Position").format(NumberFormat::Bytes);
+        let (lo, hi, t) = axis.resolve(Some((0.0, 250e9)), 5);
+        assert_eq!(lo, 0.0);
+        assert_eq!(hi, 250.0 * (1u64 << 30) as f64);
+        assert_eq!(labels(&t)[..3], ["0 B", "50 GiB", "100 GiB"]);
     }
 
     #[test]

@@ -181,13 +181,19 @@ impl BarChart {
             .iter()
             .map(|l| text_width(l, ROW_LABEL_SIZE) * 1.06) // bold is a little wider
             .fold(0.0, f64::max);
-        let left = PAD + label_w + 10.0;
         let value_w = self
             .rows
             .iter()
             .flat_map(|r| r.values.iter())
             .map(|&v| text_width(&self.value_text(v), VALUE_SIZE))
             .fold(0.0, f64::max);
+        // Negative bars write their value left of the bar: room for it before the axis.
+        let any_negative = self
+            .rows
+            .iter()
+            .flat_map(|r| r.values.iter())
+            .any(|&v| v < 0.0);
+        let left = PAD + label_w + 10.0 + if any_negative { value_w + 8.0 } else { 0.0 };
         let right = w - PAD - value_w - 8.0;
 
         // Value axis.
@@ -252,7 +258,12 @@ impl BarChart {
                 bold: highlighted,
                 fill: TEXT,
             };
-            svg.text(left - 10.0, mid + ROW_LABEL_SIZE * 0.35, style, &labels[i]);
+            svg.text(
+                PAD + label_w,
+                mid + ROW_LABEL_SIZE * 0.35,
+                style,
+                &labels[i],
+            );
             for (g, &v) in row.values.iter().enumerate() {
                 let by = y0 + g as f64 * (bar_h + 2.0);
                 let color = if n == 1 && highlighted {
