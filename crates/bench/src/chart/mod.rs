@@ -17,6 +17,15 @@
 //!     .series(Series::dots("25% spare area", iops.iter().enumerate().map(|(t, &v)| (t as f64, v))))
 //!     .to_svg();
 //! assert!(svg.starts_with("<svg"));
+//!
+//! use bench::chart::BarChart;
+//! let bars = BarChart::new("Desktop Iometer - 4KB Random Write", "MB/s")
+//!     .groups(&["Incompressible", "Compressible"])
+//!     .row("Samsung SSD 840 EVO 250GB", &[245.8, 250.1])
+//!     .row("Crucial M500 240GB", &[120.3, 121.0])
+//!     .highlight(0)
+//!     .to_svg();
+//! assert!(bars.contains("245.8"));
 //! ```
 
 mod axis;
