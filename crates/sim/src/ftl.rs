@@ -35,6 +35,11 @@ pub struct Ftl {
     cursor: [u32; 2],
     in_turn: [u32; 2],
     pub(crate) in_gc: bool,
+    /// Paced GC: free blocks at or below which each victim is cleaned as host writes use up
+    /// the space the previous one freed (`gc_credit`, in units), interleaving GC with host
+    /// writes instead of doing it in bursts.
+    pub(crate) gc_soft_threshold: u32,
+    pub(crate) gc_credit: i64,
     /// Reused by GC: (unit index in the victim, logical unit).
     pub(crate) scratch: Vec<(u32, u32)>,
     last_read_end: u64,
@@ -81,6 +86,8 @@ impl Ftl {
             cursor: [0, 0],
             in_turn: [0, 0],
             in_gc: false,
+            gc_soft_threshold: cfg.gc_threshold() + layout.dies,
+            gc_credit: 0,
             scratch: Vec::with_capacity(layout.block_units as usize),
             last_read_end: u64::MAX,
             last_read_ready: 0,
@@ -265,7 +272,9 @@ impl Ftl {
             }
             self.c.slc_cache_bypassed += 1;
         }
+        self.paced_gc(t);
         let d = self.pick_die(Stream::Host, t)?;
+        self.gc_credit -= 1;
         Some(self.program_at(d, Stream::Host, lpn, t).1)
     }
 

@@ -202,6 +202,30 @@ impl Ftl {
         self.in_gc = false;
     }
 
+    /// Paced foreground GC, called before each host unit goes to the main array: below the
+    /// soft threshold, clean one victim whenever the host has used the space the previous one
+    /// freed. This spreads GC evenly over host writes; `foreground_gc` remains the hard stop.
+    pub(crate) fn paced_gc(&mut self, t: u64) {
+        if self.blocks.free_main_count > self.gc_soft_threshold {
+            self.gc_credit = 0;
+            return;
+        }
+        if self.in_gc || self.gc_credit > 0 {
+            return;
+        }
+        let Some(v) = self.pick_victim() else { return };
+        let valid = self.blocks.valid[v as usize];
+        if valid >= self.layout.block_units && self.policy != GcPolicy::Fifo {
+            return;
+        }
+        self.in_gc = true;
+        if self.clean_block(v, t) {
+            self.c.gc_invocations += 1;
+            self.gc_credit += (self.layout.block_units - valid) as i64;
+        }
+        self.in_gc = false;
+    }
+
     /// Background GC in idle time: clean while fewer than `bg_gc_threshold` blocks are free,
     /// a victim would free something, and its die is free before `until`.
     pub(crate) fn background_gc(&mut self, from: u64, until: u64) {

@@ -72,10 +72,7 @@ fn spec(gc: &str, op: u32, pages_per_block: u32, capacity: &str) -> String {
 #[test]
 fn fifo_matches_desnoyers_within_3_percent() {
     for op in [7, 12, 25, 50] {
-        let (wa, a) = steady_wa(
-            &spec("fifo", op, 256, if op == 7 { "2GiB" } else { "1GiB" }),
-            4.0,
-        );
+        let (wa, a) = steady_wa(&spec("fifo", op, 256, "2GiB"), 4.0);
         let model = desnoyers_fifo_wa(a);
         let err = (wa - model).abs() / model;
         println!(
