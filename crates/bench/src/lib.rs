@@ -1,7 +1,6 @@
-//! The Bench side of ssdlab: everything that turns results into something to read.
-//!
-//! Today it holds [`chart`], the SVG charts of the reviews (IO consistency scatter plots,
-//! transfer-size curves, MB/s against LBA position, bar charts). It will also hold the
-//! results database, comparisons between drives, the HTML report and the web UI.
+//! The Bench: what ssdlab does with results. Charts ([`chart`]) and the review report
+//! ([`report`]) today; the results database, comparisons across drives and the web page
+//! build on them.
 
 pub mod chart;
+pub mod report;

@@ -171,6 +171,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let results = suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides)?;
 
     output::write(&out_dir, &results, a.json.as_deref())?;
+    if !results.is_empty() {
+        output::write_report(&out_dir)?;
+    }
     if !a.quiet {
         output::print_summary(&results);
     }

@@ -76,6 +76,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         eprintln!("reviewing {target} into {}", dir.display());
     }
     let rec = runner::run(dev.as_mut(), &mut ctx, &target, &steps, quick, &dir, resume)?;
+    let report = output::write_report(&dir).ok();
     if !a.quiet {
         // In the suite's order.
         let all = suite::results_dir::read_results(&dir)?;
@@ -100,6 +101,9 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             }
         }
         eprintln!("results: {}", dir.display());
+        if let Some(report) = report {
+            eprintln!("report: {}", report.display());
+        }
     }
     let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
     Ok(if rec.complete {

@@ -281,6 +281,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         .unwrap_or_else(|| crate::output::default_dir("replay"));
     let results = vec![result];
     crate::output::write(&dir, &results, a.json.as_deref())?;
+    crate::output::write_report(&dir)?;
     if !a.quiet {
         crate::output::print_summary(&results);
         eprintln!("results: {}", dir.display());

@@ -27,6 +27,8 @@ enum Command {
     Run(cmd_run::RunArgs),
     /// The whole review: every test of the methodology, one results directory.
     Suite(cmd_suite::SuiteArgs),
+    /// (Re)write report.html of a results directory.
+    Report { dir: std::path::PathBuf },
     /// List the tests `ssdlab run` knows.
     Tests,
     /// Show what ssdlab knows about a target (identity, geometry), without writing it.
@@ -64,6 +66,10 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd_run::run(args),
         Command::Suite(args) => cmd_suite::run(args),
         Command::Trace(cmd) => cmd_trace::run(cmd),
+        Command::Report { dir } => output::write_report(&dir).map(|p| {
+            println!("{}", p.display());
+            ExitCode::SUCCESS
+        }),
         Command::Tests => {
             for t in suite::tests::TESTS {
                 println!("{:<18} {}", t.name, t.about);

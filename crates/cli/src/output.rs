@@ -25,6 +25,40 @@ pub fn write(dir: &Path, results: &[TestResult], json: Option<&Path>) -> anyhow:
     Ok(())
 }
 
+/// (Re)write `DIR/report.html` from the results in DIR; returns its path.
+pub fn write_report(dir: &Path) -> anyhow::Result<PathBuf> {
+    let results = suite::results_dir::read_results(dir)?;
+    anyhow::ensure!(
+        !results.is_empty(),
+        "{} holds no ssdlab results",
+        dir.display()
+    );
+    let record = suite::runner::read_suite(dir).ok();
+    // In the suite's order when there is one.
+    let ordered: Vec<TestResult> = match &record {
+        Some(rec) => {
+            let mut v: Vec<TestResult> = rec
+                .steps
+                .iter()
+                .flat_map(|s| &s.results)
+                .filter_map(|stem| results.iter().find(|r| &r.file_stem() == stem).cloned())
+                .collect();
+            let rest: Vec<TestResult> = results
+                .iter()
+                .filter(|r| !v.iter().any(|o| o.file_stem() == r.file_stem()))
+                .cloned()
+                .collect();
+            v.extend(rest);
+            v
+        }
+        None => results,
+    };
+    let html = bench::report::render(&ordered, record.as_ref());
+    let path = dir.join("report.html");
+    suite::results_dir::write_atomic(&path, html.as_bytes())?;
+    Ok(path)
+}
+
 pub fn print_summary(results: &[TestResult]) {
     println!(
         "{:<58} {:>10} {:>9} {:>10} {:>10}",
