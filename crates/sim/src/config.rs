@@ -313,9 +313,10 @@ impl Config {
         }
         let _ = writeln!(
             w,
-            "GC                {}; foreground below {} free blocks, background (idle) up to {}",
+            "GC                {}; paced with host writes from {} free blocks down, all-out at {}, background (idle) up to {}",
             self.gc.name(),
-            self.gc_threshold() + 1,
+            self.gc_threshold() + l.dies,
+            self.gc_threshold(),
             self.bg_gc_threshold()
         );
         let _ = writeln!(

@@ -323,7 +323,9 @@ impl Ftl {
         self.last_read_end = offset + len;
         self.last_read_ready = last_ready;
         let xfer = len * self.tl.link_unit_ns / UNIT_BYTES;
-        let link_start = self.tl.link_free.max(first_ready);
+        // Data goes back once the command is decoded and the first unit is in the controller
+        // (read-ahead data may have been ready long before).
+        let link_start = self.tl.link_free.max(first_ready).max(ctrl);
         let done = (link_start + self.tl.link_cmd_ns + xfer)
             .max(last_ready + self.tl.link_unit_ns.min(xfer));
         self.tl.link_free = done;
