@@ -328,6 +328,11 @@ impl<R: Read> NativeReader<R> {
         };
         let offset = self.prev.end.wrapping_add(unzigzag(self.varint()?) as u64);
         let len = u32::try_from(self.varint()?).map_err(|_| self.bad("length too large".into()))?;
+        if offset.checked_add(u64::from(len)).is_none() {
+            return Err(self.bad(format!(
+                "an IO of {len} bytes at offset {offset} ends past 2^64"
+            )));
+        }
         let mut last = self.prev.start;
         let mut times = [None; 3];
         let mut first = None;

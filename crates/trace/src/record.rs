@@ -45,9 +45,9 @@ impl Record {
         self.queue_ns.or(self.issue_ns).or(self.complete_ns)
     }
 
-    /// The byte just past the IO.
+    /// The byte just past the IO (saturating: a corrupt trace must not overflow it).
     pub fn end_bytes(&self) -> u64 {
-        self.offset_bytes + u64::from(self.len_bytes)
+        self.offset_bytes.saturating_add(u64::from(self.len_bytes))
     }
 
     /// Issue to completion (btt's D2C), when both are known.
