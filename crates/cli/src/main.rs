@@ -1,6 +1,7 @@
 //! `ssdlab`: argument parsing, progress display and wiring. The logic lives in the crates.
 
 mod cmd_run;
+mod cmd_sim;
 mod cmd_suite;
 mod cmd_trace;
 mod output;
@@ -37,6 +38,9 @@ enum Command {
         #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
         target: String,
     },
+    /// Simulated drive presets: list them, show one resolved.
+    #[command(subcommand)]
+    Sim(cmd_sim::SimCmd),
     /// Traces: convert, statistics, synthesis, replay, record.
     #[command(subcommand)]
     Trace(cmd_trace::TraceCmd),
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd_run::run(args),
         Command::Suite(args) => cmd_suite::run(args),
         Command::Trace(cmd) => cmd_trace::run(cmd),
+        Command::Sim(cmd) => cmd_sim::run(cmd).map(|()| ExitCode::SUCCESS),
         Command::Report { dir } => output::write_report(&dir).map(|p| {
             println!("{}", p.display());
             ExitCode::SUCCESS

@@ -75,6 +75,9 @@ pub struct Config {
     pub bg_gc_threshold: Option<u32>,
     /// Sequential read-ahead of one IO.
     pub read_ahead: bool,
+    /// Whether the drive honours TRIM. Off models a drive (or OS path) that ignores it: a
+    /// discard completes but unmaps nothing.
+    pub trim: bool,
     /// Data mode: real buffers, reads return zeros or an LBA stamp.
     pub data: bool,
 }
@@ -318,6 +321,15 @@ impl Config {
             self.gc_threshold() + l.dies,
             self.gc_threshold(),
             self.bg_gc_threshold()
+        );
+        let _ = writeln!(
+            w,
+            "TRIM              {}",
+            if self.trim {
+                "honoured"
+            } else {
+                "ignored (trim=off)"
+            }
         );
         let _ = writeln!(
             w,

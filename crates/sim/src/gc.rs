@@ -227,14 +227,19 @@ impl Ftl {
     }
 
     /// Background GC in idle time: clean while fewer than `bg_gc_threshold` blocks are free,
-    /// a victim would free something, and its die is free before `until`.
+    /// a victim would free something, and its die is free before `until`. Above the threshold
+    /// it still erases blocks that hold nothing valid (trimmed or overwritten): that costs no
+    /// copying, and it is what lets a trimmed drive write at its clean speed again.
     pub(crate) fn background_gc(&mut self, from: u64, until: u64) {
         self.in_gc = true;
         let mut budget = self.layout.main_blocks();
-        while self.blocks.free_main_count < self.bg_gc_threshold && budget > 0 {
+        while budget > 0 {
             budget -= 1;
             let Some(v) = self.pick_victim() else { break };
-            if self.blocks.valid[v as usize] >= self.layout.block_units {
+            let valid = self.blocks.valid[v as usize];
+            if valid >= self.layout.block_units
+                || (valid > 0 && self.blocks.free_main_count >= self.bg_gc_threshold)
+            {
                 break;
             }
             let d = self.layout.die_of_block(v);

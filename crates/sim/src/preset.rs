@@ -82,6 +82,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("read_ahead", "on/off: sequential read-ahead of one IO"),
     (
+        "trim",
+        "on/off: off ignores TRIM (discards complete but unmap nothing)",
+    ),
+    (
         "data",
         "on/off: real buffers; reads return zeros (unmapped) or an LBA stamp (mapped)",
     ),
@@ -125,6 +129,7 @@ fn base(preset: &str, summary: &str) -> Config {
         gc_threshold: None,
         bg_gc_threshold: None,
         read_ahead: true,
+        trim: true,
         data: false,
     }
 }
@@ -417,6 +422,7 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
         "gc_threshold" => cfg.gc_threshold = Some(number(key, v)?),
         "bg_gc_threshold" => cfg.bg_gc_threshold = Some(number(key, v)?),
         "read_ahead" => cfg.read_ahead = boolean(key, v)?,
+        "trim" => cfg.trim = boolean(key, v)?,
         "data" => cfg.data = boolean(key, v)?,
         _ => {
             return Err(format!(

@@ -138,6 +138,10 @@ impl Device for SimSsd {
         );
         details.insert("gc".into(), cfg.gc.name().into());
         details.insert(
+            "trim".into(),
+            if cfg.trim { "on" } else { "off (ignored)" }.into(),
+        );
+        details.insert(
             "slc_cache".into(),
             fmt_bytes(layout.slc_units() * UNIT_BYTES),
         );
@@ -240,6 +244,7 @@ impl Device for SimSsd {
                     (now, -(libc::ENOSPC as i64))
                 }
             },
+            Op::Discard if !self.cfg.trim => (now, 0),
             Op::Discard => (self.ftl.discard(now, offset, len), 0),
             Op::Flush => (self.ftl.flush(now), 0),
         };

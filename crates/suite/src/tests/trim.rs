@@ -212,6 +212,9 @@ pub fn run(
         name: "trim".into(),
         ..trim
     });
+    ctx.observer
+        .note(&format!("idle for {IDLE_AFTER_TRIM_S} s after TRIM"));
+    engine::driver::idle(dev, ns(IDLE_AFTER_TRIM_S))?;
     let (after_trim, last) = pass(ctx, dev, span, seed, "after TRIM")?;
     let last = last.expect("a pass runs at least one sample");
     let functional = verdict(clean.first_60s_mbps, after_trim.first_60s_mbps, MARGIN);
