@@ -102,6 +102,9 @@ impl LineParser for Parser {
         let (sector, bytes) = match f.next() {
             Some(s) if s[0].is_ascii_digit() => {
                 let sector = uint(s, "sector")?;
+                if sector > crate::record::MAX_SECTOR {
+                    return Err(format!("sector {sector} is beyond any device"));
+                }
                 match f.next() {
                     Some(b"+") => {
                         let n = uint(field(&mut f, "sector count")?, "sector count")?;

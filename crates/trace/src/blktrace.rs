@@ -184,6 +184,9 @@ impl CpuFile {
             cpu: u32_at(40),
             error: u16_at(44),
         };
+        if ev.sector > crate::record::MAX_SECTOR {
+            return Err(self.bad(format!("sector {} is beyond any device", ev.sector)));
+        }
         let pdu_len = usize::from(u16_at(46));
         self.pdu.resize(pdu_len, 0);
         self.input.read_exact(&mut self.pdu).map_err(|e| {

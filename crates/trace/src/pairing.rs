@@ -105,7 +105,7 @@ impl Pairer {
         match e.action {
             Action::Queue => {
                 let Some(op) = e.op else { return };
-                let mut r = Record::new(op, e.sector * 512, e.bytes, None);
+                let mut r = Record::new(op, e.sector.saturating_mul(512), e.bytes, None);
                 r.queue_ns = Some(e.time_ns);
                 r.stream = e.dev;
                 let seq = self.push(r);
@@ -132,7 +132,7 @@ impl Pairer {
                     self.counts.reissues += 1;
                     return;
                 }
-                let end = e.sector + sectors.max(1);
+                let end = e.sector.saturating_add(sectors.max(1));
                 let keys: Vec<(u32, u64, u64)> = self
                     .queued
                     .range((e.dev, e.sector, 0)..(e.dev, end, 0))
@@ -146,7 +146,8 @@ impl Pairer {
                     }
                 }
                 if seqs.is_empty() {
-                    let mut r = Record::new(op, e.sector * 512, e.bytes, Some(e.time_ns));
+                    let mut r =
+                        Record::new(op, e.sector.saturating_mul(512), e.bytes, Some(e.time_ns));
                     r.stream = e.dev;
                     seqs.push(self.push(r));
                 } else {

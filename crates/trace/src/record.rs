@@ -61,6 +61,10 @@ impl Record {
     }
 }
 
+/// The largest 512-byte sector whose byte offset, plus the largest IO, still fits in u64:
+/// readers reject anything beyond it as corrupt.
+pub const MAX_SECTOR: u64 = (u64::MAX >> 9) - (1 << 23);
+
 /// Parse an op name as the text formats spell it.
 pub(crate) fn op_from_name(s: &str) -> Option<Op> {
     match s {

@@ -27,3 +27,30 @@ fn native_record_ending_past_2_pow_64() {
     let err = read(Format::Native, bytes).unwrap_err();
     assert!(err.contains("past 2^64") || err.contains("fuzz"), "{err}");
 }
+
+/// As the blktrace fuzz target does: the first byte splits the rest into two CPU files.
+fn read_blktrace(bytes: &[u8]) -> Result<usize, String> {
+    let (&cut, rest) = bytes.split_first().unwrap();
+    let cut = (cut as usize * rest.len() / 255).min(rest.len());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.blktrace.0"), &rest[..cut]).unwrap();
+    std::fs::write(dir.path().join("t.blktrace.1"), &rest[cut..]).unwrap();
+    let opts = ReadOptions {
+        format: Some(Format::Blktrace),
+        skip_bad: false,
+    };
+    let reader = trace::open_with(&dir.path().join("t"), opts).map_err(|e| e.to_string())?;
+    let mut n = 0;
+    for r in reader {
+        r.map_err(|e| e.to_string())?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+#[test]
+fn blktrace_sector_beyond_2_pow_64_bytes() {
+    let bytes = include_bytes!("fixtures/fuzz/blktrace-sector-overflow.bin");
+    let err = read_blktrace(bytes).unwrap_err();
+    assert!(err.contains("beyond any device"), "{err}");
+}
