@@ -5,26 +5,24 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use clap::Args;
 
 use engine::pattern::DataKind;
 use engine::size::{parse_size, Span};
-use engine::target::{Backend, OpenRequest};
 use engine::workload::Access;
 use suite::context::Context;
 use suite::params::Overrides;
 
 use crate::output;
 use crate::progress::Bar;
+use crate::target_args::TargetArgs;
 
 #[derive(Args)]
 pub struct RunArgs {
     /// The test to run (`ssdlab tests` lists them).
     pub test: String,
-    /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET[,key=value...].
-    #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
-    pub target: String,
+    #[command(flatten)]
+    pub common: TargetArgs,
     /// Queue depth (1-1024).
     #[arg(long)]
     pub qd: Option<u32>,
@@ -82,15 +80,6 @@ pub struct RunArgs {
     /// Write a per-IO log of the measured phase (binary; `ssdlab log csv` exports it).
     #[arg(long)]
     pub iolog: Option<PathBuf>,
-    /// io_uring (default when available) or sync (pread/pwrite threads).
-    #[arg(long, default_value = "auto", value_parser = Backend::parse)]
-    pub backend: Backend,
-    /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
-    #[arg(long, value_name = "DEVICE")]
-    pub destroy_data: Option<String>,
-    /// No progress bar or notes.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 fn size_u32(text: &str) -> Result<u32, String> {
@@ -152,20 +141,16 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             "--duration {d}: give a positive number of seconds"
         );
     }
-    let request = OpenRequest {
-        write: suite::tests::writes(&a.test, &overrides),
-        backend: a.backend,
-        destroy_data: a.destroy_data.clone(),
-    };
-    let mut dev = suite::target::open(&a.target, &request)
-        .with_context(|| format!("opening target {}", a.target))?;
+    let mut dev = a
+        .common
+        .open(&a.common.target, suite::tests::writes(&a.test, &overrides))?;
     let out_dir = a
         .out
         .clone()
         .unwrap_or_else(|| output::default_dir(&a.test));
 
     let stop = stop_flag()?;
-    let mut bar = Bar::new(a.quiet);
+    let mut bar = Bar::new(a.common.quiet);
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.iolog = a.iolog.clone();
     let results = suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides)?;
@@ -174,10 +159,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if !results.is_empty() {
         output::write_report(&out_dir)?;
     }
-    if !a.quiet {
+    if !a.common.quiet {
         output::print_summary(&results);
     }
-    if !a.quiet {
+    if !a.common.quiet {
         eprintln!("results: {}", out_dir.display());
     }
     let complete = results.iter().all(|r| r.complete);

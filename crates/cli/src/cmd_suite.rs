@@ -3,21 +3,19 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use clap::Args;
 
-use engine::target::{Backend, OpenRequest};
 use suite::context::Context;
 use suite::runner::{self, Status};
 
 use crate::output;
 use crate::progress::Bar;
+use crate::target_args::TargetArgs;
 
 #[derive(Args)]
 pub struct SuiteArgs {
-    /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET[,key=value...].
-    #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
-    pub target: String,
+    #[command(flatten)]
+    pub common: TargetArgs,
     /// Scale durations and regions down for small or slow targets (said in every result).
     #[arg(long)]
     pub quick: bool,
@@ -33,15 +31,6 @@ pub struct SuiteArgs {
     /// Carry on an interrupted suite in DIR from the first step not completed.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
-    /// io_uring (default when available) or sync.
-    #[arg(long, default_value = "auto", value_parser = Backend::parse)]
-    pub backend: Backend,
-    /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
-    #[arg(long, value_name = "DEVICE")]
-    pub destroy_data: Option<String>,
-    /// No progress bar or notes.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
@@ -59,25 +48,19 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             let prev = runner::read_suite(&dir)?;
             (prev.target_spec, prev.quick)
         }
-        false => (a.target.clone(), a.quick),
+        false => (a.common.target.clone(), a.quick),
     };
     let steps = runner::select(runner::plan(quick), &a.only, &a.skip)?;
-    let request = OpenRequest {
-        write: true,
-        backend: a.backend,
-        destroy_data: a.destroy_data.clone(),
-    };
-    let mut dev = suite::target::open(&target, &request)
-        .with_context(|| format!("opening target {target}"))?;
+    let mut dev = a.common.open(&target, true)?;
     let stop = crate::cmd_run::stop_flag()?;
-    let mut bar = Bar::new(a.quiet);
+    let mut bar = Bar::new(a.common.quiet);
     let mut ctx = Context::new(&stop, &mut bar);
-    if !a.quiet {
+    if !a.common.quiet {
         eprintln!("reviewing {target} into {}", dir.display());
     }
     let rec = runner::run(dev.as_mut(), &mut ctx, &target, &steps, quick, &dir, resume)?;
     let report = output::write_report(&dir).ok();
-    if !a.quiet {
+    if !a.common.quiet {
         // In the suite's order.
         let all = suite::results_dir::read_results(&dir)?;
         let results: Vec<_> = rec

@@ -165,9 +165,8 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
     pub trace: PathBuf,
-    /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET.
-    #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
-    pub target: String,
+    #[command(flatten)]
+    pub common: crate::target_args::TargetArgs,
     /// timed (open loop on the timestamps), afap (in order, as fast as possible) or
     /// idle-capped (timed, idle gaps cut to --idle-cap).
     #[arg(long, default_value = "idle-capped")]
@@ -192,14 +191,6 @@ pub struct ReplayArgs {
     /// Also write the result JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// io_uring (default when available) or sync.
-    #[arg(long, default_value = "auto", value_parser = engine::target::Backend::parse)]
-    pub backend: engine::target::Backend,
-    /// Allow writing a block device that holds data, by naming it.
-    #[arg(long, value_name = "DEVICE")]
-    pub destroy_data: Option<String>,
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
@@ -247,15 +238,11 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         data: engine::pattern::DataKind::Incompressible,
         seed: suite::params::DEFAULT_SEED,
     };
-    let request = engine::target::OpenRequest {
-        write: stats.writes > 0 || stats.discards > 0,
-        backend: a.backend,
-        destroy_data: a.destroy_data.clone(),
-    };
-    let mut dev = suite::target::open(&a.target, &request)
-        .with_context(|| format!("opening target {}", a.target))?;
+    let mut dev = a
+        .common
+        .open(&a.common.target, stats.writes > 0 || stats.discards > 0)?;
     let stop = crate::cmd_run::stop_flag()?;
-    let mut bar = crate::progress::Bar::new(a.quiet);
+    let mut bar = crate::progress::Bar::new(a.common.quiet);
     let mut ctx = suite::context::Context::new(&stop, &mut bar);
     let reader = trace::open_with(&a.trace, opts)?;
     let mut bad = None;
@@ -282,7 +269,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     let results = vec![result];
     crate::output::write(&dir, &results, a.json.as_deref())?;
     crate::output::write_report(&dir)?;
-    if !a.quiet {
+    if !a.common.quiet {
         crate::output::print_summary(&results);
         eprintln!("results: {}", dir.display());
     }

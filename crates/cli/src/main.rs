@@ -6,6 +6,7 @@ mod cmd_suite;
 mod cmd_trace;
 mod output;
 mod progress;
+mod target_args;
 
 use std::process::ExitCode;
 
