@@ -80,13 +80,17 @@ pub fn find(name: &str) -> Result<&'static Corner, SuiteError> {
         .ok_or_else(|| SuiteError::UnknownTest(name.into(), "a corner".into()))
 }
 
-/// All rows; random and sequential writes with both data kinds, as the articles printed.
+/// All rows on a purged drive; random and sequential writes with both data kinds, as the
+/// articles printed.
 pub fn run_all(
     dev: &mut dyn Device,
     ctx: &mut Context,
     o: &Overrides,
 ) -> Result<Vec<TestResult>, SuiteError> {
-    let mut results = Vec::new();
+    // The reviews ran these on a secure-erased drive.
+    let capacity = dev.geometry().capacity_bytes;
+    let mut purge = Some(precondition::purge(ctx, dev, 0, capacity));
+    let mut results: Vec<TestResult> = Vec::new();
     for corner in &CORNERS {
         let kinds: Vec<Option<DataKind>> = match (corner.read, o.data) {
             (false, None) if corner.name != "random-write-qd32" => vec![
@@ -97,7 +101,10 @@ pub fn run_all(
         };
         for data in kinds {
             let o = Overrides { data, ..o.clone() };
-            let r = run_one(corner, dev, ctx, &o)?;
+            let mut r = run_one(corner, dev, ctx, &o)?;
+            if let Some(p) = purge.take() {
+                r.preconditioning.insert(0, p);
+            }
             let stop = !r.complete;
             results.push(r);
             if stop {
