@@ -325,11 +325,15 @@ pub fn transfer_sweep(results: &[TestResult]) -> String {
     if runs.is_empty() {
         return String::new();
     }
-    let mut c = XYChart::new(
-        "Sequential MB/s against transfer size (QD4, 256 MiB region)",
-        Axis::log2("Transfer size"),
-        Axis::linear("MB/s"),
+    let p = &runs[0].parameters;
+    let title = format!(
+        "Sequential MB/s against transfer size (QD{}, {} region)",
+        p["qd"].as_u64().unwrap_or(4),
+        p["region_bytes"]
+            .as_f64()
+            .map_or("?".into(), crate::chart::format_bytes)
     );
+    let mut c = XYChart::new(&title, Axis::log2("Transfer size"), Axis::linear("MB/s"));
     let mut rows = Vec::new();
     for r in &runs {
         c.push(Series::line(
