@@ -174,7 +174,8 @@ pub struct ReplayArgs {
     /// Speed factor for the timed modes (2 = twice as fast).
     #[arg(long, default_value_t = 1.0)]
     pub speed: f64,
-    /// Most IOs outstanding (afap: the queue depth; timed: slots, default 256).
+    /// Most IOs outstanding (afap: the queue depth, default 32; timed: slots, by default as
+    /// many as 1 GiB of buffers allows, up to 1024).
     #[arg(long)]
     pub qd: Option<u32>,
     /// Longest idle gap kept in idle-capped mode, in milliseconds.
@@ -218,23 +219,26 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         },
         other => bail!("unknown replay mode '{other}': use timed, afap or idle-capped"),
     };
+    // A second pass for the largest IO (buffers) and the highest byte (remap=scale).
+    let (mut span, mut largest) = (0u64, 0u32);
+    for r in trace::open_with(&a.trace, opts)? {
+        let r = r?;
+        span = span.max(r.end_bytes());
+        largest = largest.max(r.len_bytes);
+    }
     let remap = match a.remap.as_str() {
         "wrap" => Remap::Wrap,
-        "scale" => {
-            let mut span = 0u64;
-            for r in trace::open_with(&a.trace, opts)? {
-                span = span.max(r?.end_bytes());
-            }
-            Remap::Scale {
-                trace_span_bytes: span,
-            }
-        }
+        "scale" => Remap::Scale {
+            trace_span_bytes: span,
+        },
         other => bail!("unknown remap '{other}': use wrap or scale"),
     };
+    let (slots, piece) = suite::replay::sizing(largest);
     let plan = Plan {
         mode,
         remap,
-        max_in_flight: a.qd.unwrap_or(256),
+        max_in_flight: a.qd.unwrap_or(slots),
+        max_io_bytes: piece,
         data: engine::pattern::DataKind::Incompressible,
         seed: suite::params::DEFAULT_SEED,
     };

@@ -46,12 +46,26 @@ pub struct Plan {
     pub remap: Remap,
     /// Slots for the timed modes: enough that the open loop rarely waits.
     pub max_in_flight: u32,
+    /// IOs larger than this are issued as several pieces at the same time; it also sizes
+    /// the buffers (slots x this).
+    pub max_io_bytes: u32,
     pub data: DataKind,
     pub seed: u64,
 }
 
-/// IOs larger than this are issued as several pieces at the same time.
+/// The default largest IO before splitting.
 pub const MAX_IO_BYTES: u32 = 4 << 20;
+/// Buffer memory a replay may use (slots x largest IO).
+pub const BUFFER_BUDGET_BYTES: u64 = 1 << 30;
+
+/// Slots and piece size for a trace whose largest IO is `largest` bytes: as many slots as
+/// the buffer budget allows, up to the engine's limit, so a timed replay stays open-loop
+/// through a device stall.
+pub fn sizing(largest: u32) -> (u32, u32) {
+    let piece = largest.clamp(4096, MAX_IO_BYTES).next_power_of_two().min(MAX_IO_BYTES);
+    let slots = (BUFFER_BUDGET_BYTES / piece as u64).min(engine::workload::MAX_QD as u64) as u32;
+    (slots, piece)
+}
 /// Records are put in time order within this window (readers that pair events may emit
 /// completions out of issue order).
 const REORDER_WINDOW: usize = 1 << 16;
@@ -215,12 +229,13 @@ impl<I: Iterator<Item = Record>> Iterator for Schedule<I> {
             });
         }
         let (offset, len) = self.place(offset, len.max(1));
-        if len > MAX_IO_BYTES {
+        let max = self.plan.max_io_bytes;
+        if len > max {
             self.adjustments.split_ios += 1;
             let end = offset + len as u64;
             let mut at = offset;
             while at < end {
-                let piece = (end - at).min(MAX_IO_BYTES as u64) as u32;
+                let piece = (end - at).min(max as u64) as u32;
                 self.pieces.push(ScheduledIo {
                     at_ns,
                     op,
@@ -323,7 +338,7 @@ pub fn run(
     let opts = ReplayOptions {
         pace,
         max_in_flight: slots,
-        max_len: MAX_IO_BYTES as usize,
+        max_len: plan.max_io_bytes as usize,
         data: plan.data,
         seed: plan.seed,
         spin_ns: 20_000,
@@ -374,7 +389,7 @@ pub fn run(
     };
     let mut result = report.finish(dev, &w, out.outcome);
     result.parameters =
-        serde_json::json!({ "trace": trace_name, "plan": plan, "max_io_bytes": MAX_IO_BYTES });
+        serde_json::json!({ "trace": trace_name, "plan": plan });
     Ok(result)
 }
 
@@ -406,6 +421,7 @@ mod tests {
             mode,
             remap: Remap::Wrap,
             max_in_flight: 64,
+            max_io_bytes: MAX_IO_BYTES,
             data: DataKind::Incompressible,
             seed: 1,
         }

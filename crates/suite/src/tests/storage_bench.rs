@@ -37,6 +37,7 @@ pub fn run(
         },
         remap: Remap::Wrap,
         max_in_flight: o.qd.unwrap_or(256),
+        max_io_bytes: replay::MAX_IO_BYTES,
         data: o.data.unwrap_or(DataKind::Incompressible),
         seed: o.seed.unwrap_or(DEFAULT_SEED),
     };
