@@ -1,0 +1,60 @@
+//! An interrupted suite carries on with `--resume DIR` from the first step not completed,
+//! keeping what was already measured.
+
+mod common;
+use common::*;
+
+#[test]
+fn resume_keeps_completed_steps_and_reruns_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("review");
+    let o = ssdlab()
+        .args(["suite", "--target", "sim:default", "--quick", "-q"])
+        .args(["--only", "seq-incompressible", "--only", "transfer-sweep"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let suite_json = out.join("suite.json");
+    let mut rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&suite_json).unwrap()).unwrap();
+    let steps = rec["steps"].as_array().unwrap();
+    assert!(steps.iter().all(|s| s["status"] == "complete"), "{rec}");
+    let kept = std::fs::read_to_string(out.join("transfer-sweep-read.json")).unwrap();
+
+    // As if interrupted during the second step.
+    rec["steps"][1]["status"] = "incomplete".into();
+    rec["complete"] = false.into();
+    std::fs::write(&suite_json, serde_json::to_string_pretty(&rec).unwrap()).unwrap();
+    std::fs::remove_file(out.join("seq-incompressible-read.json")).unwrap();
+
+    let o = ssdlab()
+        .args([
+            "suite",
+            "--only",
+            "seq-incompressible",
+            "--only",
+            "transfer-sweep",
+            "--resume",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("transfer-sweep: already complete, kept"), "{t}");
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&suite_json).unwrap()).unwrap();
+    assert_eq!(rec["complete"], true);
+    assert!(
+        out.join("seq-incompressible-read.json").exists(),
+        "the unfinished step ran again"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("transfer-sweep-read.json")).unwrap(),
+        kept,
+        "completed results untouched"
+    );
+    assert!(out.join("report.html").exists());
+}
