@@ -108,8 +108,7 @@ impl LineParser for Parser {
                 match f.next() {
                     Some(b"+") => {
                         let n = uint(field(&mut f, "sector count")?, "sector count")?;
-                        let bytes = u32::try_from(n * 512)
-                            .map_err(|_| format!("sector count {n} is larger than 4 GiB"))?;
+                        let bytes = crate::text::sectors_len(n, "sector count")?;
                         (sector, bytes)
                     }
                     _ => (sector, 0),

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::io::Write;
 
-use crate::text::{decimal_nano, field, is_blank_or_comment, u32_len, uint, ws_fields, LineParser};
+use crate::text::{decimal_nano, field, is_blank_or_comment, uint, ws_fields, LineParser};
 use crate::{Op, Record, TraceError};
 
 pub(crate) struct Parser;
@@ -43,7 +43,7 @@ impl LineParser for Parser {
         let mut r = Record::new(
             op,
             lba.checked_mul(512).ok_or("LBA too large")?,
-            u32_len(size * 512, "size")?,
+            crate::text::sectors_len(size, "size")?,
             Some(time_ns),
         );
         r.stream = u32::try_from(dev).map_err(|_| format!("device number {dev} too large"))?;

@@ -43,7 +43,11 @@ impl LineParser for Parser {
             .checked_mul(100)
             .ok_or("Timestamp too far from the first")?;
         let mut r = Record::new(op, offset, u32_len(size, "Size")?, Some(t));
-        r.complete_ns = Some(t + rt * 100);
+        r.complete_ns = Some(
+            rt.checked_mul(100)
+                .and_then(|rt| t.checked_add(rt))
+                .ok_or("ResponseTime too large")?,
+        );
         r.stream = u32::try_from(disk).map_err(|_| "DiskNumber too large")?;
         out.push_back(r);
         Ok(())

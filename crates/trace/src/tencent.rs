@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use crate::text::{csv_fields, field, is_blank_or_comment, show, u32_len, uint, LineParser};
+use crate::text::{csv_fields, field, is_blank_or_comment, show, uint, LineParser};
 use crate::{Op, Record};
 
 pub(crate) struct Parser;
@@ -36,7 +36,7 @@ impl LineParser for Parser {
         let mut r = Record::new(
             op,
             off.checked_mul(512).ok_or("Offset too large")?,
-            u32_len(size * 512, "Size")?,
+            crate::text::sectors_len(size, "Size")?,
             Some(
                 secs.checked_mul(1_000_000_000)
                     .ok_or("Timestamp too large")?,

@@ -199,6 +199,14 @@ pub(crate) fn u32_len(v: u64, what: &str) -> Result<u32, String> {
     u32::try_from(v).map_err(|_| format!("{what} {v} is larger than 4 GiB"))
 }
 
+/// A length given in 512-byte sectors, in bytes.
+pub(crate) fn sectors_len(sectors: u64, what: &str) -> Result<u32, String> {
+    sectors
+        .checked_mul(512)
+        .and_then(|b| u32::try_from(b).ok())
+        .ok_or_else(|| format!("{what} of {sectors} sectors is larger than 4 GiB"))
+}
+
 /// Next field or an error naming it.
 pub(crate) fn field<'a>(
     it: &mut impl Iterator<Item = &'a [u8]>,

@@ -54,3 +54,26 @@ fn blktrace_sector_beyond_2_pow_64_bytes() {
     let err = read_blktrace(bytes).unwrap_err();
     assert!(err.contains("beyond any device"), "{err}");
 }
+
+#[test]
+fn blkparse_sector_count_beyond_4_gib() {
+    let bytes = include_bytes!("fixtures/fuzz/blkparse-sector-count-overflow.txt");
+    // Either the line is reported or (had it been skippable) skipped; never a panic.
+    let _ = read(Format::Blkparse, bytes);
+    let line = b"8,16 0 1 0.000000000 1 Q W 0 + 18446744073709551615 [x]\n";
+    let err = read(Format::Blkparse, line).unwrap_err();
+    assert!(err.contains("larger than 4 GiB"), "{err}");
+}
+
+#[test]
+fn sector_lengths_that_overflow_are_errors_everywhere() {
+    let huge = u64::MAX / 256;
+    let disksim = format!("0.0 0 0 {huge} 1\n");
+    assert!(read(Format::DiskSim, disksim.as_bytes())
+        .unwrap_err()
+        .contains("larger than 4 GiB"));
+    let tencent = format!("1538323200,0,{huge},1,1282\n");
+    assert!(read(Format::Tencent, tencent.as_bytes())
+        .unwrap_err()
+        .contains("larger than 4 GiB"));
+}
