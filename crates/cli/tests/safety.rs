@@ -4,6 +4,24 @@
 mod common;
 use common::*;
 
+/// A short random-write test on `dev`, with extra flags, writing results to `out`.
+fn write_test(dev: &str, extra: &[&str], out: Option<&str>) -> std::process::Output {
+    let mut args = vec![
+        "run",
+        "random-write",
+        "--target",
+        dev,
+        "--duration",
+        "0.2",
+        "-q",
+    ];
+    args.extend(extra);
+    if let Some(out) = out {
+        args.extend(["--out", out]);
+    }
+    run(&args)
+}
+
 #[test]
 fn ext4_signature_is_refused_until_the_device_is_named() {
     let Some(dev) = LoopDev::ram("ext4", "64M") else {
@@ -15,52 +33,20 @@ fn ext4_signature_is_refused_until_the_device_is_named() {
     }
     let out_dir = tempfile::tempdir().unwrap();
     let out = out_dir.path().to_str().unwrap();
-    let o = run(&[
-        "run",
-        "random-write",
-        "--target",
-        dev.dev(),
-        "--duration",
-        "0.2",
-        "--out",
-        out,
-        "-q",
-    ]);
+    let o = write_test(dev.dev(), &[], Some(out));
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("ext2/3/4 filesystem"), "{t}");
     assert!(t.contains(&format!("--destroy-data={}", dev.dev())), "{t}");
 
     // Naming another device is not a confirmation.
-    let o = run(&[
-        "run",
-        "random-write",
-        "--target",
-        dev.dev(),
-        "--duration",
-        "0.2",
-        "--destroy-data=/dev/null",
-        "--out",
-        out,
-        "-q",
-    ]);
+    let o = write_test(dev.dev(), &["--destroy-data=/dev/null"], Some(out));
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("must be the same device"), "{}", text(&o));
 
     // Named: it runs.
     let flag = format!("--destroy-data={}", dev.dev());
-    let o = run(&[
-        "run",
-        "random-write",
-        "--target",
-        dev.dev(),
-        "--duration",
-        "0.2",
-        &flag,
-        "--out",
-        out,
-        "-q",
-    ]);
+    let o = write_test(dev.dev(), &[&flag], Some(out));
     assert!(o.status.success(), "{}", text(&o));
     let r: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out_dir.path().join("random-write.json")).unwrap(),
@@ -81,16 +67,7 @@ fn mounted_device_is_refused_even_when_named() {
         return;
     }
     let flag = format!("--destroy-data={}", dev.dev());
-    let o = run(&[
-        "run",
-        "random-write",
-        "--target",
-        dev.dev(),
-        "--duration",
-        "0.2",
-        &flag,
-        "-q",
-    ]);
+    let o = write_test(dev.dev(), &[&flag], None);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("is mounted on"), "{t}");
@@ -104,30 +81,10 @@ fn blank_device_needs_no_confirmation_and_reads_never_do() {
     };
     let out_dir = tempfile::tempdir().unwrap();
     let out = out_dir.path().to_str().unwrap();
-    let o = run(&[
-        "run",
-        "random-write",
-        "--target",
-        dev.dev(),
-        "--duration",
-        "0.2",
-        "--out",
-        out,
-        "-q",
-    ]);
+    let o = write_test(dev.dev(), &[], Some(out));
     assert!(o.status.success(), "{}", text(&o));
     // Now it holds data of unknown kind: a second write test must be confirmed.
-    let o = run(&[
-        "run",
-        "random-write",
-        "--target",
-        dev.dev(),
-        "--duration",
-        "0.2",
-        "--out",
-        out,
-        "-q",
-    ]);
+    let o = write_test(dev.dev(), &[], Some(out));
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("unknown kind"), "{}", text(&o));
 }
