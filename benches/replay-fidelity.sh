@@ -16,6 +16,7 @@ truncate -s 1G "$img"
 dev=$(losetup --find --show --direct-io=on "$img")
 cleanup() { losetup -d "$dev" 2>/dev/null || true; rm -f "$img"; rm -rf "$work"; }
 trap cleanup EXIT
+[ -n "${KEEP:-}" ] && trap "losetup -d $dev; rm -f $img; echo kept $work" EXIT
 
 fio --name=record --filename="$dev" --rw=randread --bs=4k --iodepth=16 --ioengine=io_uring \
     --direct=1 --io_size=100G --number_ios="$ios" --rate_iops="$iops" \

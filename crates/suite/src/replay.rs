@@ -62,7 +62,10 @@ pub const BUFFER_BUDGET_BYTES: u64 = 1 << 30;
 /// the buffer budget allows, up to the engine's limit, so a timed replay stays open-loop
 /// through a device stall.
 pub fn sizing(largest: u32) -> (u32, u32) {
-    let piece = largest.clamp(4096, MAX_IO_BYTES).next_power_of_two().min(MAX_IO_BYTES);
+    let piece = largest
+        .clamp(4096, MAX_IO_BYTES)
+        .next_power_of_two()
+        .min(MAX_IO_BYTES);
     let slots = (BUFFER_BUDGET_BYTES / piece as u64).min(engine::workload::MAX_QD as u64) as u32;
     (slots, piece)
 }
@@ -388,8 +391,7 @@ pub fn run(
         seed: plan.seed,
     };
     let mut result = report.finish(dev, &w, out.outcome);
-    result.parameters =
-        serde_json::json!({ "trace": trace_name, "plan": plan });
+    result.parameters = serde_json::json!({ "trace": trace_name, "plan": plan });
     Ok(result)
 }
 
