@@ -1,6 +1,9 @@
-//! The Bench: what ssdlab does with results. Charts ([`chart`]) and the review report
-//! ([`report`]) today; the results database, comparisons across drives and the web page
-//! build on them.
+//! The Bench: what ssdlab does with results. The results database ([`db`]), comparisons
+//! across drives ([`compare`]), charts ([`chart`]), the review report ([`report`]) and the
+//! web page ([`web`]).
 
 pub mod chart;
+pub mod compare;
+pub mod db;
 pub mod report;
+pub mod web;

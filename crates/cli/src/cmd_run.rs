@@ -165,6 +165,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if !a.common.quiet {
         eprintln!("results: {}", out_dir.display());
     }
+    if !results.is_empty() {
+        a.common.store.store(&out_dir, a.common.quiet);
+    }
     let complete = results.iter().all(|r| r.complete);
     Ok(if complete {
         ExitCode::SUCCESS

@@ -88,6 +88,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             eprintln!("report: {}", report.display());
         }
     }
+    a.common.store.store(&dir, a.common.quiet);
     let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
     Ok(if rec.complete {
         ExitCode::SUCCESS

@@ -277,6 +277,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         crate::output::print_summary(&results);
         eprintln!("results: {}", dir.display());
     }
+    a.common.store.store(&dir, a.common.quiet);
     Ok(if results[0].complete {
         std::process::ExitCode::SUCCESS
     } else {

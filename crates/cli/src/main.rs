@@ -1,5 +1,6 @@
 //! `ssdlab`: argument parsing, progress display and wiring. The logic lives in the crates.
 
+mod cmd_bench;
 mod cmd_run;
 mod cmd_sim;
 mod cmd_suite;
@@ -29,6 +30,8 @@ enum Command {
     Run(cmd_run::RunArgs),
     /// The whole review: every test of the methodology, one results directory.
     Suite(cmd_suite::SuiteArgs),
+    /// The Bench: every stored run; compare drives, serve the web page.
+    Bench(cmd_bench::BenchArgs),
     /// (Re)write report.html of a results directory.
     Report { dir: std::path::PathBuf },
     /// List the tests `ssdlab run` knows.
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => cmd_run::run(args),
         Command::Suite(args) => cmd_suite::run(args),
+        Command::Bench(args) => cmd_bench::run(args),
         Command::Trace(cmd) => cmd_trace::run(cmd),
         Command::Sim(cmd) => cmd_sim::run(cmd).map(|()| ExitCode::SUCCESS),
         Command::Report { dir } => output::write_report(&dir).map(|p| {

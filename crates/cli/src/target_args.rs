@@ -20,6 +20,45 @@ pub struct TargetArgs {
     /// No progress bar, notes or summary.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+/// Where finished runs are kept: the Bench database.
+#[derive(Args, Debug)]
+pub struct StoreArgs {
+    /// Do not store the results in the Bench database.
+    #[arg(long)]
+    pub no_store: bool,
+    /// The Bench database [default: $XDG_DATA_HOME/ssdlab/bench.db].
+    #[arg(long, env = "SSDLAB_DB", value_name = "PATH")]
+    pub db: Option<std::path::PathBuf>,
+}
+
+impl StoreArgs {
+    pub fn db_path(&self) -> std::path::PathBuf {
+        self.db.clone().unwrap_or_else(bench::db::default_path)
+    }
+
+    /// Store a results directory in the Bench. A failure to store is reported, not fatal:
+    /// the results are safe in the directory and `bench import` can store them later.
+    pub fn store(&self, dir: &std::path::Path, quiet: bool) {
+        if self.no_store {
+            return;
+        }
+        let db = self.db_path();
+        let stored = bench::db::RunRecord::from_dir(dir)
+            .and_then(|run| bench::db::Bench::open(&db)?.store(&run));
+        match stored {
+            Ok(s) if !quiet => eprintln!("stored in the Bench as run {} ({})", s.id(), db.display()),
+            Ok(_) => {}
+            Err(e) => eprintln!(
+                "warning: not stored in the Bench: {e}\n  the results are in {}; store them later with `ssdlab bench import {}`",
+                dir.display(),
+                dir.display()
+            ),
+        }
+    }
 }
 
 impl TargetArgs {

@@ -8,7 +8,9 @@ use common::*;
 fn resume_keeps_completed_steps_and_reruns_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("review");
+    let db = dir.path().join("bench.db");
     let o = ssdlab()
+        .env("SSDLAB_DB", &db)
         .args(["suite", "--target", "sim:default", "--quick", "-q"])
         .args(["--only", "seq-incompressible", "--only", "transfer-sweep"])
         .arg("--out")
@@ -30,6 +32,7 @@ fn resume_keeps_completed_steps_and_reruns_the_rest() {
     std::fs::remove_file(out.join("seq-incompressible-read.json")).unwrap();
 
     let o = ssdlab()
+        .env("SSDLAB_DB", &db)
         .args([
             "suite",
             "--only",
@@ -57,4 +60,17 @@ fn resume_keeps_completed_steps_and_reruns_the_rest() {
         "completed results untouched"
     );
     assert!(out.join("report.html").exists());
+
+    // The Bench holds the suite once, complete, with every result.
+    let o = ssdlab()
+        .env("SSDLAB_DB", &db)
+        .args(["bench", "export"])
+        .output()
+        .unwrap();
+    let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let runs = all["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{all}");
+    assert_eq!(runs[0]["run"]["complete"], true);
+    let stored = runs[0]["results"].as_array().unwrap().len();
+    assert_eq!(stored, result_files(&out));
 }

@@ -153,9 +153,18 @@ impl Device for SimSsd {
         Identity {
             kind: "sim".into(),
             path: format!("sim:{}", self.spec),
-            model: Some(match &cfg.model_of {
-                Some(m) => format!("ssdlab model of {m}"),
-                None => format!("ssdlab simulated SSD ({})", cfg.preset),
+            model: Some({
+                let base = match &cfg.model_of {
+                    Some(m) => format!("ssdlab model of {m}"),
+                    None => format!("ssdlab simulated SSD ({})", cfg.preset),
+                };
+                // Overrides make another drive: say so where drives are listed by model.
+                match self.spec.split_once(',') {
+                    Some((_, overrides)) if !overrides.trim().is_empty() => {
+                        format!("{base} with {}", overrides.trim())
+                    }
+                    _ => base,
+                }
             }),
             serial: Some(format!("SIM-{}", cfg.preset.to_ascii_uppercase())),
             firmware: Some(format!("ssdlab-sim {}", env!("CARGO_PKG_VERSION"))),

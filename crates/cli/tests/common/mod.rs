@@ -1,11 +1,19 @@
 //! Helpers for the CLI's integration tests: the binary, and RAM-backed loop devices.
 #![allow(dead_code)]
 
+pub mod cdp;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The binary, storing its runs in a Bench database of the tests' own, never the user's.
 pub fn ssdlab() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ssdlab"));
+    c.env(
+        "SSDLAB_DB",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("tests-bench.db"),
+    );
+    c
 }
 
 pub fn run(args: &[&str]) -> Output {
@@ -18,6 +26,18 @@ pub fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
+}
+
+/// How many test results (STEM.json, not suite.json) a results directory holds.
+pub fn result_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            n.ends_with(".json") && n != "suite.json"
+        })
+        .count()
 }
 
 pub fn have(tool: &str) -> bool {

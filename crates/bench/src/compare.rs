@@ -1,0 +1,314 @@
+//! Comparisons across drives: the reviews' tables, one per test, one column per drive,
+//! with the best value of each row marked. `bench compare` prints them; the web page draws
+//! them.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use crate::db::{DriveRow, StoredResult};
+use suite::result::TestResult;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// One row of a comparison: a figure of every drive.
+#[derive(Clone, Debug)]
+pub struct Metric {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub better: Better,
+    /// One per drive, in the drives' order; None where the drive has no such result.
+    pub values: Vec<Option<f64>>,
+}
+
+impl Metric {
+    /// The drive with the best value, when at least two drives have one.
+    pub fn best(&self) -> Option<usize> {
+        let have: Vec<(usize, f64)> = self
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.filter(|v| v.is_finite()).map(|v| (i, v)))
+            .collect();
+        if have.len() < 2 {
+            return None;
+        }
+        let pick = |a: &(usize, f64), b: &(usize, f64)| match self.better {
+            Better::Higher => a.1.total_cmp(&b.1),
+            Better::Lower => b.1.total_cmp(&a.1),
+        };
+        have.into_iter().max_by(|a, b| pick(a, b)).map(|b| b.0)
+    }
+}
+
+/// The comparison of one test (one result stem, e.g. "consistency-spare-25").
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub stem: String,
+    pub test: String,
+    pub title: String,
+    pub metrics: Vec<Metric>,
+    /// The stored result behind each drive's column.
+    pub result_ids: Vec<Option<i64>>,
+}
+
+/// A drive and the results it is compared with (its newest of each test).
+pub type DriveResults = (DriveRow, Vec<StoredResult>);
+
+/// The tables for the drives, in the order tests were first measured; only tests whose
+/// name or stem is `only`, when given.
+pub fn tables(drives: &[DriveResults], only: Option<&str>) -> Vec<Table> {
+    let mut stems: Vec<(String, String, String)> = Vec::new();
+    for (_, results) in drives {
+        for s in results {
+            let r = &s.result;
+            let stem = r.file_stem();
+            let wanted = only.is_none_or(|o| o == r.test || o == stem);
+            if wanted && !stems.iter().any(|(st, _, _)| *st == stem) {
+                stems.push((stem, r.test.clone(), r.label.clone()));
+            }
+        }
+    }
+    stems
+        .into_iter()
+        .map(|(stem, test, title)| {
+            let found: Vec<Option<&StoredResult>> = drives
+                .iter()
+                .map(|(_, rs)| rs.iter().find(|s| s.result.file_stem() == stem))
+                .collect();
+            let names = metrics_of(&test);
+            let metrics = names
+                .iter()
+                .map(|&(name, unit, better, get)| Metric {
+                    name,
+                    unit,
+                    better,
+                    values: found
+                        .iter()
+                        .map(|s| s.and_then(|s| get(&s.result)))
+                        .collect(),
+                })
+                .filter(|m| m.values.iter().any(Option::is_some))
+                .collect();
+            Table {
+                stem,
+                test,
+                title,
+                metrics,
+                result_ids: found.iter().map(|s| s.map(|s| s.id)).collect(),
+            }
+        })
+        .collect()
+}
+
+type Getter = fn(&TestResult) -> Option<f64>;
+
+fn at(v: &Value, path: &[&str]) -> Option<f64> {
+    path.iter().try_fold(v, |v, k| v.get(k))?.as_f64()
+}
+
+/// Which figures each test is compared on, as the reviews charted them.
+fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
+    use Better::{Higher, Lower};
+    match test {
+        "consistency" => vec![
+            ("steady-state mean", "IOPS", Higher, |r| {
+                at(&r.analysis, &["steady_state", "mean"])
+            }),
+            ("steady-state median", "IOPS", Higher, |r| {
+                at(&r.analysis, &["steady_state", "median"])
+            }),
+            ("steady-state min", "IOPS", Higher, |r| {
+                at(&r.analysis, &["steady_state", "min"])
+            }),
+            ("steady-state p1", "IOPS", Higher, |r| {
+                at(&r.analysis, &["steady_state", "p1"])
+            }),
+            ("steady-state p99", "IOPS", Higher, |r| {
+                at(&r.analysis, &["steady_state", "p99"])
+            }),
+            ("steady-state stddev", "IOPS", Lower, |r| {
+                at(&r.analysis, &["steady_state", "stddev"])
+            }),
+            ("drop at", "s", Higher, |r| at(&r.analysis, &["drop_s"])),
+            ("write amplification (steady)", "x", Lower, |r| {
+                r.write_amplification.and_then(|w| w.steady_state)
+            }),
+        ],
+        "storage-bench" => vec![
+            ("data rate", "MB/s", Higher, |r| {
+                at(&r.analysis, &["metrics", "data_rate_mbps"])
+            }),
+            ("read data rate", "MB/s", Higher, |r| {
+                at(&r.analysis, &["metrics", "read_rate_mbps"])
+            }),
+            ("write data rate", "MB/s", Higher, |r| {
+                at(&r.analysis, &["metrics", "write_rate_mbps"])
+            }),
+            ("disk busy time", "s", Lower, |r| {
+                at(&r.analysis, &["metrics", "busy_time_s"])
+            }),
+            ("read busy time", "s", Lower, |r| {
+                at(&r.analysis, &["metrics", "read_busy_time_s"])
+            }),
+            ("write busy time", "s", Lower, |r| {
+                at(&r.analysis, &["metrics", "write_busy_time_s"])
+            }),
+            ("average service time", "us", Lower, |r| {
+                at(&r.analysis, &["metrics", "avg_service_time_us"])
+            }),
+        ],
+        "trim" => vec![
+            ("clean", "MB/s", Higher, |r| {
+                at(&r.analysis, &["clean", "mbps"])
+            }),
+            ("dirty", "MB/s", Higher, |r| {
+                at(&r.analysis, &["dirty", "mbps"])
+            }),
+            ("after TRIM", "MB/s", Higher, |r| {
+                at(&r.analysis, &["after_trim", "mbps"])
+            }),
+        ],
+        "transfer-sweep" => vec![
+            ("peak", "MB/s", Higher, |r| at(&r.analysis, &["peak_mbps"])),
+            ("90% of peak from", "bytes", Lower, |r| {
+                at(&r.analysis, &["reaches_90pct_at_bytes"])
+            }),
+        ],
+        "steady-state" => vec![("steady state", "IOPS", Higher, |r| {
+            at(&r.analysis, &["steady_iops"])
+        })],
+        _ => vec![
+            ("throughput", "MB/s", Higher, |r| Some(r.summary.mbps)),
+            ("IOPS", "IOPS", Higher, |r| Some(r.summary.iops)),
+            ("mean latency", "us", Lower, |r| latency(r).map(|l| l.mean)),
+            ("p99 latency", "us", Lower, |r| latency(r).map(|l| l.p99)),
+        ],
+    }
+}
+
+fn latency(r: &TestResult) -> Option<&engine::measure::LatencyStats> {
+    let s = &r.summary;
+    s.write.as_ref().or(s.read.as_ref()).map(|d| &d.latency_us)
+}
+
+/// A figure as a table shows it.
+pub fn format_value(v: f64, unit: &str) -> String {
+    match unit {
+        "x" => format!("{v:.2}"),
+        "MB/s" | "s" if v.abs() < 100.0 => format!("{v:.1}"),
+        _ => format!("{v:.0}"),
+    }
+}
+
+/// The tables as text: a column per drive, `*` after each row's best value.
+pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
+    let mut out = String::new();
+    let width = drives
+        .iter()
+        .map(|d| d.name.chars().count().min(32))
+        .max()
+        .unwrap_or(0)
+        .max(12);
+    let short = |s: &str| s.chars().take(32).collect::<String>();
+    let _ = write!(out, "{:<36}", "drive");
+    for d in drives {
+        let _ = write!(out, " {:>width$}", short(&d.name));
+    }
+    out.push('\n');
+    let _ = write!(out, "{:<36}", "  price per GB");
+    for d in drives {
+        let p = d.price_per_gb().map_or("-".into(), |p| format!("${p:.2}"));
+        let _ = write!(out, " {p:>width$}");
+    }
+    out.push('\n');
+    for t in tables {
+        let _ = writeln!(out, "\n{} [{}]", t.title, t.stem);
+        for m in &t.metrics {
+            let best = m.best();
+            let label = match m.unit {
+                unit if unit == m.name => m.name.to_string(),
+                unit => format!("{} ({unit})", m.name),
+            };
+            let _ = write!(out, "  {label:<34}");
+            for (i, v) in m.values.iter().enumerate() {
+                let cell = match v {
+                    Some(v) => format!(
+                        "{}{}",
+                        format_value(*v, m.unit),
+                        if best == Some(i) { "*" } else { " " }
+                    ),
+                    None => "- ".into(),
+                };
+                let _ = write!(out, " {cell:>width$}", width = width + 1);
+            }
+            out.push('\n');
+        }
+    }
+    out += "\n* best of the drives compared\n";
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::tests::{result, run};
+    use crate::db::Bench;
+
+    #[test]
+    fn tables_put_drives_side_by_side_and_mark_the_best() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+        let t = "2026-01-01T00:00:00Z";
+        for (model, mbps) in [("slow", 100.0), ("fast", 400.0)] {
+            let results = vec![
+                result("seq-write", None, model, t, mbps),
+                result("consistency", Some("spare-25"), model, t, mbps / 10.0),
+            ];
+            b.store(&run(model, t, results)).unwrap();
+        }
+        // Only one drive has a read result.
+        b.store(&run(
+            "slow",
+            "2026-01-02T00:00:00Z",
+            vec![result("seq-read", None, "slow", t, 9.0)],
+        ))
+        .unwrap();
+        let drives: Vec<DriveResults> = b
+            .find_drives(&["slow".into(), "fast".into()])
+            .unwrap()
+            .into_iter()
+            .map(|d| {
+                let rs = b.latest_results(d.id).unwrap();
+                (d, rs)
+            })
+            .collect();
+        let all = tables(&drives, None);
+        let stems: Vec<&str> = all.iter().map(|t| t.stem.as_str()).collect();
+        assert_eq!(stems, ["seq-write", "consistency-spare-25", "seq-read"]);
+        let mbps = &all[0].metrics[0];
+        assert_eq!(
+            (mbps.name, mbps.values.clone()),
+            ("throughput", vec![Some(100.0), Some(400.0)])
+        );
+        assert_eq!(mbps.best(), Some(1));
+        let latency = all[0].metrics.iter().find(|m| m.better == Better::Lower);
+        assert!(
+            latency.is_none(),
+            "the fixture has no latency figures: no empty rows"
+        );
+        assert_eq!(all[1].metrics[0].name, "steady-state mean");
+        assert_eq!(all[2].metrics[0].best(), None, "one drive: nothing to mark");
+        assert_eq!(all[2].result_ids[1], None);
+
+        let only = tables(&drives, Some("consistency"));
+        assert_eq!(only.len(), 1);
+        let text = render_text(&[drives[0].0.clone(), drives[1].0.clone()], &all);
+        assert!(text.contains("400.0*") || text.contains("400*"), "{text}");
+        assert!(!text.contains("100*") && !text.contains("100.0*"), "{text}");
+    }
+}

@@ -1,0 +1,297 @@
+//! Reading the Bench, and the two edits a user makes: removing a run, annotating a drive.
+
+use rusqlite::{params, OptionalExtension, Row};
+use serde::Serialize;
+
+use suite::result::TestResult;
+
+use super::{Bench, BenchError, Result};
+
+/// What a user knows of a drive that it cannot report itself (`bench annotate`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Specs {
+    /// A display name instead of the model string.
+    pub name: Option<String>,
+    pub controller: Option<String>,
+    pub nand: Option<String>,
+    pub dram: Option<String>,
+    pub price_usd: Option<f64>,
+    pub notes: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DriveRow {
+    pub id: i64,
+    /// The annotated name, else the model, else the path.
+    pub name: String,
+    pub kind: String,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub firmware: Option<String>,
+    pub capacity_bytes: u64,
+    pub specs: Specs,
+    pub runs: u32,
+    pub last_run: Option<String>,
+}
+
+impl DriveRow {
+    /// Dollars per (decimal) gigabyte, as the reviews priced drives.
+    pub fn price_per_gb(&self) -> Option<f64> {
+        let gb = self.capacity_bytes as f64 / 1e9;
+        self.specs.price_usd.filter(|_| gb > 0.0).map(|p| p / gb)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunRow {
+    pub id: i64,
+    pub drive_id: i64,
+    pub drive: String,
+    pub kind: String,
+    pub target_spec: String,
+    pub started_at: String,
+    pub tool_version: String,
+    pub quick: bool,
+    pub complete: bool,
+    pub source: Option<String>,
+    pub stored_at: String,
+    pub results: u32,
+}
+
+/// A test result as stored, with where it belongs.
+#[derive(Clone, Debug)]
+pub struct StoredResult {
+    pub id: i64,
+    pub run_id: i64,
+    pub drive_id: i64,
+    pub result: TestResult,
+}
+
+const DRIVE_SELECT: &str = "
+    SELECT d.id, COALESCE(s.name, d.model, json_extract(d.identity, '$.path')), d.kind, d.model,
+           d.serial, d.firmware, d.capacity_bytes, s.name, s.controller, s.nand, s.dram,
+           s.price_usd, s.notes,
+           (SELECT count(*) FROM runs r WHERE r.drive_id = d.id),
+           (SELECT max(started_at) FROM runs r WHERE r.drive_id = d.id)
+    FROM drives d LEFT JOIN drive_specs s ON s.drive_id = d.id";
+
+fn drive_row(r: &Row) -> rusqlite::Result<DriveRow> {
+    Ok(DriveRow {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        kind: r.get(2)?,
+        model: r.get(3)?,
+        serial: r.get(4)?,
+        firmware: r.get(5)?,
+        capacity_bytes: r.get::<_, i64>(6)? as u64,
+        specs: Specs {
+            name: r.get(7)?,
+            controller: r.get(8)?,
+            nand: r.get(9)?,
+            dram: r.get(10)?,
+            price_usd: r.get(11)?,
+            notes: r.get(12)?,
+        },
+        runs: r.get(13)?,
+        last_run: r.get(14)?,
+    })
+}
+
+const RUN_SELECT: &str = "
+    SELECT r.id, r.drive_id, COALESCE(s.name, d.model, json_extract(d.identity, '$.path')),
+           r.kind, r.target_spec, r.started_at, r.tool_version, r.quick, r.complete, r.source,
+           r.stored_at, (SELECT count(*) FROM results x WHERE x.run_id = r.id)
+    FROM runs r JOIN drives d ON d.id = r.drive_id LEFT JOIN drive_specs s ON s.drive_id = d.id";
+
+fn run_row(r: &Row) -> rusqlite::Result<RunRow> {
+    Ok(RunRow {
+        id: r.get(0)?,
+        drive_id: r.get(1)?,
+        drive: r.get(2)?,
+        kind: r.get(3)?,
+        target_spec: r.get(4)?,
+        started_at: r.get(5)?,
+        tool_version: r.get(6)?,
+        quick: r.get(7)?,
+        complete: r.get(8)?,
+        source: r.get(9)?,
+        stored_at: r.get(10)?,
+        results: r.get(11)?,
+    })
+}
+
+impl Bench {
+    /// Every drive, by name.
+    pub fn drives(&self) -> Result<Vec<DriveRow>> {
+        let mut q = self
+            .conn
+            .prepare(&format!("{DRIVE_SELECT} ORDER BY 2 COLLATE NOCASE, d.id"))?;
+        let rows = q.query_map([], drive_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn drive(&self, id: i64) -> Result<Option<DriveRow>> {
+        Ok(self
+            .conn
+            .query_row(&format!("{DRIVE_SELECT} WHERE d.id = ?1"), [id], drive_row)
+            .optional()?)
+    }
+
+    /// The drives a user means: a drive id, or text found in the name, model or serial
+    /// (case-insensitive). Errors name what matched nothing.
+    pub fn find_drives(&self, queries: &[String]) -> Result<Vec<DriveRow>> {
+        let all = self.drives()?;
+        let mut found: Vec<DriveRow> = Vec::new();
+        for q in queries {
+            let needle = q.to_lowercase();
+            let hits: Vec<&DriveRow> = match q.parse::<i64>() {
+                Ok(id) => all.iter().filter(|d| d.id == id).collect(),
+                Err(_) => all
+                    .iter()
+                    .filter(|d| {
+                        [Some(&d.name), d.model.as_ref(), d.serial.as_ref()]
+                            .into_iter()
+                            .flatten()
+                            .any(|s| s.to_lowercase().contains(&needle))
+                    })
+                    .collect(),
+            };
+            if hits.is_empty() {
+                return Err(BenchError::Input(format!(
+                    "no drive matches {q:?}: `ssdlab bench list` shows the drives and their ids"
+                )));
+            }
+            for d in hits {
+                if !found.iter().any(|f| f.id == d.id) {
+                    found.push(d.clone());
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Every run, newest first.
+    pub fn runs(&self) -> Result<Vec<RunRow>> {
+        let mut q = self.conn.prepare(&format!(
+            "{RUN_SELECT} ORDER BY r.started_at DESC, r.id DESC"
+        ))?;
+        let rows = q.query_map([], run_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn run(&self, id: i64) -> Result<Option<RunRow>> {
+        Ok(self
+            .conn
+            .query_row(&format!("{RUN_SELECT} WHERE r.id = ?1"), [id], run_row)
+            .optional()?)
+    }
+
+    fn results_where(&self, clause: &str, arg: i64) -> Result<Vec<StoredResult>> {
+        let mut q = self.conn.prepare(&format!(
+            "SELECT x.id, x.run_id, r.drive_id, x.body FROM results x JOIN runs r ON r.id = x.run_id
+             WHERE {clause} ORDER BY x.started_at, x.id"
+        ))?;
+        let rows = q.query_map([arg], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, run_id, drive_id, body) = row?;
+            let result = serde_json::from_str(&body).map_err(|e| {
+                BenchError::Input(format!("result {id} in the Bench does not parse: {e}"))
+            })?;
+            out.push(StoredResult {
+                id,
+                run_id,
+                drive_id,
+                result,
+            });
+        }
+        Ok(out)
+    }
+
+    /// A run's results in the order they were measured.
+    pub fn results_of_run(&self, run_id: i64) -> Result<Vec<StoredResult>> {
+        self.results_where("x.run_id = ?1", run_id)
+    }
+
+    pub fn result(&self, id: i64) -> Result<Option<StoredResult>> {
+        Ok(self.results_where("x.id = ?1", id)?.pop())
+    }
+
+    /// A drive's newest result of each test and variant: what comparisons show. Complete
+    /// results win over newer incomplete ones.
+    pub fn latest_results(&self, drive_id: i64) -> Result<Vec<StoredResult>> {
+        let mut all = self.results_where("r.drive_id = ?1", drive_id)?;
+        all.sort_by(|a, b| {
+            (a.result.complete, &a.result.started_at, a.id).cmp(&(
+                b.result.complete,
+                &b.result.started_at,
+                b.id,
+            ))
+        });
+        let mut latest: Vec<StoredResult> = Vec::new();
+        for r in all.into_iter().rev() {
+            let stem = r.result.file_stem();
+            if !latest.iter().any(|l| l.result.file_stem() == stem) {
+                latest.push(r);
+            }
+        }
+        latest.sort_by(|a, b| (&a.result.started_at, a.id).cmp(&(&b.result.started_at, b.id)));
+        Ok(latest)
+    }
+
+    /// Remove a run and its results; a drive left without runs goes too.
+    pub fn remove_run(&mut self, id: i64) -> Result<bool> {
+        let tx = self.conn.transaction()?;
+        let drive: Option<i64> = tx
+            .query_row("SELECT drive_id FROM runs WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        let Some(drive) = drive else {
+            return Ok(false);
+        };
+        tx.execute("DELETE FROM runs WHERE id = ?1", [id])?;
+        tx.execute(
+            "DELETE FROM drives WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM runs WHERE drive_id = ?1)",
+            [drive],
+        )?;
+        tx.commit()?;
+        Ok(true)
+    }
+
+    /// Set the facts given (others keep their values); an empty string clears one.
+    pub fn annotate(&mut self, drive_id: i64, specs: &Specs) -> Result<()> {
+        if self.drive(drive_id)?.is_none() {
+            return Err(BenchError::Input(format!("no drive {drive_id}")));
+        }
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO drive_specs (drive_id, updated_at) VALUES (?1, ?2)
+             ON CONFLICT (drive_id) DO NOTHING",
+            params![drive_id, suite::result::utc_now()],
+        )?;
+        let text = |v: &Option<String>| v.as_ref().map(|s| (!s.is_empty()).then(|| s.clone()));
+        let fields: [(&str, Option<rusqlite::types::Value>); 6] = [
+            ("name", text(&specs.name).map(|v| v.into())),
+            ("controller", text(&specs.controller).map(|v| v.into())),
+            ("nand", text(&specs.nand).map(|v| v.into())),
+            ("dram", text(&specs.dram).map(|v| v.into())),
+            ("price_usd", specs.price_usd.map(|p| Some(p).into())),
+            ("notes", text(&specs.notes).map(|v| v.into())),
+        ];
+        for (column, value) in fields {
+            if let Some(v) = value {
+                tx.execute(
+                    &format!(
+                        "UPDATE drive_specs SET {column} = ?1, updated_at = ?2 WHERE drive_id = ?3"
+                    ),
+                    params![v, suite::result::utc_now(), drive_id],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}

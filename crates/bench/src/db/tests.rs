@@ -1,0 +1,284 @@
+use serde_json::json;
+
+use super::*;
+use suite::result::TestResult;
+
+/// A small but complete test result, as a run on drive `model` would leave it.
+pub(crate) fn result(
+    test: &str,
+    variant: Option<&str>,
+    model: &str,
+    started: &str,
+    mbps: f64,
+) -> TestResult {
+    serde_json::from_value(json!({
+        "schema_version": 1,
+        "tool": {"name": "ssdlab", "version": "0.1.0"},
+        "test": test,
+        "variant": variant,
+        "label": format!("{test} on {model}"),
+        "started_at": started,
+        "complete": true,
+        "parameters": {"qd": 32},
+        "target": {
+            "kind": "sim", "path": format!("sim:{model}"), "model": model, "serial": "SIM-1",
+            "firmware": "1", "vendor": null, "capacity_bytes": 8_000_000_000u64,
+            "logical_block_bytes": 512, "physical_block_bytes": 4096, "rotational": false
+        },
+        "clock": "virtual",
+        "system": {"cpu": "cpu", "cores": 2, "memory_bytes": 1, "kernel": "6", "os": "linux", "hostname": "h"},
+        "summary": {
+            "ios": 100, "bytes": 409_600, "duration_s": 1.0, "iops": mbps * 244.0, "mbps": mbps,
+            "busy_time_s": 1.0, "avg_in_flight": 1.0, "max_in_flight": 1
+        },
+        "per_second": [{"t": 0, "ios": 50, "iops": 50.0, "mbps": mbps}, {"t": 1, "ios": 50, "iops": 50.0, "mbps": mbps}],
+        "analysis": {"steady_state": {"mean": mbps * 244.0}}
+    }))
+    .expect("fixture parses")
+}
+
+pub(crate) fn run(model: &str, started: &str, results: Vec<TestResult>) -> RunRecord {
+    RunRecord {
+        kind: "suite".into(),
+        target_spec: format!("sim:{model}"),
+        started_at: started.into(),
+        quick: true,
+        complete: true,
+        source: None,
+        results,
+    }
+}
+
+fn count(b: &Bench, table: &str) -> i64 {
+    b.conn
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn a_new_database_gets_the_whole_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sub/bench.db");
+    let b = Bench::open(&path).unwrap();
+    assert_eq!(b.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(count(&b, "drive_specs"), 0);
+    let mode: String = b
+        .conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    drop(b);
+    // Opening again changes nothing.
+    assert_eq!(
+        Bench::open(&path).unwrap().schema_version().unwrap(),
+        SCHEMA_VERSION
+    );
+}
+
+#[test]
+fn a_database_of_the_previous_schema_is_migrated_with_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.db");
+    // What the previous version stored: its runs and results through its own tables.
+    let old = Bench::create_at_version(&path, SCHEMA_VERSION - 1).unwrap();
+    let r = result(
+        "seq-write",
+        None,
+        "old drive",
+        "2026-01-01T00:00:00Z",
+        300.0,
+    );
+    old.execute_batch(&format!(
+        "INSERT INTO drives VALUES (1, 'sim|old', 'sim', 'old drive', 'S', 'F', NULL, 8000000000, '{{}}');
+         INSERT INTO systems VALUES (1, 'k', 'h', 'cpu', 2, 1, '6', 'linux');
+         INSERT INTO runs VALUES (1, 'key', 1, 1, 'test', 'sim:old', '2026-01-01T00:00:00Z', '0.0.9', 0, 1, NULL, 'now');
+         INSERT INTO results VALUES (1, 1, 'seq-write', NULL, 'l', '2026-01-01T00:00:00Z', 1, 1.0, 300.0, '{{}}', '{{}}', '{}');",
+        serde_json::to_string(&r).unwrap().replace('\'', "''")
+    ))
+    .unwrap();
+    drop(old);
+
+    let mut b = Bench::open(&path).unwrap();
+    assert_eq!(b.schema_version().unwrap(), SCHEMA_VERSION);
+    let drives = b.drives().unwrap();
+    assert_eq!(drives.len(), 1);
+    assert_eq!(drives[0].name, "old drive");
+    assert_eq!(drives[0].runs, 1);
+    assert_eq!(b.results_of_run(1).unwrap()[0].result, r);
+    // And the new schema's table works.
+    b.annotate(
+        1,
+        &Specs {
+            price_usd: Some(80.0),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!((b.drive(1).unwrap().unwrap().price_per_gb().unwrap() - 10.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_newer_or_foreign_database_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let newer = dir.path().join("newer.db");
+    {
+        let c = rusqlite::Connection::open(&newer).unwrap();
+        c.execute_batch("CREATE TABLE runs (id INTEGER); PRAGMA user_version = 99;")
+            .unwrap();
+    }
+    let before = std::fs::read(&newer).unwrap();
+    let e = Bench::open(&newer).err().expect("refused");
+    assert!(matches!(e, BenchError::Newer { found: 99, .. }), "{e}");
+    assert!(e.to_string().contains("newer ssdlab"), "{e}");
+    assert!(Bench::open_read_only(&newer).is_err());
+    assert_eq!(std::fs::read(&newer).unwrap(), before);
+
+    let garbage = dir.path().join("garbage.db");
+    let bytes: Vec<u8> = (0..8192u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(&garbage, &bytes).unwrap();
+    let e = Bench::open(&garbage).err().expect("refused");
+    assert!(matches!(e, BenchError::NotADatabase { .. }), "{e}");
+    assert!(e.to_string().contains("left untouched"), "{e}");
+    assert_eq!(std::fs::read(&garbage).unwrap(), bytes);
+
+    let stranger = dir.path().join("stranger.db");
+    rusqlite::Connection::open(&stranger)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x); PRAGMA user_version = 1;")
+        .unwrap();
+    assert!(matches!(
+        Bench::open(&stranger),
+        Err(BenchError::NotADatabase { .. })
+    ));
+
+    let missing = dir.path().join("missing.db");
+    assert!(matches!(
+        Bench::open_read_only(&missing),
+        Err(BenchError::Missing { .. })
+    ));
+    assert!(!missing.exists(), "reading never creates a database");
+}
+
+#[test]
+fn runs_are_stored_once_and_resumed_runs_replace_their_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    let t0 = "2026-01-01T00:00:00Z";
+    let mut first = run("a", t0, vec![result("seq-write", None, "a", t0, 300.0)]);
+    first.complete = false;
+    let id = match b.store(&first).unwrap() {
+        Stored::New(id) => id,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(b.store(&first).unwrap(), Stored::Already(id));
+    // The suite resumed and finished: same run, more results.
+    let mut resumed = first.clone();
+    resumed.complete = true;
+    resumed
+        .results
+        .push(result("seq-read", None, "a", "2026-01-01T00:01:00Z", 500.0));
+    assert_eq!(b.store(&resumed).unwrap(), Stored::Updated(id));
+    let row = b.run(id).unwrap().unwrap();
+    assert!(row.complete);
+    assert_eq!(row.results, 2);
+    assert_eq!((count(&b, "runs"), count(&b, "results")), (1, 2));
+    assert_eq!(count(&b, "series"), 4, "two per-second points per result");
+
+    // A later run of the same drive: one drive, and its newest results are compared.
+    let t1 = "2026-02-01T00:00:00Z";
+    b.store(&run(
+        "a",
+        t1,
+        vec![result("seq-write", None, "a", t1, 310.0)],
+    ))
+    .unwrap();
+    let drives = b.drives().unwrap();
+    assert_eq!(drives.len(), 1);
+    assert_eq!(drives[0].runs, 2);
+    let latest = b.latest_results(drives[0].id).unwrap();
+    let mbps: Vec<f64> = latest.iter().map(|s| s.result.summary.mbps).collect();
+    assert_eq!(mbps, vec![500.0, 310.0]);
+
+    // Removing the runs removes the drive with the last of them.
+    assert!(b.remove_run(id).unwrap());
+    assert!(!b.remove_run(id).unwrap());
+    assert_eq!(b.drives().unwrap().len(), 1);
+    let last = b.runs().unwrap()[0].id;
+    b.remove_run(last).unwrap();
+    assert!(b.drives().unwrap().is_empty());
+    assert_eq!((count(&b, "results"), count(&b, "series")), (0, 0));
+}
+
+#[test]
+fn annotations_set_what_is_given_and_empty_text_clears() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    let t = "2026-01-01T00:00:00Z";
+    b.store(&run(
+        "m",
+        t,
+        vec![result("seq-write", None, "Model M", t, 1.0)],
+    ))
+    .unwrap();
+    let id = b.drives().unwrap()[0].id;
+    let set = |name: Option<&str>, controller: Option<&str>| Specs {
+        name: name.map(Into::into),
+        controller: controller.map(Into::into),
+        ..Default::default()
+    };
+    b.annotate(id, &set(Some("My drive"), Some("Marvell")))
+        .unwrap();
+    b.annotate(
+        id,
+        &Specs {
+            price_usd: Some(229.99),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let d = b.drive(id).unwrap().unwrap();
+    assert_eq!(
+        (d.name.as_str(), d.specs.controller.as_deref()),
+        ("My drive", Some("Marvell"))
+    );
+    assert_eq!(d.specs.price_usd, Some(229.99));
+    b.annotate(id, &set(Some(""), None)).unwrap();
+    let d = b.drive(id).unwrap().unwrap();
+    assert_eq!(d.name, "Model M", "an empty name falls back to the model");
+    assert_eq!(d.specs.controller.as_deref(), Some("Marvell"));
+    assert!(b.annotate(id + 100, &set(Some("x"), None)).is_err());
+    assert!(b.find_drives(&["nothing like it".into()]).is_err());
+    assert_eq!(b.find_drives(&["model m".into()]).unwrap()[0].id, id);
+}
+
+#[test]
+fn concurrent_writers_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.db");
+    let writers: Vec<_> = ["a", "b", "c"]
+        .into_iter()
+        .map(|model| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                // Each writer opens its own connection, as separate processes do.
+                let mut b = Bench::open(&path).unwrap();
+                for i in 0..25 {
+                    let t = format!("2026-01-01T00:00:{i:02}Z");
+                    let results = (0..4)
+                        .map(|k| result(&format!("t{k}"), None, model, &t, k as f64))
+                        .collect();
+                    assert!(matches!(
+                        b.store(&run(model, &t, results)).unwrap(),
+                        Stored::New(_)
+                    ));
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let b = Bench::open(&path).unwrap();
+    assert_eq!(b.drives().unwrap().len(), 3);
+    assert_eq!((count(&b, "runs"), count(&b, "results")), (75, 300));
+}

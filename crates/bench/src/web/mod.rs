@@ -1,0 +1,274 @@
+//! The Bench on the web (`ssdlab bench serve`): server-rendered pages over the Bench
+//! database. The drive list (`/`), comparisons of any drives (`/compare?d=ID&d=ID`), a run's
+//! full review report (`/run/ID`) and one stored result with its parameters (`/result/ID`).
+//!
+//! Read only: GET and HEAD, the database opened read-only and queried again for every
+//! request, so runs stored while the server runs appear on the next page load. Routing
+//! matches the parsed path exactly and nothing in a request ever names a file. Pages carry
+//! their CSS, SVG charts and the little script of the selectors inline; nothing is loaded
+//! from anywhere else.
+//!
+//! [`respond`] makes a page without a socket (the tests use it); [`serve`] is the socket
+//! loop around it.
+
+mod bars;
+mod compare;
+mod consistency;
+mod pages;
+mod sections;
+#[cfg(test)]
+mod tests;
+
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::path::Path;
+
+use crate::chart::escape;
+use crate::db::{Bench, BenchError, Result};
+
+pub const HTML: &str = "text/html; charset=utf-8";
+pub const TEXT: &str = "text/plain; charset=utf-8";
+
+/// One response: its status, content type and body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: String,
+}
+
+impl Page {
+    /// A 200 HTML page: `body` (already escaped) inside the common layout.
+    pub(crate) fn html(title: &str, body: &str) -> Page {
+        Page {
+            status: 200,
+            content_type: HTML,
+            body: layout(title, body),
+        }
+    }
+
+    /// An error page; `message` is plain text.
+    pub(crate) fn error(status: u16, message: &str) -> Page {
+        let title = match status {
+            400 => "Bad request",
+            404 => "Not found",
+            405 => "Method not allowed",
+            _ => "Server error",
+        };
+        Page {
+            status,
+            content_type: HTML,
+            body: layout(
+                title,
+                &format!(
+                    "<h1>{status} {title}</h1><p>{}</p><p><a href=\"/\">Back to the Bench</a></p>",
+                    escape(message)
+                ),
+            ),
+        }
+    }
+
+    pub(crate) fn not_found() -> Page {
+        Page::error(404, "There is no such page on the Bench.")
+    }
+}
+
+/// Serve the Bench database at `db` on `listen` (e.g. "127.0.0.1:8080"; port 0 picks a free
+/// one) until the process is killed. `ready` gets the bound address once the server listens.
+/// A database that cannot be opened is an error before anything listens.
+pub fn serve(db: &Path, listen: &str, ready: impl FnOnce(SocketAddr)) -> Result<()> {
+    drop(Bench::open_read_only(db)?);
+    let server = tiny_http::Server::http(listen)
+        .map_err(|e| BenchError::Input(format!("cannot listen on {listen}: {e}")))?;
+    let addr = server
+        .server_addr()
+        .to_ip()
+        .ok_or_else(|| BenchError::Input(format!("{listen} is not an IP address and port")))?;
+    ready(addr);
+    for request in server.incoming_requests() {
+        let method = request.method().as_str().to_string();
+        let page = if method == "GET" || method == "HEAD" {
+            match Bench::open_read_only(db) {
+                Ok(bench) => respond(&bench, &method, request.url()),
+                Err(e) => Page::error(500, &e.to_string()),
+            }
+        } else {
+            method_not_allowed()
+        };
+        // A client that went away is its own business.
+        let _ = request.respond(response(page));
+    }
+    Ok(())
+}
+
+fn method_not_allowed() -> Page {
+    Page::error(405, "The Bench is read only: GET and HEAD only.")
+}
+
+fn header(name: &str, value: &str) -> tiny_http::Header {
+    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
+}
+
+/// The response for a page (tiny_http leaves the body out for HEAD).
+fn response(page: Page) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    let mut r = tiny_http::Response::from_data(page.body.into_bytes())
+        .with_status_code(page.status)
+        .with_header(header("Content-Type", page.content_type))
+        .with_header(header("Cache-Control", "no-store"))
+        .with_header(header("X-Content-Type-Options", "nosniff"))
+        .with_header(header("Referrer-Policy", "no-referrer"))
+        .with_header(header(
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+             img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        ));
+    if page.status == 405 {
+        r.add_header(header("Allow", "GET, HEAD"));
+    }
+    r
+}
+
+/// The page for `method` and `url` (the request target as sent: path and query).
+pub fn respond(bench: &Bench, method: &str, url: &str) -> Page {
+    if method != "GET" && method != "HEAD" {
+        return method_not_allowed();
+    }
+    let url = url.split_once('#').map_or(url, |(u, _)| u);
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let page = match path {
+        "/" => pages::index(bench),
+        "/compare" => match parse_query(query) {
+            Ok(q) => compare::page(bench, &q),
+            Err(e) => Ok(Page::error(400, &e)),
+        },
+        _ => {
+            if let Some(id) = path.strip_prefix("/run/").and_then(parse_id) {
+                pages::run(bench, id)
+            } else if let Some(id) = path.strip_prefix("/result/").and_then(parse_id) {
+                pages::result(bench, id)
+            } else {
+                Ok(Page::not_found())
+            }
+        }
+    };
+    page.unwrap_or_else(|e| Page::error(500, &e.to_string()))
+}
+
+/// An id in a path: ASCII digits only.
+fn parse_id(s: &str) -> Option<i64> {
+    if s.is_empty() || s.len() > 18 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// A query string's name=value pairs, percent-decoded ('+' is a space).
+pub(crate) fn parse_query(query: &str) -> std::result::Result<Vec<(String, String)>, String> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            Ok((percent_decode(k)?, percent_decode(v)?))
+        })
+        .collect()
+}
+
+fn percent_decode(s: &str) -> std::result::Result<String, String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| "malformed percent-encoding in the query".to_string())?;
+                out.push(hex);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).map_err(|_| "the query is not UTF-8".to_string())
+}
+
+/// A drive id from a query value.
+pub(crate) fn query_id(name: &str, value: &str) -> std::result::Result<i64, String> {
+    parse_id(value.trim()).ok_or_else(|| {
+        format!(
+            "{name}={}: not a drive id (a number from the drive list)",
+            value.chars().take(40).collect::<String>()
+        )
+    })
+}
+
+/// A link to a stored result: `text` is already escaped.
+pub(crate) fn result_link(id: i64, text: &str) -> String {
+    format!("<a href=\"/result/{id}\">{text}</a>")
+}
+
+/// The "parameters" line under a chart: links to the results that made it.
+pub(crate) fn sources(links: &[(String, i64)]) -> String {
+    if links.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<p class=\"src\">parameters:");
+    for (i, (label, id)) in links.iter().enumerate() {
+        let sep = if i == 0 { " " } else { " &middot; " };
+        let _ = write!(s, "{sep}{}", result_link(*id, &escape(label)));
+    }
+    s + "</p>"
+}
+
+/// Capacity as the reviews wrote it: decimal GB (TB from 1000 GB).
+pub(crate) fn capacity(bytes: u64) -> String {
+    let gb = bytes as f64 / 1e9;
+    if gb >= 1000.0 {
+        format!("{:.2} TB", gb / 1000.0)
+    } else if gb >= 100.0 {
+        format!("{gb:.0} GB")
+    } else {
+        format!("{gb:.1} GB")
+    }
+}
+
+pub(crate) fn fixed(v: Option<f64>, decimals: usize) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or("-".into(), |v| format!("{v:.decimals$}"))
+}
+
+/// The page around a body: head, style, the Bench's navigation.
+fn layout(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<link rel=\"icon\" href=\"data:,\"><title>{} - ssdlab Bench</title><style>{STYLE}</style></head>\
+<body><header class=\"top\"><a href=\"/\"><b>ssdlab Bench</b></a> <a href=\"/\">drives</a> \
+<a href=\"/compare\">compare all</a></header>{body}\
+<footer>ssdlab Bench. Throughput in MB/s = 10^6 bytes/s; capacities in GB = 10^9 bytes; \
+block sizes and spans in KiB/MiB/GiB.</footer></body></html>\n",
+        escape(title)
+    )
+}
+
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;\
+max-width:1200px;margin:0 auto 2em;padding:0 1em;color:#222;line-height:1.4}\
+header.top{display:flex;gap:1.2em;padding:.6em 0;border-bottom:1px solid #ddd;margin-bottom:1em}\
+a{color:#0060a0}h1{margin-bottom:.2em}h2{border-bottom:2px solid #0072B2;padding-bottom:.2em;margin-top:2em}\
+h3{margin-bottom:.3em}.sub,.note{color:#555}.note{font-size:.9em}\
+table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ccc;padding:.25em .6em;\
+text-align:left;vertical-align:top}th{background:#f3f6fa}\
+td.num{text-align:right;font-variant-numeric:tabular-nums}\
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(480px,100%),1fr));\
+gap:0 1em}.charts figure{margin:0}\
+figure{margin:0 0 .5em}figure svg{width:100%;height:auto;border:1px solid #e3e3e3}\
+.src{font-size:.8em;color:#555;margin:.2em 0 1em}.src a{color:#555}\
+.ok{color:#00734d;font-weight:bold}.bad{color:#b3261e;font-weight:bold}\
+.controls{display:flex;flex-wrap:wrap;gap:.8em;align-items:center;margin:.5em 0}\
+pre{background:#f6f6f6;padding:.6em;overflow:auto;font-size:.85em}nav ul{columns:2}\
+[hidden]{display:none!important}footer{margin-top:3em;color:#777;font-size:.85em}";

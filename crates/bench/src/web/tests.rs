@@ -1,0 +1,299 @@
+use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
+
+use suite::context::{Context, Silent};
+use suite::result::TestResult;
+
+use super::*;
+use crate::db::{RunRecord, Specs};
+
+const XSS: &str = "<script>alert(1)</script>";
+
+/// A quick suite on a simulated drive, run once per test process.
+fn suite_results(spec: &str, only: &[&str]) -> Vec<TestResult> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut dev = suite::target::open(spec, &Default::default()).unwrap();
+    let stop = AtomicBool::new(false);
+    let mut silent = Silent;
+    let mut ctx = Context::new(&stop, &mut silent);
+    let only: Vec<String> = only.iter().map(|s| s.to_string()).collect();
+    let steps = suite::runner::select(suite::runner::plan(true), &only, &[]).unwrap();
+    suite::runner::run(
+        dev.as_mut(),
+        &mut ctx,
+        spec,
+        &steps,
+        true,
+        dir.path(),
+        false,
+    )
+    .unwrap();
+    suite::results_dir::read_results(dir.path()).unwrap()
+}
+
+fn runs() -> &'static [(String, Vec<TestResult>)] {
+    static RUNS: OnceLock<Vec<(String, Vec<TestResult>)>> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let full = [
+            "consistency",
+            "transfer-sweep",
+            "seq-incompressible",
+            "corners",
+            "trim",
+            "storage-bench",
+        ];
+        vec![
+            ("sim:default".into(), suite_results("sim:default", &full)),
+            (
+                "sim:default,capacity=4GiB".into(),
+                suite_results(
+                    "sim:default,capacity=4GiB",
+                    &["consistency", "transfer-sweep", "seq-incompressible"],
+                ),
+            ),
+        ]
+    })
+}
+
+/// A Bench holding both drives' runs (drive ids 1 and 2).
+fn bench(dir: &tempfile::TempDir) -> Bench {
+    let mut bench = Bench::open(&dir.path().join("bench.db")).unwrap();
+    for (spec, results) in runs() {
+        bench
+            .store(&RunRecord {
+                kind: "suite".into(),
+                target_spec: spec.clone(),
+                started_at: results[0].started_at.clone(),
+                quick: true,
+                complete: true,
+                source: None,
+                results: results.clone(),
+            })
+            .unwrap();
+    }
+    bench
+}
+
+fn get(bench: &Bench, url: &str) -> Page {
+    respond(bench, "GET", url)
+}
+
+fn svgs(html: &str) -> Vec<&str> {
+    html.match_indices("<svg")
+        .map(|(at, _)| {
+            let end = html[at..].find("</svg>").unwrap() + at + 6;
+            &html[at..end]
+        })
+        .collect()
+}
+
+#[test]
+fn unknown_paths_are_404_and_never_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    for url in [
+        "/../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+        "/run/../../etc/passwd",
+        "/run/%2e%2e",
+        "/result/1/../../etc/passwd",
+        "/etc/passwd",
+        "//etc/passwd",
+        "/index.html",
+        "/run/",
+        "/run/1x",
+        "/run/-1",
+        "/compare/",
+        "",
+    ] {
+        let p = get(&b, url);
+        assert_eq!(p.status, 404, "{url}");
+        assert_eq!(p.content_type, "text/html; charset=utf-8");
+        assert!(!p.body.contains("root:"), "{url}");
+    }
+    assert_eq!(get(&b, "/run/1").status, 404);
+    assert_eq!(get(&b, "/result/99").status, 404);
+    assert_eq!(get(&b, "/compare?d=7").status, 404);
+    assert_eq!(get(&b, "/").status, 200);
+}
+
+#[test]
+fn only_get_and_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    for m in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"] {
+        assert_eq!(respond(&b, m, "/").status, 405, "{m}");
+    }
+    assert_eq!(respond(&b, "HEAD", "/").status, 200);
+    assert_eq!(respond(&b, "GET", "/"), respond(&b, "HEAD", "/"));
+}
+
+#[test]
+fn malformed_query_values_are_400() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    for url in [
+        "/compare?d=abc",
+        "/compare?d=1;DROP",
+        "/compare?d=%zz",
+        "/compare?d=%ff",
+        "/compare?d=-3",
+        "/compare?d=",
+        "/compare?d=99999999999999999999999",
+    ] {
+        let p = get(&b, url);
+        assert_eq!(p.status, 400, "{url}");
+        assert!(p.body.contains("400"), "{url}");
+    }
+    assert_eq!(get(&b, "/compare?other=x").status, 200);
+}
+
+#[test]
+fn query_decoding() {
+    assert_eq!(
+        parse_query("d=1&d=%32&x=a+b&&y").unwrap(),
+        vec![
+            ("d".to_string(), "1".to_string()),
+            ("d".into(), "2".into()),
+            ("x".into(), "a b".into()),
+            ("y".into(), "".into())
+        ]
+    );
+    assert!(parse_query("d=%2").is_err());
+}
+
+#[test]
+fn drive_names_are_escaped_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = bench(&dir);
+    b.annotate(
+        1,
+        &Specs {
+            name: Some(XSS.into()),
+            controller: Some("\"><img src=x onerror=alert(2)>".into()),
+            notes: Some("<b>bold</b> & 'quoted'".into()),
+            price_usd: Some(99.0),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let escaped = "&lt;script&gt;alert(1)&lt;/script&gt;";
+    let result_id = b.latest_results(1).unwrap()[0].id;
+    for url in [
+        "/".to_string(),
+        "/compare".into(),
+        "/compare?d=1".into(),
+        "/compare?d=2&d=1".into(),
+        "/run/1".into(),
+        format!("/result/{result_id}"),
+    ] {
+        let p = get(&b, &url);
+        assert_eq!(p.status, 200, "{url}");
+        assert!(!p.body.contains(XSS), "{url} has the raw name");
+        assert!(!p.body.contains("<img"), "{url} has the raw controller");
+        assert!(!p.body.contains("<b>bold"), "{url} has raw notes");
+        if url != "/run/1" {
+            assert!(p.body.contains(escaped), "{url} lacks the escaped name");
+        }
+        for svg in svgs(&p.body) {
+            roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("{url}: {e}\n{svg}"));
+        }
+    }
+    let index = get(&b, "/").body;
+    assert!(index.contains("$99.00"), "price");
+    assert!(index.contains("&lt;b&gt;bold&lt;/b&gt; &amp; &#39;quoted&#39;"));
+}
+
+#[test]
+fn index_lists_drives_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bench(&dir);
+    let p = get(&b, "/");
+    assert_eq!(p.status, 200);
+    let body = &p.body;
+    for needle in [
+        "id=\"drive-filter\"",
+        "id=\"drive-kind\"",
+        "<option value=\"sim\">",
+        "action=\"/compare\"",
+        "name=\"d\" value=\"1\"",
+        "name=\"d\" value=\"2\"",
+        "href=\"/run/1\"",
+        "href=\"/run/2\"",
+        // A preset with overrides is another drive, and says so.
+        "ssdlab simulated SSD (default) with capacity=4GiB",
+    ] {
+        assert!(body.contains(needle), "no {needle}");
+    }
+    assert!(!body.contains("http://") && !body.contains("https://"));
+}
+
+#[test]
+fn compare_has_selectors_and_one_chart_set_per_drive_and_spare() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bench(&dir);
+    let p = get(&b, "/compare?d=1&d=2");
+    assert_eq!(p.status, 200);
+    let body = &p.body;
+    assert!(body.contains("id=\"consistency-drive\""));
+    assert!(body.contains("id=\"consistency-spare\""));
+    for drive in ["1", "2"] {
+        assert!(body.contains(&format!("<option value=\"{drive}\"")));
+        for spare in ["default", "25"] {
+            let tag = format!("class=\"cset\" data-drive=\"{drive}\" data-spare=\"{spare}\"");
+            assert_eq!(body.matches(&tag).count(), 1, "{tag}");
+        }
+    }
+    assert_eq!(body.matches("class=\"cset\"").count(), 4);
+    // Exactly one set visible at first: drive 1 at its default spare area.
+    assert_eq!(body.matches("class=\"cset\" data-drive=").count(), 4);
+    assert!(body.contains("data-drive=\"1\" data-spare=\"default\">"));
+    assert_eq!(body.matches("\" hidden><div class=\"charts\">").count(), 3);
+    for section in [
+        "id=\"consistency\"",
+        "id=\"corners\"",
+        "id=\"seq-incompressible\"",
+        "id=\"transfer-sweep\"",
+        "id=\"trim\"",
+        "id=\"storage-bench\"",
+        "Disk busy time",
+        "Average service time",
+        "Average data rate",
+        "TRIM functional",
+    ] {
+        assert!(body.contains(section), "no {section}");
+    }
+    // Every result a chart came from is linked.
+    for r in b.latest_results(1).unwrap() {
+        assert!(
+            body.contains(&format!("href=\"/result/{}\"", r.id)),
+            "{}",
+            r.result.file_stem()
+        );
+    }
+    for svg in svgs(body) {
+        roxmltree::Document::parse(svg).unwrap();
+    }
+    // No selection compares every drive.
+    assert_eq!(get(&b, "/compare").body, get(&b, "/compare?d=1&d=2").body);
+    // Nothing loads from elsewhere.
+    assert!(!body.contains("src=\"http") && !body.contains("href=\"http"));
+}
+
+#[test]
+fn run_and_result_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bench(&dir);
+    let run = get(&b, "/run/2");
+    assert_eq!(run.status, 200);
+    assert!(run.body.contains("id=\"consistency\""));
+    assert!(run.body.contains("href=\"/\""));
+    let r = &b.results_of_run(2).unwrap()[0];
+    let page = get(&b, &format!("/result/{}", r.id));
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains(&escape(&r.result.label)));
+    assert!(page.body.contains("id=\"parameters\""));
+    assert!(page.body.contains("href=\"/run/2\""));
+    assert!(page.body.contains("&quot;qd&quot;"), "escaped JSON");
+}

@@ -1,0 +1,364 @@
+//! `ssdlab bench`: the results database: list, show, compare, remove, annotate, import,
+//! export, and serve it as a web page.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use bench::compare;
+use bench::db::{Bench, RunRow, Specs, Stored};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// The Bench database [default: $XDG_DATA_HOME/ssdlab/bench.db].
+    #[arg(long, env = "SSDLAB_DB", value_name = "PATH", global = true)]
+    pub db: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: BenchCmd,
+}
+
+#[derive(Subcommand)]
+pub enum BenchCmd {
+    /// The drives and the runs stored.
+    List,
+    /// One run: its drive, and a line per result.
+    Show { run: i64 },
+    /// The reviews' tables for some drives (id or part of the name), best values marked.
+    Compare {
+        #[arg(required = true)]
+        drives: Vec<String>,
+        /// Only this test (e.g. consistency) or result (e.g. consistency-spare-25).
+        #[arg(long)]
+        test: Option<String>,
+    },
+    /// Remove runs and their results.
+    Rm {
+        #[arg(required = true)]
+        runs: Vec<i64>,
+    },
+    /// Add what a drive cannot report: price, controller, NAND, DRAM, a name, notes.
+    Annotate {
+        /// A drive id or part of its name (must match one drive).
+        drive: String,
+        #[arg(long)]
+        name: Option<String>,
+        /// Price in US dollars; price per GB is then shown.
+        #[arg(long)]
+        price: Option<f64>,
+        #[arg(long)]
+        controller: Option<String>,
+        #[arg(long)]
+        nand: Option<String>,
+        #[arg(long)]
+        dram: Option<String>,
+        #[arg(long)]
+        notes: Option<String>,
+    },
+    /// Store results directories made elsewhere (by `ssdlab run`, `suite` or `trace replay`).
+    Import {
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+    /// Write the Bench (or some runs) as JSON or CSV.
+    Export {
+        /// json (everything, results whole) or csv (a row per result).
+        #[arg(long, default_value = "json")]
+        format: String,
+        /// Only these runs (repeatable).
+        #[arg(long)]
+        run: Vec<i64>,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Serve the Bench as a web page (read-only).
+    Serve {
+        /// Address to listen on; loopback unless you say otherwise.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: String,
+    },
+}
+
+pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
+    let path = a.db.clone().unwrap_or_else(bench::db::default_path);
+    let read = || Bench::open_read_only(&path);
+    let write = || Bench::open(&path);
+    match a.command {
+        BenchCmd::List => list(&read()?)?,
+        BenchCmd::Show { run } => show(&read()?, run)?,
+        BenchCmd::Compare { drives, test } => {
+            let b = read()?;
+            let drives = b.find_drives(&drives)?;
+            let with: Vec<compare::DriveResults> = drives
+                .into_iter()
+                .map(|d| Ok((b.latest_results(d.id)?, d)))
+                .map(|r: bench::db::Result<_>| r.map(|(rs, d)| (d, rs)))
+                .collect::<Result<_, _>>()?;
+            let tables = compare::tables(&with, test.as_deref());
+            anyhow::ensure!(
+                !tables.is_empty(),
+                "none of these drives has {}",
+                test.map_or("any results".into(), |t| format!("a {t} result"))
+            );
+            let rows: Vec<_> = with.into_iter().map(|(d, _)| d).collect();
+            print!("{}", compare::render_text(&rows, &tables));
+        }
+        BenchCmd::Rm { runs } => {
+            let mut b = write()?;
+            for id in runs {
+                anyhow::ensure!(
+                    b.remove_run(id)?,
+                    "no run {id} (`ssdlab bench list` shows them)"
+                );
+                println!("removed run {id}");
+            }
+        }
+        BenchCmd::Annotate {
+            drive,
+            name,
+            price,
+            controller,
+            nand,
+            dram,
+            notes,
+        } => {
+            let mut b = write()?;
+            let found = b.find_drives(std::slice::from_ref(&drive))?;
+            let [d] = &found[..] else {
+                anyhow::bail!(
+                    "{drive:?} matches {} drives ({}): give its id",
+                    found.len(),
+                    found
+                        .iter()
+                        .map(|d| format!("{} = {}", d.id, d.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            };
+            if let Some(p) = price {
+                anyhow::ensure!(
+                    p.is_finite() && p >= 0.0,
+                    "--price {p}: give a price in dollars"
+                );
+            }
+            let specs = Specs {
+                name,
+                controller,
+                nand,
+                dram,
+                price_usd: price,
+                notes,
+            };
+            b.annotate(d.id, &specs)?;
+            let d = b.drive(d.id)?.expect("annotated drive exists");
+            print_drives(std::slice::from_ref(&d));
+        }
+        BenchCmd::Import { dirs } => {
+            let mut b = write()?;
+            for dir in dirs {
+                let run = bench::db::RunRecord::from_dir(&dir)?;
+                let what = match b.store(&run)? {
+                    Stored::New(id) => format!("stored as run {id}"),
+                    Stored::Updated(id) => format!("updated run {id}"),
+                    Stored::Already(id) => format!("already stored as run {id}"),
+                };
+                println!("{}: {} results {what}", dir.display(), run.results.len());
+            }
+        }
+        BenchCmd::Export {
+            format,
+            run,
+            output,
+        } => export(&read()?, &format, &run, output)?,
+        BenchCmd::Serve { listen } => {
+            // Fail now, not at the first request, on a missing or unreadable database.
+            drop(read()?);
+            bench::web::serve(&path, &listen, |addr| {
+                if !addr.ip().is_loopback() {
+                    eprintln!("note: serving beyond this machine; the Bench is read-only");
+                }
+                println!("Bench: http://{addr}/");
+                let _ = std::io::stdout().flush();
+            })?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn gb(bytes: u64) -> String {
+    let gb = bytes as f64 / 1e9;
+    if gb < 100.0 {
+        format!("{gb:.1} GB")
+    } else {
+        format!("{gb:.0} GB")
+    }
+}
+
+fn print_drives(drives: &[bench::db::DriveRow]) {
+    println!(
+        "{:>4}  {:<48} {:<6} {:>8} {:>9} {:>8} {:>5}  controller / NAND / DRAM",
+        "id", "drive", "kind", "capacity", "price", "$/GB", "runs"
+    );
+    for d in drives {
+        let s = &d.specs;
+        let facts: Vec<&str> = [&s.controller, &s.nand, &s.dram]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        println!(
+            "{:>4}  {:<48} {:<6} {:>8} {:>9} {:>8} {:>5}  {}",
+            d.id,
+            d.name,
+            d.kind,
+            gb(d.capacity_bytes),
+            s.price_usd.map_or("-".into(), |p| format!("${p:.2}")),
+            d.price_per_gb().map_or("-".into(), |p| format!("${p:.3}")),
+            d.runs,
+            facts.join(" / ")
+        );
+    }
+}
+
+fn run_line(r: &RunRow) -> String {
+    format!(
+        "{:>4}  {:<20} {:<5} {:>3} results  {:<30}  {}{}{}",
+        r.id,
+        r.started_at,
+        r.kind,
+        r.results,
+        r.drive,
+        r.target_spec,
+        if r.quick { "  quick" } else { "" },
+        if r.complete { "" } else { "  (incomplete)" }
+    )
+}
+
+fn list(b: &Bench) -> anyhow::Result<()> {
+    let drives = b.drives()?;
+    if drives.is_empty() {
+        println!(
+            "The Bench at {} is empty: runs are stored as they finish.",
+            b.path().display()
+        );
+        return Ok(());
+    }
+    print_drives(&drives);
+    println!(
+        "\n{:>4}  {:<20} {:<5} {:>11}  {:<30}  target",
+        "run", "started", "kind", "", "drive"
+    );
+    for r in b.runs()? {
+        println!("{}", run_line(&r));
+    }
+    Ok(())
+}
+
+fn show(b: &Bench, id: i64) -> anyhow::Result<()> {
+    let run = b
+        .run(id)?
+        .with_context(|| format!("no run {id} (`ssdlab bench list` shows them)"))?;
+    println!("{}", run_line(&run));
+    println!(
+        "ssdlab {}, stored {}{}",
+        run.tool_version,
+        run.stored_at,
+        run.source
+            .as_ref()
+            .map_or(String::new(), |s| format!(" from {s}"))
+    );
+    if let Some(d) = b.drive(run.drive_id)? {
+        print_drives(&[d]);
+    }
+    println!();
+    let results: Vec<_> = b
+        .results_of_run(id)?
+        .into_iter()
+        .map(|s| s.result)
+        .collect();
+    crate::output::print_summary(&results);
+    Ok(())
+}
+
+fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> anyhow::Result<()> {
+    let runs: Vec<RunRow> = b
+        .runs()?
+        .into_iter()
+        .filter(|r| only.is_empty() || only.contains(&r.id))
+        .collect();
+    for id in only {
+        anyhow::ensure!(runs.iter().any(|r| r.id == *id), "no run {id}");
+    }
+    let text = match format {
+        "json" => {
+            let mut out = Vec::new();
+            for r in &runs {
+                let results: Vec<_> = b
+                    .results_of_run(r.id)?
+                    .into_iter()
+                    .map(|s| s.result)
+                    .collect();
+                out.push(serde_json::json!({ "run": r, "results": results }));
+            }
+            let drives: Vec<_> = b
+                .drives()?
+                .into_iter()
+                .filter(|d| runs.iter().any(|r| r.drive_id == d.id))
+                .collect();
+            serde_json::to_string_pretty(&serde_json::json!({
+                "bench_schema_version": bench::db::SCHEMA_VERSION,
+                "drives": drives,
+                "runs": out,
+            }))? + "\n"
+        }
+        "csv" => {
+            let mut t = String::from("run,drive,started_at,test,variant,label,complete,iops,mbps,mean_latency_us,p99_latency_us\n");
+            for r in &runs {
+                for s in b.results_of_run(r.id)? {
+                    let x = &s.result;
+                    let lat = x
+                        .summary
+                        .write
+                        .as_ref()
+                        .or(x.summary.read.as_ref())
+                        .map(|d| &d.latency_us);
+                    let cells = [
+                        r.id.to_string(),
+                        r.drive.clone(),
+                        x.started_at.clone(),
+                        x.test.clone(),
+                        x.variant.clone().unwrap_or_default(),
+                        x.label.clone(),
+                        x.complete.to_string(),
+                        format!("{:.1}", x.summary.iops),
+                        format!("{:.3}", x.summary.mbps),
+                        lat.map_or(String::new(), |l| format!("{:.1}", l.mean)),
+                        lat.map_or(String::new(), |l| format!("{:.1}", l.p99)),
+                    ];
+                    let quoted: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
+                    t += &quoted.join(",");
+                    t.push('\n');
+                }
+            }
+            t
+        }
+        other => anyhow::bail!("unknown export format '{other}': use json or csv"),
+    };
+    match output {
+        Some(p) => std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?,
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    Ok(())
+}
+
+/// RFC 4180: quote a cell holding a comma, quote or line break.
+fn csv_cell(c: &str) -> String {
+    if c.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", c.replace('"', "\"\""))
+    } else {
+        c.to_string()
+    }
+}

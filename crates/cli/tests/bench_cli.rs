@@ -1,0 +1,198 @@
+//! The Bench from the command line: suites store themselves (two at once lose nothing),
+//! results directories import once, drives compare side by side, annotate, export, remove;
+//! a damaged database is refused and left as it was.
+
+mod common;
+use common::*;
+
+use std::path::Path;
+
+fn bench(db: &Path, args: &[&str]) -> std::process::Output {
+    ssdlab()
+        .env("SSDLAB_DB", db)
+        .arg("bench")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A quick suite on a simulated drive, storing into `db`.
+fn suite(db: &Path, target: &str, out: &Path) -> std::process::Command {
+    let mut c = ssdlab();
+    c.env("SSDLAB_DB", db)
+        .args(["suite", "--target", target, "--quick", "-q"])
+        .args(["--only", "seq-incompressible", "--only", "transfer-sweep"])
+        .arg("--out")
+        .arg(out);
+    c
+}
+
+#[test]
+fn suites_store_themselves_and_compare_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+
+    // Two processes storing suites at the same time.
+    let first = suite(&db, "sim:default", &a).spawn().unwrap();
+    let second = suite(&db, "sim:default,op=25", &b).spawn().unwrap();
+    for child in [first, second] {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let export = bench(&db, &["export"]);
+    assert!(export.status.success(), "{}", text(&export));
+    let all: serde_json::Value = serde_json::from_slice(&export.stdout).unwrap();
+    let runs = all["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "both runs stored");
+    let mut counts: Vec<usize> = runs
+        .iter()
+        .map(|r| r["results"].as_array().unwrap().len())
+        .collect();
+    counts.sort();
+    let mut expected = vec![result_files(&a), result_files(&b)];
+    expected.sort();
+    assert_eq!(counts, expected, "every result of both runs");
+    assert_eq!(all["drives"].as_array().unwrap().len(), 2);
+
+    // Importing a directory already stored changes nothing.
+    let o = bench(&db, &["import", a.to_str().unwrap()]);
+    assert!(text(&o).contains("already stored as run"), "{}", text(&o));
+
+    // The reviews' table: a column per drive, best values marked.
+    let o = bench(&db, &["compare", "1", "2", "--test", "seq-incompressible"]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("seq-incompressible-write") && t.contains('*'),
+        "{t}"
+    );
+    assert!(
+        !t.contains("transfer-sweep"),
+        "--test limits the tables: {t}"
+    );
+    let o = bench(&db, &["compare", "no such drive"]);
+    assert!(
+        !o.status.success() && text(&o).contains("bench list"),
+        "{}",
+        text(&o)
+    );
+
+    // A price gives the price per GB (the default preset holds 8 GB... in decimal units).
+    let o = bench(
+        &db,
+        &[
+            "annotate",
+            "1",
+            "--price",
+            "80",
+            "--controller",
+            "SandForce",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let list = text(&bench(&db, &["list"]));
+    assert!(
+        list.contains("$80.00") && list.contains("SandForce"),
+        "{list}"
+    );
+
+    let csv = bench(&db, &["export", "--format", "csv", "--run", "1"]);
+    let lines = String::from_utf8(csv.stdout).unwrap();
+    let rows = lines.lines().count() - 1;
+    assert_eq!(
+        rows,
+        runs.iter().find(|r| r["run"]["id"] == 1).unwrap()["results"]
+            .as_array()
+            .unwrap()
+            .len()
+    );
+
+    let show = bench(&db, &["show", "2"]);
+    assert!(
+        show.status.success() && text(&show).contains("MB/s"),
+        "{}",
+        text(&show)
+    );
+
+    assert!(bench(&db, &["rm", "1"]).status.success());
+    let o = bench(&db, &["show", "1"]);
+    assert!(
+        !o.status.success() && text(&o).contains("no run 1"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(text(&bench(&db, &["list"])).matches("suite").count(), 1);
+
+    // A fresh database takes the directory back.
+    let other = dir.path().join("other.db");
+    let o = bench(
+        &other,
+        &["import", a.to_str().unwrap(), b.to_str().unwrap()],
+    );
+    assert_eq!(text(&o).matches("stored as run").count(), 2, "{}", text(&o));
+}
+
+#[test]
+fn a_damaged_database_is_refused_untouched_and_runs_still_keep_their_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let garbage = b"this is not a database, but someone's notes\n".repeat(200);
+    std::fs::write(&db, &garbage).unwrap();
+
+    let o = bench(&db, &["list"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("not an ssdlab Bench database"),
+        "{}",
+        text(&o)
+    );
+
+    let out = dir.path().join("run");
+    let o = ssdlab()
+        .env("SSDLAB_DB", &db)
+        .args([
+            "run",
+            "seq-write",
+            "--target",
+            "sim:default",
+            "--duration",
+            "2",
+            "-q",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("not stored in the Bench") && t.contains("bench import"),
+        "{t}"
+    );
+    assert!(out.join("seq-write.json").exists());
+    assert_eq!(std::fs::read(&db).unwrap(), garbage, "never modified");
+
+    // --no-store does not even look.
+    let o = ssdlab()
+        .env("SSDLAB_DB", &db)
+        .args([
+            "run",
+            "seq-write",
+            "--target",
+            "sim:default",
+            "--duration",
+            "1",
+            "-q",
+            "--no-store",
+        ])
+        .arg("--out")
+        .arg(dir.path().join("run2"))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success() && !text(&o).contains("Bench"),
+        "{}",
+        text(&o)
+    );
+}
