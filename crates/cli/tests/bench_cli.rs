@@ -196,3 +196,57 @@ fn a_damaged_database_is_refused_untouched_and_runs_still_keep_their_results() {
         text(&o)
     );
 }
+
+#[test]
+fn import_takes_results_missing_later_fields_and_refuses_newer_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let out = dir.path().join("run");
+    let o = ssdlab()
+        .args([
+            "run",
+            "seq-write",
+            "--target",
+            "sim:default",
+            "--duration",
+            "2",
+            "-q",
+            "--no-store",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let path = out.join("seq-write.json");
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    // As an earlier ssdlab wrote it: without the fields added since the first schema.
+    for later in [
+        "variant",
+        "deviations",
+        "preconditioning",
+        "points",
+        "analysis",
+    ] {
+        r.as_object_mut().unwrap().remove(later);
+    }
+    std::fs::write(&path, r.to_string()).unwrap();
+    let o = bench(&db, &["import", out.to_str().unwrap()]);
+    assert!(
+        o.status.success() && text(&o).contains("stored as run 1"),
+        "{}",
+        text(&o)
+    );
+
+    r["schema_version"] = 99.into();
+    std::fs::write(&path, r.to_string()).unwrap();
+    let o = ssdlab()
+        .env("SSDLAB_DB", dir.path().join("other.db"))
+        .args(["bench", "import"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).contains("newer than this ssdlab"), "{}", text(&o));
+}

@@ -50,7 +50,21 @@ pub fn read_results(dir: &Path) -> Result<Vec<TestResult>, SuiteError> {
             continue;
         }
         let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
-        let r: TestResult = serde_json::from_str(&text)
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| io_err(&path, format!("not an ssdlab test result ({e})")))?;
+        // Older results read with defaults for what they lack; newer ones may mean
+        // something this version cannot know.
+        let version = value["schema_version"].as_u64().unwrap_or(0);
+        if version > crate::result::SCHEMA_VERSION as u64 {
+            return Err(io_err(
+                &path,
+                format!(
+                    "result schema {version} is newer than this ssdlab's ({}): use a newer ssdlab",
+                    crate::result::SCHEMA_VERSION
+                ),
+            ));
+        }
+        let r: TestResult = serde_json::from_value(value)
             .map_err(|e| io_err(&path, format!("not an ssdlab test result ({e})")))?;
         results.push(r);
     }
