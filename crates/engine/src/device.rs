@@ -116,6 +116,12 @@ pub trait Device {
     /// Queue an IO. It starts no later than the next [`Device::reap`].
     fn submit(&mut self, io: Io) -> Result<(), DeviceError>;
 
+    /// Queue IOs that are due together and start them with as little time between them as
+    /// the device allows (io_uring: one system call for all).
+    fn submit_all(&mut self, ios: &[Io]) -> Result<(), DeviceError> {
+        ios.iter().try_for_each(|io| self.submit(*io))
+    }
+
     /// Start queued IOs, then wait until at least `min` of them have completed or, when
     /// `until_ns` is given, the clock reaches it, whichever comes first. Completions are
     /// appended to `done`. With nothing in flight and `until_ns` given, this just lets the
@@ -154,6 +160,9 @@ impl<D: Device + ?Sized> Device for Box<D> {
     }
     fn submit(&mut self, io: Io) -> Result<(), DeviceError> {
         (**self).submit(io)
+    }
+    fn submit_all(&mut self, ios: &[Io]) -> Result<(), DeviceError> {
+        (**self).submit_all(ios)
     }
     fn reap(
         &mut self,

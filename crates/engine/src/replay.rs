@@ -84,6 +84,7 @@ pub fn replay(
     let mut free: Vec<u32> = (0..slots_n).rev().collect();
     let mut slots = vec![InFlight::default(); slots_n as usize];
     let mut done: Vec<Completion> = Vec::with_capacity(slots_n as usize);
+    let mut batch = Batch::default();
     let mut rng = pattern::Rng::new(opts.seed);
     let mut late = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("histogram");
     late.auto(true);
@@ -97,12 +98,15 @@ pub fn replay(
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
     }
 
+    // The schedule may be lazy (a trace read as it plays): its first IO is read before the
+    // clock starts, or the time it takes would make every early IO late.
+    let mut schedule = schedule.into_iter().peekable();
+    schedule.peek();
     let cpu_start = CpuUsage::now();
     let start = dev.now_ns();
     let mut rec = Recorder::new(start);
     let counters_start = dev.counters();
     let mut stopped = None;
-    let mut schedule = schedule.into_iter().peekable();
     let (mut last_at, mut done_ios, mut done_bytes) = (0u64, 0u64, 0u64);
     let every = hooks
         .progress_every
@@ -113,7 +117,8 @@ pub fn replay(
         if hooks.stop.is_some_and(|s| s.load(Ordering::Relaxed)) && stopped.is_none() {
             stopped = Some(Stopped::Interrupted);
         }
-        // Issue everything that is due and has a slot.
+        // Issue everything that is due and has a slot. IOs due together (a burst in the
+        // trace, or a backlog after the thread was preempted) start with one submission.
         while stopped.is_none() {
             let Some(next) = schedule.peek().copied() else {
                 break;
@@ -125,6 +130,9 @@ pub fn replay(
             let now = dev.now_ns();
             if now < due {
                 if wall && due - now <= opts.spin_ns {
+                    if !batch.ios.is_empty() {
+                        batch.issue(dev, &mut slots, &mut rec, &mut late)?;
+                    }
                     std::hint::spin_loop();
                     continue;
                 }
@@ -156,23 +164,18 @@ pub fn replay(
                     pattern::fill(&mut buf[..next.len as usize], opts.data, &mut rng);
                 }
             }
-            dev.submit(Io {
+            last_at = next.at_ns;
+            let io = Io {
                 slot,
                 op: next.op,
                 offset: next.offset,
                 len: next.len,
-            })?;
-            if opts.pace == Pace::Timed {
-                let _ = late.record((now - due).max(1));
-            }
-            last_at = next.at_ns;
-            slots[slot as usize] = InFlight {
-                op: Some(next.op),
-                offset: next.offset,
-                len: next.len,
-                submit_ns: now,
             };
-            rec.submitted(next.op, now);
+            batch.ios.push(io);
+            batch.due.push((opts.pace == Pace::Timed).then_some(due));
+        }
+        if !batch.ios.is_empty() {
+            batch.issue(dev, &mut slots, &mut rec, &mut late)?;
         }
         let pending = schedule.peek().is_some() && stopped.is_none();
         if rec.in_flight() == 0 && !pending {
@@ -257,4 +260,38 @@ pub fn replay(
             actual_s: (end - start) as f64 / 1e9,
         },
     })
+}
+
+/// IOs due together, with the times they were due (when timed).
+#[derive(Default)]
+struct Batch {
+    ios: Vec<Io>,
+    due: Vec<Option<u64>>,
+}
+
+impl Batch {
+    /// Submit the IOs at once and record them as issued at the moment of the submission.
+    fn issue(
+        &mut self,
+        dev: &mut dyn Device,
+        slots: &mut [InFlight],
+        rec: &mut Recorder,
+        late: &mut Histogram<u64>,
+    ) -> Result<(), DriverError> {
+        let now = dev.now_ns();
+        dev.submit_all(&self.ios)?;
+        for (io, due) in self.ios.drain(..).zip(self.due.drain(..)) {
+            if let Some(due) = due {
+                let _ = late.record(now.saturating_sub(due).max(1));
+            }
+            slots[io.slot as usize] = InFlight {
+                op: Some(io.op),
+                offset: io.offset,
+                len: io.len,
+                submit_ns: now,
+            };
+            rec.submitted(io.op, now);
+        }
+        Ok(())
+    }
 }
