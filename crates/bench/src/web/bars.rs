@@ -8,12 +8,7 @@ use crate::report::figure;
 use super::compare::Drive;
 use super::{result_link, sources};
 
-/// Whether more or less of a metric is better.
-#[derive(Clone, Copy, PartialEq)]
-pub(super) enum Better {
-    Higher,
-    Lower,
-}
+pub(super) use crate::compare::Better;
 
 /// One bar chart row: a drive, its value in each group and the result behind each value.
 pub(super) struct BarRowSrc {
