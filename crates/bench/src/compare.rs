@@ -26,7 +26,8 @@ pub struct Metric {
 }
 
 impl Metric {
-    /// The drive with the best value, when at least two drives have one.
+    /// The drive with the best value, when at least two drives have one and no other drive
+    /// ties it.
     pub fn best(&self) -> Option<usize> {
         let have: Vec<(usize, f64)> = self
             .values
@@ -41,7 +42,9 @@ impl Metric {
             Better::Higher => a.1.total_cmp(&b.1),
             Better::Lower => b.1.total_cmp(&a.1),
         };
-        have.into_iter().max_by(|a, b| pick(a, b)).map(|b| b.0)
+        let best = have.iter().max_by(|a, b| pick(a, b))?;
+        let ties = have.iter().filter(|v| v.1 == best.1).count();
+        (ties == 1).then_some(best.0)
     }
 }
 
@@ -139,7 +142,7 @@ fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
                 r.write_amplification.and_then(|w| w.steady_state)
             }),
         ],
-        "storage-bench" => vec![
+        "storage-bench" | "replay" => vec![
             ("data rate", "MB/s", Higher, |r| {
                 at(&r.analysis, &["metrics", "data_rate_mbps"])
             }),

@@ -133,6 +133,11 @@ pub(super) fn trim(drives: &[Drive]) -> String {
     )
 }
 
+/// A drive's trace replays: the suite's Storage Bench and its own traces' (`trace replay`).
+fn replays(d: &Drive) -> Vec<&StoredResult> {
+    d.of("storage-bench").chain(d.of("replay")).collect()
+}
+
 pub(super) fn storage_bench(drives: &[Drive]) -> String {
     // Results of the same trace (at the same scale) compare; group by it.
     let trace = |r: &StoredResult| {
@@ -144,7 +149,7 @@ pub(super) fn storage_bench(drives: &[Drive]) -> String {
     };
     let mut traces: Vec<String> = Vec::new();
     for d in drives {
-        for r in d.of("storage-bench") {
+        for r in replays(d) {
             if !traces.contains(&trace(r)) {
                 traces.push(trace(r));
             }
@@ -159,7 +164,8 @@ pub(super) fn storage_bench(drives: &[Drive]) -> String {
         let found: Vec<(&Drive, &StoredResult)> = drives
             .iter()
             .flat_map(|d| {
-                d.of("storage-bench")
+                replays(d)
+                    .into_iter()
                     .filter(|r| trace(r) == *t)
                     .map(move |r| (d, r))
             })
