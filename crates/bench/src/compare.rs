@@ -314,4 +314,18 @@ mod tests {
         assert!(text.contains("400.0*") || text.contains("400*"), "{text}");
         assert!(!text.contains("100*") && !text.contains("100.0*"), "{text}");
     }
+
+    #[test]
+    fn best_is_unique_and_respects_direction() {
+        let m = |better, values: &[Option<f64>]| Metric {
+            name: "m",
+            unit: "us",
+            better,
+            values: values.to_vec(),
+        };
+        assert_eq!(m(Better::Lower, &[Some(3.0), Some(1.0), None]).best(), Some(1));
+        assert_eq!(m(Better::Higher, &[Some(3.0), Some(1.0), None]).best(), Some(0));
+        assert_eq!(m(Better::Higher, &[Some(3.0), Some(3.0)]).best(), None, "a tie");
+        assert_eq!(m(Better::Higher, &[Some(3.0), Some(f64::NAN)]).best(), None);
+    }
 }
