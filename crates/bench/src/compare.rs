@@ -323,9 +323,19 @@ mod tests {
             better,
             values: values.to_vec(),
         };
-        assert_eq!(m(Better::Lower, &[Some(3.0), Some(1.0), None]).best(), Some(1));
-        assert_eq!(m(Better::Higher, &[Some(3.0), Some(1.0), None]).best(), Some(0));
-        assert_eq!(m(Better::Higher, &[Some(3.0), Some(3.0)]).best(), None, "a tie");
+        assert_eq!(
+            m(Better::Lower, &[Some(3.0), Some(1.0), None]).best(),
+            Some(1)
+        );
+        assert_eq!(
+            m(Better::Higher, &[Some(3.0), Some(1.0), None]).best(),
+            Some(0)
+        );
+        assert_eq!(
+            m(Better::Higher, &[Some(3.0), Some(3.0)]).best(),
+            None,
+            "a tie"
+        );
         assert_eq!(m(Better::Higher, &[Some(3.0), Some(f64::NAN)]).best(), None);
     }
 }

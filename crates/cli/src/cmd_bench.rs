@@ -198,8 +198,14 @@ fn gb(bytes: u64) -> String {
 }
 
 fn print_drives(drives: &[bench::db::DriveRow]) {
+    let w = drives
+        .iter()
+        .map(|d| d.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(5, 64);
     println!(
-        "{:>4}  {:<48} {:<6} {:>8} {:>9} {:>8} {:>5}  controller / NAND / DRAM",
+        "{:>4}  {:<w$} {:<6} {:>8} {:>9} {:>8} {:>5}  controller / NAND / DRAM",
         "id", "drive", "kind", "capacity", "price", "$/GB", "runs"
     );
     for d in drives {
@@ -210,7 +216,7 @@ fn print_drives(drives: &[bench::db::DriveRow]) {
             .map(String::as_str)
             .collect();
         println!(
-            "{:>4}  {:<48} {:<6} {:>8} {:>9} {:>8} {:>5}  {}",
+            "{:>4}  {:<w$} {:<6} {:>8} {:>9} {:>8} {:>5}  {}",
             d.id,
             d.name,
             d.kind,
@@ -225,7 +231,7 @@ fn print_drives(drives: &[bench::db::DriveRow]) {
 
 fn run_line(r: &RunRow) -> String {
     format!(
-        "{:>4}  {:<20} {:<5} {:>3} results  {:<30}  {}{}{}",
+        "{:>4}  {:<20} {:<5} {:>3} results  {}  {}{}{}",
         r.id,
         r.started_at,
         r.kind,
@@ -248,8 +254,8 @@ fn list(b: &Bench) -> anyhow::Result<()> {
     }
     print_drives(&drives);
     println!(
-        "\n{:>4}  {:<20} {:<5} {:>11}  {:<30}  target",
-        "run", "started", "kind", "", "drive"
+        "\n{:>4}  {:<20} {:<5} {:>11}  drive  target",
+        "run", "started", "kind", ""
     );
     for r in b.runs()? {
         println!("{}", run_line(&r));
