@@ -137,6 +137,13 @@ pub trait Device {
     fn counters(&self) -> Option<serde_json::Value> {
         None
     }
+
+    /// Erase every block of the device at once, as a secure erase or format does (no IO in
+    /// flight). Returns the method's name, or `None` when the device has no such command and
+    /// a purge must fall back to discards.
+    fn secure_erase(&mut self) -> Result<Option<String>, DeviceError> {
+        Ok(None)
+    }
 }
 
 impl<D: Device + ?Sized> Device for Box<D> {
@@ -174,5 +181,8 @@ impl<D: Device + ?Sized> Device for Box<D> {
     }
     fn counters(&self) -> Option<serde_json::Value> {
         (**self).counters()
+    }
+    fn secure_erase(&mut self) -> Result<Option<String>, DeviceError> {
+        (**self).secure_erase()
     }
 }

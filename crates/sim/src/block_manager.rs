@@ -1,14 +1,15 @@
-//! The block manager (MQSim's vocabulary): per-block valid counts, erase counts and states,
-//! the free block pools of each die (main array and pseudo-SLC region), and the write
-//! frontiers (open blocks being filled).
+//! The block manager (MQSim's vocabulary): per-block valid counts, erase counts, states and
+//! modes, the free block pools of each die (main array and static pseudo-SLC region), and the
+//! write frontiers (open blocks being filled).
 //!
 //! Free blocks are handed out oldest-erased first (a queue per die), which levels wear
-//! without a separate wear-levelling pass.
+//! without a separate wear-levelling pass. A block runs in pseudo-SLC mode when it belongs to
+//! the static cache region, or while a dynamic cache has borrowed it from the main array.
 
 use std::collections::VecDeque;
 
-use crate::gc::{GcPolicy, VictimIndex};
 use crate::geometry::Layout;
+use crate::victim::{GcPolicy, VictimIndex};
 
 pub const NO_BLOCK: u32 = u32::MAX;
 
@@ -45,7 +46,7 @@ impl Frontier {
 }
 
 /// The streams that write: host data to the main array, host data to the pseudo-SLC cache,
-/// and relocations (GC and SLC migration) to the main array.
+/// and relocations (GC and SLC folding) to the main array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
     Host = 0,
@@ -57,6 +58,8 @@ pub struct BlockManager {
     pub valid: Vec<u32>,
     pub erases: Vec<u32>,
     pub state: Vec<BlockState>,
+    /// Whether the block runs in pseudo-SLC mode now.
+    pub slc_mode: Vec<bool>,
     /// Value of `close_counter` when the block was closed (its age for cost-benefit).
     pub close_seq: Vec<u64>,
     pub close_counter: u64,
@@ -65,8 +68,10 @@ pub struct BlockManager {
     pub free_main_count: u32,
     pub frontiers: Vec<[Frontier; 3]>,
     pub victims: VictimIndex,
-    /// Closed pseudo-SLC blocks, oldest first (migrated in that order).
-    pub slc_closed: VecDeque<u32>,
+    /// Closed pseudo-SLC blocks of each die, oldest first (folded in that order).
+    pub slc_closed: Vec<VecDeque<u32>>,
+    /// Blocks in pseudo-SLC mode borrowed from the main array (dynamic cache).
+    pub slc_borrowed: u32,
 }
 
 impl BlockManager {
@@ -84,6 +89,7 @@ impl BlockManager {
             valid: vec![0; n as usize],
             erases: vec![0; n as usize],
             state: vec![BlockState::Free; n as usize],
+            slc_mode: (0..n).map(|b| layout.is_slc_region_block(b)).collect(),
             close_seq: vec![0; n as usize],
             close_counter: 0,
             free_main,
@@ -91,11 +97,43 @@ impl BlockManager {
             free_main_count: layout.main_blocks() as u32,
             frontiers: vec![[Frontier::EMPTY; 3]; layout.dies as usize],
             victims: VictimIndex::new(policy, n, layout.block_units),
-            slc_closed: VecDeque::new(),
+            slc_closed: vec![VecDeque::new(); layout.dies as usize],
+            slc_borrowed: 0,
         }
     }
 
-    /// Take a free block of the die for `stream`, if the die has one.
+    /// Every block erased at once (a secure erase); returns how many blocks each die erased.
+    /// Wear (erase counts) carries over.
+    pub fn erase_all(&mut self, layout: &Layout, policy: GcPolicy) -> Vec<u64> {
+        let mut per_die = vec![0u64; layout.dies as usize];
+        let mut fresh = BlockManager::new(layout, policy);
+        for (b, (&state, &erases)) in self.state.iter().zip(&self.erases).enumerate() {
+            let used = state != BlockState::Free;
+            fresh.erases[b] = erases + used as u32;
+            per_die[layout.die_of_block(b as u32) as usize] += used as u64;
+        }
+        *self = fresh;
+        per_die
+    }
+
+    #[inline]
+    pub fn is_slc(&self, b: u32) -> bool {
+        self.slc_mode[b as usize]
+    }
+
+    fn start(&mut self, die: u32, stream: Stream, b: u32, limit: u32) {
+        self.state[b as usize] = BlockState::Open;
+        self.valid[b as usize] = 0;
+        self.frontiers[die as usize][stream as usize] = Frontier {
+            block: b,
+            next: 0,
+            limit,
+            stripe_done: 0,
+        };
+    }
+
+    /// Take a free block of the die for `stream`, if the die has one: main-array streams and
+    /// the static cache from their own pools.
     pub fn open(&mut self, die: u32, stream: Stream, layout: &Layout) -> bool {
         let (pool, limit) = match stream {
             Stream::Slc => (&mut self.free_slc[die as usize], layout.slc_block_units),
@@ -107,14 +145,19 @@ impl BlockManager {
         if stream != Stream::Slc {
             self.free_main_count -= 1;
         }
-        self.state[b as usize] = BlockState::Open;
-        self.valid[b as usize] = 0;
-        self.frontiers[die as usize][stream as usize] = Frontier {
-            block: b,
-            next: 0,
-            limit,
-            stripe_done: 0,
+        self.start(die, stream, b, limit);
+        true
+    }
+
+    /// Borrow a free main-array block of the die as a dynamic cache block.
+    pub fn open_borrowed_slc(&mut self, die: u32, layout: &Layout) -> bool {
+        let Some(b) = self.free_main[die as usize].pop_front() else {
+            return false;
         };
+        self.free_main_count -= 1;
+        self.slc_borrowed += 1;
+        self.slc_mode[b as usize] = true;
+        self.start(die, Stream::Slc, b, layout.slc_block_units);
         true
     }
 
@@ -125,7 +168,7 @@ impl BlockManager {
         }
     }
 
-    /// The frontier block is full: it joins the GC candidates (or the SLC migration queue).
+    /// The frontier block is full: it joins the GC candidates (or its die's folding queue).
     pub fn close(&mut self, die: u32, stream: Stream) {
         let f = &mut self.frontiers[die as usize][stream as usize];
         let b = f.block;
@@ -134,7 +177,7 @@ impl BlockManager {
         self.close_counter += 1;
         self.close_seq[b as usize] = self.close_counter;
         if stream == Stream::Slc {
-            self.slc_closed.push_back(b);
+            self.slc_closed[die as usize].push_back(b);
         } else {
             self.victims.insert(b, self.valid[b as usize]);
         }
@@ -142,24 +185,29 @@ impl BlockManager {
 
     /// One unit of a block became stale (overwritten, trimmed or relocated).
     #[inline]
-    pub fn invalidate(&mut self, b: u32, is_slc: bool) {
+    pub fn invalidate(&mut self, b: u32) {
         let v = &mut self.valid[b as usize];
         *v -= 1;
         let v = *v;
-        if !is_slc && self.state[b as usize] == BlockState::Closed {
+        if !self.slc_mode[b as usize] && self.state[b as usize] == BlockState::Closed {
             self.victims.decremented(b, v);
         }
     }
 
-    /// The block was erased: back to its die's free pool.
+    /// The block was erased: back to its die's free pool (a borrowed cache block goes back to
+    /// the main array).
     pub fn erased(&mut self, b: u32, layout: &Layout) {
         let die = layout.die_of_block(b) as usize;
         self.erases[b as usize] += 1;
         self.valid[b as usize] = 0;
         self.state[b as usize] = BlockState::Free;
-        if layout.is_slc_block(b) {
+        if layout.is_slc_region_block(b) {
             self.free_slc[die].push_back(b);
         } else {
+            if self.slc_mode[b as usize] {
+                self.slc_mode[b as usize] = false;
+                self.slc_borrowed -= 1;
+            }
             self.free_main[die].push_back(b);
             self.free_main_count += 1;
         }
@@ -167,5 +215,9 @@ impl BlockManager {
 
     pub fn free_slc_count(&self) -> usize {
         self.free_slc.iter().map(|q| q.len()).sum()
+    }
+
+    pub fn slc_closed_count(&self) -> usize {
+        self.slc_closed.iter().map(|q| q.len()).sum()
     }
 }

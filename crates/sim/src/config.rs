@@ -1,25 +1,47 @@
-//! A resolved simulator configuration, its validation (impossible drives get an error that
-//! names the problem and the fix) and its human-readable description (`ssdlab sim show`).
-
-use std::fmt::Write as _;
+//! A resolved simulator configuration and its validation: impossible drives get an error that
+//! names the problem and the fix. The mechanisms a controller has are grouped as controllers
+//! name them: garbage collection ([`GcConfig`]), the pseudo-SLC cache ([`SlcConfig`]) and TRIM
+//! ([`TrimConfig`]). Every field is a `key=value` of the spec language (`preset.rs`).
 
 use serde::Serialize;
 
 use crate::error::SimError;
-use crate::gc::GcPolicy;
 use crate::geometry::{CellType, Layout, UNIT_BYTES};
 use crate::timing::NandLatency;
+use crate::victim::GcPolicy;
 
-/// The host interface.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LinkKind {
-    Sata,
-    Nvme,
+/// A small enum with a name per variant (and aliases) for the spec language.
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $text:literal $(| $alias:literal)*,)+ }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum $name { $($(#[$vm])* $variant,)+ }
+        impl $name {
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => $text,)+ }
+            }
+            pub fn parse(s: &str) -> Option<$name> {
+                match s.to_ascii_lowercase().replace('_', "-").as_str() {
+                    $($text $(| $alias)* => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+named_enum! {
+    /// The host interface.
+    LinkKind {
+        Sata = "sata",
+        Nvme = "nvme" | "pcie",
+    }
 }
 
 impl LinkKind {
-    pub fn name(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             LinkKind::Sata => "SATA 6 Gb/s",
             LinkKind::Nvme => "NVMe (PCIe 3.0 x4)",
@@ -35,6 +57,121 @@ impl LinkKind {
     }
 }
 
+named_enum! {
+    /// When foreground garbage collection runs, which shapes the steady state's scatter.
+    GcStyle {
+        /// One victim each time the host has used the space the previous one freed: GC
+        /// interleaved with host writes block by block.
+        Paced = "paced",
+        /// Free blocks down to the threshold, then clean until a high watermark while host
+        /// writes wait: high peaks, deep troughs.
+        Bursty = "bursty",
+        /// A victim's relocations spread over the host writes that use the space it frees, a
+        /// stripe at a time: every second looks like the next (the DC S3700's way).
+        LatencyFirst = "latency-first" | "latency",
+    }
+}
+
+named_enum! {
+    /// Where the pseudo-SLC cache's blocks come from.
+    SlcRegion {
+        /// A fixed set of blocks per die, outside the main array (TurboWrite, nCache).
+        Static = "static",
+        /// Free main-array blocks run in SLC mode while the drive has room to spare.
+        Dynamic = "dynamic",
+    }
+}
+
+named_enum! {
+    /// What a host write does when the pseudo-SLC cache is full.
+    SlcWhenFull {
+        /// Goes straight to the main array (at its native rate).
+        Bypass = "bypass",
+        /// Waits while the oldest cached block is folded into the main array, then goes to
+        /// the cache (every unit is programmed twice in the foreground).
+        Fold = "fold",
+    }
+}
+
+named_enum! {
+    /// When the cache is emptied (folded into the main array).
+    SlcDrain {
+        /// Only in idle time.
+        Idle = "idle",
+        /// Also while the host writes, at `slc_drain_rate`: the cache keeps reopening and host
+        /// throughput goes up and down.
+        Always = "always",
+    }
+}
+
+named_enum! {
+    /// What the drive does with TRIM (discard).
+    TrimStyle {
+        /// Trimmed space is unmapped at once.
+        Immediate = "on" | "immediate",
+        /// TRIM completes but unmaps nothing (a drive or OS path that ignores it).
+        Ignored = "off" | "ignored",
+        /// Trimmed ranges are queued and unmapped in idle time at `trim_rate`; a write to a
+        /// pending unit supersedes it.
+        Deferred = "deferred",
+        /// A share (`trim_keep`) of trimmed units is never reclaimed: TRIM "not fully working".
+        Partial = "partial",
+    }
+}
+
+/// How much a bursty GC frees per burst.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BurstSize {
+    Blocks(u32),
+    /// A share of the space holding no valid data (free or stale): with more spare area the
+    /// firmware cleans further ahead.
+    ReclaimablePct(f64),
+}
+
+/// Garbage collection: victim selection, scheduling and cost.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GcConfig {
+    pub policy: GcPolicy,
+    pub style: GcStyle,
+    /// Foreground GC keeps more than this many free main-array blocks (None: dies + 2).
+    pub threshold: Option<u32>,
+    /// Background (idle) GC cleans up to this many free blocks (None: threshold + 2 per die).
+    pub bg_threshold: Option<u32>,
+    /// Bursty: how much each burst frees beyond the trigger (None: 4 blocks per die).
+    pub burst: Option<BurstSize>,
+    /// Bursty: each burst's size varies by up to this share either way (deterministic).
+    pub jitter_pct: f64,
+    /// Relocate within a die with the NAND's copyback, crossing no channel.
+    pub copyback: bool,
+    /// Controller (firmware) time per relocated mapping unit, on the serial controller.
+    pub unit_ns: u64,
+}
+
+/// The pseudo-SLC write cache (SanDisk nCache, Samsung TurboWrite).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SlcConfig {
+    /// User data the cache holds (0: no cache).
+    pub bytes: u64,
+    pub region: SlcRegion,
+    pub when_full: SlcWhenFull,
+    pub drain: SlcDrain,
+    /// Folding rate in MB/s of cached user data (0: as fast as the dies allow).
+    pub drain_mbps: f64,
+    /// Only host writes up to this many bytes use the cache (0: all).
+    pub max_write_bytes: u64,
+}
+
+/// TRIM handling.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrimConfig {
+    pub style: TrimStyle,
+    /// Partial: the share of trimmed units never reclaimed, in percent.
+    pub keep_pct: f64,
+    /// Deferred: logical space unmapped per second of idle time, MB/s (0: all at once).
+    pub rate_mbps: f64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Config {
     /// The preset this configuration started from.
@@ -43,8 +180,8 @@ pub struct Config {
     pub model_of: Option<String>,
     /// One line about the preset.
     pub summary: String,
-    /// Where the preset's numbers come from.
-    pub sources: String,
+    /// Where each parameter's value comes from: (key, value, source), in the order applied.
+    pub sources: Vec<(String, String, String)>,
     /// Host-visible capacity.
     pub capacity_bytes: u64,
     /// Main-array over-provisioning in percent, as physical / logical - 1.
@@ -55,6 +192,9 @@ pub struct Config {
     pub pages_per_block: u32,
     pub page_bytes: u32,
     pub cell: CellType,
+    /// What one mapping-table entry covers: 4 KiB, or more on drives with less DRAM (smaller
+    /// host writes then need a read-modify-write of the whole unit).
+    pub map_unit_bytes: u64,
     pub native: NandLatency,
     pub pslc: NandLatency,
     pub channel_mbps: f64,
@@ -66,20 +206,17 @@ pub struct Config {
     pub write_buffer_bytes: u64,
     /// DRAM on the drive (informational: the whole mapping table is assumed to fit).
     pub dram_bytes: u64,
-    /// User data the pseudo-SLC cache holds (0: no cache).
-    pub slc_cache_bytes: u64,
-    pub gc: GcPolicy,
-    /// Foreground GC keeps more than this many free main-array blocks (None: dies + 2).
-    pub gc_threshold: Option<u32>,
-    /// Background (idle) GC cleans up to this many free blocks (None: threshold + 2 per die).
-    pub bg_gc_threshold: Option<u32>,
+    /// Mapping-table and journal programs, per 100 host units written.
+    pub meta_pct: f64,
+    pub gc: GcConfig,
+    pub slc: SlcConfig,
+    pub trim: TrimConfig,
     /// Sequential read-ahead of one IO.
     pub read_ahead: bool,
-    /// Whether the drive honours TRIM. Off models a drive (or OS path) that ignores it: a
-    /// discard completes but unmaps nothing.
-    pub trim: bool,
     /// Data mode: real buffers, reads return zeros or an LBA stamp.
     pub data: bool,
+    /// Seed of the drive's own variation (burst sizes, which trimmed units are kept).
+    pub seed: u64,
 }
 
 impl Config {
@@ -88,12 +225,22 @@ impl Config {
     }
 
     pub fn gc_threshold(&self) -> u32 {
-        self.gc_threshold.unwrap_or(self.dies() + 2)
+        self.gc.threshold.unwrap_or(self.dies() + 2)
     }
 
     pub fn bg_gc_threshold(&self) -> u32 {
-        self.bg_gc_threshold
+        self.gc
+            .bg_threshold
             .unwrap_or(self.gc_threshold() + 2 * self.dies())
+    }
+
+    /// Paced, bursty and latency-first GC start at this many free blocks.
+    pub fn gc_trigger(&self) -> u32 {
+        self.gc_threshold() + self.dies()
+    }
+
+    pub fn gc_burst(&self) -> BurstSize {
+        self.gc.burst.unwrap_or(BurstSize::Blocks(4 * self.dies()))
     }
 
     /// Check the configuration and derive the array's layout.
@@ -111,22 +258,31 @@ impl Config {
                 ));
             }
         }
+        let unit = self.map_unit_bytes;
+        if unit < UNIT_BYTES || !unit.is_power_of_two() || unit > 64 << 10 {
+            return bad(format!(
+                "map_unit={} bytes: the mapping unit must be 4 KiB, 8 KiB, 16 KiB, 32 KiB or 64 KiB",
+                unit
+            ));
+        }
         if self.capacity_bytes == 0 {
             return bad(
                 "capacity=0 gives zero blocks: give a capacity such as capacity=8GiB".into(),
             );
         }
-        if !self.capacity_bytes.is_multiple_of(UNIT_BYTES) {
+        if !self.capacity_bytes.is_multiple_of(unit) {
             return bad(format!(
-                "capacity {} bytes is not a multiple of 4 KiB: round it, e.g. capacity={}",
+                "capacity {} bytes is not a multiple of the {} mapping unit: round it, e.g. capacity={}",
                 self.capacity_bytes,
-                self.capacity_bytes / UNIT_BYTES * UNIT_BYTES
+                fmt_bytes(unit),
+                self.capacity_bytes.next_multiple_of(unit)
             ));
         }
-        if self.page_bytes == 0 || !(self.page_bytes as u64).is_multiple_of(UNIT_BYTES) {
+        if self.page_bytes == 0 || !(self.page_bytes as u64).is_multiple_of(unit) {
             return bad(format!(
-                "page size {} bytes is not a multiple of 4 KiB: use page_size=4KiB, 8KiB or 16KiB",
-                self.page_bytes
+                "page size {} bytes is not a multiple of 4 KiB and of the mapping unit ({}): use page_size=4KiB, 8KiB or 16KiB",
+                self.page_bytes,
+                fmt_bytes(unit)
             ));
         }
         if !(self.op_pct.is_finite() && self.op_pct > 0.0 && self.op_pct <= 1000.0) {
@@ -143,21 +299,47 @@ impl Config {
                 return bad(format!("{name}={v} must be a positive rate in MB/s"));
             }
         }
+        for (name, v) in [
+            ("meta", self.meta_pct),
+            ("gc_jitter", self.gc.jitter_pct),
+            (
+                "gc_burst",
+                match self.gc_burst() {
+                    BurstSize::ReclaimablePct(p) => p,
+                    BurstSize::Blocks(_) => 0.0,
+                },
+            ),
+            ("trim_keep", self.trim.keep_pct),
+        ] {
+            if !(v.is_finite() && (0.0..=100.0).contains(&v)) {
+                return bad(format!("{name}={v}% must be between 0% and 100%"));
+            }
+        }
+        for (name, v) in [
+            ("slc_drain_rate", self.slc.drain_mbps),
+            ("trim_rate", self.trim.rate_mbps),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(format!(
+                    "{name}={v} must be a rate in MB/s, or 0 for as fast as possible"
+                ));
+            }
+        }
         let dies = self.dies();
-        let units_per_page = (self.page_bytes as u64 / UNIT_BYTES) as u32;
+        let units_per_page = (self.page_bytes as u64 / unit) as u32;
         let stripe = self.planes as u64 * units_per_page as u64;
         let block_units = stripe * self.pages_per_block as u64;
         if block_units > 1 << 20 {
             return bad(format!(
-                "a block of {} units (planes x pages_per_block x page_size/4KiB) is too large: at most 1M units (4 GiB)",
+                "a block of {} units (planes x pages_per_block x page_size/map_unit) is too large: at most 1M units",
                 block_units
             ));
         }
         let block_units = block_units as u32;
-        let logical_units = self.capacity_bytes / UNIT_BYTES;
+        let logical_units = self.capacity_bytes / unit;
         let bits = self.cell.bits();
         let slc_block_units = (self.pages_per_block / bits) * stripe as u32;
-        let slc_blocks_per_die = if self.slc_cache_bytes == 0 {
+        let cache_blocks = if self.slc.bytes == 0 {
             0
         } else {
             if self.cell == CellType::Slc {
@@ -169,9 +351,13 @@ impl Config {
                     self.pages_per_block
                 ));
             }
-            let units = self.slc_cache_bytes.div_ceil(UNIT_BYTES);
+            let units = self.slc.bytes.div_ceil(unit);
             let blocks = units.div_ceil(slc_block_units as u64);
             blocks.div_ceil(dies as u64) as u32
+        };
+        let slc_blocks_per_die = match self.slc.region {
+            SlcRegion::Static => cache_blocks,
+            SlcRegion::Dynamic => 0,
         };
         let main_needed = (logical_units as f64 * (1.0 + self.op_pct / 100.0)).ceil() as u64;
         let die_block_units = block_units as u64 * dies as u64;
@@ -183,6 +369,7 @@ impl Config {
             pages_per_block: self.pages_per_block,
             page_bytes: self.page_bytes,
             cell: self.cell,
+            unit_bytes: unit,
             units_per_page,
             stripe_units: stripe as u32,
             block_units,
@@ -193,7 +380,7 @@ impl Config {
         };
         if layout.physical_slots() >= u32::MAX as u64 {
             return bad(format!(
-                "{} of raw NAND is more than the simulator addresses (16 TiB): use a smaller capacity",
+                "{} of raw NAND is more than the simulator addresses (2^32 mapping units): use a smaller capacity or a larger map_unit",
                 fmt_bytes(layout.raw_bytes())
             ));
         }
@@ -220,143 +407,21 @@ impl Config {
                  (2 open blocks per die for {dies} dies + gc_threshold {thr} + 1): raise op to at least {:.1}%, \
                  or use a larger capacity, smaller blocks (pages_per_block) or fewer dies",
                 self.op_pct,
-                fmt_bytes(block_units as u64 * UNIT_BYTES),
+                fmt_bytes(layout.block_bytes()),
                 (min_op * 10.0).ceil() / 10.0
             ));
         }
         Ok(layout)
     }
 
-    /// What `ssdlab sim show` prints.
-    pub fn describe(&self) -> Result<String, SimError> {
-        let l = self.layout()?;
-        let mut s = String::new();
-        let w = &mut s;
-        let _ = writeln!(w, "preset            {}", self.preset);
-        if let Some(m) = &self.model_of {
-            let _ = writeln!(w, "models            {m} (a model: calibrated to the spec sheet, not the drive's firmware)");
-        }
-        let _ = writeln!(w, "summary           {}", self.summary);
-        let _ = writeln!(w, "sources           {}", self.sources);
-        let _ = writeln!(
-            w,
-            "capacity          {} ({} bytes, {} LBAs of 512 B)",
-            fmt_bytes(self.capacity_bytes),
-            self.capacity_bytes,
-            self.capacity_bytes / 512
-        );
-        let _ = writeln!(
-            w,
-            "over-provisioning {:.2}% as physical/logical - 1 (spare factor {:.2}% as (physical-logical)/physical), main array; asked op={}%",
-            l.op_physical_over_logical_minus_one() * 100.0,
-            l.spare_factor() * 100.0,
-            self.op_pct
-        );
-        let _ = writeln!(
-            w,
-            "raw NAND          {} ({:.2}% over the capacity, including the pseudo-SLC region)",
-            fmt_bytes(l.raw_bytes()),
-            (l.raw_bytes() as f64 / self.capacity_bytes as f64 - 1.0) * 100.0
-        );
-        let _ = writeln!(
-            w,
-            "geometry          {} channels x {} dies, {} planes, {} pages of {} per block ({} per multi-plane block), {} blocks per plane ({} main + {} pseudo-SLC)",
-            l.channels,
-            self.dies_per_channel,
-            l.planes,
-            l.pages_per_block,
-            fmt_bytes(l.page_bytes as u64),
-            fmt_bytes(l.block_units as u64 * UNIT_BYTES),
-            l.blocks_per_die(),
-            l.main_blocks_per_die,
-            l.slc_blocks_per_die
-        );
-        let _ = writeln!(
-            w,
-            "NAND              {} ({} bits/cell): read {}, program {}, erase {}; pseudo-SLC read {}, program {}",
-            l.cell.name(),
-            l.cell.bits(),
-            fmt_ns(self.native.read_ns),
-            fmt_ns(self.native.program_ns),
-            fmt_ns(self.native.erase_ns),
-            fmt_ns(self.pslc.read_ns),
-            fmt_ns(self.pslc.program_ns)
-        );
-        let _ = writeln!(w, "channel           {} MB/s each", self.channel_mbps);
-        let _ = writeln!(
-            w,
-            "host link         {}: {} MB/s, {} per command",
-            self.link.name(),
-            self.link_mbps,
-            fmt_ns(self.link_cmd_ns)
-        );
-        let _ = writeln!(
-            w,
-            "controller        {} per read command, {} per write command (one serial firmware pipeline)",
-            fmt_ns(self.cmd_read_ns),
-            fmt_ns(self.cmd_write_ns)
-        );
-        let _ = writeln!(
-            w,
-            "DRAM              {} on the drive, {} of it as write buffer ({} minimum: one page stripe per die)",
-            fmt_bytes(self.dram_bytes),
-            fmt_bytes(self.write_buffer_bytes),
-            fmt_bytes(l.stripe_units as u64 * l.dies as u64 * UNIT_BYTES)
-        );
-        if self.slc_cache_bytes > 0 {
-            let _ = writeln!(
-                w,
-                "pseudo-SLC cache  {} of user data in {} blocks ({} of raw NAND); host writes land there, bypass it when full, migrate to the main array when idle",
-                fmt_bytes(l.slc_units() * UNIT_BYTES),
-                l.slc_blocks_per_die as u64 * l.dies as u64,
-                fmt_bytes(l.slc_blocks_per_die as u64 * l.dies as u64 * l.block_units as u64 * UNIT_BYTES)
-            );
-        } else {
-            let _ = writeln!(w, "pseudo-SLC cache  none");
-        }
-        let _ = writeln!(
-            w,
-            "GC                {}; paced with host writes from {} free blocks down, all-out at {}, background (idle) up to {}",
-            self.gc.name(),
-            self.gc_threshold() + l.dies,
-            self.gc_threshold(),
-            self.bg_gc_threshold()
-        );
-        let _ = writeln!(
-            w,
-            "TRIM              {}",
-            if self.trim {
-                "honoured"
-            } else {
-                "ignored (trim=off)"
-            }
-        );
-        let _ = writeln!(
-            w,
-            "read-ahead        {}",
-            if self.read_ahead {
-                "on (one IO ahead on sequential reads)"
-            } else {
-                "off"
-            }
-        );
-        let _ = writeln!(
-            w,
-            "data mode         {}",
-            if self.data {
-                "on: reads return zeros (unmapped) or an LBA stamp (mapped); no user data is stored"
-            } else {
-                "off (the simulator stores no data)"
-            }
-        );
-        let ram = 4 * (l.logical_units + l.physical_slots());
-        let _ = writeln!(
-            w,
-            "simulator RAM     about {} for the mapping tables ({:.1} bytes per 4 KiB of capacity)",
-            fmt_bytes(ram),
-            ram as f64 / l.logical_units as f64
-        );
-        Ok(s)
+    /// Bytes of RAM the simulator will take for this drive: the mapping tables (4 bytes per
+    /// logical and per physical unit) and the per-block state, plus buffers.
+    pub fn ram_estimate(&self, layout: &Layout) -> u64 {
+        let tables = 4 * (layout.logical_units + layout.physical_slots());
+        let per_block = 40 * layout.total_blocks() as u64;
+        let trim_bits = layout.logical_units / 8;
+        let wbuf = 8 * (self.write_buffer_bytes / layout.unit_bytes);
+        tables + per_block + trim_bits + wbuf
     }
 }
 

@@ -1,6 +1,6 @@
 //! What the FTL counts about itself. `counters()` on the device returns these as JSON; the
 //! suite diffs two snapshots (e.g. at half time and at the end) to get steady-state write
-//! amplification. Page counts are in 4 KiB units.
+//! amplification. Page counts are in 4 KiB units, whatever the mapping unit.
 
 use serde_json::{json, Value};
 
@@ -28,6 +28,10 @@ pub struct Counters {
     pub slc_migrations: u64,
     /// Mapped units unmapped by discards.
     pub trimmed_pages: u64,
+    /// Trimmed units the drive did not reclaim (`trim=off`, or partial TRIM's share).
+    pub trim_ignored_pages: u64,
+    /// Mapping-table journal programmed (`meta`).
+    pub meta_pages: u64,
     /// Units programmed as padding to close a partly filled page on flush.
     pub padded_pages: u64,
     /// Partial 4 KiB writes that had to read the old unit first.
@@ -38,7 +42,13 @@ pub struct Counters {
 }
 
 impl Counters {
-    pub fn to_json(&self, layout: &Layout, blocks: &BlockManager, now_ns: u64) -> Value {
+    pub fn to_json(
+        &self,
+        layout: &Layout,
+        blocks: &BlockManager,
+        trim_pending_units: u64,
+        now_ns: u64,
+    ) -> Value {
         let n = blocks.erases.len().max(1);
         let (mut min, mut max, mut sum) = (u32::MAX, 0u32, 0u64);
         for &e in &blocks.erases {
@@ -71,15 +81,18 @@ impl Counters {
             "slc_cache_bypassed": self.slc_cache_bypassed,
             "slc_migrations": self.slc_migrations,
             "slc_free_blocks": blocks.free_slc_count(),
-            "slc_cached_blocks": blocks.slc_closed.len(),
+            "slc_cached_blocks": blocks.slc_closed_count(),
             "trimmed_pages": self.trimmed_pages,
+            "trim_ignored_pages": self.trim_ignored_pages,
+            "trim_pending_pages": trim_pending_units * layout.pages_per_unit(),
+            "meta_pages": self.meta_pages,
             "padded_pages": self.padded_pages,
             "read_modify_write_pages": self.read_modify_write_pages,
             "flushes": self.flushes,
             "failed_ios": self.failed_ios,
             "free_blocks": blocks.free_main_count,
-            "logical_pages": layout.logical_units,
-            "physical_pages": layout.main_units(),
+            "logical_pages": layout.logical_units * layout.pages_per_unit(),
+            "physical_pages": layout.main_units() * layout.pages_per_unit(),
             "op_physical_over_logical_minus_one": layout.op_physical_over_logical_minus_one(),
             "spare_factor": layout.spare_factor(),
             "virtual_time_ns": now_ns,

@@ -1,21 +1,44 @@
-//! The flash translation layer: where host writes go, what reads cost, TRIM and flush.
+//! The flash translation layer: where host writes go, what reads cost, flush and idle time.
 //!
 //! Writes are placed a stripe (one multi-plane page) at a time on each die in turn, so a
 //! sequential run lands on all dies in parallel and a later sequential read is parallel too.
-//! Three streams write: host data to the main array, host data to the pseudo-SLC cache (see
-//! `slc_cache.rs`) and relocations (GC and SLC migration, see `gc.rs`), each with its own open
-//! block per die. The FTL's state changes at submission time; the timing model decides when
-//! each operation completes.
+//! Three streams write: host data to the main array, host data to the pseudo-SLC cache
+//! (`slc_cache.rs`) and relocations (GC and cache folding, `gc.rs`), each with its own open
+//! block per die. TRIM is `trim.rs`. The FTL's state changes at submission time; the timing
+//! model decides when each operation completes.
 
 use crate::block_manager::{BlockManager, Stream, NO_BLOCK};
-use crate::config::Config;
+use crate::config::{BurstSize, Config, GcStyle, SlcConfig, TrimConfig};
 use crate::counters::Counters;
 use crate::error::SimError;
-use crate::gc::GcPolicy;
+use crate::gc::Incremental;
 use crate::geometry::{Layout, UNIT_BYTES};
 use crate::mapping::{Mapping, UNMAPPED};
 use crate::timing::{NandLatency, Timeline};
+use crate::trim::TrimState;
+use crate::victim::GcPolicy;
 use crate::write_buffer::WriteBuffer;
+
+/// xorshift64*: the drive's own deterministic variation.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
 
 pub struct Ftl {
     pub layout: Layout,
@@ -27,21 +50,41 @@ pub struct Ftl {
     pub wbuf: WriteBuffer,
     pub c: Counters,
     pub policy: GcPolicy,
+    pub(crate) style: GcStyle,
     pub gc_threshold: u32,
     pub bg_gc_threshold: u32,
+    /// Paced, bursty and latency-first GC start at this many free blocks.
+    pub(crate) gc_trigger: u32,
+    pub(crate) gc_burst: BurstSize,
+    pub(crate) gc_jitter: f64,
+    pub(crate) copyback: bool,
+    pub(crate) gc_unit_ns: u64,
+    pub(crate) slc: SlcConfig,
     pub slc_enabled: bool,
+    /// Cache blocks a dynamic cache may borrow at most.
+    pub(crate) slc_max_blocks: u32,
+    /// `slc_drain=always`: the full cache is being folded (host writes bypass it) and when
+    /// the next block may be.
+    pub(crate) slc_draining: bool,
+    pub(crate) slc_next_fold: u64,
+    pub(crate) trim: TrimConfig,
+    pub(crate) trims: TrimState,
+    pub(crate) rng: Rng,
+    pub(crate) seed: u64,
     read_ahead: bool,
+    /// Metadata programs owed, in hundredths of a unit.
+    meta_credit: f64,
+    meta_pct: f64,
     /// Die cursor and units placed in its current stripe turn: [host (main or SLC), relocation].
     cursor: [u32; 2],
     in_turn: [u32; 2],
     pub(crate) in_gc: bool,
-    /// Paced GC: free blocks at or below which each victim is cleaned as host writes use up
-    /// the space the previous one freed (`gc_credit`, in units), interleaving GC with host
-    /// writes instead of doing it in bursts.
-    pub(crate) gc_soft_threshold: u32,
+    /// Paced GC: units the host may still write before the next victim is cleaned.
     pub(crate) gc_credit: i64,
-    /// Reused by GC: (unit index in the victim, logical unit).
+    pub(crate) inc: Incremental,
+    /// Reused by GC: (unit index in the victim, logical unit), and one stripe's run.
     pub(crate) scratch: Vec<(u32, u32)>,
+    pub(crate) run_buf: Vec<(u32, u32)>,
     last_read_end: u64,
     last_read_ready: u64,
 }
@@ -58,8 +101,9 @@ impl Ftl {
     pub fn new(cfg: &Config) -> Result<Ftl, SimError> {
         let layout = cfg.layout()?;
         let map = Mapping::new(layout.logical_units, layout.physical_slots());
-        let blocks = BlockManager::new(&layout, cfg.gc);
+        let blocks = BlockManager::new(&layout, cfg.gc.policy);
         let tl = Timeline::new(
+            layout.unit_bytes,
             layout.dies,
             layout.channels,
             cfg.channel_mbps,
@@ -69,7 +113,16 @@ impl Ftl {
             cfg.cmd_write_ns,
         );
         let min_buffer = layout.stripe_units as u64 * layout.dies as u64;
-        let wbuf = WriteBuffer::new((cfg.write_buffer_bytes / UNIT_BYTES).max(min_buffer) as usize);
+        let wbuf =
+            WriteBuffer::new((cfg.write_buffer_bytes / layout.unit_bytes).max(min_buffer) as usize);
+        let slc_max_blocks = if layout.slc_block_units == 0 || cfg.slc.bytes == 0 {
+            0
+        } else {
+            cfg.slc
+                .bytes
+                .div_ceil(layout.unit_bytes)
+                .div_ceil(layout.slc_block_units as u64) as u32
+        };
         Ok(Ftl {
             map,
             blocks,
@@ -78,17 +131,34 @@ impl Ftl {
             pslc: cfg.pslc,
             wbuf,
             c: Counters::default(),
-            policy: cfg.gc,
+            policy: cfg.gc.policy,
+            style: cfg.gc.style,
             gc_threshold: cfg.gc_threshold(),
             bg_gc_threshold: cfg.bg_gc_threshold(),
-            slc_enabled: layout.slc_blocks_per_die > 0,
+            gc_trigger: cfg.gc_trigger(),
+            gc_burst: cfg.gc_burst(),
+            gc_jitter: cfg.gc.jitter_pct / 100.0,
+            copyback: cfg.gc.copyback,
+            gc_unit_ns: cfg.gc.unit_ns,
+            slc: cfg.slc.clone(),
+            slc_enabled: slc_max_blocks > 0,
+            slc_max_blocks,
+            slc_draining: false,
+            slc_next_fold: 0,
+            trim: cfg.trim.clone(),
+            trims: TrimState::new(layout.logical_units),
+            rng: Rng::new(cfg.seed),
+            seed: cfg.seed,
             read_ahead: cfg.read_ahead,
+            meta_credit: 0.0,
+            meta_pct: cfg.meta_pct,
             cursor: [0, 0],
             in_turn: [0, 0],
             in_gc: false,
-            gc_soft_threshold: cfg.gc_threshold() + layout.dies,
             gc_credit: 0,
+            inc: Incremental::default(),
             scratch: Vec::with_capacity(layout.block_units as usize),
+            run_buf: Vec::with_capacity(layout.stripe_units as usize),
             last_read_end: u64::MAX,
             last_read_ready: 0,
             layout,
@@ -106,14 +176,14 @@ impl Ftl {
     }
 
     /// Make sure die `d`'s open block for `stream` has room, opening a block if needed.
-    /// Opening a host block is where foreground GC starts.
-    fn ensure_room(&mut self, d: u32, stream: Stream, t: u64) -> bool {
+    /// Opening a main-array block at the threshold is where all-out foreground GC starts.
+    pub(crate) fn ensure_room(&mut self, d: u32, stream: Stream, t: u64) -> bool {
         if self.blocks.frontiers[d as usize][stream as usize].has_room() {
             return true;
         }
         if stream == Stream::Host && !self.in_gc && self.blocks.free_main_count <= self.gc_threshold
         {
-            self.foreground_gc(t);
+            self.foreground_gc(t, self.gc_threshold);
         }
         self.blocks.has_free(d, stream) && self.blocks.open(d, stream, &self.layout)
     }
@@ -137,54 +207,81 @@ impl Ftl {
         self.cursor[0]
     }
 
-    /// Program logical unit `lpn` into die `d`'s open block for `stream` (which has room),
-    /// its data ready at `t`. Returns the physical unit and when its program completes.
-    pub(crate) fn program_at(&mut self, d: u32, stream: Stream, lpn: u32, t: u64) -> (u32, u64) {
+    /// The program time of the stripe starting at unit `next` of a block in `stream`.
+    #[inline]
+    fn program_ns(&self, stream: Stream, next: u32) -> u64 {
         let lat = if stream == Stream::Slc {
-            self.pslc.program_ns
+            &self.pslc
         } else {
-            self.native.program_ns
+            &self.native
         };
+        lat.program.of_page(next / self.layout.stripe_units)
+    }
+
+    /// Program logical unit `lpn` (or padding, `None`) into die `d`'s open block for `stream`
+    /// (which has room), its data ready at `t`. Returns when its program completes.
+    pub(crate) fn program_at(&mut self, d: u32, stream: Stream, lpn: Option<u32>, t: u64) -> u64 {
         let stripe = self.layout.stripe_units;
         let xfer = self.tl.channel_unit(self.layout.channel_of_die(d), t);
-        let f = &mut self.blocks.frontiers[d as usize][stream as usize];
-        if f.next.is_multiple_of(stripe) {
+        let next = self.blocks.frontiers[d as usize][stream as usize].next;
+        if next.is_multiple_of(stripe) {
             // One program per multi-plane page, reserved when its first unit arrives.
-            f.stripe_done = self.tl.die_op(d, xfer, lat);
+            let lat = self.program_ns(stream, next);
+            self.blocks.frontiers[d as usize][stream as usize].stripe_done =
+                self.tl.die_op(d, xfer, lat);
         }
+        let f = &mut self.blocks.frontiers[d as usize][stream as usize];
         let ppa = f.block * self.layout.block_units + f.next;
         let done = f.stripe_done;
         f.next += 1;
         let full = f.next == f.limit;
         let b = f.block;
-        self.map.map(lpn, ppa);
-        self.blocks.valid[b as usize] += 1;
+        match lpn {
+            Some(lpn) => {
+                self.map.map(lpn, ppa);
+                self.blocks.valid[b as usize] += 1;
+            }
+            None => self.map.pad(ppa),
+        }
         if full {
             self.blocks.close(d, stream);
         }
-        self.c.nand_write_pages += 1;
+        self.c.nand_write_pages += self.layout.pages_per_unit();
         let k = turn_index(stream);
         self.in_turn[k] += 1;
         if self.in_turn[k] >= stripe {
             self.advance_cursor(k);
         }
-        (ppa, done)
+        done
     }
 
     /// Program as many of `units` (unit index in a victim, logical unit) as fit in the current
-    /// stripe of die `d`'s relocation block (which has room), data ready at `t`. Returns how
-    /// many were placed.
-    pub(crate) fn program_run(&mut self, d: u32, units: &[(u32, u32)], t: u64) -> u32 {
+    /// stripe of die `d`'s relocation block (which has room), data ready at `t`; `channel`:
+    /// whether the data crosses the die's channel (not for a copyback). Returns how many were
+    /// placed.
+    pub(crate) fn program_run(
+        &mut self,
+        d: u32,
+        units: &[(u32, u32)],
+        t: u64,
+        channel: bool,
+    ) -> u32 {
         let stripe = self.layout.stripe_units;
         let f = self.blocks.frontiers[d as usize][Stream::Gc as usize];
         let n = (stripe - f.next % stripe)
             .min(f.limit - f.next)
             .min(units.len() as u32);
-        let xfer = self.tl.channel_units(self.layout.channel_of_die(d), t, n);
-        let f = &mut self.blocks.frontiers[d as usize][Stream::Gc as usize];
+        let xfer = if channel {
+            self.tl.channel_units(self.layout.channel_of_die(d), t, n)
+        } else {
+            t
+        };
         if f.next.is_multiple_of(stripe) {
-            f.stripe_done = self.tl.die_op(d, xfer, self.native.program_ns);
+            let lat = self.program_ns(Stream::Gc, f.next);
+            self.blocks.frontiers[d as usize][Stream::Gc as usize].stripe_done =
+                self.tl.die_op(d, xfer, lat);
         }
+        let f = &mut self.blocks.frontiers[d as usize][Stream::Gc as usize];
         let base = f.block * self.layout.block_units + f.next;
         f.next += n;
         let full = f.next == f.limit;
@@ -196,7 +293,7 @@ impl Ftl {
         if full {
             self.blocks.close(d, Stream::Gc);
         }
-        self.c.nand_write_pages += n as u64;
+        self.c.nand_write_pages += n as u64 * self.layout.pages_per_unit();
         self.in_turn[1] += n;
         if self.in_turn[1] >= stripe {
             self.advance_cursor(1);
@@ -206,10 +303,9 @@ impl Ftl {
 
     /// The host's copy of `lpn` is gone (overwritten or trimmed).
     #[inline]
-    fn invalidate_lpn(&mut self, lpn: u32, ppa: u32) {
+    pub(crate) fn invalidate_lpn(&mut self, lpn: u32, ppa: u32) {
         let b = self.block_of(ppa);
-        let slc = self.layout.is_slc_block(b);
-        self.blocks.invalidate(b, slc);
+        self.blocks.invalidate(b);
         self.map.unmap(lpn);
     }
 
@@ -218,7 +314,7 @@ impl Ftl {
     fn read_unit(&mut self, ppa: u32, t: u64) -> u64 {
         let b = self.block_of(ppa);
         let d = self.layout.die_of_block(b);
-        let lat = if self.layout.is_slc_block(b) {
+        let lat = if self.blocks.is_slc(b) {
             self.pslc.read_ns
         } else {
             self.native.read_ns
@@ -231,20 +327,25 @@ impl Ftl {
     /// A host write of `len` bytes at `offset` (validated), submitted at `now`. Returns its
     /// completion time, or `None` when no block could be found (never expected; an IO error).
     pub fn write(&mut self, now: u64, offset: u64, len: u64) -> Option<u64> {
-        let first = offset / UNIT_BYTES;
-        let end = (offset + len).div_ceil(UNIT_BYTES);
+        let ub = self.layout.unit_bytes;
+        let first = offset / ub;
+        let end = (offset + len).div_ceil(ub);
         let unit_ns = self.tl.link_unit_ns;
         let link_start = self.tl.link_free.max(now) + self.tl.link_cmd_ns;
-        let link_done = link_start + len * unit_ns / UNIT_BYTES;
+        let link_done = link_start + len * unit_ns / ub;
         self.tl.link_free = link_done;
         let mut complete = self.tl.controller(link_done, self.tl.cmd_write_ns);
+        let cache =
+            self.slc_enabled && (self.slc.max_write_bytes == 0 || len <= self.slc.max_write_bytes);
         for (j, lpn) in (first..end).enumerate() {
             let lpn = lpn as u32;
             let arrive = (link_start + (j as u64 + 1) * unit_ns).min(link_done);
             let entry = arrive.max(self.wbuf.slot_free_at());
             complete = complete.max(entry);
-            let unit_start = lpn as u64 * UNIT_BYTES;
-            let partial = offset > unit_start || offset + len < unit_start + UNIT_BYTES;
+            let unit_start = lpn as u64 * ub;
+            let from = offset.max(unit_start);
+            let to = (offset + len).min(unit_start + ub);
+            let partial = to - from < ub;
             let old = self.map.lookup(lpn);
             let mut ready = entry;
             if old != UNMAPPED {
@@ -254,34 +355,51 @@ impl Ftl {
                 }
                 self.invalidate_lpn(lpn, old);
             }
-            let done = self.place_host_unit(lpn, ready)?;
+            self.trims.written(lpn);
+            let done = self.place_host_unit(lpn, ready, cache)?;
             self.wbuf.fill(done);
-            self.c.host_write_pages += 1;
+            self.c.host_write_pages += (to - from).div_ceil(UNIT_BYTES);
+            if self.meta_pct > 0.0 {
+                self.meta_credit += self.meta_pct;
+                if self.meta_credit >= 100.0 {
+                    self.meta_credit -= 100.0;
+                    self.write_metadata(ready)?;
+                }
+            }
         }
         Some(complete)
     }
 
-    /// Put one host unit in the SLC cache if it has room on the cursor's die, else in the
-    /// main array. Returns when its program completes.
-    fn place_host_unit(&mut self, lpn: u32, t: u64) -> Option<u64> {
-        if self.slc_enabled {
-            let d = self.host_die();
-            if self.slc_room(d) {
-                self.c.slc_cache_hits += 1;
-                return Some(self.program_at(d, Stream::Slc, lpn, t).1);
+    /// Put one host unit in the SLC cache if it may go there and the cache takes it, else in
+    /// the main array. Returns when its program completes.
+    fn place_host_unit(&mut self, lpn: u32, t: u64, cache: bool) -> Option<u64> {
+        if cache {
+            if let Some(d) = self.slc_take(t) {
+                self.c.slc_cache_hits += self.layout.pages_per_unit();
+                return Some(self.program_at(d, Stream::Slc, Some(lpn), t));
             }
-            self.c.slc_cache_bypassed += 1;
+            self.c.slc_cache_bypassed += self.layout.pages_per_unit();
         }
-        self.paced_gc(t);
+        self.host_gc(t);
         let d = self.pick_die(Stream::Host, t)?;
         self.gc_credit -= 1;
-        Some(self.program_at(d, Stream::Host, lpn, t).1)
+        Some(self.program_at(d, Stream::Host, Some(lpn), t))
+    }
+
+    /// One unit of mapping-table journal, programmed with the host's data: it is stale at
+    /// once (a newer journal supersedes it), so it only costs program time and space.
+    fn write_metadata(&mut self, t: u64) -> Option<()> {
+        let d = self.pick_die(Stream::Host, t)?;
+        self.program_at(d, Stream::Host, None, t);
+        self.c.meta_pages += self.layout.pages_per_unit();
+        Some(())
     }
 
     /// A host read; returns its completion time.
     pub fn read(&mut self, now: u64, offset: u64, len: u64) -> u64 {
-        let first = offset / UNIT_BYTES;
-        let end = (offset + len).div_ceil(UNIT_BYTES);
+        let ub = self.layout.unit_bytes;
+        let first = offset / ub;
+        let end = (offset + len).div_ceil(ub);
         let ctrl = self
             .tl
             .controller(now + self.tl.link_cmd_ns, self.tl.cmd_read_ns);
@@ -304,7 +422,7 @@ impl Ftl {
                 let b = self.block_of(ppa);
                 let d = self.layout.die_of_block(b);
                 if ppa / stripe != last_stripe {
-                    let lat = if self.layout.is_slc_block(b) {
+                    let lat = if self.blocks.is_slc(b) {
                         self.pslc.read_ns
                     } else {
                         self.native.read_ns
@@ -318,11 +436,11 @@ impl Ftl {
             };
             first_ready = first_ready.min(ready);
             last_ready = last_ready.max(ready);
-            self.c.host_read_pages += 1;
         }
+        self.c.host_read_pages += len.div_ceil(UNIT_BYTES);
         self.last_read_end = offset + len;
         self.last_read_ready = last_ready;
-        let xfer = len * self.tl.link_unit_ns / UNIT_BYTES;
+        let xfer = len * self.tl.link_unit_ns / ub;
         // Data goes back once the command is decoded and the first unit is in the controller
         // (read-ahead data may have been ready long before).
         let link_start = self.tl.link_free.max(first_ready).max(ctrl);
@@ -330,22 +448,6 @@ impl Ftl {
             .max(last_ready + self.tl.link_unit_ns.min(xfer));
         self.tl.link_free = done;
         done
-    }
-
-    /// Unmap the 4 KiB units entirely inside the range; partial units at the edges stay.
-    pub fn discard(&mut self, now: u64, offset: u64, len: u64) -> u64 {
-        let first = offset.div_ceil(UNIT_BYTES);
-        let end = (offset + len) / UNIT_BYTES;
-        for lpn in first..end {
-            let lpn = lpn as u32;
-            let old = self.map.lookup(lpn);
-            if old != UNMAPPED {
-                self.invalidate_lpn(lpn, old);
-                self.c.trimmed_pages += 1;
-            }
-        }
-        self.tl
-            .controller(now + self.tl.link_cmd_ns, self.tl.cmd_write_ns)
     }
 
     /// Make everything written so far durable: partly filled pages of the host streams are
@@ -365,8 +467,8 @@ impl Ftl {
                 }
                 f.next += pad;
                 let full = f.next == f.limit;
-                self.c.nand_write_pages += pad as u64;
-                self.c.padded_pages += pad as u64;
+                self.c.nand_write_pages += pad as u64 * self.layout.pages_per_unit();
+                self.c.padded_pages += pad as u64 * self.layout.pages_per_unit();
                 if full {
                     self.blocks.close(d, stream);
                 }
@@ -382,11 +484,39 @@ impl Ftl {
         ctrl.max(self.wbuf.drained_at())
     }
 
-    /// Idle time from `from` to `until`: migrate the SLC cache, then clean blocks in the
-    /// background. The work occupies the dies, so a host IO arriving during it may wait.
+    /// A secure erase at `now`: every block erased, every mapping forgotten (counters and wear
+    /// carry over). Each die erases its used blocks one after another; returns when all are
+    /// done.
+    pub fn secure_erase(&mut self, now: u64) -> u64 {
+        let start = now.max(self.tl.all_dies_free());
+        let per_die = self.blocks.erase_all(&self.layout, self.policy);
+        self.map.reset();
+        self.trims = TrimState::new(self.layout.logical_units);
+        self.inc = Incremental::default();
+        self.wbuf = WriteBuffer::new(self.wbuf.units());
+        self.cursor = [0, 0];
+        self.in_turn = [0, 0];
+        self.gc_credit = 0;
+        self.meta_credit = 0.0;
+        self.slc_draining = false;
+        self.slc_next_fold = 0;
+        self.last_read_end = u64::MAX;
+        let mut done = start;
+        for (d, n) in per_die.iter().enumerate() {
+            let end = start + n * self.native.erase_ns;
+            self.tl.die_free[d] = end;
+            done = done.max(end);
+        }
+        done
+    }
+
+    /// Idle time from `from` to `until`: deferred TRIM, folding the SLC cache, then cleaning
+    /// blocks in the background. The work occupies the dies, so a host IO arriving during it
+    /// may wait.
     pub fn idle(&mut self, from: u64, until: u64) {
+        self.process_deferred_trims(from, until);
         if self.slc_enabled {
-            self.migrate_slc(from, until);
+            self.drain_slc(from, until);
         }
         self.background_gc(from, until);
     }

@@ -1,199 +1,86 @@
-//! Garbage collection: which closed block to clean next (MQSim's GC unit).
+//! Garbage collection: when it runs (the style), and what relocating a victim costs.
 //!
-//! - **greedy** (default): the block with the fewest valid units, found in O(1) amortised
-//!   from buckets of blocks indexed by valid count (doubly linked lists in flat arrays);
-//! - **cost-benefit** (Rosenblum/Kawaguchi): maximise `(1-u)/2u * age`, by a scan of every
-//!   closed block (slower: O(blocks) per victim);
-//! - **fifo**: the block closed longest ago (LRW in Desnoyers' terms).
+//! Styles, from the smoothest to the burstiest (all start at `gc_trigger` free blocks; below
+//! `gc_threshold` GC runs all-out whatever the style, which validation makes always possible):
+//! - **latency-first**: a victim's relocations are spread over the host writes that use the
+//!   space it frees, a stripe at a time;
+//! - **paced**: a whole victim is cleaned each time the host has used the space the previous
+//!   one freed;
+//! - **bursty**: victims are cleaned until a high watermark, host writes waiting.
 //!
-//! Foreground GC runs when free blocks fall to a threshold, inside the host write that needs a
-//! block; background GC runs in idle time up to a higher threshold. Both live in `ftl.rs`.
-
-use std::collections::VecDeque;
-
-use serde::Serialize;
-
-const NONE: u32 = u32::MAX;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GcPolicy {
-    Greedy,
-    CostBenefit,
-    Fifo,
-}
-
-impl GcPolicy {
-    pub fn parse(s: &str) -> Option<GcPolicy> {
-        match s.to_ascii_lowercase().replace('_', "-").as_str() {
-            "greedy" => Some(GcPolicy::Greedy),
-            "cost-benefit" | "costbenefit" | "cb" => Some(GcPolicy::CostBenefit),
-            "fifo" | "lrw" => Some(GcPolicy::Fifo),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            GcPolicy::Greedy => "greedy",
-            GcPolicy::CostBenefit => "cost-benefit",
-            GcPolicy::Fifo => "fifo",
-        }
-    }
-}
-
-/// The closed main-array blocks, indexed for victim selection.
-pub struct VictimIndex {
-    policy: GcPolicy,
-    /// head[v]: first closed block with v valid units.
-    head: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
-    /// No bucket below this is non-empty.
-    min_hint: usize,
-    /// Closed blocks in the order they were closed (FIFO policy only).
-    fifo: VecDeque<u32>,
-    len: usize,
-}
-
-impl VictimIndex {
-    pub fn new(policy: GcPolicy, blocks: u32, block_units: u32) -> VictimIndex {
-        VictimIndex {
-            policy,
-            head: vec![NONE; block_units as usize + 1],
-            next: vec![NONE; blocks as usize],
-            prev: vec![NONE; blocks as usize],
-            min_hint: 0,
-            fifo: VecDeque::new(),
-            len: 0,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    fn link(&mut self, b: u32, v: u32) {
-        let h = self.head[v as usize];
-        self.next[b as usize] = h;
-        self.prev[b as usize] = NONE;
-        if h != NONE {
-            self.prev[h as usize] = b;
-        }
-        self.head[v as usize] = b;
-        if (v as usize) < self.min_hint {
-            self.min_hint = v as usize;
-        }
-    }
-
-    fn unlink(&mut self, b: u32, v: u32) {
-        let (p, n) = (self.prev[b as usize], self.next[b as usize]);
-        if p == NONE {
-            self.head[v as usize] = n;
-        } else {
-            self.next[p as usize] = n;
-        }
-        if n != NONE {
-            self.prev[n as usize] = p;
-        }
-    }
-
-    /// A block was closed (filled) holding `valid` valid units.
-    pub fn insert(&mut self, b: u32, valid: u32) {
-        self.link(b, valid);
-        if self.policy == GcPolicy::Fifo {
-            self.fifo.push_back(b);
-        }
-        self.len += 1;
-    }
-
-    /// A closed block lost one valid unit (it now has `valid`).
-    #[inline]
-    pub fn decremented(&mut self, b: u32, valid: u32) {
-        self.unlink(b, valid + 1);
-        self.link(b, valid);
-    }
-
-    /// The next victim by the policy, without removing it.
-    pub fn pick(&mut self, close_seq: &[u64], now_seq: u64) -> Option<u32> {
-        if self.len == 0 {
-            return None;
-        }
-        match self.policy {
-            GcPolicy::Fifo => self.fifo.front().copied(),
-            GcPolicy::Greedy => {
-                while self.min_hint < self.head.len() && self.head[self.min_hint] == NONE {
-                    self.min_hint += 1;
-                }
-                self.head.get(self.min_hint).copied()
-            }
-            GcPolicy::CostBenefit => {
-                let units = (self.head.len() - 1) as f64;
-                let mut best = (f64::NEG_INFINITY, NONE);
-                for v in 0..self.head.len() {
-                    let mut b = self.head[v];
-                    while b != NONE {
-                        let score = if v == 0 {
-                            f64::INFINITY
-                        } else {
-                            let age = (now_seq - close_seq[b as usize] + 1) as f64;
-                            (units - v as f64) * age / (2.0 * v as f64)
-                        };
-                        if score > best.0 || (score == best.0 && b < best.1) {
-                            best = (score, b);
-                        }
-                        b = self.next[b as usize];
-                    }
-                }
-                (best.1 != NONE).then_some(best.1)
-            }
-        }
-    }
-
-    /// Remove a block about to be cleaned.
-    pub fn remove(&mut self, b: u32, valid: u32) {
-        self.unlink(b, valid);
-        if self.policy == GcPolicy::Fifo {
-            if self.fifo.front() == Some(&b) {
-                self.fifo.pop_front();
-            } else if let Some(i) = self.fifo.iter().position(|&x| x == b) {
-                self.fifo.remove(i);
-            }
-        }
-        self.len -= 1;
-    }
-}
+//! Relocation is on the real path: each valid unit is read on its die, crosses its channel
+//! into the controller and crosses the destination's channel to be programmed (or, with
+//! copyback, is reprogrammed on the same die without crossing any channel), and may cost
+//! controller time. Background GC in idle time is the same for every style.
 
 use crate::block_manager::{BlockState, Stream};
+use crate::config::{BurstSize, GcStyle};
 use crate::ftl::Ftl;
+use crate::victim::GcPolicy;
+
+/// A victim being relocated, possibly a piece at a time.
+#[derive(Default)]
+pub(crate) struct Relocation {
+    pub block: u32,
+    /// (unit index in the block, logical unit) of the units valid when it was picked.
+    pub units: Vec<(u32, u32)>,
+    pub pos: usize,
+    /// Check each unit is still current (the host may have written it since the pick).
+    pub verify: bool,
+    /// The source stripe last read, and when its data reached the controller.
+    src_stripe: u32,
+    src_ready: u64,
+}
+
+/// Latency-first GC's victim in progress and what the host owes it.
+#[derive(Default)]
+pub(crate) struct Incremental {
+    pub reloc: Option<Relocation>,
+    /// Relocations owed, in units of `per`: each host unit adds `valid`, each relocation
+    /// pays `free` (the victim frees `free` units for its `valid` relocations).
+    debt: u64,
+    valid: u64,
+    free: u64,
+    spare: Vec<(u32, u32)>,
+}
 
 impl Ftl {
     fn pick_victim(&mut self) -> Option<u32> {
         let close = self.blocks.close_counter;
         let (victims, seq) = (&mut self.blocks.victims, &self.blocks.close_seq);
-        victims.pick(seq, close)
+        let v = victims.pick(seq, close)?;
+        // A full victim frees nothing; only FIFO goes through it (to move its queue on).
+        if self.blocks.valid[v as usize] >= self.layout.block_units && self.policy != GcPolicy::Fifo
+        {
+            return None;
+        }
+        Some(v)
     }
 
-    /// Foreground GC: clean victims until more than `gc_threshold` blocks are free. Called
-    /// when a host write needs a new block; its work delays that write and those after it.
-    pub(crate) fn foreground_gc(&mut self, t: u64) {
+    /// Foreground GC, all-out: clean victims until more than `target` blocks are free. Called
+    /// when a host write needs a new block (target: the threshold) and by bursty GC (target:
+    /// the high watermark); its work delays the writes that follow.
+    pub(crate) fn foreground_gc(&mut self, t: u64, target: u32) {
         if self.in_gc {
             return;
         }
         self.in_gc = true;
-        let mut budget = self.layout.main_blocks();
-        while self.blocks.free_main_count <= self.gc_threshold && budget > 0 {
-            budget -= 1;
-            let Some(v) = self.pick_victim() else { break };
-            // A full victim frees nothing; only FIFO goes through it (to move its queue on).
-            if self.blocks.valid[v as usize] >= self.layout.block_units
-                && self.policy != GcPolicy::Fifo
-            {
-                break;
+        if let Some(mut r) = self.inc.reloc.take() {
+            // Finish latency-first GC's victim first: its block is out of the victim index.
+            if self.relocate(&mut r, usize::MAX, t) {
+                self.inc.spare = self.finish(r, t);
+            } else {
+                self.inc.reloc = Some(r);
             }
+        }
+        let mut budget = self.layout.main_blocks();
+        while self.blocks.free_main_count <= target && budget > 0 {
+            budget -= 1;
+            // A dynamic cache gives its borrowed blocks back first.
+            if self.blocks.slc_borrowed > 0 && self.fold_oldest(None, t, false) {
+                continue;
+            }
+            let Some(v) = self.pick_victim() else { break };
             if !self.clean_block(v, t) {
                 break;
             }
@@ -202,22 +89,56 @@ impl Ftl {
         self.in_gc = false;
     }
 
-    /// Paced foreground GC, called before each host unit goes to the main array: below the
-    /// soft threshold, clean one victim whenever the host has used the space the previous one
-    /// freed. This spreads GC evenly over host writes; `foreground_gc` remains the hard stop.
-    pub(crate) fn paced_gc(&mut self, t: u64) {
-        if self.blocks.free_main_count > self.gc_soft_threshold {
+    /// Called before each host unit goes to the main array: the style's foreground GC.
+    pub(crate) fn host_gc(&mut self, t: u64) {
+        if self.in_gc {
+            return;
+        }
+        match self.style {
+            GcStyle::Paced => self.paced_gc(t),
+            GcStyle::Bursty => {
+                if self.blocks.free_main_count <= self.gc_trigger {
+                    let burst = self.next_burst();
+                    self.foreground_gc(t, self.gc_trigger + burst);
+                }
+            }
+            GcStyle::LatencyFirst => self.incremental_gc(t),
+        }
+    }
+
+    /// Blocks the next burst frees, jittered deterministically around `gc_burst`.
+    fn next_burst(&mut self) -> u32 {
+        let base = match self.gc_burst {
+            BurstSize::Blocks(n) => n as f64,
+            BurstSize::ReclaimablePct(p) => {
+                let held = self
+                    .map
+                    .mapped_units()
+                    .div_ceil(self.layout.block_units as u64);
+                let reclaimable = self.layout.main_blocks().saturating_sub(held);
+                reclaimable as f64 * p / 100.0
+            }
+        };
+        let x = if self.gc_jitter > 0.0 {
+            self.rng.unit() * 2.0 - 1.0
+        } else {
+            0.0
+        };
+        (base * (1.0 + self.gc_jitter * x)).round().max(1.0) as u32
+    }
+
+    /// Paced: below the trigger, clean one victim whenever the host has used the space the
+    /// previous one freed (`gc_credit`, in units).
+    fn paced_gc(&mut self, t: u64) {
+        if self.blocks.free_main_count > self.gc_trigger {
             self.gc_credit = 0;
             return;
         }
-        if self.in_gc || self.gc_credit > 0 {
+        if self.gc_credit > 0 {
             return;
         }
         let Some(v) = self.pick_victim() else { return };
         let valid = self.blocks.valid[v as usize];
-        if valid >= self.layout.block_units && self.policy != GcPolicy::Fifo {
-            return;
-        }
         self.in_gc = true;
         if self.clean_block(v, t) {
             self.c.gc_invocations += 1;
@@ -226,12 +147,60 @@ impl Ftl {
         self.in_gc = false;
     }
 
-    /// Background GC in idle time: clean while fewer than `bg_gc_threshold` blocks are free,
-    /// a victim would free something, and its die is free before `until`. Above the threshold
-    /// it still erases blocks that hold nothing valid (trimmed or overwritten): that costs no
+    /// Latency-first: keep one victim in progress below the trigger and relocate what this
+    /// host unit owes it, a stripe's worth at a time.
+    fn incremental_gc(&mut self, t: u64) {
+        if self.inc.reloc.is_none() {
+            if self.blocks.free_main_count > self.gc_trigger {
+                return;
+            }
+            let Some(v) = self.pick_victim() else { return };
+            let units = std::mem::take(&mut self.inc.spare);
+            let mut r = self.begin(v, units);
+            r.verify = true;
+            let valid = r.units.len() as u64;
+            self.inc.valid = valid;
+            self.inc.free = (self.layout.block_units as u64 - valid).max(1);
+            self.inc.debt = 0;
+            self.inc.reloc = Some(r);
+            self.c.gc_invocations += 1;
+        }
+        self.inc.debt += self.inc.valid;
+        let owed = (self.inc.debt / self.inc.free) as usize;
+        let stripe = self.layout.stripe_units as usize;
+        let mut r = self.inc.reloc.take().expect("a victim in progress");
+        let left = r.units.len() - r.pos;
+        // Move whole stripes (one program each) unless the victim is nearly done.
+        if owed < stripe.min(left) {
+            self.inc.reloc = Some(r);
+            return;
+        }
+        self.in_gc = true;
+        let before = r.pos;
+        let ok = self.relocate(&mut r, owed, t);
+        self.inc.debt -= (r.pos - before) as u64 * self.inc.free;
+        if ok && r.pos == r.units.len() {
+            self.inc.debt = 0;
+            self.inc.spare = self.finish(r, t);
+        } else {
+            self.inc.reloc = Some(r);
+        }
+        self.in_gc = false;
+    }
+
+    /// Background GC in idle time: clean while fewer than `bg_gc_threshold` blocks are free, a
+    /// victim would free something, and its die is free before `until`. Above the threshold it
+    /// still erases blocks that hold nothing valid (trimmed or overwritten): that costs no
     /// copying, and it is what lets a trimmed drive write at its clean speed again.
     pub(crate) fn background_gc(&mut self, from: u64, until: u64) {
         self.in_gc = true;
+        if let Some(mut r) = self.inc.reloc.take() {
+            if self.relocate(&mut r, usize::MAX, from) {
+                self.inc.spare = self.finish(r, from);
+            } else {
+                self.inc.reloc = Some(r);
+            }
+        }
         let mut budget = self.layout.main_blocks();
         while budget > 0 {
             budget -= 1;
@@ -255,77 +224,148 @@ impl Ftl {
         self.in_gc = false;
     }
 
-    /// Relocate the valid units of block `b` (main or pseudo-SLC) to the relocation stream and
-    /// erase it, starting no earlier than `t`. Main victims must be in the victim index, SLC
-    /// ones already taken off their queue. Returns false (leaving the block closed with what
-    /// is still valid) if no space could be found, which validation rules out.
+    /// Relocate every valid unit of block `b` (main or pseudo-SLC) and erase it, starting no
+    /// earlier than `t`. Main victims must be in the victim index, cache blocks already off
+    /// their queue. Returns false (leaving the block closed with what is still valid) if no
+    /// space could be found, which validation rules out.
     pub(crate) fn clean_block(&mut self, b: u32, t: u64) -> bool {
-        let slc = self.layout.is_slc_block(b);
+        let units = std::mem::take(&mut self.scratch);
+        let mut r = self.begin(b, units);
+        if self.relocate(&mut r, usize::MAX, t) {
+            self.scratch = self.finish(r, t);
+            true
+        } else {
+            let slc = self.blocks.is_slc(b);
+            self.blocks.state[b as usize] = BlockState::Closed;
+            if slc {
+                let d = self.layout.die_of_block(b) as usize;
+                self.blocks.slc_closed[d].push_front(b);
+            } else {
+                self.blocks.victims.insert(b, self.blocks.valid[b as usize]);
+            }
+            self.scratch = r.units;
+            false
+        }
+    }
+
+    /// Start relocating block `b`: take it out of the victim index and list its valid units.
+    pub(crate) fn begin(&mut self, b: u32, mut units: Vec<(u32, u32)>) -> Relocation {
+        let slc = self.blocks.is_slc(b);
         if !slc {
             self.blocks.victims.remove(b, self.blocks.valid[b as usize]);
         }
         self.blocks.state[b as usize] = BlockState::Open;
-        let d = self.layout.die_of_block(b);
-        let ch = self.layout.channel_of_die(d);
-        let lat = if slc { self.pslc } else { self.native };
-        let units = if slc {
+        let n = if slc {
             self.layout.slc_block_units
         } else {
             self.layout.block_units
         };
+        units.clear();
         let base = b * self.layout.block_units;
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
         self.map
-            .collect_valid(base, units, self.blocks.valid[b as usize], &mut scratch);
+            .collect_valid(base, n, self.blocks.valid[b as usize], &mut units);
+        Relocation {
+            block: b,
+            units,
+            pos: 0,
+            verify: false,
+            src_stripe: u32::MAX,
+            src_ready: 0,
+        }
+    }
+
+    /// Move up to `max` of the relocation's units (skipping those the host has overwritten
+    /// since), work queued from `t`. Returns false if no destination could be found.
+    pub(crate) fn relocate(&mut self, r: &mut Relocation, max: usize, t: u64) -> bool {
+        let b = r.block;
+        let slc = self.blocks.is_slc(b);
+        let d = self.layout.die_of_block(b);
+        let ch = self.layout.channel_of_die(d);
+        let read_ns = if slc {
+            self.pslc.read_ns
+        } else {
+            self.native.read_ns
+        };
         let stripe = self.layout.stripe_units;
+        let base = b * self.layout.block_units;
+        let end = r.units.len().min(r.pos.saturating_add(max));
+        let mut moved = 0u64;
+        let mut run = std::mem::take(&mut self.run_buf);
         let mut ok = true;
-        let mut i = 0;
-        while i < scratch.len() {
-            // One multi-plane page read on the victim's die, then its valid units out over
-            // the channel.
-            let s = scratch[i].0 / stripe;
-            let mut j = i + 1;
-            while j < scratch.len() && scratch[j].0 / stripe == s {
+        while r.pos < end {
+            // The run of (still) valid units of one source stripe.
+            let s = r.units[r.pos].0 / stripe;
+            let mut j = r.pos;
+            run.clear();
+            while j < end && r.units[j].0 / stripe == s {
+                let (u, lpn) = r.units[j];
+                if !r.verify || self.map.owner(base + u) == Some(lpn) {
+                    run.push((u, lpn));
+                }
                 j += 1;
             }
-            let die_done = self.tl.die_op(d, t, lat.read_ns);
-            self.c.nand_read_ops += 1;
-            self.tl.channel_units(ch, die_done, (j - i) as u32);
+            r.pos = j;
+            if run.is_empty() {
+                continue;
+            }
+            // One multi-plane page read on the victim's die; the data then crosses its
+            // channel unless it stays on the die for a copyback.
+            let copyback = self.copyback && self.ensure_room(d, Stream::Gc, t);
+            if s != r.src_stripe {
+                r.src_ready = self.tl.die_op(d, t, read_ns);
+                r.src_stripe = s;
+                self.c.nand_read_ops += 1;
+            }
+            if !copyback {
+                self.tl.channel_units(ch, r.src_ready, run.len() as u32);
+            }
             // Into the relocation stream, a destination stripe at a time. The programs are
             // queued from `t`, not from when the read data arrives: with next-free-time
             // timing, waiting for the read would leave idle holes on the destination dies
             // that later work cannot fill, and under-count what the dies can do.
-            while i < j {
-                let Some(to) = self.pick_die(Stream::Gc, t) else {
+            let mut i = 0;
+            while i < run.len() {
+                let same_die = copyback && self.ensure_room(d, Stream::Gc, t);
+                let to = if same_die {
+                    d
+                } else if let Some(to) = self.pick_die(Stream::Gc, t) {
+                    to
+                } else {
                     ok = false;
                     break;
                 };
-                let n = self.program_run(to, &scratch[i..j], t);
+                let n = self.program_run(to, &run[i..], t, !same_die);
                 self.blocks.valid[b as usize] -= n;
-                if slc {
-                    self.c.slc_migrations += n as u64;
-                } else {
-                    self.c.gc_relocated_pages += n as u64;
-                }
                 i += n as usize;
             }
+            moved += i as u64;
             if !ok {
                 break;
             }
         }
-        self.scratch = scratch;
-        if !ok {
-            self.blocks.state[b as usize] = BlockState::Closed;
-            if slc {
-                self.blocks.slc_closed.push_front(b);
-            } else {
-                self.blocks.victims.insert(b, self.blocks.valid[b as usize]);
-            }
-            return false;
+        self.run_buf = run;
+        if slc {
+            self.c.slc_migrations += moved * self.layout.pages_per_unit();
+        } else {
+            self.c.gc_relocated_pages += moved * self.layout.pages_per_unit();
         }
-        self.tl.die_op(d, t, lat.erase_ns);
+        if self.gc_unit_ns > 0 && moved > 0 {
+            self.tl.controller(t, moved * self.gc_unit_ns);
+        }
+        ok
+    }
+
+    /// Erase a fully relocated block; returns its unit list's buffer for reuse.
+    pub(crate) fn finish(&mut self, r: Relocation, t: u64) -> Vec<(u32, u32)> {
+        let b = r.block;
+        let d = self.layout.die_of_block(b);
+        let erase_ns = if self.blocks.is_slc(b) {
+            self.pslc.erase_ns
+        } else {
+            self.native.erase_ns
+        };
+        self.tl.die_op(d, t, erase_ns);
         self.blocks.erased(b, &self.layout);
-        true
+        r.units
     }
 }

@@ -3,13 +3,14 @@
 //!
 //! Vocabulary (MQSim's): a die has `planes` planes; a block index is the same block in every
 //! plane of a die, erased together (a multi-plane block), so the unit the FTL allocates and
-//! garbage-collects is `planes * pages_per_block` pages. A page holds `page_bytes / 4 KiB`
-//! mapping units. A "stripe" is one multi-plane page: the units programmed (or read) by one
-//! NAND operation on one die.
+//! garbage-collects is `planes * pages_per_block` pages. A page holds `page_bytes / unit_bytes`
+//! mapping units (the mapping unit is 4 KiB unless a drive maps coarser, `map_unit`). A
+//! "stripe" is one multi-plane page: the units programmed (or read) by one NAND operation on
+//! one die.
 
 use serde::Serialize;
 
-/// The FTL maps and counts in 4 KiB units.
+/// The counting unit: host and NAND pages in the counters are 4 KiB, whatever the mapping unit.
 pub const UNIT_BYTES: u64 = 4096;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -54,7 +55,9 @@ pub struct Layout {
     pub pages_per_block: u32,
     pub page_bytes: u32,
     pub cell: CellType,
-    /// 4 KiB units per page.
+    /// The mapping unit: what one L2P entry covers (4 KiB, or more on drives with less DRAM).
+    pub unit_bytes: u64,
+    /// Mapping units per page.
     pub units_per_page: u32,
     /// Units per multi-plane page (one program or read operation on a die).
     pub stripe_units: u32,
@@ -65,7 +68,7 @@ pub struct Layout {
     /// Blocks per die in the main array, then pseudo-SLC blocks per die.
     pub main_blocks_per_die: u32,
     pub slc_blocks_per_die: u32,
-    /// Logical (host-visible) 4 KiB units.
+    /// Logical (host-visible) mapping units.
     pub logical_units: u64,
 }
 
@@ -89,7 +92,15 @@ impl Layout {
     }
     /// Raw NAND bytes: main array plus the blocks run in pseudo-SLC mode, at native density.
     pub fn raw_bytes(&self) -> u64 {
-        self.total_blocks() as u64 * self.block_units as u64 * UNIT_BYTES
+        self.total_blocks() as u64 * self.block_bytes()
+    }
+    /// Bytes of one multi-plane block in native mode.
+    pub fn block_bytes(&self) -> u64 {
+        self.block_units as u64 * self.unit_bytes
+    }
+    /// 4 KiB counting units in one mapping unit.
+    pub fn pages_per_unit(&self) -> u64 {
+        self.unit_bytes / UNIT_BYTES
     }
     /// Mapping-unit slots (the physical address space; SLC blocks use only part of theirs).
     pub fn physical_slots(&self) -> u64 {
@@ -103,8 +114,9 @@ impl Layout {
     pub fn channel_of_die(&self, die: u32) -> u32 {
         die % self.channels
     }
+    /// Whether a block belongs to the static pseudo-SLC region.
     #[inline]
-    pub fn is_slc_block(&self, block: u32) -> bool {
+    pub fn is_slc_region_block(&self, block: u32) -> bool {
         block % self.blocks_per_die() >= self.main_blocks_per_die
     }
     /// Main-array over-provisioning, physical / logical - 1.

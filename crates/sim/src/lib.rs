@@ -12,12 +12,14 @@
 //! unit's LBA ([`lba_stamp`]) for mapped ones.
 //!
 //! Files are named after what they model, in MQSim's vocabulary: [`geometry`], [`timing`],
-//! [`mapping`], [`block_manager`], [`gc`], [`slc_cache`], [`write_buffer`], [`ftl`],
-//! [`preset`], [`config`], [`counters`], [`ssd`].
+//! [`mapping`], [`block_manager`], [`victim`], [`gc`], [`slc_cache`], [`trim`],
+//! [`write_buffer`], [`ftl`], [`preset`], [`config`], [`counters`], [`ssd`].
 
 pub mod block_manager;
 pub mod config;
 pub mod counters;
+pub mod describe;
+pub mod drives;
 pub mod error;
 pub mod ftl;
 pub mod gc;
@@ -27,14 +29,16 @@ pub mod preset;
 pub mod slc_cache;
 pub mod ssd;
 pub mod timing;
+pub mod trim;
+pub mod victim;
 pub mod write_buffer;
 
-pub use config::{Config, LinkKind};
+pub use config::{Config, GcStyle, LinkKind, SlcDrain, SlcRegion, SlcWhenFull, TrimStyle};
 pub use error::SimError;
-pub use gc::GcPolicy;
 pub use geometry::CellType;
 pub use preset::{presets, resolve, KEYS};
 pub use ssd::{lba_stamp, SimSsd};
+pub use victim::GcPolicy;
 
 /// Open a simulated drive from a spec: a preset name, optional `key=value` overrides, or a
 /// `.toml` file (see [`preset`]).

@@ -39,6 +39,8 @@ fn advise_huge_pages(_addr: usize, _len: usize) {}
 pub struct Mapping {
     l2p: Vec<u32>,
     p2l: Vec<u32>,
+    /// Logical units mapped now.
+    mapped: u64,
 }
 
 impl Mapping {
@@ -46,6 +48,7 @@ impl Mapping {
         Mapping {
             l2p: table(logical_units as usize, UNMAPPED),
             p2l: table(physical_units as usize, NO_LPN),
+            mapped: 0,
         }
     }
 
@@ -56,13 +59,17 @@ impl Mapping {
 
     #[inline]
     pub fn map(&mut self, lpn: u32, ppa: u32) {
-        self.l2p[lpn as usize] = ppa;
+        let e = &mut self.l2p[lpn as usize];
+        self.mapped += (*e == UNMAPPED) as u64;
+        *e = ppa;
         self.p2l[ppa as usize] = lpn;
     }
 
     #[inline]
     pub fn unmap(&mut self, lpn: u32) {
-        self.l2p[lpn as usize] = UNMAPPED;
+        let e = &mut self.l2p[lpn as usize];
+        self.mapped -= (*e != UNMAPPED) as u64;
+        *e = UNMAPPED;
     }
 
     /// Mark a physical unit as padding (written, but holding no user data).
@@ -99,6 +106,13 @@ impl Mapping {
         out.truncate(n);
     }
 
+    /// Forget every mapping (a secure erase).
+    pub fn reset(&mut self) {
+        self.l2p.fill(UNMAPPED);
+        self.p2l.fill(NO_LPN);
+        self.mapped = 0;
+    }
+
     /// Bytes of RAM the tables take.
     pub fn ram_bytes(&self) -> u64 {
         (self.l2p.capacity() + self.p2l.capacity()) as u64 * 4
@@ -109,6 +123,6 @@ impl Mapping {
     }
 
     pub fn mapped_units(&self) -> u64 {
-        self.l2p.iter().filter(|&&p| p != UNMAPPED).count() as u64
+        self.mapped
     }
 }

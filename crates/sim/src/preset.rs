@@ -8,11 +8,15 @@
 //! - `path/to/drive.toml[,key=value...]`: a TOML table of the same keys, with an optional
 //!   `preset = "name"` to start from (default `default`).
 
-use crate::config::{Config, LinkKind};
+use crate::config::{
+    BurstSize, Config, GcConfig, GcStyle, LinkKind, SlcConfig, SlcDrain, SlcRegion, SlcWhenFull,
+    TrimConfig, TrimStyle,
+};
+use crate::drives;
 use crate::error::SimError;
-use crate::gc::GcPolicy;
-use crate::geometry::CellType;
-use crate::timing::NandLatency;
+use crate::geometry::{CellType, UNIT_BYTES};
+use crate::timing::{NandLatency, ProgramTimes};
+use crate::victim::GcPolicy;
 
 /// Every key an override may set, with what it means.
 pub const KEYS: &[(&str, &str)] = &[
@@ -39,8 +43,15 @@ pub const KEYS: &[(&str, &str)] = &[
         "cell",
         "slc, mlc or tlc (resets the NAND latencies to that cell's defaults)",
     ),
+    (
+        "map_unit",
+        "mapping unit: 4KiB, or 8KiB/16KiB for drives with less DRAM (smaller writes read-modify-write it)",
+    ),
     ("t_read", "page read latency: 50us"),
-    ("t_prog", "page program latency: 1300us, 1.3ms"),
+    (
+        "t_prog",
+        "page program latency: 1.3ms, or one per page type in turn: 600us/2ms (MLC LSB/MSB), 0.6ms/1.5ms/4ms (TLC)",
+    ),
     ("t_erase", "block erase latency: 3ms"),
     ("slc_t_read", "page read latency in pseudo-SLC mode"),
     ("slc_t_prog", "page program latency in pseudo-SLC mode"),
@@ -68,242 +79,222 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("dram", "DRAM on the drive (informational)"),
     (
-        "slc_cache",
-        "pseudo-SLC cache size in user data, 0 for none: 12GiB",
+        "meta",
+        "mapping-table journal programmed per 100 host units, in percent: meta=2%",
     ),
-    ("gc", "greedy, cost-benefit or fifo"),
+    ("gc", "victim selection: greedy, cost-benefit or fifo"),
+    (
+        "gc_style",
+        "when GC runs: paced (a victim per victim's worth of host writes), bursty (to a high watermark, host waits) or latency-first (a stripe at a time)",
+    ),
     (
         "gc_threshold",
-        "foreground GC keeps more than this many free blocks (at least the die count)",
+        "all-out foreground GC keeps more than this many free blocks (at least the die count)",
     ),
     (
         "bg_gc_threshold",
         "background GC in idle time cleans up to this many free blocks",
     ),
-    ("read_ahead", "on/off: sequential read-ahead of one IO"),
+    (
+        "gc_burst",
+        "bursty GC: what a burst frees beyond the trigger, in blocks (gc_burst=32) or as a share of the space holding no valid data (gc_burst=1%)",
+    ),
+    (
+        "gc_jitter",
+        "bursty GC: burst sizes vary by up to this share either way: gc_jitter=50%",
+    ),
+    (
+        "copyback",
+        "on/off: GC relocates within a die with copyback, crossing no channel",
+    ),
+    (
+        "gc_unit",
+        "controller (firmware) time per relocated mapping unit: 2us",
+    ),
+    (
+        "slc_cache",
+        "pseudo-SLC cache size in user data, 0 for none: 12GiB",
+    ),
+    (
+        "slc_region",
+        "static (blocks of its own) or dynamic (free main-array blocks, while there is room)",
+    ),
+    (
+        "slc_full",
+        "when the cache is full a host write does: bypass (to the main array) or fold (waits for the oldest block to fold)",
+    ),
+    (
+        "slc_drain",
+        "when the cache is folded: idle, or always (also while the host writes)",
+    ),
+    (
+        "slc_drain_rate",
+        "folding rate in MB/s of cached data (0: as fast as the dies allow)",
+    ),
+    (
+        "slc_max_write",
+        "only host writes up to this size go to the cache (0: all): slc_max_write=64KiB",
+    ),
     (
         "trim",
-        "on/off: off ignores TRIM (discards complete but unmap nothing)",
+        "on (immediate), off (ignored), deferred (in idle time) or partial (a share never reclaimed)",
     ),
+    (
+        "trim_keep",
+        "partial TRIM: share of trimmed units never reclaimed: trim_keep=30%",
+    ),
+    (
+        "trim_rate",
+        "deferred TRIM: logical MB/s unmapped in idle time (0: all at once)",
+    ),
+    ("read_ahead", "on/off: sequential read-ahead of one IO"),
     (
         "data",
         "on/off: real buffers; reads return zeros (unmapped) or an LBA stamp (mapped)",
     ),
+    (
+        "seed",
+        "seed of the drive's own variation (burst sizes, which trimmed units partial TRIM keeps)",
+    ),
 ];
 
-/// Capacity of a drive sold as `gb` GB, by the IDEMA LBA1-03 formula.
-const fn idema(gb: u64) -> u64 {
-    (97_696_368 + 1_953_504 * (gb - 50)) * 512
-}
+/// The default configuration every preset starts from: each value is the spec language's,
+/// so `ssdlab sim show` can say where every parameter came from.
+const BASE: &[(&str, &str)] = &[
+    ("capacity", "8GiB"),
+    ("op", "7%"),
+    ("channels", "4"),
+    ("dies", "1"),
+    ("planes", "2"),
+    ("pages_per_block", "128"),
+    ("page_size", "16KiB"),
+    ("cell", "mlc"),
+    ("map_unit", "4KiB"),
+    ("channel_mbps", "200"),
+    ("link", "sata"),
+    ("cmd_read", "10us"),
+    ("cmd_write", "12us"),
+    ("write_buffer", "8MiB"),
+    ("dram", "64MiB"),
+    ("meta", "0%"),
+    ("gc", "greedy"),
+    ("gc_style", "paced"),
+    ("gc_jitter", "0%"),
+    ("copyback", "off"),
+    ("gc_unit", "0ns"),
+    ("slc_cache", "0"),
+    ("slc_region", "static"),
+    ("slc_full", "bypass"),
+    ("slc_drain", "idle"),
+    ("slc_drain_rate", "0"),
+    ("slc_max_write", "0"),
+    ("trim", "on"),
+    ("trim_keep", "0%"),
+    ("trim_rate", "0"),
+    ("read_ahead", "on"),
+    ("data", "off"),
+    ("seed", "1"),
+];
 
-const GIB: u64 = 1 << 30;
-const MIB: u64 = 1 << 20;
+/// Where a value came from, as `ssdlab sim show` prints it.
+pub const FROM_DEFAULT: &str = "ssdlab's default (assumed)";
+pub const FROM_USER: &str = "your override";
 
-fn base(preset: &str, summary: &str) -> Config {
+fn base() -> Config {
     let (link_mbps, link_cmd_ns) = LinkKind::Sata.defaults();
-    Config {
-        preset: preset.into(),
+    let mut c = Config {
+        preset: "default".into(),
         model_of: None,
-        summary: summary.into(),
-        sources: String::new(),
-        capacity_bytes: 8 * GIB,
-        op_pct: 7.0,
-        channels: 4,
-        dies_per_channel: 1,
-        planes: 2,
-        pages_per_block: 128,
-        page_bytes: 16 << 10,
+        summary: String::new(),
+        sources: Vec::new(),
+        capacity_bytes: 0,
+        op_pct: 0.0,
+        channels: 0,
+        dies_per_channel: 0,
+        planes: 0,
+        pages_per_block: 0,
+        page_bytes: 0,
         cell: CellType::Mlc,
+        map_unit_bytes: UNIT_BYTES,
         native: NandLatency::native(CellType::Mlc),
         pslc: NandLatency::pseudo_slc(CellType::Mlc),
-        channel_mbps: 200.0,
+        channel_mbps: 0.0,
         link: LinkKind::Sata,
         link_mbps,
         link_cmd_ns,
-        cmd_read_ns: 10_000,
-        cmd_write_ns: 12_000,
-        write_buffer_bytes: 8 * MIB,
-        dram_bytes: 64 * MIB,
-        slc_cache_bytes: 0,
-        gc: GcPolicy::Greedy,
-        gc_threshold: None,
-        bg_gc_threshold: None,
+        cmd_read_ns: 0,
+        cmd_write_ns: 0,
+        write_buffer_bytes: 0,
+        dram_bytes: 0,
+        meta_pct: 0.0,
+        gc: GcConfig {
+            policy: GcPolicy::Greedy,
+            style: GcStyle::Paced,
+            threshold: None,
+            bg_threshold: None,
+            burst: None,
+            jitter_pct: 0.0,
+            copyback: false,
+            unit_ns: 0,
+        },
+        slc: SlcConfig {
+            bytes: 0,
+            region: SlcRegion::Static,
+            when_full: SlcWhenFull::Bypass,
+            drain: SlcDrain::Idle,
+            drain_mbps: 0.0,
+            max_write_bytes: 0,
+        },
+        trim: TrimConfig {
+            style: TrimStyle::Immediate,
+            keep_pct: 0.0,
+            rate_mbps: 0.0,
+        },
         read_ahead: true,
-        trim: true,
         data: false,
-    }
+        seed: 1,
+    };
+    let all: Vec<(String, String)> = BASE
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    apply_all(&mut c, &all, FROM_DEFAULT).expect("the base configuration parses");
+    c
 }
 
 /// (name, one-line description) of every preset.
 pub fn presets() -> Vec<(&'static str, &'static str)> {
-    PRESETS.iter().map(|(n, d, _)| (*n, *d)).collect()
-}
-
-type Build = fn() -> Config;
-
-const PRESETS: &[(&str, &str, Build)] = &[
-    (
-        "default",
-        "small 8 GiB MLC SATA drive (8 dies, 7% spare): the whole review suite in seconds, with a clear consistency cliff",
-        default_preset,
-    ),
-    (
-        "extreme-ii-480",
-        "model of SanDisk Extreme II 480GB: 8-channel Marvell, 19nm eX2 ABL MLC with nCache, ~14% spare, 512MB DRAM",
-        extreme_ii_480,
-    ),
-    (
-        "ultra-plus-256",
-        "model of SanDisk Ultra Plus 256GB: 4-channel Marvell, 19nm MLC with a small nCache, ~7% spare, 128MB DRAM",
-        ultra_plus_256,
-    ),
-    (
-        "840-evo-1tb",
-        "model of Samsung SSD 840 EVO 1TB: 8-channel MEX, 19nm TLC with 12GB TurboWrite, ~6% spare, 1GB DRAM",
-        evo_840_1tb,
-    ),
-    (
-        "840-pro-256",
-        "model of Samsung SSD 840 Pro 256GB: 8-channel MDX, 21nm Toggle MLC, ~7% spare, 512MB DRAM",
-        pro_840_256,
-    ),
-    (
-        "dc-s3700-200",
-        "model of Intel SSD DC S3700 200GB: 8-channel, 25nm HET MLC, ~42% spare, the consistency benchmark",
-        dc_s3700_200,
-    ),
-];
-
-fn default_preset() -> Config {
-    let mut c = base("default", PRESETS[0].1);
-    c.dies_per_channel = 2;
-    c.sources =
-        "not a real drive: sized so the suite runs in seconds; timings are the MLC defaults".into();
-    c
-}
-
-fn extreme_ii_480() -> Config {
-    let mut c = base("extreme-ii-480", PRESETS[1].1);
-    c.model_of = Some("SanDisk Extreme II 480GB".into());
-    c.sources =
-        "spec 545 MB/s read, 500 MB/s write, 95K/75K IOPS 4K random read/write, 8 channels \
-                 (88SS9187), 19nm eX2 ABL MLC, 512 GiB raw, ~1MB DRAM per GB (AnandTech review); \
-                 nCache size not published: 1 GiB assumed"
-            .into();
-    c.capacity_bytes = idema(480);
-    c.channels = 8;
-    c.dies_per_channel = 8;
-    c.pages_per_block = 256;
-    c.slc_cache_bytes = GIB;
-    // 512 GiB raw, less 2 GiB run as 1 GiB of pSLC: 510 GiB over 480 GB.
-    c.op_pct = 14.0;
-    c.channel_mbps = 400.0;
-    c.cmd_read_ns = 10_000;
-    c.cmd_write_ns = 13_000;
-    c.write_buffer_bytes = 32 * MIB;
-    c.dram_bytes = 512 * MIB;
-    c
-}
-
-fn ultra_plus_256() -> Config {
-    let mut c = base("ultra-plus-256", PRESETS[2].1);
-    c.model_of = Some("SanDisk Ultra Plus 256GB".into());
-    c.sources = "4 channels (88SS9175), 32 x 8GB dies of 19nm eX2 ABL MLC, 128MB DRAM, ~7% spare \
-                 (AnandTech review); spec 530 MB/s read, 445 MB/s write, 80K/78K IOPS from SanDisk's \
-                 spec sheet as recalled (not in the review); nCache size not published: 512 MiB assumed"
-        .into();
-    c.capacity_bytes = idema(256);
-    c.channels = 4;
-    c.dies_per_channel = 8;
-    c.pages_per_block = 256;
-    c.slc_cache_bytes = 512 * MIB;
-    c.op_pct = 6.9;
-    c.channel_mbps = 200.0;
-    c.cmd_read_ns = 12_000;
-    c.cmd_write_ns = 12_500;
-    c.write_buffer_bytes = 16 * MIB;
-    c.dram_bytes = 128 * MIB;
-    c
-}
-
-fn evo_840_1tb() -> Config {
-    let mut c = base("840-evo-1tb", PRESETS[3].1);
-    c.model_of = Some("Samsung SSD 840 EVO 1TB".into());
-    c.sources = "spec 540 MB/s read, 520 MB/s write, 98K/90K IOPS, 1GB DRAM, 19nm 128Gb TLC, \
-                 64 dies on 8 channels (AnandTech EVO mSATA review); TurboWrite 12GB at 1TB \
-                 (Samsung); 1 TiB raw"
-        .into();
-    c.capacity_bytes = idema(1000);
-    c.channels = 8;
-    c.dies_per_channel = 8;
-    c.pages_per_block = 192;
-    c.cell = CellType::Tlc;
-    c.native = NandLatency::native(CellType::Tlc);
-    c.pslc = NandLatency::pseudo_slc(CellType::Tlc);
-    c.slc_cache_bytes = 12 * GIB;
-    // 1024 GiB raw less 36 GiB run as 12 GiB of SLC: 988 GiB over 1000.2 GB.
-    c.op_pct = 6.0;
-    c.channel_mbps = 400.0;
-    c.cmd_read_ns = 10_000;
-    c.cmd_write_ns = 11_000;
-    c.write_buffer_bytes = 64 * MIB;
-    c.dram_bytes = GIB;
-    c
-}
-
-fn pro_840_256() -> Config {
-    let mut c = base("840-pro-256", PRESETS[4].1);
-    c.model_of = Some("Samsung SSD 840 Pro 256GB".into());
-    c.sources = "spec 540 MB/s read, 520 MB/s write, 100K/90K IOPS, 512MB DRAM, 8 channels, \
-                 21nm 64Gb Toggle MLC (32 dies, 256 GiB raw), from Samsung's spec sheet as recalled"
-        .into();
-    c.capacity_bytes = idema(256);
-    c.channels = 8;
-    c.dies_per_channel = 4;
-    c.pages_per_block = 256;
-    c.op_pct = 7.3;
-    c.channel_mbps = 400.0;
-    c.cmd_read_ns = 9_500;
-    c.cmd_write_ns = 11_000;
-    c.write_buffer_bytes = 32 * MIB;
-    c.dram_bytes = 512 * MIB;
-    c
-}
-
-fn dc_s3700_200() -> Config {
-    let mut c = base("dc-s3700-200", PRESETS[5].1);
-    c.model_of = Some("Intel SSD DC S3700 200GB".into());
-    c.sources = "spec 500 MB/s read, 365 MB/s write, 75K IOPS random read, 32K IOPS steady-state \
-                 random write, 264 GiB raw for 200 GB, 8 channels, 25nm HET MLC, from Intel's spec \
-                 sheet as recalled"
-        .into();
-    c.capacity_bytes = idema(200);
-    c.channels = 8;
-    c.dies_per_channel = 4;
-    c.pages_per_block = 256;
-    c.page_bytes = 8 << 10;
-    c.op_pct = 41.7;
-    c.channel_mbps = 200.0;
-    c.native.program_ns = 1_400_000;
-    c.cmd_read_ns = 13_000;
-    c.cmd_write_ns = 13_000;
-    c.write_buffer_bytes = 16 * MIB;
-    c.dram_bytes = 256 * MIB;
-    c
-}
-
-/// A preset by name.
-pub fn preset(name: &str) -> Option<Config> {
-    PRESETS
+    drives::PRESETS
         .iter()
-        .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, _, build)| build())
+        .map(|p| (p.name, p.summary))
+        .collect()
+}
+
+/// A preset by name: the base configuration with the preset's parameters applied, each
+/// recorded with its source.
+pub fn preset(name: &str) -> Option<Config> {
+    let p = drives::PRESETS
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name))?;
+    let mut c = base();
+    c.preset = p.name.into();
+    c.model_of = p.model_of.map(str::to_string);
+    c.summary = p.summary.into();
+    for group in p.params {
+        for param in *group {
+            let source = param.source.describe();
+            apply(&mut c, param.key, param.value)
+                .unwrap_or_else(|e| panic!("preset {}: {}: {e}", p.name, param.key));
+            record(&mut c, param.key, param.value, &source);
+        }
+    }
+    Some(c)
 }
 
 fn preset_names() -> String {
-    PRESETS
+    drives::PRESETS
         .iter()
-        .map(|(n, _, _)| *n)
+        .map(|p| p.name)
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -352,7 +343,7 @@ pub fn resolve(spec: &str) -> Result<Config, SimError> {
         };
         overrides.push((k.trim().to_string(), v.trim().to_string()));
     }
-    apply_all(&mut cfg, &overrides).map_err(err)?;
+    apply_all(&mut cfg, &overrides, FROM_USER).map_err(err)?;
     cfg.layout()?;
     Ok(cfg)
 }
@@ -361,16 +352,60 @@ fn key_names() -> String {
     KEYS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
 }
 
-/// Apply overrides, `cell` and `link` first since they reset what they imply.
-pub fn apply_all(cfg: &mut Config, overrides: &[(String, String)]) -> Result<(), String> {
+/// Apply `key=value` pairs, `cell` and `link` first since they reset what they imply,
+/// recording each with `source`.
+pub fn apply_all(
+    cfg: &mut Config,
+    overrides: &[(String, String)],
+    source: &str,
+) -> Result<(), String> {
     let first = |k: &str| matches!(k, "cell" | "link");
-    for (k, v) in overrides.iter().filter(|(k, _)| first(k)) {
+    let ordered = overrides
+        .iter()
+        .filter(|(k, _)| first(k))
+        .chain(overrides.iter().filter(|(k, _)| !first(k)));
+    for (k, v) in ordered {
         apply(cfg, k, v)?;
-    }
-    for (k, v) in overrides.iter().filter(|(k, _)| !first(k)) {
-        apply(cfg, k, v)?;
+        record(cfg, k, v, source);
     }
     Ok(())
+}
+
+/// Record where a value came from, and the values `cell` and `link` reset with it.
+fn record(cfg: &mut Config, key: &str, value: &str, source: &str) {
+    cfg.sources
+        .push((key.to_string(), value.to_string(), source.to_string()));
+    let implied = format!("ssdlab's default for {key}={value} (assumed)");
+    let ns = |t: u64| format!("{}ns", t);
+    let reset: Vec<(&str, String)> = match key {
+        "cell" => vec![
+            ("t_read", ns(cfg.native.read_ns)),
+            ("t_prog", ns(cfg.native.program.mean())),
+            ("t_erase", ns(cfg.native.erase_ns)),
+            ("slc_t_read", ns(cfg.pslc.read_ns)),
+            ("slc_t_prog", ns(cfg.pslc.program.mean())),
+        ],
+        "link" => vec![
+            ("link_mbps", cfg.link_mbps.to_string()),
+            ("link_cmd", ns(cfg.link_cmd_ns)),
+        ],
+        _ => return,
+    };
+    for (k, v) in reset {
+        cfg.sources.push((k.to_string(), v, implied.clone()));
+    }
+}
+
+fn choice<T>(
+    key: &str,
+    v: &str,
+    parse: fn(&str) -> Option<T>,
+    names: &[&str],
+) -> Result<T, String> {
+    parse(v).ok_or_else(|| {
+        let alternatives: Vec<String> = names.iter().map(|n| format!("{key}={n}")).collect();
+        format!("{key}={v}: use {}", alternatives.join(", "))
+    })
 }
 
 /// Set one key.
@@ -394,18 +429,15 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
             cfg.native = NandLatency::native(cell);
             cfg.pslc = NandLatency::pseudo_slc(cell);
         }
+        "map_unit" => cfg.map_unit_bytes = size(key, v)?,
         "t_read" => cfg.native.read_ns = duration(key, v)?,
-        "t_prog" => cfg.native.program_ns = duration(key, v)?,
+        "t_prog" => cfg.native.program = program_times(key, v)?,
         "t_erase" => cfg.native.erase_ns = duration(key, v)?,
         "slc_t_read" => cfg.pslc.read_ns = duration(key, v)?,
-        "slc_t_prog" => cfg.pslc.program_ns = duration(key, v)?,
+        "slc_t_prog" => cfg.pslc.program = ProgramTimes::uniform(duration(key, v)?),
         "channel_mbps" => cfg.channel_mbps = rate(key, v)?,
         "link" => {
-            cfg.link = match v.to_ascii_lowercase().as_str() {
-                "sata" => LinkKind::Sata,
-                "nvme" | "pcie" => LinkKind::Nvme,
-                _ => return Err(format!("link={v}: use link=sata or link=nvme")),
-            };
+            cfg.link = choice(key, v, LinkKind::parse, LinkKind::NAMES)?;
             (cfg.link_mbps, cfg.link_cmd_ns) = cfg.link.defaults();
         }
         "link_mbps" => cfg.link_mbps = rate(key, v)?,
@@ -414,16 +446,39 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
         "cmd_write" => cfg.cmd_write_ns = duration(key, v)?,
         "write_buffer" => cfg.write_buffer_bytes = size(key, v)?,
         "dram" => cfg.dram_bytes = size(key, v)?,
-        "slc_cache" => cfg.slc_cache_bytes = size(key, v)?,
+        "meta" => cfg.meta_pct = percent(key, v)?,
         "gc" => {
-            cfg.gc = GcPolicy::parse(v)
-                .ok_or_else(|| format!("gc={v}: use gc=greedy, gc=cost-benefit or gc=fifo"))?
+            cfg.gc.policy = choice(key, v, GcPolicy::parse, &["greedy", "cost-benefit", "fifo"])?
         }
-        "gc_threshold" => cfg.gc_threshold = Some(number(key, v)?),
-        "bg_gc_threshold" => cfg.bg_gc_threshold = Some(number(key, v)?),
+        "gc_style" => cfg.gc.style = choice(key, v, GcStyle::parse, GcStyle::NAMES)?,
+        "gc_threshold" => cfg.gc.threshold = Some(number(key, v)?),
+        "bg_gc_threshold" => cfg.gc.bg_threshold = Some(number(key, v)?),
+        "gc_burst" => {
+            cfg.gc.burst = Some(if v.ends_with('%') {
+                BurstSize::ReclaimablePct(percent(key, v)?)
+            } else {
+                BurstSize::Blocks(number(key, v)?)
+            })
+        }
+        "gc_jitter" => cfg.gc.jitter_pct = percent(key, v)?,
+        "copyback" => cfg.gc.copyback = boolean(key, v)?,
+        "gc_unit" => cfg.gc.unit_ns = duration(key, v)?,
+        "slc_cache" => cfg.slc.bytes = size(key, v)?,
+        "slc_region" => cfg.slc.region = choice(key, v, SlcRegion::parse, SlcRegion::NAMES)?,
+        "slc_full" => cfg.slc.when_full = choice(key, v, SlcWhenFull::parse, SlcWhenFull::NAMES)?,
+        "slc_drain" => cfg.slc.drain = choice(key, v, SlcDrain::parse, SlcDrain::NAMES)?,
+        "slc_drain_rate" => cfg.slc.drain_mbps = rate_or_zero(key, v)?,
+        "slc_max_write" => cfg.slc.max_write_bytes = size(key, v)?,
+        "trim" => cfg.trim.style = choice(key, v, TrimStyle::parse, TrimStyle::NAMES)?,
+        "trim_keep" => cfg.trim.keep_pct = percent(key, v)?,
+        "trim_rate" => cfg.trim.rate_mbps = rate_or_zero(key, v)?,
         "read_ahead" => cfg.read_ahead = boolean(key, v)?,
-        "trim" => cfg.trim = boolean(key, v)?,
         "data" => cfg.data = boolean(key, v)?,
+        "seed" => {
+            cfg.seed = v
+                .parse()
+                .map_err(|_| format!("seed={v}: expected a whole number"))?
+        }
         _ => {
             return Err(format!(
                 "unknown key '{key}': the keys are {} (see `ssdlab sim show default`)",
@@ -432,6 +487,25 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `1.3ms`, or one time per page type in turn: `600us/2ms`.
+fn program_times(key: &str, v: &str) -> Result<ProgramTimes, String> {
+    let times = v
+        .split('/')
+        .map(|t| duration(key, t))
+        .collect::<Result<Vec<u64>, String>>()?;
+    ProgramTimes::per_page(&times).ok_or_else(|| {
+        format!("{key}={v}: give one time (1.3ms) or one per page type, at most 3 (600us/2ms)")
+    })
+}
+
+fn rate_or_zero(key: &str, v: &str) -> Result<f64, String> {
+    if v.trim() == "0" {
+        Ok(0.0)
+    } else {
+        rate(key, v)
+    }
 }
 
 fn size(key: &str, v: &str) -> Result<u64, String> {

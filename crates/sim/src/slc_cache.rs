@@ -1,53 +1,149 @@
-//! The pseudo-SLC write cache (SanDisk nCache, Samsung TurboWrite): a fixed set of blocks per
-//! die run at one bit per cell, with faster programs. Host writes land there while it has
-//! room; when it is full they go straight to the main array (the cache is not emptied in the
-//! foreground); in idle time its blocks are migrated, oldest first, to the main array and
-//! erased. Every migrated unit is written twice, which write amplification shows.
+//! The pseudo-SLC write cache (SanDisk nCache, Samsung TurboWrite): blocks run at one bit per
+//! cell, with faster programs. Host writes land there while it has room. When it is full a
+//! host write either bypasses it to the main array or waits while the oldest cached block is
+//! folded (`slc_full`). The cache is folded into the main array, oldest first, in idle time,
+//! and with `slc_drain=always` also while the host writes, at `slc_drain_rate`. Its blocks are
+//! a static region, or free main-array blocks borrowed while the drive has room to spare
+//! (`slc_region=dynamic`). Every folded unit is programmed twice, which write amplification
+//! shows.
 
-use crate::block_manager::Stream;
+use crate::block_manager::{Stream, NO_BLOCK};
+use crate::config::{SlcDrain, SlcRegion, SlcWhenFull};
 use crate::ftl::Ftl;
+use crate::timing::transfer_ns;
 
 impl Ftl {
-    /// Whether die `d` can take a host unit in its SLC region now.
-    pub(crate) fn slc_room(&mut self, d: u32) -> bool {
-        self.blocks.frontiers[d as usize][Stream::Slc as usize].has_room()
-            || (self.blocks.has_free(d, Stream::Slc)
-                && self.blocks.open(d, Stream::Slc, &self.layout))
+    /// The die to put a host unit on in the cache at `t`, or `None` to bypass it.
+    ///
+    /// With `slc_drain=always`, a full cache is folded whole in the background at the drain
+    /// rate while host writes bypass it, and reopens once empty: bursts at the cache's speed
+    /// between stretches at the main array's.
+    pub(crate) fn slc_take(&mut self, t: u64) -> Option<u32> {
+        if self.slc_draining {
+            if t >= self.slc_next_fold {
+                if self.fold_oldest(None, t, true) {
+                    self.slc_next_fold = t + self.fold_interval_ns();
+                } else if self.blocks.slc_closed_count() == 0 {
+                    self.slc_draining = false;
+                }
+            }
+            if self.slc_draining {
+                return None;
+            }
+        }
+        let d = self.host_die();
+        if self.slc_room(d) {
+            return Some(d);
+        }
+        if self.slc.when_full == SlcWhenFull::Fold
+            && self.fold_oldest(Some(d), t, true)
+            && self.slc_room(d)
+        {
+            return Some(d);
+        }
+        if self.slc.drain == SlcDrain::Always {
+            self.slc_draining = true;
+            self.slc_next_fold = t;
+        }
+        None
     }
 
-    /// Migrate cached data to the main array in idle time, while the dies are free before
-    /// `until`. A partly filled cache block is closed and migrated too.
-    pub(crate) fn migrate_slc(&mut self, from: u64, until: u64) {
-        let mut budget = self.layout.total_blocks() as u64 * 2;
-        while budget > 0 {
-            budget -= 1;
-            let Some(&b) = self.blocks.slc_closed.front() else {
-                let open = (0..self.layout.dies).find(|&d| {
-                    let f = self.blocks.frontiers[d as usize][Stream::Slc as usize];
-                    f.block != crate::block_manager::NO_BLOCK && f.next > 0
-                });
-                match open {
-                    Some(d) => {
-                        self.blocks.close(d, Stream::Slc);
-                        continue;
-                    }
-                    None => return,
-                }
-            };
-            let d = self.layout.die_of_block(b);
-            if self.tl.die_free[d as usize] >= until {
-                return;
+    /// Virtual time to fold one cache block at the drain rate (0: no pacing).
+    fn fold_interval_ns(&self) -> u64 {
+        if self.slc.drain_mbps <= 0.0 {
+            return 0;
+        }
+        let bytes = self.layout.slc_block_units as u64 * self.layout.unit_bytes;
+        transfer_ns(bytes, self.slc.drain_mbps)
+    }
+
+    /// Whether die `d` can take a host unit in its cache now, opening a cache block if needed.
+    fn slc_room(&mut self, d: u32) -> bool {
+        if self.blocks.frontiers[d as usize][Stream::Slc as usize].has_room() {
+            return true;
+        }
+        match self.slc.region {
+            SlcRegion::Static => {
+                self.blocks.has_free(d, Stream::Slc)
+                    && self.blocks.open(d, Stream::Slc, &self.layout)
             }
+            SlcRegion::Dynamic => {
+                self.blocks.slc_borrowed < self.slc_max_blocks
+                    && self.blocks.free_main_count > self.bg_gc_threshold
+                    && self.blocks.open_borrowed_slc(d, &self.layout)
+            }
+        }
+    }
+
+    /// Fold the oldest closed cache block (of die `d`, or of any die) into the main array,
+    /// work queued from `t`; `make_room`: run foreground GC first if the main array is at its
+    /// threshold (not from inside GC). Returns whether a block was folded.
+    pub(crate) fn fold_oldest(&mut self, d: Option<u32>, t: u64, make_room: bool) -> bool {
+        let die = match d {
+            Some(d) => d,
+            None => {
+                let seq = &self.blocks.close_seq;
+                let oldest = self
+                    .blocks
+                    .slc_closed
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(d, q)| q.front().map(|&b| (seq[b as usize], d)))
+                    .min();
+                match oldest {
+                    Some((_, d)) => d as u32,
+                    None => return false,
+                }
+            }
+        };
+        if self.blocks.slc_closed[die as usize].is_empty() {
+            return false;
+        }
+        if make_room && self.blocks.free_main_count <= self.gc_threshold {
+            self.foreground_gc(t, self.gc_threshold);
             if self.blocks.free_main_count <= self.gc_threshold {
-                self.foreground_gc(from);
-                if self.blocks.free_main_count <= self.gc_threshold {
-                    return;
-                }
+                return false;
             }
-            self.blocks.slc_closed.pop_front();
-            if !self.clean_block(b, from) {
+        }
+        let b = self.blocks.slc_closed[die as usize]
+            .pop_front()
+            .expect("checked non-empty");
+        let was = self.in_gc;
+        self.in_gc = true;
+        let ok = self.clean_block(b, t);
+        self.in_gc = was;
+        ok
+    }
+
+    /// Fold cached data in idle time, oldest first, at the drain rate and while the dies are
+    /// free before `until`. Partly filled cache blocks are closed and folded too.
+    pub(crate) fn drain_slc(&mut self, from: u64, until: u64) {
+        for d in 0..self.layout.dies {
+            let f = self.blocks.frontiers[d as usize][Stream::Slc as usize];
+            if f.block != NO_BLOCK && f.next > 0 {
+                self.blocks.close(d, Stream::Slc);
+            }
+        }
+        let interval = self.fold_interval_ns();
+        let mut at = from;
+        let mut budget = self.layout.total_blocks() as u64;
+        while budget > 0 && at < until {
+            budget -= 1;
+            let next = self
+                .blocks
+                .slc_closed
+                .iter()
+                .enumerate()
+                .filter_map(|(d, q)| q.front().map(|&b| (self.blocks.close_seq[b as usize], d)))
+                .min();
+            let Some((_, d)) = next else { return };
+            if self.tl.die_free[d] >= until {
                 return;
             }
+            if !self.fold_oldest(Some(d as u32), at, true) {
+                return;
+            }
+            at += interval;
         }
     }
 }

@@ -39,6 +39,9 @@ pub struct SimSsd {
 impl SimSsd {
     /// A drive from a resolved configuration; `spec` is recorded in its identity.
     pub fn new(cfg: Config, spec: &str) -> Result<SimSsd, SimError> {
+        if let Some(avail) = available_memory() {
+            check_memory(&cfg, avail)?;
+        }
         let ftl = Ftl::new(&cfg)?;
         Ok(SimSsd {
             cfg,
@@ -84,11 +87,12 @@ impl SimSsd {
         let buf = &mut buf[..len as usize];
         let end = offset + len;
         let mut at = offset;
+        let map_unit = self.ftl.layout.unit_bytes;
         while at < end {
             let unit = at / UNIT_BYTES;
             let stop = ((unit + 1) * UNIT_BYTES).min(end);
             let chunk = &mut buf[(at - offset) as usize..(stop - offset) as usize];
-            if self.ftl.map.lookup(unit as u32) == UNMAPPED {
+            if self.ftl.map.lookup((at / map_unit) as u32) == UNMAPPED {
                 chunk.fill(0);
             } else {
                 let word = lba_stamp(unit).to_le_bytes();
@@ -101,6 +105,50 @@ impl SimSsd {
     }
 }
 
+/// Refuse a drive whose simulation would not fit in `available` bytes of memory, before
+/// allocating it (a 14 TB drive would otherwise be killed by the OOM killer).
+pub fn check_memory(cfg: &Config, available: u64) -> Result<(), SimError> {
+    let layout = cfg.layout()?;
+    let need = cfg.ram_estimate(&layout);
+    if need <= available {
+        return Ok(());
+    }
+    // The tables scale with capacity: suggest one that fits with 10% to spare, in GiB.
+    let fits = (cfg.capacity_bytes as f64 * 0.9 * available as f64 / need as f64) as u64;
+    Err(SimError::Config(format!(
+        "simulating {} needs about {} of RAM for its mapping tables, but only {} is available: \
+         use a smaller capacity (capacity={}G fits) or a larger map_unit (map_unit=16KiB needs a quarter)",
+        fmt_bytes(cfg.capacity_bytes),
+        fmt_bytes(need),
+        fmt_bytes(available),
+        (fits >> 30).max(1),
+    )))
+}
+
+/// MemAvailable from /proc/meminfo, bounded by a cgroup v2 memory limit if one is set.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    let mut avail = kib * 1024;
+    if let Ok(limit) = std::fs::read_to_string("/sys/fs/cgroup/memory.max") {
+        if let Ok(limit) = limit.trim().parse::<u64>() {
+            let used = std::fs::read_to_string("/sys/fs/cgroup/memory.current")
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .unwrap_or(0);
+            avail = avail.min(limit.saturating_sub(used));
+        }
+    }
+    Some(avail)
+}
+
 impl Device for SimSsd {
     fn identity(&self) -> Identity {
         let cfg = &self.cfg;
@@ -110,7 +158,7 @@ impl Device for SimSsd {
         if let Some(m) = &cfg.model_of {
             details.insert(
                 "models".into(),
-                format!("{m} (calibrated to its spec sheet; not the drive's firmware)"),
+                format!("{m} (a model fitted to its reviews; not the drive's firmware)"),
             );
         }
         details.insert(
@@ -136,18 +184,16 @@ impl Device for SimSsd {
             "spare_factor".into(),
             format!("{:.4}", layout.spare_factor()),
         );
-        details.insert("gc".into(), cfg.gc.name().into());
         details.insert(
-            "trim".into(),
-            if cfg.trim { "on" } else { "off (ignored)" }.into(),
+            "gc".into(),
+            format!("{}, {}", cfg.gc.policy.name(), cfg.gc.style.name()),
         );
-        details.insert(
-            "slc_cache".into(),
-            fmt_bytes(layout.slc_units() * UNIT_BYTES),
-        );
+        details.insert("trim".into(), cfg.trim.style.name().into());
+        details.insert("map_unit".into(), fmt_bytes(cfg.map_unit_bytes));
+        details.insert("slc_cache".into(), fmt_bytes(cfg.slc.bytes));
         details.insert("write_buffer".into(), fmt_bytes(cfg.write_buffer_bytes));
         details.insert("dram".into(), fmt_bytes(cfg.dram_bytes));
-        details.insert("link".into(), cfg.link.name().into());
+        details.insert("link".into(), cfg.link.label().into());
         details.insert("data".into(), if cfg.data { "on" } else { "off" }.into());
         details.insert("clock".into(), "virtual".into());
         Identity {
@@ -253,7 +299,6 @@ impl Device for SimSsd {
                     (now, -(libc::ENOSPC as i64))
                 }
             },
-            Op::Discard if !self.cfg.trim => (now, 0),
             Op::Discard => (self.ftl.discard(now, offset, len), 0),
             Op::Flush => (self.ftl.flush(now), 0),
         };
@@ -303,11 +348,22 @@ impl Device for SimSsd {
         }
     }
 
+    fn secure_erase(&mut self) -> Result<Option<String>, DeviceError> {
+        if !self.inflight.is_empty() {
+            return Err(DeviceError::Invalid(
+                "secure erase with IO in flight: reap every IO first".into(),
+            ));
+        }
+        self.now = self.ftl.secure_erase(self.now);
+        Ok(Some("secure erase (simulated: every block erased)".into()))
+    }
+
     fn counters(&self) -> Option<serde_json::Value> {
-        Some(
-            self.ftl
-                .c
-                .to_json(&self.ftl.layout, &self.ftl.blocks, self.now),
-        )
+        Some(self.ftl.c.to_json(
+            &self.ftl.layout,
+            &self.ftl.blocks,
+            self.ftl.trims.pending_units(),
+            self.now,
+        ))
     }
 }

@@ -7,51 +7,88 @@
 
 use serde::Serialize;
 
-use crate::geometry::{CellType, UNIT_BYTES};
+use crate::geometry::CellType;
+
+/// Program times by page type. MLC and TLC wordlines hold two or three pages whose programs
+/// take very different times (LSB fast, MSB slow); a uniform drive has one entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProgramTimes {
+    ns: [u64; 3],
+    kinds: usize,
+}
+
+impl ProgramTimes {
+    pub const fn uniform(ns: u64) -> ProgramTimes {
+        ProgramTimes {
+            ns: [ns, ns, ns],
+            kinds: 1,
+        }
+    }
+    /// One time per page type in order (at most 3); `None` if the list is empty or too long.
+    pub fn per_page(times: &[u64]) -> Option<ProgramTimes> {
+        if times.is_empty() || times.len() > 3 {
+            return None;
+        }
+        let mut ns = [0; 3];
+        ns[..times.len()].copy_from_slice(times);
+        Some(ProgramTimes {
+            ns,
+            kinds: times.len(),
+        })
+    }
+    pub fn times(&self) -> &[u64] {
+        &self.ns[..self.kinds]
+    }
+    /// The mean over page types: what a long sequential program runs at.
+    pub fn mean(&self) -> u64 {
+        self.times().iter().sum::<u64>() / self.kinds as u64
+    }
+    /// The program time of the `page`-th page of a block.
+    #[inline]
+    pub fn of_page(&self, page: u32) -> u64 {
+        self.ns[page as usize % self.kinds]
+    }
+}
+
+impl Serialize for ProgramTimes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.times().serialize(s)
+    }
+}
 
 /// NAND latencies of one operating mode.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct NandLatency {
     pub read_ns: u64,
-    pub program_ns: u64,
+    pub program: ProgramTimes,
     pub erase_ns: u64,
 }
 
 impl NandLatency {
     /// Defaults near the literature for 19-25 nm planar NAND (e.g. MLC read ~50 us,
-    /// program ~1.3 ms, erase ~3 ms; TLC about 50% slower than MLC).
+    /// program ~1.3 ms, erase ~3 ms; TLC about 50% slower than MLC), uniform across pages.
     pub fn native(cell: CellType) -> NandLatency {
-        match cell {
-            CellType::Slc => NandLatency {
-                read_ns: 25_000,
-                program_ns: 250_000,
-                erase_ns: 1_500_000,
-            },
-            CellType::Mlc => NandLatency {
-                read_ns: 50_000,
-                program_ns: 1_300_000,
-                erase_ns: 3_000_000,
-            },
-            CellType::Tlc => NandLatency {
-                read_ns: 75_000,
-                program_ns: 2_000_000,
-                erase_ns: 4_500_000,
-            },
+        let (read_ns, program_ns, erase_ns) = match cell {
+            CellType::Slc => (25_000, 250_000, 1_500_000),
+            CellType::Mlc => (50_000, 1_300_000, 3_000_000),
+            CellType::Tlc => (75_000, 2_000_000, 4_500_000),
+        };
+        NandLatency {
+            read_ns,
+            program: ProgramTimes::uniform(program_ns),
+            erase_ns,
         }
     }
     /// MLC/TLC cells run with one bit per cell (SanDisk nCache, Samsung TurboWrite).
     pub fn pseudo_slc(cell: CellType) -> NandLatency {
-        match cell {
-            CellType::Slc | CellType::Mlc => NandLatency {
-                read_ns: 30_000,
-                program_ns: 300_000,
-                erase_ns: 3_000_000,
-            },
-            CellType::Tlc => NandLatency {
-                read_ns: 35_000,
-                program_ns: 400_000,
-                erase_ns: 4_500_000,
-            },
+        let (read_ns, program_ns, erase_ns) = match cell {
+            CellType::Slc | CellType::Mlc => (30_000, 300_000, 3_000_000),
+            CellType::Tlc => (35_000, 400_000, 4_500_000),
+        };
+        NandLatency {
+            read_ns,
+            program: ProgramTimes::uniform(program_ns),
+            erase_ns,
         }
     }
 }
@@ -68,9 +105,9 @@ pub struct Timeline {
     pub chan_free: Vec<u64>,
     pub ctrl_free: u64,
     pub link_free: u64,
-    /// One 4 KiB unit over a NAND channel.
+    /// One mapping unit over a NAND channel.
     pub chan_unit_ns: u64,
-    /// One 4 KiB unit over the host link, and the link's per-command cost (FIS/doorbell).
+    /// One mapping unit over the host link, and the link's per-command cost (FIS/doorbell).
     pub link_unit_ns: u64,
     pub link_cmd_ns: u64,
     /// Controller (firmware) time per command; the controller is one serial resource.
@@ -79,7 +116,9 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
+        unit_bytes: u64,
         dies: u32,
         channels: u32,
         channel_mbps: f64,
@@ -93,8 +132,8 @@ impl Timeline {
             chan_free: vec![0; channels as usize],
             ctrl_free: 0,
             link_free: 0,
-            chan_unit_ns: transfer_ns(UNIT_BYTES, channel_mbps).max(1),
-            link_unit_ns: transfer_ns(UNIT_BYTES, link_mbps).max(1),
+            chan_unit_ns: transfer_ns(unit_bytes, channel_mbps).max(1),
+            link_unit_ns: transfer_ns(unit_bytes, link_mbps).max(1),
             link_cmd_ns,
             cmd_read_ns,
             cmd_write_ns,

@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use engine::{Completion, Device, Io, Op};
 
-const SMALL: &str = "default,capacity=1GiB,pages_per_block=64";
+const SMALL: &str = "default,capacity=1GiB,pages_per_block=64,gc_style=paced";
 
 /// Fill, then `secs` virtual seconds of random 4 KiB writes at QD32 over the whole span.
 fn consistency(spec: &str, secs: u64) -> RunStats {
@@ -165,9 +165,18 @@ fn same_spec_gives_identical_results() {
 
 #[test]
 fn a_full_drive_rewritten_50_times_never_stalls() {
-    for gc in ["greedy", "fifo", "cost-benefit"] {
-        let spec =
-            format!("default,capacity=128MiB,op=7%,pages_per_block=8,gc={gc},slc_cache=8MiB");
+    // Every victim policy with paced GC, and the other styles with greedy: the longest gap
+    // between completions is bounded (a bursty style's bursts are long by design).
+    for (gc, style, bound_ns) in [
+        ("greedy", "paced", 200_000_000),
+        ("fifo", "paced", 200_000_000),
+        ("cost-benefit", "paced", 200_000_000),
+        ("greedy", "latency-first", 200_000_000),
+        ("greedy", "bursty", 2_000_000_000),
+    ] {
+        let spec = format!(
+            "default,capacity=128MiB,op=7%,pages_per_block=8,gc={gc},gc_style={style},slc_cache=8MiB"
+        );
         let mut dev = sim::open(&spec).unwrap();
         let cap = dev.geometry().capacity_bytes;
         fill(&mut dev, cap, 128 << 10);
@@ -217,8 +226,8 @@ fn a_full_drive_rewritten_50_times_never_stalls() {
             }
         }
         let hours = dev.now_ns() as f64 / 3.6e12;
-        println!("{gc}: {passes} drive writes in {hours:.2} virtual hours, longest gap {max_gap} ns, WA {:.2}", counter(&dev, "write_amplification"));
-        assert!(max_gap < 200_000_000, "{gc}: stalled for {max_gap} ns");
+        println!("{gc} {style}: {passes} drive writes in {hours:.2} virtual hours, longest gap {max_gap} ns, WA {:.2}", counter(&dev, "write_amplification"));
+        assert!(max_gap < bound_ns, "{gc} {style}: stalled for {max_gap} ns");
         assert!(hours > 0.1, "{gc}: only {hours} virtual hours");
         assert!(counter(&dev, "free_blocks") > 0.0);
         assert_eq!(counter(&dev, "failed_ios"), 0.0);
@@ -404,10 +413,11 @@ fn flush_pads_partial_pages_and_waits_for_the_buffer() {
     io(&mut dev, Op::Write, 0, 4096);
     let f = io(&mut dev, Op::Flush, 0, 0);
     // One 4 KiB unit in a 2-plane x 16 KiB stripe: 7 units of padding, and the flush
-    // completes only after the page program (1.3 ms).
+    // completes only after the first page's program (an LSB page: 650 us of the default's
+    // 650us/1950us).
     assert_eq!(counter(&dev, "padded_pages"), 7.0);
     assert_eq!(counter(&dev, "nand_write_pages"), 8.0);
-    assert!(f.complete_ns >= 1_300_000, "flush at {}", f.complete_ns);
+    assert!(f.complete_ns >= 650_000, "flush at {}", f.complete_ns);
 }
 
 #[test]

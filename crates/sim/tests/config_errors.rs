@@ -75,7 +75,24 @@ fn unknown_presets_and_keys_name_the_alternatives() {
     let e = err("default,t_prog=fast");
     assert!(e.contains("t_prog"), "{e}");
     let e = err("default,capacity=10000001");
-    assert!(e.contains("multiple of 4 KiB"), "{e}");
+    assert!(e.contains("multiple of the 4 KiB mapping unit"), "{e}");
+    // The suggestion is a capacity that works, not zero.
+    let e = err("default,capacity=1");
+    assert!(e.contains("capacity=4096"), "{e}");
+    let e = err("default,gc_style=lazy");
+    assert!(
+        e.contains("gc_style=paced") && e.contains("gc_style=latency-first"),
+        "{e}"
+    );
+    let e = err("default,trim=sometimes");
+    assert!(
+        e.contains("trim=partial") && e.contains("trim=deferred"),
+        "{e}"
+    );
+    let e = err("default,map_unit=6KiB");
+    assert!(e.contains("mapping unit must be"), "{e}");
+    let e = err("default,t_prog=1ms/2ms/3ms/4ms");
+    assert!(e.contains("at most 3"), "{e}");
     let e = err("default,cell=slc,slc_cache=1GiB");
     assert!(e.contains("slc_cache"), "{e}");
     let e = err("default,gc_threshold=2");
@@ -103,6 +120,23 @@ fn every_preset_opens_and_describes_itself_honestly() {
                 "{:?}",
                 id.model
             );
+            // Every parameter a preset sets says where its value comes from.
+            let preset_keys: Vec<&(String, String, String)> = cfg
+                .sources
+                .iter()
+                .filter(|(_, _, s)| !s.starts_with("ssdlab's default"))
+                .collect();
+            assert!(preset_keys.len() >= 10, "{name}: {preset_keys:?}");
+            for (k, _, s) in preset_keys {
+                assert!(
+                    ["published [", "derived [", "fitted to ", "assumed: "]
+                        .iter()
+                        .any(|p| s.starts_with(p)),
+                    "{name}: {k} has no source: {s}"
+                );
+                assert!(!s.contains("as recalled"), "{name}: {k}: {s}");
+            }
+            assert!(text.contains("parameters (value, and where it comes from)"));
         }
     }
     let dev = sim::open("extreme-ii-480").unwrap();
@@ -117,13 +151,17 @@ fn every_preset_opens_and_describes_itself_honestly() {
 fn overrides_apply_and_cell_resets_latencies() {
     let cfg = sim::resolve("ultra-plus-256,op=25%,gc=fifo,capacity=8GiB").unwrap();
     assert_eq!(cfg.op_pct, 25.0);
-    assert_eq!(cfg.gc, sim::GcPolicy::Fifo);
+    assert_eq!(cfg.gc.policy, sim::GcPolicy::Fifo);
     assert_eq!(cfg.capacity_bytes, 8 << 30);
     let cfg = sim::resolve("default,t_prog=900us,cell=tlc").unwrap();
     assert_eq!(cfg.cell, sim::CellType::Tlc);
-    assert_eq!(cfg.native.program_ns, 900_000, "t_prog applies after cell");
+    assert_eq!(
+        cfg.native.program.mean(),
+        900_000,
+        "t_prog applies after cell"
+    );
     let cfg = sim::resolve("default,cell=tlc").unwrap();
-    assert_eq!(cfg.native.program_ns, 2_000_000);
+    assert_eq!(cfg.native.program.mean(), 2_000_000);
     let cfg = sim::resolve("op=25%").unwrap();
     assert_eq!((cfg.preset.as_str(), cfg.op_pct), ("default", 25.0));
 }
@@ -146,7 +184,7 @@ fn toml_files_load_with_a_base_preset_and_overrides() {
     assert_eq!(cfg.planes, 4);
     assert!(cfg.data);
     assert_eq!(
-        cfg.gc,
+        cfg.gc.policy,
         sim::GcPolicy::Greedy,
         "spec overrides come after the file"
     );
@@ -162,9 +200,10 @@ fn toml_files_load_with_a_base_preset_and_overrides() {
 fn memory_is_at_most_12_bytes_per_4k_of_capacity() {
     // At each preset's full capacity, from its layout (without allocating the tables)...
     for (name, _) in sim::presets() {
-        let l = sim::resolve(name).unwrap().layout().unwrap();
-        let per = 4.0 * (l.logical_units + l.physical_slots()) as f64 / l.logical_units as f64;
-        println!("{name}: {per:.2} bytes of mapping table per 4 KiB");
+        let cfg = sim::resolve(name).unwrap();
+        let l = cfg.layout().unwrap();
+        let per = cfg.ram_estimate(&l) as f64 / (cfg.capacity_bytes / 4096) as f64;
+        println!("{name}: {per:.2} bytes per 4 KiB");
         assert!(per <= 12.0, "{name}: {per} bytes per 4 KiB");
     }
     // ...and the tables really are that size.
@@ -174,4 +213,29 @@ fn memory_is_at_most_12_bytes_per_4k_of_capacity() {
         dev.mapping_ram_bytes(),
         4 * (l.logical_units + l.physical_slots())
     );
+}
+
+#[test]
+fn a_drive_too_large_for_memory_is_refused_before_allocating() {
+    // 14 TiB needs ~31 GB of tables: refused with the figure, the limit and a size that fits.
+    let cfg = sim::resolve("default,capacity=14T").unwrap();
+    let e = sim::ssd::check_memory(&cfg, 24 << 30)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("needs about") && e.contains("only 24 GiB is available"),
+        "{e}"
+    );
+    let fits: String = e
+        .split("capacity=")
+        .nth(1)
+        .unwrap()
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != ')')
+        .collect();
+    let smaller = sim::resolve(&format!("default,capacity={fits}")).unwrap();
+    assert!(sim::ssd::check_memory(&smaller, 24 << 30).is_ok(), "{fits}");
+    // The map unit shrinks the tables.
+    let coarse = sim::resolve("default,capacity=14T,map_unit=16KiB").unwrap();
+    assert!(sim::ssd::check_memory(&coarse, 24 << 30).is_ok());
 }

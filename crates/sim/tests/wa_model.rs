@@ -65,7 +65,7 @@ fn steady_wa(spec: &str, passes: f64) -> (f64, f64) {
 fn spec(gc: &str, op: u32, pages_per_block: u32, capacity: &str) -> String {
     format!(
         "default,channels=1,dies=1,planes=1,page_size=4KiB,pages_per_block={pages_per_block},\
-         gc={gc},gc_threshold=1,bg_gc_threshold=1,op={op}%,capacity={capacity}"
+         gc={gc},gc_style=paced,gc_threshold=1,bg_gc_threshold=1,op={op}%,capacity={capacity}"
     )
 }
 

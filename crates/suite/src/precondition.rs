@@ -13,9 +13,34 @@ use crate::SuiteError;
 /// Discard chunk: large enough to be quick, small enough for every device's limit.
 const DISCARD_CHUNK: u64 = 1 << 30;
 
-/// Unmap `offset..offset+len` (the whole device for a purge). A device that cannot discard
-/// is reported as not clean rather than pretending.
+/// Make `offset..offset+len` clean. The whole device is secure-erased where the device can
+/// (the simulator: every block erased, whatever its TRIM does); otherwise, and for part of
+/// a device, it is unmapped with discards. A device that can do neither is reported as not
+/// clean rather than pretending.
 pub fn purge(ctx: &mut Context, dev: &mut dyn Device, offset: u64, len: u64) -> Phase {
+    if offset == 0 && len >= dev.geometry().capacity_bytes {
+        match dev.secure_erase() {
+            Ok(Some(method)) => {
+                ctx.observer.note(&format!("purging with {method}"));
+                return Phase {
+                    name: "purge".into(),
+                    description: format!("erased the whole device ({len} bytes)"),
+                    method: Some(method),
+                    summary: None,
+                    complete: true,
+                };
+            }
+            Ok(None) => {}
+            Err(e) => ctx
+                .observer
+                .note(&format!("secure erase failed ({e}); discarding instead")),
+        }
+    }
+    trim(ctx, dev, offset, len)
+}
+
+/// TRIM `offset..offset+len` with discards (what the TRIM test measures).
+pub fn trim(ctx: &mut Context, dev: &mut dyn Device, offset: u64, len: u64) -> Phase {
     let kind = dev.identity().kind;
     let method = match kind.as_str() {
         "block" => "BLKDISCARD",

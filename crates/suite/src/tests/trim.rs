@@ -206,7 +206,7 @@ pub fn run(
     if out.stopped.is_some() {
         return interrupted(report, dev, &torture, out);
     }
-    let trim = precondition::purge(ctx, dev, 0, span);
+    let trim = precondition::trim(ctx, dev, 0, span);
     let trim_method = trim.method.clone().unwrap_or_default();
     report.preconditioning.push(crate::result::Phase {
         name: "trim".into(),

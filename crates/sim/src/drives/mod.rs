@@ -1,0 +1,157 @@
+//! The presets: models of the drives the reviews in `shared/seeds/` tested, each parameter
+//! with where its value comes from. A preset is a list of `key=value` settings in the spec
+//! language (`preset.rs`) applied in order to ssdlab's defaults; families share groups of
+//! settings (one controller and firmware, one NAND) and differ by capacity.
+//!
+//! Sources are honest about what the articles say: **published** (an article states it),
+//! **derived** (arithmetic on published facts), **fitted** (chosen so the preset meets the
+//! scorecard's claims, named by id, `suite/src/fidelity/claims.toml`) or **assumed** (nothing
+//! published; a value typical of the drive's class).
+
+mod intel;
+mod samsung;
+mod sandisk;
+
+/// The review articles the sources cite, by their number in `shared/seeds/`.
+pub const SEEDS: &[(&str, &str)] = &[
+    (
+        "000",
+        "AnandTech, SanDisk Extreme II review (480GB), June 2013",
+    ),
+    (
+        "001",
+        "AnandTech, SanDisk Extreme II review, performance consistency page and comments",
+    ),
+    (
+        "002",
+        "AnandTech, SanDisk Ultra Plus review (256GB), January 2013",
+    ),
+    (
+        "003",
+        "AnandTech, SanDisk X300s review (512GB), performance consistency page, August 2014",
+    ),
+    (
+        "004",
+        "AnandTech, Samsung SSD 840 EVO mSATA review (120GB-1TB), January 2014",
+    ),
+];
+
+/// Where a parameter's value comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Source {
+    /// A seed article states it: (seed, what it says).
+    Published(&'static str, &'static str),
+    /// Arithmetic on published facts: (seed, how).
+    Derived(&'static str, &'static str),
+    /// Chosen to meet the scorecard claims named (the value itself is not published).
+    Fitted(&'static str),
+    /// Not published: typical of the drive's class, and why.
+    Assumed(&'static str),
+}
+
+impl Source {
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Published(seed, what) => format!("published [{seed}]: {what}"),
+            Source::Derived(seed, how) => format!("derived [{seed}]: {how}"),
+            Source::Fitted(claims) => format!("fitted to {claims}"),
+            Source::Assumed(why) => format!("assumed: {why}"),
+        }
+    }
+}
+
+/// One setting of a preset.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    pub key: &'static str,
+    pub value: &'static str,
+    pub source: Source,
+}
+
+pub const fn published(
+    key: &'static str,
+    value: &'static str,
+    seed: &'static str,
+    what: &'static str,
+) -> Param {
+    Param {
+        key,
+        value,
+        source: Source::Published(seed, what),
+    }
+}
+
+pub const fn derived(
+    key: &'static str,
+    value: &'static str,
+    seed: &'static str,
+    how: &'static str,
+) -> Param {
+    Param {
+        key,
+        value,
+        source: Source::Derived(seed, how),
+    }
+}
+
+pub const fn fitted(key: &'static str, value: &'static str, claims: &'static str) -> Param {
+    Param {
+        key,
+        value,
+        source: Source::Fitted(claims),
+    }
+}
+
+pub const fn assumed(key: &'static str, value: &'static str, why: &'static str) -> Param {
+    Param {
+        key,
+        value,
+        source: Source::Assumed(why),
+    }
+}
+
+/// A preset: a name, the drive it models, and its settings in groups applied in order.
+pub struct Preset {
+    pub name: &'static str,
+    pub model_of: Option<&'static str>,
+    pub summary: &'static str,
+    pub params: &'static [&'static [Param]],
+}
+
+/// The small fast drive every command defaults to: not a real drive, but with the mechanisms
+/// client drives have, so a newcomer's first suite shows what the reviews showed.
+const DEFAULT: &[Param] = &[
+    assumed("capacity", "8GiB", "small, so the whole suite runs in seconds"),
+    assumed("dies", "2", "8 dies: enough parallelism to reach the SATA link"),
+    assumed("t_prog", "650us/1950us", "MLC with LSB/MSB pages in a 1:3 ratio, 1.3 ms mean"),
+    assumed("gc_style", "bursty", "client firmware cleans in bursts, which scatters the steady state as the reviews' charts show"),
+    assumed("gc_burst", "16", "two blocks per die per burst"),
+    assumed("gc_jitter", "60%", "bursts of varying length"),
+];
+
+/// Every preset, `default` first.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "default",
+        model_of: None,
+        summary: "small 8 GiB MLC SATA drive (8 dies, 7% spare, bursty GC): the whole review suite in seconds, with a clear consistency cliff",
+        params: &[DEFAULT],
+    },
+    sandisk::EXTREME_II_120,
+    sandisk::EXTREME_II_240,
+    sandisk::EXTREME_II_480,
+    sandisk::ULTRA_PLUS_64,
+    sandisk::ULTRA_PLUS_128,
+    sandisk::ULTRA_PLUS_256,
+    sandisk::X300S_512,
+    samsung::EVO_120,
+    samsung::EVO_250,
+    samsung::EVO_500,
+    samsung::EVO_1TB,
+    samsung::EVO_MSATA_120,
+    samsung::EVO_MSATA_250,
+    samsung::EVO_MSATA_500,
+    samsung::EVO_MSATA_1TB,
+    samsung::PRO_256,
+    intel::S3700_200,
+];

@@ -1,0 +1,270 @@
+//! Samsung's drives: the SSD 840 EVO (MEX controller, 19nm TLC with the TurboWrite pseudo-SLC
+//! buffer) in 2.5" and mSATA, and the SSD 840 Pro (MLC). The EVO mSATA is the same hardware as
+//! the 2.5" EVO [004]; the 2.5" drive tested ran the original firmware, whose TurboWrite
+//! "kicks in every once in a while" during sustained writes.
+
+use super::{assumed, derived, fitted, published, Param, Preset};
+
+/// The EVO's 19nm TLC and TurboWrite, common to every capacity and form factor.
+const EVO: &[Param] = &[
+    published("cell", "tlc", "004", "19nm Samsung TLC (3 bits per cell)"),
+    assumed("channels", "8", "the MEX controller's channel count is not in the seeds"),
+    assumed("page_size", "16KiB", "16 KiB pages, typical of 19nm 128Gb TLC"),
+    assumed("pages_per_block", "192", "a multiple of 3 so pseudo-SLC blocks hold whole pages"),
+    published("map_unit", "4KiB", "004", "1 to 2 MB of DRAM per GB (256MB-1GB)"),
+    fitted("t_read", "60us", "evo-msata-120-spec-random-read (98K IOPS on 8 dies)"),
+    fitted(
+        "t_prog",
+        "900us/1700us/3000us",
+        "evo-120-clean-60s, evo-250-seq-60s (TLC written directly at ~17.5 MB/s per die); LSB/CSB/MSB spread assumed",
+    ),
+    assumed("t_erase", "4.5ms", "typical of TLC"),
+    fitted("slc_t_prog", "640us", "evo-120-spec-seq-write (410 MB/s on 8 dies in TurboWrite)"),
+    assumed("slc_t_read", "40us", "pseudo-SLC reads faster than TLC"),
+    assumed("channel_mbps", "400", "Toggle DDR 2.0 channels"),
+    fitted("cmd_read", "10.2us", "evo-spec-random-read (98K IOPS)"),
+    published(
+        "slc_full",
+        "bypass",
+        "004",
+        "'Once the buffer is full, the drive has to start writing to the TLC portion of the NAND'",
+    ),
+    fitted(
+        "slc_drain_rate",
+        "210",
+        "evo-1tb-folds-a-minute ('the 1TB model kept drawing ~3.5W for about a minute after I had stopped writing')",
+    ),
+    published(
+        "trim",
+        "partial",
+        "004",
+        "'Surprisingly, it's not [functional]' ... 'even after a full drive the performance has not fully recovered'",
+    ),
+    fitted("trim_keep", "30%", "evo-120-trim-after (126.2 MB/s after TRIM)"),
+    fitted("gc_style", "bursty", "client-scatter, evo-msata-1tb-op-drops"),
+    fitted("gc_burst", "0.5%", "client-scatter"),
+    fitted("gc_jitter", "50%", "client-scatter"),
+    fitted("gc_unit", "1us", "evo-120-trim-dirty"),
+    assumed("write_buffer", "32MiB", "part of the DRAM buffers writes"),
+];
+
+/// The 2.5" EVO's original firmware: TurboWrite also folds while the host writes.
+const ORIGINAL_FIRMWARE: &[Param] = &[published(
+    "slc_drain",
+    "always",
+    "004",
+    "'it seems that the TurboWrite is kicking in in the 2.5\" EVO every once in a while to boost performance'",
+)];
+
+/// The mSATA's newer firmware folds only in idle time.
+const NEWER_FIRMWARE: &[Param] = &[published(
+    "slc_drain",
+    "idle",
+    "004",
+    "the EVO mSATA 'is more consistent' in steady state, with 'the latest firmware'",
+)];
+
+const EVO_120_PARTS: &[Param] = &[
+    published("capacity", "120034123776", "004", "120GB (IDEMA LBA count)"),
+    published(
+        "dies",
+        "1",
+        "004",
+        "2 packages x 4 dies of 16GiB: 8 dies, 128GiB raw",
+    ),
+    derived(
+        "op",
+        "6.45%",
+        "004",
+        "128 GiB raw less TurboWrite's 9 GiB of TLC, over 120 GB (12.7% spare factor in all)",
+    ),
+    assumed(
+        "slc_cache",
+        "3GiB",
+        "TurboWrite size is not in the seeds (Samsung: 3GB at 120GB)",
+    ),
+    published("dram", "256MiB", "004", "256MB DRAM cache"),
+    fitted("cmd_write", "26us", "evo-120-spec-random-write (35K IOPS)"),
+];
+
+const EVO_250_PARTS: &[Param] = &[
+    published("capacity", "250059350016", "004", "250GB (IDEMA LBA count)"),
+    published(
+        "dies",
+        "2",
+        "004",
+        "2 packages x 8 dies of 16GiB: 16 dies, 256GiB raw",
+    ),
+    derived(
+        "op",
+        "6.06%",
+        "004",
+        "256 GiB raw less TurboWrite's 9 GiB of TLC, over 250 GB (9.1% spare factor in all)",
+    ),
+    assumed(
+        "slc_cache",
+        "3GiB",
+        "TurboWrite size is not in the seeds (Samsung: 3GB at 250GB)",
+    ),
+    published("dram", "512MiB", "004", "512MB DRAM cache"),
+    fitted("cmd_write", "14us", "evo-250-spec-random-write (66K IOPS)"),
+];
+
+const EVO_500_PARTS: &[Param] = &[
+    published("capacity", "500107862016", "004", "500GB (IDEMA LBA count)"),
+    published(
+        "dies",
+        "4",
+        "004",
+        "4 packages x 8 dies of 16GiB: 32 dies, 512GiB raw",
+    ),
+    derived(
+        "op",
+        "6.06%",
+        "004",
+        "512 GiB raw less TurboWrite's 18 GiB of TLC, over 500 GB (9.1% spare factor in all)",
+    ),
+    assumed(
+        "slc_cache",
+        "6GiB",
+        "TurboWrite size is not in the seeds (Samsung: 6GB at 500GB)",
+    ),
+    published("dram", "512MiB", "004", "512MB DRAM cache"),
+    fitted(
+        "cmd_write",
+        "10.6us",
+        "evo-500-spec-random-write (90K IOPS)",
+    ),
+];
+
+const EVO_1TB_PARTS: &[Param] = &[
+    published("capacity", "1000204886016", "004", "1TB (IDEMA LBA count)"),
+    published(
+        "dies",
+        "8",
+        "004",
+        "4 packages x 16 dies of 16GiB: 64 dies, 1024GiB raw",
+    ),
+    derived(
+        "op",
+        "6.06%",
+        "004",
+        "1024 GiB raw less TurboWrite's 36 GiB of TLC, over 1 TB (9.1% spare factor in all)",
+    ),
+    assumed(
+        "slc_cache",
+        "12GiB",
+        "TurboWrite size is not in the seeds (Samsung: 12GB at 1TB)",
+    ),
+    published("dram", "1GiB", "004", "1GB DRAM cache"),
+    fitted(
+        "cmd_write",
+        "10.6us",
+        "evo-1tb-spec-random-write (90K IOPS)",
+    ),
+];
+
+macro_rules! evo {
+    ($name:ident, $id:literal, $model:literal, $summary:literal, $firmware:ident, $parts:ident) => {
+        pub const $name: Preset = Preset {
+            name: $id,
+            model_of: Some($model),
+            summary: $summary,
+            params: &[EVO, $firmware, $parts],
+        };
+    };
+}
+
+evo!(EVO_120, "840-evo-120", "Samsung SSD 840 EVO 120GB", "model of Samsung SSD 840 EVO 120GB (2.5\", original firmware): 8 TLC dies, 3GB TurboWrite, TRIM not fully working", ORIGINAL_FIRMWARE, EVO_120_PARTS);
+evo!(
+    EVO_250,
+    "840-evo-250",
+    "Samsung SSD 840 EVO 250GB",
+    "model of Samsung SSD 840 EVO 250GB (2.5\", original firmware): 16 TLC dies, 3GB TurboWrite",
+    ORIGINAL_FIRMWARE,
+    EVO_250_PARTS
+);
+evo!(
+    EVO_500,
+    "840-evo-500",
+    "Samsung SSD 840 EVO 500GB",
+    "model of Samsung SSD 840 EVO 500GB (2.5\", original firmware): 32 TLC dies, 6GB TurboWrite",
+    ORIGINAL_FIRMWARE,
+    EVO_500_PARTS
+);
+evo!(
+    EVO_1TB,
+    "840-evo-1tb",
+    "Samsung SSD 840 EVO 1TB",
+    "model of Samsung SSD 840 EVO 1TB (2.5\", original firmware): 64 TLC dies, 12GB TurboWrite",
+    ORIGINAL_FIRMWARE,
+    EVO_1TB_PARTS
+);
+evo!(
+    EVO_MSATA_120,
+    "840-evo-msata-120",
+    "Samsung SSD 840 EVO mSATA 120GB",
+    "model of Samsung SSD 840 EVO mSATA 120GB (newer firmware): 8 TLC dies, 3GB TurboWrite",
+    NEWER_FIRMWARE,
+    EVO_120_PARTS
+);
+evo!(
+    EVO_MSATA_250,
+    "840-evo-msata-250",
+    "Samsung SSD 840 EVO mSATA 250GB",
+    "model of Samsung SSD 840 EVO mSATA 250GB (newer firmware): 16 TLC dies, 3GB TurboWrite",
+    NEWER_FIRMWARE,
+    EVO_250_PARTS
+);
+evo!(
+    EVO_MSATA_500,
+    "840-evo-msata-500",
+    "Samsung SSD 840 EVO mSATA 500GB",
+    "model of Samsung SSD 840 EVO mSATA 500GB (newer firmware): 32 TLC dies, 6GB TurboWrite",
+    NEWER_FIRMWARE,
+    EVO_500_PARTS
+);
+evo!(EVO_MSATA_1TB, "840-evo-msata-1tb", "Samsung SSD 840 EVO mSATA 1TB", "model of Samsung SSD 840 EVO mSATA 1TB (newer firmware): 64 TLC dies in 16-die packages, 12GB TurboWrite", NEWER_FIRMWARE, EVO_1TB_PARTS);
+
+/// The 840 Pro: nothing about its hardware is in the seeds, only its behaviour.
+const PRO_256_PARTS: &[Param] = &[
+    assumed("capacity", "256060514304", "256GB (IDEMA LBA count)"),
+    assumed("channels", "8", "the MDX controller (not in the seeds)"),
+    assumed(
+        "dies",
+        "4",
+        "32 dies of 64Gb 21nm Toggle MLC (not in the seeds)",
+    ),
+    assumed("page_size", "8KiB", "8 KiB pages of 21nm 64Gb Toggle MLC"),
+    assumed("pages_per_block", "128", "typical of 21nm MLC"),
+    assumed("op", "7.3%", "256 GiB raw for 256 GB"),
+    assumed("t_read", "45us", "typical of 21nm MLC"),
+    assumed("t_prog", "600us/1800us", "21nm MLC, LSB:MSB 1:3"),
+    assumed("channel_mbps", "400", "Toggle DDR 2.0 channels"),
+    fitted(
+        "cmd_read",
+        "9.5us",
+        "up-qd3-read-second, xii-480-random-read-below-pro",
+    ),
+    fitted("cmd_write", "11us", "xii-480-random-write-below-pro"),
+    assumed("write_buffer", "32MiB", "part of the DRAM buffers writes"),
+    assumed("dram", "512MiB", "not in the seeds"),
+    fitted(
+        "gc_style",
+        "bursty",
+        "pro-256-scatter, up-256-more-consistent-than-pro",
+    ),
+    fitted(
+        "gc_burst",
+        "0.6%",
+        "pro-256-spare-gain, up-256-more-consistent-than-pro",
+    ),
+    fitted("gc_jitter", "80%", "pro-256-scatter"),
+];
+
+pub const PRO_256: Preset = Preset {
+    name: "840-pro-256",
+    model_of: Some("Samsung SSD 840 Pro 256GB"),
+    summary: "model of Samsung SSD 840 Pro 256GB: 8-channel MDX, 21nm Toggle MLC, ~7% spare (hardware assumed; behaviour fitted to the reviews)",
+    params: &[PRO_256_PARTS],
+};

@@ -1,0 +1,224 @@
+//! SanDisk's Marvell-based drives with SanDisk firmware and 19nm eX2 ABL MLC with nCache:
+//! Extreme II (88SS9187), Ultra Plus (88SS9175, four channels) and X300s.
+
+use super::{assumed, derived, fitted, published, Param, Preset};
+
+/// 19nm eX2 ABL MLC, with a pseudo-SLC nCache for small writes, folded in idle time.
+const EX2_ABL: &[Param] = &[
+    published("cell", "mlc", "002", "SanDisk's 19nm eX2 ABL MLC NAND, 2 bits per cell"),
+    assumed("page_size", "16KiB", "16 KiB pages, typical of 19nm 64Gb MLC"),
+    assumed("pages_per_block", "256", "typical of 19nm 64Gb MLC"),
+    assumed("t_read", "60us", "typical of 19nm MLC"),
+    fitted(
+        "t_prog",
+        "770us/2310us",
+        "xii-120-spec-seq-write (340 MB/s on 16 dies: 1.54 ms mean per 32 KiB); LSB:MSB 1:3 assumed",
+    ),
+    assumed("t_erase", "3ms", "typical of 19nm MLC"),
+    assumed("slc_t_prog", "350us", "pseudo-SLC programs about 4x faster than MLC"),
+    published(
+        "slc_max_write",
+        "64KiB",
+        "002",
+        "'Small file writes are sent to the nCache' (the 64 KiB limit is assumed)",
+    ),
+    published(
+        "slc_drain",
+        "idle",
+        "002",
+        "'idle time garbage collection likely dumps the nCache out to the much larger MLC array'",
+    ),
+    assumed("channel_mbps", "200", "ONFI 2.x channels of the 88SS917x/9187 generation"),
+];
+
+/// SanDisk's firmware on Marvell controllers: greedy GC in bursts to a watermark that grows
+/// with the free space, so extra spare area makes the drive chase peak speed.
+const SANDISK_FIRMWARE: &[Param] = &[
+    fitted(
+        "gc_style",
+        "bursty",
+        "xii-480-consistent, xii-480-spare-less-consistent",
+    ),
+    fitted(
+        "gc_burst",
+        "1%",
+        "xii-480-spare-less-consistent, x300s-burst",
+    ),
+    fitted("gc_jitter", "50%", "xii-480-consistent, client-scatter"),
+    fitted("gc_unit", "2us", "up-256-steady-5k, x300s-steady-5k"),
+    assumed("meta", "1%", "mapping table journal kept in nCache"),
+];
+
+/// Extreme II: Marvell 88SS9187, ~14% spare area, ~1 MB DRAM per GB.
+const EXTREME_II: &[Param] = &[
+    assumed(
+        "channels",
+        "8",
+        "the 88SS9187 is an 8-channel controller (Marvell; not in the seeds)",
+    ),
+    derived(
+        "map_unit",
+        "4KiB",
+        "000",
+        "'around 1MB of DRAM per 1GB of NAND capacity' is 4 bytes per 4 KiB: a flat 4 KiB table",
+    ),
+    fitted("cmd_read", "10.5us", "xii-480-spec-random-read (95K IOPS)"),
+    fitted(
+        "cmd_write",
+        "12.8us",
+        "xii-480-spec-random-write (75K IOPS)",
+    ),
+    assumed("write_buffer", "32MiB", "part of the DRAM buffers writes"),
+];
+
+pub const EXTREME_II_120: Preset = Preset {
+    name: "extreme-ii-120",
+    model_of: Some("SanDisk Extreme II 120GB"),
+    summary: "model of SanDisk Extreme II 120GB: 8-channel Marvell 88SS9187, 16 dies of 19nm eX2 ABL MLC with nCache, ~14% spare, 128MB DRAM",
+    params: &[
+        EX2_ABL,
+        SANDISK_FIRMWARE,
+        EXTREME_II,
+        &[
+            published("capacity", "120034123776", "000", "120GB (IDEMA LBA count)"),
+            derived("dies", "2", "000", "8 GB dies (as the Ultra Plus's [002]) and ~14% spare: 128 GiB raw, 16 dies"),
+            derived("op", "13.6%", "000", "128 GiB raw less the nCache's blocks, over 120 GB ('doubled the amount of spare area')"),
+            assumed("slc_cache", "512MiB", "nCache size not published; it comes out of the spare area"),
+            published("dram", "128MiB", "000", "128MB DDR3-1600"),
+        ],
+    ],
+};
+
+pub const EXTREME_II_240: Preset = Preset {
+    name: "extreme-ii-240",
+    model_of: Some("SanDisk Extreme II 240GB"),
+    summary: "model of SanDisk Extreme II 240GB: 8-channel Marvell 88SS9187, 32 dies of 19nm eX2 ABL MLC with nCache, ~14% spare, 256MB DRAM",
+    params: &[
+        EX2_ABL,
+        SANDISK_FIRMWARE,
+        EXTREME_II,
+        &[
+            published("capacity", "240057409536", "000", "240GB (IDEMA LBA count)"),
+            derived("dies", "4", "000", "8 GB dies and ~14% spare: 256 GiB raw, 32 dies"),
+            derived("op", "13.6%", "000", "256 GiB raw less the nCache's blocks, over 240 GB"),
+            assumed("slc_cache", "1GiB", "nCache size not published"),
+            published("dram", "256MiB", "000", "256MB DDR3-1600"),
+        ],
+    ],
+};
+
+pub const EXTREME_II_480: Preset = Preset {
+    name: "extreme-ii-480",
+    model_of: Some("SanDisk Extreme II 480GB"),
+    summary: "model of SanDisk Extreme II 480GB: 8-channel Marvell 88SS9187, 64 dies of 19nm eX2 ABL MLC with nCache, ~14% spare, 512MB DRAM",
+    params: &[
+        EX2_ABL,
+        SANDISK_FIRMWARE,
+        EXTREME_II,
+        &[
+            published("capacity", "480103981056", "000", "480GB (IDEMA LBA count)"),
+            derived("dies", "8", "000", "8 GB dies and ~14% spare: 512 GiB raw, 64 dies"),
+            derived("op", "13.6%", "000", "512 GiB raw less the nCache's blocks, over 480 GB"),
+            assumed("slc_cache", "2GiB", "nCache size not published"),
+            published("dram", "512MiB", "000", "512MB DDR3-1600"),
+        ],
+    ],
+};
+
+/// Ultra Plus: Marvell 88SS9175, four channels, ~7% spare, half the DRAM of a 4 KiB table.
+const ULTRA_PLUS: &[Param] = &[
+    published("channels", "4", "002", "'four independent NAND channels'"),
+    derived(
+        "map_unit",
+        "8KiB",
+        "002",
+        "128MB of DRAM for 256GB is 0.5 MB per GB: half what a 4 KiB table needs, so 8 KiB units",
+    ),
+    fitted(
+        "planes",
+        "1",
+        "up-atto-write-trails (the 'light version' of the 9174 programs one plane at a time)",
+    ),
+    fitted("cmd_read", "11us", "up-qd3-read-second"),
+    fitted("cmd_write", "13us", "up-qd32-write-no-scaling"),
+    assumed(
+        "write_buffer",
+        "16MiB",
+        "part of the 128MB DRAM buffers writes",
+    ),
+    published(
+        "dram",
+        "128MiB",
+        "002",
+        "128MB of Samsung DDR2-800 (256GB; assumed the same on smaller capacities)",
+    ),
+];
+
+pub const ULTRA_PLUS_64: Preset = Preset {
+    name: "ultra-plus-64",
+    model_of: Some("SanDisk Ultra Plus 64GB"),
+    summary: "model of SanDisk Ultra Plus 64GB: 4-channel Marvell 88SS9175, 8 dies of 19nm eX2 ABL MLC with a small nCache, ~7% spare",
+    params: &[
+        EX2_ABL,
+        SANDISK_FIRMWARE,
+        ULTRA_PLUS,
+        &[
+            published("capacity", "64023257088", "002", "64GB (priced in the review's table; IDEMA LBA count)"),
+            derived("dies", "2", "002", "the 256GB's 8 GB dies: 64 GiB raw, 8 dies"),
+            derived("op", "6.5%", "002", "'~7% spare area', less the nCache's blocks"),
+            assumed("slc_cache", "256MiB", "nCache size not published; 'not much NAND allocated to the nCache'"),
+        ],
+    ],
+};
+
+pub const ULTRA_PLUS_128: Preset = Preset {
+    name: "ultra-plus-128",
+    model_of: Some("SanDisk Ultra Plus 128GB"),
+    summary: "model of SanDisk Ultra Plus 128GB: 4-channel Marvell 88SS9175, 16 dies of 19nm eX2 ABL MLC with a small nCache, ~7% spare",
+    params: &[
+        EX2_ABL,
+        SANDISK_FIRMWARE,
+        ULTRA_PLUS,
+        &[
+            published("capacity", "128035676160", "002", "128GB (priced in the review's table; IDEMA LBA count)"),
+            derived("dies", "4", "002", "the 256GB's 8 GB dies: 128 GiB raw, 16 dies"),
+            derived("op", "6.5%", "002", "'~7% spare area', less the nCache's blocks"),
+            assumed("slc_cache", "512MiB", "nCache size not published"),
+        ],
+    ],
+};
+
+pub const ULTRA_PLUS_256: Preset = Preset {
+    name: "ultra-plus-256",
+    model_of: Some("SanDisk Ultra Plus 256GB"),
+    summary: "model of SanDisk Ultra Plus 256GB: 4-channel Marvell 88SS9175, 32 dies of 19nm eX2 ABL MLC with a small nCache, ~7% spare, 128MB DRAM",
+    params: &[
+        EX2_ABL,
+        SANDISK_FIRMWARE,
+        ULTRA_PLUS,
+        &[
+            published("capacity", "256060514304", "002", "256GB (IDEMA LBA count)"),
+            published("dies", "8", "002", "'four SanDisk NAND packages ... 8 x 8GB die per package': 32 dies"),
+            derived("op", "6.5%", "002", "'~7% spare area', less the nCache's blocks"),
+            assumed("slc_cache", "1GiB", "nCache size not published"),
+        ],
+    ],
+};
+
+pub const X300S_512: Preset = Preset {
+    name: "x300s-512",
+    model_of: Some("SanDisk X300s 512GB"),
+    summary: "model of SanDisk X300s 512GB: the Extreme II's platform with 7% spare area (the Extreme Pro has 12%)",
+    params: &[
+        EX2_ABL,
+        SANDISK_FIRMWARE,
+        EXTREME_II,
+        &[
+            published("capacity", "512110190592", "003", "512GB (IDEMA LBA count)"),
+            assumed("dies", "8", "64 dies of 8 GB, as the 480GB Extreme II"),
+            derived("op", "6.5%", "003", "'lower over-provisioning (7% vs 12%)', less the nCache's blocks"),
+            assumed("slc_cache", "2GiB", "nCache size not published"),
+            assumed("dram", "512MiB", "not published"),
+        ],
+    ],
+};

@@ -1,0 +1,159 @@
+//! TRIM (discard), in the styles drives have: immediate (unmapped at once), ignored
+//! (`trim=off`), deferred (queued and unmapped in idle time at `trim_rate`; a write to a
+//! pending unit supersedes it) and partial (a fixed share of trimmed units, `trim_keep`, is
+//! never reclaimed, spread evenly over the LBA range: a TRIM that "does not fully work").
+//!
+//! Only whole mapping units inside the range are trimmed; partial units at the edges stay.
+
+use std::collections::VecDeque;
+
+use crate::config::TrimStyle;
+use crate::ftl::Ftl;
+use crate::mapping::UNMAPPED;
+
+/// Deferred TRIM's queue: ranges of logical units, and a bit per unit still pending.
+pub(crate) struct TrimState {
+    pending: Vec<u64>,
+    pending_count: u64,
+    queue: VecDeque<(u32, u32)>,
+}
+
+impl TrimState {
+    pub fn new(logical_units: u64) -> TrimState {
+        TrimState {
+            pending: Vec::new(),
+            pending_count: 0,
+            queue: VecDeque::new(),
+        }
+        .sized(logical_units)
+    }
+
+    fn sized(mut self, units: u64) -> TrimState {
+        self.pending = vec![0; units.div_ceil(64) as usize];
+        self
+    }
+
+    #[inline]
+    fn is_pending(&self, lpn: u32) -> bool {
+        self.pending[lpn as usize / 64] & (1 << (lpn % 64)) != 0
+    }
+
+    #[inline]
+    fn clear(&mut self, lpn: u32) -> bool {
+        let w = &mut self.pending[lpn as usize / 64];
+        let bit = 1 << (lpn % 64);
+        let was = *w & bit != 0;
+        *w &= !bit;
+        if was {
+            self.pending_count -= 1;
+        }
+        was
+    }
+
+    fn mark(&mut self, lpn: u32) {
+        let w = &mut self.pending[lpn as usize / 64];
+        let bit = 1 << (lpn % 64);
+        if *w & bit == 0 {
+            *w |= bit;
+            self.pending_count += 1;
+        }
+    }
+
+    /// The host wrote `lpn`: a pending TRIM of it no longer applies.
+    #[inline]
+    pub fn written(&mut self, lpn: u32) {
+        if self.pending_count > 0 {
+            self.clear(lpn);
+        }
+    }
+
+    pub fn pending_units(&self) -> u64 {
+        self.pending_count
+    }
+}
+
+/// Whether partial TRIM keeps `lpn` (a fixed, even spread of `keep` of the units).
+fn kept(lpn: u32, seed: u64, keep: f64) -> bool {
+    let mut z = (lpn as u64 ^ seed).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    ((z % 1_000_000) as f64) < keep * 10_000.0
+}
+
+impl Ftl {
+    /// A host discard of `len` bytes at `offset` (validated) at `now`; returns its completion.
+    pub fn discard(&mut self, now: u64, offset: u64, len: u64) -> u64 {
+        let ub = self.layout.unit_bytes;
+        let first = offset.div_ceil(ub) as u32;
+        let end = ((offset + len) / ub) as u32;
+        let per = self.layout.pages_per_unit();
+        match self.trim.style {
+            TrimStyle::Ignored => {
+                self.c.trim_ignored_pages += (end.saturating_sub(first)) as u64 * per;
+            }
+            TrimStyle::Immediate | TrimStyle::Partial => {
+                let keep = (self.trim.style == TrimStyle::Partial).then_some(self.trim.keep_pct);
+                for lpn in first..end {
+                    let old = self.map.lookup(lpn);
+                    if old == UNMAPPED {
+                        continue;
+                    }
+                    if keep.is_some_and(|k| kept(lpn, self.seed, k)) {
+                        self.c.trim_ignored_pages += per;
+                        continue;
+                    }
+                    self.invalidate_lpn(lpn, old);
+                    self.c.trimmed_pages += per;
+                }
+            }
+            TrimStyle::Deferred => {
+                for lpn in first..end {
+                    if self.map.lookup(lpn) != UNMAPPED {
+                        self.trims.mark(lpn);
+                    }
+                }
+                if end > first {
+                    self.trims.queue.push_back((first, end));
+                }
+            }
+        }
+        self.tl
+            .controller(now + self.tl.link_cmd_ns, self.tl.cmd_write_ns)
+    }
+
+    /// Deferred TRIM's work in idle time: unmap pending units, oldest range first, at
+    /// `trim_rate` (all at once when 0).
+    pub(crate) fn process_deferred_trims(&mut self, from: u64, until: u64) {
+        if self.trims.queue.is_empty() {
+            return;
+        }
+        let rate = self.trim.rate_mbps;
+        let mut budget = if rate > 0.0 {
+            ((until - from) as f64 * rate * 1e-3 / self.layout.unit_bytes as f64) as u64
+        } else {
+            u64::MAX
+        };
+        let per = self.layout.pages_per_unit();
+        while budget > 0 {
+            let Some((first, end)) = self.trims.queue.pop_front() else {
+                break;
+            };
+            let stop = (first as u64 + budget).min(end as u64) as u32;
+            for lpn in first..stop {
+                if self.trims.is_pending(lpn) {
+                    self.trims.clear(lpn);
+                    let old = self.map.lookup(lpn);
+                    if old != UNMAPPED {
+                        self.invalidate_lpn(lpn, old);
+                        self.c.trimmed_pages += per;
+                    }
+                }
+            }
+            budget -= (stop - first) as u64;
+            if stop < end {
+                self.trims.queue.push_front((stop, end));
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Victim selection: which closed block garbage collection cleans next (MQSim's GC unit).
+//!
+//! - **greedy** (default): the block with the fewest valid units, found in O(1) amortised
+//!   from buckets of blocks indexed by valid count (doubly linked lists in flat arrays);
+//! - **cost-benefit** (Rosenblum/Kawaguchi): maximise `(1-u)/2u * age`, by a scan of every
+//!   closed block (slower: O(blocks) per victim);
+//! - **fifo**: the block closed longest ago (LRW in Desnoyers' terms).
+//!
+//! When GC runs and what it costs is `gc.rs`.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    Greedy,
+    CostBenefit,
+    Fifo,
+}
+
+impl GcPolicy {
+    pub fn parse(s: &str) -> Option<GcPolicy> {
+        match s.to_ascii_lowercase().replace('_', "-").as_str() {
+            "greedy" => Some(GcPolicy::Greedy),
+            "cost-benefit" | "costbenefit" | "cb" => Some(GcPolicy::CostBenefit),
+            "fifo" | "lrw" => Some(GcPolicy::Fifo),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            GcPolicy::Greedy => "greedy",
+            GcPolicy::CostBenefit => "cost-benefit",
+            GcPolicy::Fifo => "fifo",
+        }
+    }
+}
+
+/// The closed main-array blocks, indexed for victim selection.
+pub struct VictimIndex {
+    policy: GcPolicy,
+    /// head[v]: first closed block with v valid units.
+    head: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// No bucket below this is non-empty.
+    min_hint: usize,
+    /// Closed blocks in the order they were closed (FIFO policy only).
+    fifo: VecDeque<u32>,
+    len: usize,
+}
+
+impl VictimIndex {
+    pub fn new(policy: GcPolicy, blocks: u32, block_units: u32) -> VictimIndex {
+        VictimIndex {
+            policy,
+            head: vec![NONE; block_units as usize + 1],
+            next: vec![NONE; blocks as usize],
+            prev: vec![NONE; blocks as usize],
+            min_hint: 0,
+            fifo: VecDeque::new(),
+            len: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn link(&mut self, b: u32, v: u32) {
+        let h = self.head[v as usize];
+        self.next[b as usize] = h;
+        self.prev[b as usize] = NONE;
+        if h != NONE {
+            self.prev[h as usize] = b;
+        }
+        self.head[v as usize] = b;
+        if (v as usize) < self.min_hint {
+            self.min_hint = v as usize;
+        }
+    }
+
+    fn unlink(&mut self, b: u32, v: u32) {
+        let (p, n) = (self.prev[b as usize], self.next[b as usize]);
+        if p == NONE {
+            self.head[v as usize] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n != NONE {
+            self.prev[n as usize] = p;
+        }
+    }
+
+    /// A block was closed (filled) holding `valid` valid units.
+    pub fn insert(&mut self, b: u32, valid: u32) {
+        self.link(b, valid);
+        if self.policy == GcPolicy::Fifo {
+            self.fifo.push_back(b);
+        }
+        self.len += 1;
+    }
+
+    /// A closed block lost one valid unit (it now has `valid`).
+    #[inline]
+    pub fn decremented(&mut self, b: u32, valid: u32) {
+        self.unlink(b, valid + 1);
+        self.link(b, valid);
+    }
+
+    /// The next victim by the policy, without removing it.
+    pub fn pick(&mut self, close_seq: &[u64], now_seq: u64) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        match self.policy {
+            GcPolicy::Fifo => self.fifo.front().copied(),
+            GcPolicy::Greedy => {
+                while self.min_hint < self.head.len() && self.head[self.min_hint] == NONE {
+                    self.min_hint += 1;
+                }
+                self.head.get(self.min_hint).copied()
+            }
+            GcPolicy::CostBenefit => {
+                let units = (self.head.len() - 1) as f64;
+                let mut best = (f64::NEG_INFINITY, NONE);
+                for v in 0..self.head.len() {
+                    let mut b = self.head[v];
+                    while b != NONE {
+                        let score = if v == 0 {
+                            f64::INFINITY
+                        } else {
+                            let age = (now_seq - close_seq[b as usize] + 1) as f64;
+                            (units - v as f64) * age / (2.0 * v as f64)
+                        };
+                        if score > best.0 || (score == best.0 && b < best.1) {
+                            best = (score, b);
+                        }
+                        b = self.next[b as usize];
+                    }
+                }
+                (best.1 != NONE).then_some(best.1)
+            }
+        }
+    }
+
+    /// Remove a block about to be cleaned.
+    pub fn remove(&mut self, b: u32, valid: u32) {
+        self.unlink(b, valid);
+        if self.policy == GcPolicy::Fifo {
+            if self.fifo.front() == Some(&b) {
+                self.fifo.pop_front();
+            } else if let Some(i) = self.fifo.iter().position(|&x| x == b) {
+                self.fifo.remove(i);
+            }
+        }
+        self.len -= 1;
+    }
+}
