@@ -1,15 +1,45 @@
-//! `ssdlab sim list` and `ssdlab sim show PRESET`: the simulated SSD's presets, printed from
-//! the `sim` crate (no logic here).
+//! `ssdlab sim list|show|validate`: the simulated SSD's presets, each parameter's source, and
+//! the fidelity scorecard (the claims of the review articles each preset meets or misses).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context as _};
+use suite::fidelity::{self, Claim, Outcome};
 
 /// What `ssdlab sim` does.
 #[derive(Debug, clap::Subcommand)]
 pub enum SimCmd {
     /// List the simulated SSD's presets.
     List,
-    /// Show a preset's resolved configuration, with over-provisioning in both conventions.
+    /// Show a preset's resolved configuration, where each parameter comes from, and which of
+    /// the reviews' claims it meets.
     Show {
         /// A preset, optionally with overrides (ultra-plus-256,op=25%) or a .toml file.
         preset: String,
+    },
+    /// Check presets against every claim of the review articles (the fidelity scorecard):
+    /// runs the tests the claims need and prints claim / published / simulated / pass.
+    Validate {
+        /// Presets to check (default: all); claims comparing them with other presets measure
+        /// those too.
+        presets: Vec<String>,
+        /// Only the claims `cargo test` checks (a few minutes).
+        #[arg(long)]
+        fast: bool,
+        /// Measurements run at once (default: the CPUs).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Print the table as Markdown (for BENCHMARKS.md).
+        #[arg(long)]
+        markdown: bool,
+        /// Also write the outcomes as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the outcomes to the committed scorecard (crates/suite/src/fidelity/scorecard.tsv,
+        /// from the workspace root): only with every claim checked.
+        #[arg(long)]
+        record: bool,
     },
 }
 
@@ -22,17 +52,199 @@ pub fn run(cmd: SimCmd) -> anyhow::Result<()> {
                 println!("{name:width$}  {summary}");
             }
             println!();
-            println!("Use one as --target sim:NAME[,key=value...]; `ssdlab sim show NAME` prints its parameters and the keys.");
+            println!("Use one as --target sim:NAME[,key=value...]; `ssdlab sim show NAME` prints its parameters, their sources and the claims it meets.");
         }
         SimCmd::Show { preset } => {
             let spec = preset.strip_prefix("sim:").unwrap_or(&preset);
             print!("{}", sim::describe(spec)?);
+            let name = spec.split(',').next().unwrap_or(spec);
+            print_claims(name, spec != name)?;
             println!();
             println!("override keys (sim:{spec},key=value):");
             for (key, meaning) in sim::KEYS {
                 println!("  {key:16} {meaning}");
             }
         }
+        SimCmd::Validate {
+            presets,
+            fast,
+            jobs,
+            markdown,
+            json,
+            record,
+        } => validate(presets, fast, jobs, markdown, json, record)?,
     }
     Ok(())
+}
+
+/// The claims about a preset and their recorded outcomes (honest limits).
+fn print_claims(preset: &str, overridden: bool) -> anyhow::Result<()> {
+    let claims: Vec<Claim> = fidelity::claims()
+        .map_err(anyhow::Error::msg)?
+        .into_iter()
+        .filter(|c| c.on.iter().any(|d| d == preset))
+        .collect();
+    println!();
+    if claims.is_empty() {
+        println!("review claims: none (no seed article measured this drive)");
+        return Ok(());
+    }
+    let recorded = fidelity::recorded();
+    let met = claims
+        .iter()
+        .filter(|c| recorded.get(&c.id).is_some_and(|r| r.outcome.pass))
+        .count();
+    println!(
+        "review claims about {preset}: meets {met} of {} in the last `ssdlab sim validate`{}",
+        claims.len(),
+        if overridden {
+            " (of the preset as shipped, not with your overrides)"
+        } else {
+            ""
+        }
+    );
+    for c in &claims {
+        let (mark, sim, stale) = match recorded.get(&c.id) {
+            Some(r) => (
+                if r.outcome.pass { "meets" } else { "MISSES" },
+                r.outcome.simulated.clone(),
+                r.fingerprint != fidelity::fingerprint(c),
+            ),
+            None => ("unchecked", String::new(), false),
+        };
+        println!(
+            "  {mark:9} {}: {} [published {}; simulated {sim}]{}",
+            c.id,
+            c.claim,
+            c.published_text(),
+            if stale {
+                " (recorded before the preset changed: rerun ssdlab sim validate)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
+}
+
+fn validate(
+    presets: Vec<String>,
+    fast: bool,
+    jobs: Option<usize>,
+    markdown: bool,
+    json: Option<PathBuf>,
+    record: bool,
+) -> anyhow::Result<()> {
+    let all = fidelity::claims().map_err(anyhow::Error::msg)?;
+    let known: BTreeSet<&str> = sim::presets().into_iter().map(|(n, _)| n).collect();
+    for p in &presets {
+        if !known.contains(p.as_str()) {
+            bail!(
+                "unknown preset '{p}': use one of {} (see `ssdlab sim list`)",
+                known.iter().copied().collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+    if record && (fast || !presets.is_empty()) {
+        bail!("--record writes the whole scorecard: run it without presets and without --fast");
+    }
+    let claims: Vec<Claim> = all
+        .into_iter()
+        .filter(|c| !fast || c.fast)
+        .filter(|c| presets.is_empty() || c.drives().iter().any(|d| presets.contains(d)))
+        .collect();
+    let jobs_list = fidelity::plan(&claims).map_err(anyhow::Error::msg)?;
+    let threads = jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    eprintln!(
+        "checking {} claims: {} measurements on {} presets, {threads} at a time",
+        claims.len(),
+        jobs_list.len(),
+        jobs_list
+            .iter()
+            .map(|(d, _)| d)
+            .collect::<BTreeSet<_>>()
+            .len()
+    );
+    let start = std::time::Instant::now();
+    let total = jobs_list.len();
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let measured = fidelity::measure_all(&jobs_list, threads, &|drive, m, secs| {
+        let n = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        eprintln!("  [{n}/{total}] {drive} {} ({secs:.1} s)", m.prefix());
+    })
+    .map_err(anyhow::Error::msg)?;
+    let outcomes: Vec<Outcome> = claims
+        .iter()
+        .map(|c| fidelity::evaluate(c, &measured))
+        .collect();
+    print_table(&claims, &outcomes, markdown);
+    let passed = outcomes.iter().filter(|o| o.pass).count();
+    let by_kind = |kind: &str| {
+        let (n, p) = claims
+            .iter()
+            .zip(&outcomes)
+            .filter(|(c, _)| c.kind == kind)
+            .fold((0, 0), |(n, p), (_, o)| (n + 1, p + o.pass as usize));
+        format!("{p} of {n} {kind}")
+    };
+    println!();
+    println!(
+        "{passed} of {} claims pass ({:.0}%): {}, {}; {:.0} s",
+        claims.len(),
+        100.0 * passed as f64 / claims.len().max(1) as f64,
+        by_kind("review"),
+        by_kind("spec"),
+        start.elapsed().as_secs_f64()
+    );
+    if let Some(path) = json {
+        let body =
+            serde_json::json!({ "claims": claims, "outcomes": outcomes, "figures": measured });
+        std::fs::write(&path, serde_json::to_string_pretty(&body)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if record {
+        let path = PathBuf::from(fidelity::SCORECARD_PATH);
+        if !path.exists() {
+            bail!(
+                "--record writes {}: run it from the workspace root",
+                fidelity::SCORECARD_PATH
+            );
+        }
+        std::fs::write(&path, fidelity::format_scorecard(&claims, &outcomes))
+            .with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("recorded the scorecard in {}", path.display());
+    }
+    Ok(())
+}
+
+fn print_table(claims: &[Claim], outcomes: &[Outcome], markdown: bool) {
+    if markdown {
+        println!("| claim | drive | published | simulated | |");
+        println!("|---|---|---|---|---|");
+        for (c, o) in claims.iter().zip(outcomes) {
+            println!(
+                "| {} ({}) | {} | {} | {} | {} |",
+                c.claim.replace('|', "\\|"),
+                c.id,
+                c.on.join(", "),
+                c.published_text(),
+                o.simulated.replace('|', "\\|"),
+                if o.pass { "pass" } else { "**miss**" }
+            );
+        }
+        return;
+    }
+    for (c, o) in claims.iter().zip(outcomes) {
+        println!(
+            "{:4} {:40} published {:28} simulated {}",
+            if o.pass { "pass" } else { "MISS" },
+            c.id,
+            c.published_text(),
+            o.simulated
+        );
+    }
 }

@@ -142,6 +142,13 @@ pub struct GcConfig {
     pub burst: Option<BurstSize>,
     /// Bursty: each burst's size varies by up to this share either way (deterministic).
     pub jitter_pct: f64,
+    /// Bursty: burst only while at least this share of the main array holds no valid data
+    /// (free or stale), percent; below it GC is paced. Firmware that chases peak speed when
+    /// it has room to spare.
+    pub burst_above_pct: f64,
+    /// Bursty: how many times faster than the host uses space a burst frees it (a large
+    /// value makes host writes wait for the whole burst).
+    pub burst_rate: f64,
     /// Relocate within a die with the NAND's copyback, crossing no channel.
     pub copyback: bool,
     /// Controller (firmware) time per relocated mapping unit, on the serial controller.
@@ -213,6 +220,8 @@ pub struct Config {
     pub trim: TrimConfig,
     /// Sequential read-ahead of one IO.
     pub read_ahead: bool,
+    /// Host reads go ahead of queued programs on a die (waiting only for the one in progress).
+    pub read_priority: bool,
     /// Data mode: real buffers, reads return zeros or an LBA stamp.
     pub data: bool,
     /// Seed of the drive's own variation (burst sizes, which trimmed units are kept).
@@ -234,9 +243,11 @@ impl Config {
             .unwrap_or(self.gc_threshold() + 2 * self.dies())
     }
 
-    /// Paced, bursty and latency-first GC start at this many free blocks.
+    /// Paced, bursty and latency-first GC start at this many free blocks: two blocks per die
+    /// above the all-out threshold, since host writes striped over every die open a block on
+    /// each at about the same time.
     pub fn gc_trigger(&self) -> u32 {
-        self.gc_threshold() + self.dies()
+        self.gc_threshold() + 2 * self.dies()
     }
 
     pub fn gc_burst(&self) -> BurstSize {
@@ -302,6 +313,7 @@ impl Config {
         for (name, v) in [
             ("meta", self.meta_pct),
             ("gc_jitter", self.gc.jitter_pct),
+            ("gc_burst_above", self.gc.burst_above_pct),
             (
                 "gc_burst",
                 match self.gc_burst() {
@@ -314,6 +326,12 @@ impl Config {
             if !(v.is_finite() && (0.0..=100.0).contains(&v)) {
                 return bad(format!("{name}={v}% must be between 0% and 100%"));
             }
+        }
+        if !(self.gc.burst_rate.is_finite() && self.gc.burst_rate > 1.0) {
+            return bad(format!(
+                "gc_burst_rate={} must be above 1: a burst must free space faster than the host uses it",
+                self.gc.burst_rate
+            ));
         }
         for (name, v) in [
             ("slc_drain_rate", self.slc.drain_mbps),

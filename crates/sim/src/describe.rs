@@ -143,19 +143,29 @@ impl Config {
             GcStyle::LatencyFirst => {
                 "latency-first (relocations spread over host writes, a stripe at a time)".into()
             }
-            GcStyle::Bursty => format!(
-                "bursty (to {} beyond the trigger{}, host writes waiting)",
-                match self.gc_burst() {
-                    BurstSize::Blocks(n) => format!("{n} blocks"),
-                    BurstSize::ReclaimablePct(p) =>
-                        format!("{p}% of the space holding no valid data"),
-                },
-                if self.gc.jitter_pct > 0.0 {
-                    format!(", +/-{}%", self.gc.jitter_pct)
+            GcStyle::Bursty => {
+                format!(
+                    "bursty (at {}x the host's pace to {} beyond the trigger{}, then resting)",
+                    self.gc.burst_rate,
+                    match self.gc_burst() {
+                        BurstSize::Blocks(n) => format!("{n} blocks"),
+                        BurstSize::ReclaimablePct(p) =>
+                            format!("{p}% of the space holding no valid data"),
+                    },
+                    if self.gc.jitter_pct > 0.0 {
+                        format!(", +/-{}%", self.gc.jitter_pct)
+                    } else {
+                        String::new()
+                    }
+                ) + &if self.gc.burst_above_pct > 0.0 {
+                    format!(
+                        ", while {}% or more of the main array holds no valid data, paced below",
+                        self.gc.burst_above_pct
+                    )
                 } else {
                     String::new()
                 }
-            ),
+            }
         };
         let _ = writeln!(
             w,
@@ -199,6 +209,15 @@ impl Config {
                 "on (one IO ahead on sequential reads)"
             } else {
                 "off"
+            }
+        );
+        let _ = writeln!(
+            w,
+            "read priority     {}",
+            if self.read_priority {
+                "on (a host read waits for the operation in progress, not the queue)"
+            } else {
+                "off (host reads queue behind programs and erases)"
             }
         );
         let _ = writeln!(

@@ -57,6 +57,13 @@ pub struct Ftl {
     pub(crate) gc_trigger: u32,
     pub(crate) gc_burst: BurstSize,
     pub(crate) gc_jitter: f64,
+    /// Bursty GC bursts only while this share of the main array holds no valid data.
+    pub(crate) gc_burst_above: f64,
+    /// Bursty GC: how much faster than the host uses space a burst frees it, whether a burst
+    /// is on, and the free blocks it stops at.
+    pub(crate) gc_burst_rate: f64,
+    pub(crate) gc_hot: bool,
+    pub(crate) gc_target: u32,
     pub(crate) copyback: bool,
     pub(crate) gc_unit_ns: u64,
     pub(crate) slc: SlcConfig,
@@ -72,6 +79,8 @@ pub struct Ftl {
     pub(crate) rng: Rng,
     pub(crate) seed: u64,
     read_ahead: bool,
+    /// With read priority: the longest a host read waits for the operation in progress.
+    read_wait_ns: Option<u64>,
     /// Metadata programs owed, in hundredths of a unit.
     meta_credit: f64,
     meta_pct: f64,
@@ -138,6 +147,10 @@ impl Ftl {
             gc_trigger: cfg.gc_trigger(),
             gc_burst: cfg.gc_burst(),
             gc_jitter: cfg.gc.jitter_pct / 100.0,
+            gc_burst_above: cfg.gc.burst_above_pct / 100.0,
+            gc_burst_rate: cfg.gc.burst_rate,
+            gc_hot: false,
+            gc_target: 0,
             copyback: cfg.gc.copyback,
             gc_unit_ns: cfg.gc.unit_ns,
             slc: cfg.slc.clone(),
@@ -150,6 +163,15 @@ impl Ftl {
             rng: Rng::new(cfg.seed),
             seed: cfg.seed,
             read_ahead: cfg.read_ahead,
+            read_wait_ns: cfg.read_priority.then(|| {
+                cfg.native
+                    .program
+                    .times()
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0)
+            }),
             meta_credit: 0.0,
             meta_pct: cfg.meta_pct,
             cursor: [0, 0],
@@ -309,6 +331,16 @@ impl Ftl {
         self.map.unmap(lpn);
     }
 
+    /// A host-initiated page read on die `d`: ahead of queued programs with `read_priority`,
+    /// else in line behind them.
+    #[inline]
+    fn host_read_op(&mut self, d: u32, t: u64, lat: u64) -> u64 {
+        match self.read_wait_ns {
+            Some(max_wait) => self.tl.die_read(d, t, lat, max_wait),
+            None => self.tl.die_op(d, t, lat),
+        }
+    }
+
     /// Read the NAND page holding `ppa` (for a read-modify-write); returns when its data is in
     /// the controller.
     fn read_unit(&mut self, ppa: u32, t: u64) -> u64 {
@@ -320,7 +352,7 @@ impl Ftl {
             self.native.read_ns
         };
         self.c.nand_read_ops += 1;
-        let done = self.tl.die_op(d, t, lat);
+        let done = self.host_read_op(d, t, lat);
         self.tl.channel_unit(self.layout.channel_of_die(d), done)
     }
 
@@ -427,7 +459,7 @@ impl Ftl {
                     } else {
                         self.native.read_ns
                     };
-                    die_done = self.tl.die_op(d, start, lat);
+                    die_done = self.host_read_op(d, start, lat);
                     last_stripe = ppa / stripe;
                     self.c.nand_read_ops += 1;
                 }
@@ -497,6 +529,7 @@ impl Ftl {
         self.cursor = [0, 0];
         self.in_turn = [0, 0];
         self.gc_credit = 0;
+        self.gc_hot = false;
         self.meta_credit = 0.0;
         self.slc_draining = false;
         self.slc_next_fold = 0;

@@ -6,7 +6,9 @@
 //!   space it frees, a stripe at a time;
 //! - **paced**: a whole victim is cleaned each time the host has used the space the previous
 //!   one freed;
-//! - **bursty**: victims are cleaned until a high watermark, host writes waiting.
+//! - **bursty**: below the trigger, GC cleans `gc_burst_rate` times faster than the host uses
+//!   space until a high watermark (`gc_burst` beyond the trigger), then rests: stretches of
+//!   slow host writes between stretches at full speed.
 //!
 //! Relocation is on the real path: each valid unit is read on its die, crosses its channel
 //! into the controller and crosses the destination's channel to be programmed (or, with
@@ -96,28 +98,45 @@ impl Ftl {
         }
         match self.style {
             GcStyle::Paced => self.paced_gc(t),
+            GcStyle::Bursty if self.reclaimable_share() < self.gc_burst_above => self.paced_gc(t),
             GcStyle::Bursty => {
-                if self.blocks.free_main_count <= self.gc_trigger {
-                    let burst = self.next_burst();
-                    self.foreground_gc(t, self.gc_trigger + burst);
+                let free = self.blocks.free_main_count;
+                if !self.gc_hot && free <= self.gc_trigger {
+                    self.gc_hot = true;
+                    self.gc_credit = 0;
+                    self.gc_target = self.gc_trigger + self.next_burst();
+                }
+                if self.gc_hot && free > self.gc_target {
+                    self.gc_hot = false;
+                    self.gc_credit = 0;
+                }
+                if self.gc_hot {
+                    self.paced_step(t, self.gc_burst_rate);
                 }
             }
             GcStyle::LatencyFirst => self.incremental_gc(t),
         }
     }
 
+    /// Main-array blocks' worth of space holding no valid data (free or stale).
+    fn reclaimable_blocks(&self) -> u64 {
+        let held = self
+            .map
+            .mapped_units()
+            .div_ceil(self.layout.block_units as u64);
+        self.layout.main_blocks().saturating_sub(held)
+    }
+
+    /// The share of the main array holding no valid data, 0..1.
+    fn reclaimable_share(&self) -> f64 {
+        self.reclaimable_blocks() as f64 / self.layout.main_blocks() as f64
+    }
+
     /// Blocks the next burst frees, jittered deterministically around `gc_burst`.
     fn next_burst(&mut self) -> u32 {
         let base = match self.gc_burst {
             BurstSize::Blocks(n) => n as f64,
-            BurstSize::ReclaimablePct(p) => {
-                let held = self
-                    .map
-                    .mapped_units()
-                    .div_ceil(self.layout.block_units as u64);
-                let reclaimable = self.layout.main_blocks().saturating_sub(held);
-                reclaimable as f64 * p / 100.0
-            }
+            BurstSize::ReclaimablePct(p) => self.reclaimable_blocks() as f64 * p / 100.0,
         };
         let x = if self.gc_jitter > 0.0 {
             self.rng.unit() * 2.0 - 1.0
@@ -134,6 +153,12 @@ impl Ftl {
             self.gc_credit = 0;
             return;
         }
+        self.paced_step(t, 1.0);
+    }
+
+    /// Clean a victim whenever the host has used `1/rate` of the space the previous one
+    /// freed: at rate 1 GC keeps pace with the host, above it GC gains on it.
+    fn paced_step(&mut self, t: u64, rate: f64) {
         if self.gc_credit > 0 {
             return;
         }
@@ -142,7 +167,7 @@ impl Ftl {
         self.in_gc = true;
         if self.clean_block(v, t) {
             self.c.gc_invocations += 1;
-            self.gc_credit += (self.layout.block_units - valid) as i64;
+            self.gc_credit += ((self.layout.block_units - valid) as f64 / rate).ceil() as i64;
         }
         self.in_gc = false;
     }

@@ -104,6 +104,14 @@ pub const KEYS: &[(&str, &str)] = &[
         "bursty GC: burst sizes vary by up to this share either way: gc_jitter=50%",
     ),
     (
+        "gc_burst_rate",
+        "bursty GC: a burst frees space this many times faster than the host uses it: gc_burst_rate=2",
+    ),
+    (
+        "gc_burst_above",
+        "bursty GC: burst only while at least this share of the main array holds no valid data, else paced: gc_burst_above=20%",
+    ),
+    (
         "copyback",
         "on/off: GC relocates within a die with copyback, crossing no channel",
     ),
@@ -149,6 +157,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("read_ahead", "on/off: sequential read-ahead of one IO"),
     (
+        "read_priority",
+        "on/off: host reads go ahead of queued programs on a die (waiting only for the one in progress)",
+    ),
+    (
         "data",
         "on/off: real buffers; reads return zeros (unmapped) or an LBA stamp (mapped)",
     ),
@@ -180,6 +192,8 @@ const BASE: &[(&str, &str)] = &[
     ("gc", "greedy"),
     ("gc_style", "paced"),
     ("gc_jitter", "0%"),
+    ("gc_burst_above", "0%"),
+    ("gc_burst_rate", "2"),
     ("copyback", "off"),
     ("gc_unit", "0ns"),
     ("slc_cache", "0"),
@@ -192,6 +206,7 @@ const BASE: &[(&str, &str)] = &[
     ("trim_keep", "0%"),
     ("trim_rate", "0"),
     ("read_ahead", "on"),
+    ("read_priority", "on"),
     ("data", "off"),
     ("seed", "1"),
 ];
@@ -234,6 +249,8 @@ fn base() -> Config {
             bg_threshold: None,
             burst: None,
             jitter_pct: 0.0,
+            burst_above_pct: 0.0,
+            burst_rate: 2.0,
             copyback: false,
             unit_ns: 0,
         },
@@ -251,6 +268,7 @@ fn base() -> Config {
             rate_mbps: 0.0,
         },
         read_ahead: true,
+        read_priority: true,
         data: false,
         seed: 1,
     };
@@ -461,6 +479,12 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
             })
         }
         "gc_jitter" => cfg.gc.jitter_pct = percent(key, v)?,
+        "gc_burst_above" => cfg.gc.burst_above_pct = percent(key, v)?,
+        "gc_burst_rate" => {
+            cfg.gc.burst_rate = v
+                .parse()
+                .map_err(|_| format!("{key}={v}: expected a number above 1, e.g. {key}=2"))?
+        }
         "copyback" => cfg.gc.copyback = boolean(key, v)?,
         "gc_unit" => cfg.gc.unit_ns = duration(key, v)?,
         "slc_cache" => cfg.slc.bytes = size(key, v)?,
@@ -473,6 +497,7 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
         "trim_keep" => cfg.trim.keep_pct = percent(key, v)?,
         "trim_rate" => cfg.trim.rate_mbps = rate_or_zero(key, v)?,
         "read_ahead" => cfg.read_ahead = boolean(key, v)?,
+        "read_priority" => cfg.read_priority = boolean(key, v)?,
         "data" => cfg.data = boolean(key, v)?,
         "seed" => {
             cfg.seed = v

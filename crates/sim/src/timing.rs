@@ -102,6 +102,8 @@ pub fn transfer_ns(bytes: u64, mbps: f64) -> u64 {
 #[derive(Clone, Debug)]
 pub struct Timeline {
     pub die_free: Vec<u64>,
+    /// When each die's last prioritised read ends (`die_read`).
+    pub read_free: Vec<u64>,
     pub chan_free: Vec<u64>,
     pub ctrl_free: u64,
     pub link_free: u64,
@@ -129,6 +131,7 @@ impl Timeline {
     ) -> Timeline {
         Timeline {
             die_free: vec![0; dies as usize],
+            read_free: vec![0; dies as usize],
             chan_free: vec![0; channels as usize],
             ctrl_free: 0,
             link_free: 0,
@@ -138,6 +141,20 @@ impl Timeline {
             cmd_read_ns,
             cmd_write_ns,
         }
+    }
+
+    /// A host read on a die that serves reads first: it waits for the operation in progress
+    /// (at most `max_wait`, one program) and for earlier reads, not for the whole queue of
+    /// programs and erases, which it pushes back by its own duration. Returns its end.
+    #[inline]
+    pub fn die_read(&mut self, die: u32, ready: u64, ns: u64, max_wait: u64) -> u64 {
+        let busy = &mut self.die_free[die as usize];
+        let wait = busy.saturating_sub(ready).min(max_wait);
+        let r = &mut self.read_free[die as usize];
+        let end = (ready + wait).max(*r) + ns;
+        *r = end;
+        *busy = (*busy).max(ready) + ns;
+        end
     }
 
     /// Occupy a die for `ns` starting no earlier than `ready`; returns the end.

@@ -2,6 +2,7 @@
 //! need, and the self-describing results they produce.
 
 pub mod context;
+pub mod fidelity;
 pub mod params;
 pub mod precondition;
 pub mod replay;

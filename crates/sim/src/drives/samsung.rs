@@ -41,10 +41,10 @@ const EVO: &[Param] = &[
         "'Surprisingly, it's not [functional]' ... 'even after a full drive the performance has not fully recovered'",
     ),
     fitted("trim_keep", "30%", "evo-120-trim-after (126.2 MB/s after TRIM)"),
-    fitted("gc_style", "bursty", "client-scatter, evo-msata-1tb-op-drops"),
-    fitted("gc_burst", "0.5%", "client-scatter"),
+    fitted("gc_style", "bursty", "client-scatter"),
+    fitted("gc_burst", "4", "client-scatter"),
+    fitted("gc_burst_rate", "1.5", "client-scatter"),
     fitted("gc_jitter", "50%", "client-scatter"),
-    fitted("gc_unit", "1us", "evo-120-trim-dirty"),
     assumed("write_buffer", "32MiB", "part of the DRAM buffers writes"),
 ];
 
@@ -239,7 +239,7 @@ const PRO_256_PARTS: &[Param] = &[
     assumed("pages_per_block", "128", "typical of 21nm MLC"),
     assumed("op", "7.3%", "256 GiB raw for 256 GB"),
     assumed("t_read", "45us", "typical of 21nm MLC"),
-    assumed("t_prog", "600us/1800us", "21nm MLC, LSB:MSB 1:3"),
+    fitted("t_prog", "500us/1500us", "xii-480-seq-write-equals-pro (32 dies of 16 KiB stripes at the SATA link); LSB:MSB 1:3 assumed"),
     assumed("channel_mbps", "400", "Toggle DDR 2.0 channels"),
     fitted(
         "cmd_read",

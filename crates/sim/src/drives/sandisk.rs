@@ -31,22 +31,40 @@ const EX2_ABL: &[Param] = &[
     assumed("channel_mbps", "200", "ONFI 2.x channels of the 88SS917x/9187 generation"),
 ];
 
-/// SanDisk's firmware on Marvell controllers: greedy GC in bursts to a watermark that grows
-/// with the free space, so extra spare area makes the drive chase peak speed.
+/// SanDisk's firmware on Marvell controllers: GC whose firmware time per relocated unit
+/// sets the steady state (the same cost fits both drives the seeds quote at ~5K), cleaning
+/// in bursts at 1.5x the host's pace.
 const SANDISK_FIRMWARE: &[Param] = &[
+    fitted(
+        "gc_unit",
+        "22us",
+        "up-256-steady-5k, x300s-steady-5k (one firmware cost fits both)",
+    ),
     fitted(
         "gc_style",
         "bursty",
-        "xii-480-consistent, xii-480-spare-less-consistent",
+        "up-256-more-consistent-than-pro, xii-480-spare-less-consistent",
     ),
-    fitted(
-        "gc_burst",
+    fitted("gc_burst_rate", "1.5", "client-scatter"),
+    fitted("gc_jitter", "50%", "client-scatter"),
+    assumed(
+        "meta",
         "1%",
-        "xii-480-spare-less-consistent, x300s-burst",
+        "the mapping table's journal, kept in nCache [000]",
     ),
-    fitted("gc_jitter", "50%", "xii-480-consistent, client-scatter"),
-    fitted("gc_unit", "2us", "up-256-steady-5k, x300s-steady-5k"),
-    assumed("meta", "1%", "mapping table journal kept in nCache"),
+];
+
+/// The Extreme II's newer firmware prioritises consistency: paced GC unless a quarter of the
+/// main array or more holds no valid data, when it cleans ahead in long bursts to chase peak
+/// speed.
+const CONSISTENCY_FIRST: &[Param] = &[
+    published(
+        "gc_burst_above",
+        "20%",
+        "001",
+        "'increasing the amount of spare area on the drive actually reduces IO consistency ... as SanDisk's firmware aggressively attempts to improve the overall performance' (the 20% threshold is fitted)",
+    ),
+    fitted("gc_burst", "0.5%", "xii-480-spare-less-consistent"),
 ];
 
 /// Extreme II: Marvell 88SS9187, ~14% spare area, ~1 MB DRAM per GB.
@@ -78,6 +96,7 @@ pub const EXTREME_II_120: Preset = Preset {
     params: &[
         EX2_ABL,
         SANDISK_FIRMWARE,
+        CONSISTENCY_FIRST,
         EXTREME_II,
         &[
             published("capacity", "120034123776", "000", "120GB (IDEMA LBA count)"),
@@ -96,6 +115,7 @@ pub const EXTREME_II_240: Preset = Preset {
     params: &[
         EX2_ABL,
         SANDISK_FIRMWARE,
+        CONSISTENCY_FIRST,
         EXTREME_II,
         &[
             published("capacity", "240057409536", "000", "240GB (IDEMA LBA count)"),
@@ -114,6 +134,7 @@ pub const EXTREME_II_480: Preset = Preset {
     params: &[
         EX2_ABL,
         SANDISK_FIRMWARE,
+        CONSISTENCY_FIRST,
         EXTREME_II,
         &[
             published("capacity", "480103981056", "000", "480GB (IDEMA LBA count)"),
@@ -128,19 +149,20 @@ pub const EXTREME_II_480: Preset = Preset {
 /// Ultra Plus: Marvell 88SS9175, four channels, ~7% spare, half the DRAM of a 4 KiB table.
 const ULTRA_PLUS: &[Param] = &[
     published("channels", "4", "002", "'four independent NAND channels'"),
-    derived(
+    published(
         "map_unit",
-        "8KiB",
-        "002",
-        "128MB of DRAM for 256GB is 0.5 MB per GB: half what a 4 KiB table needs, so 8 KiB units",
+        "4KiB",
+        "000",
+        "'The indirection/page table is stored in nCache' (128MB of DRAM holds half of a 4 KiB table; paging the rest is not modelled)",
     ),
     fitted(
         "planes",
         "1",
         "up-atto-write-trails (the 'light version' of the 9174 programs one plane at a time)",
     ),
-    fitted("cmd_read", "11us", "up-qd3-read-second"),
-    fitted("cmd_write", "13us", "up-qd32-write-no-scaling"),
+    fitted("cmd_read", "11us", "up-qd3-read-below-pro"),
+    fitted("cmd_write", "25us", "up-qd32-write-no-scaling, up-random-write-below-pro"),
+    fitted("gc_burst", "3", "up-256-more-consistent-than-pro, client-scatter"),
     assumed(
         "write_buffer",
         "16MiB",
@@ -212,6 +234,7 @@ pub const X300S_512: Preset = Preset {
     params: &[
         EX2_ABL,
         SANDISK_FIRMWARE,
+        CONSISTENCY_FIRST,
         EXTREME_II,
         &[
             published("capacity", "512110190592", "003", "512GB (IDEMA LBA count)"),

@@ -1,0 +1,391 @@
+//! What the scorecard measures on a preset: the methodology's own tests (at their full
+//! parameters) and two measurements the articles describe outside them (spec-sheet bursts,
+//! a TurboWrite write). Each measurement gives named figures, `measure.figure`, that the
+//! claims refer to.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+
+use engine::pattern::DataKind;
+use engine::workload::{Access, Limit, Workload};
+use engine::Device;
+
+use crate::context::{Context, Silent};
+use crate::params::{ns, Overrides};
+use crate::replay::ReplayAnalysis;
+use crate::result::TestResult;
+use crate::stats::{drop_time, series_stats};
+use crate::tests;
+use crate::tests::trim::TrimAnalysis;
+
+/// Figures by name, e.g. "consistency.steady_cv".
+pub type Figures = BTreeMap<String, f64>;
+
+/// One measurement run on a fresh simulated drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Measure {
+    /// Vendor-style bursts on a clean drive: 128 KiB sequential and 4 KiB random (8 GiB span)
+    /// at QD32, 3 s each.
+    Spec,
+    /// The four corners.
+    Corners,
+    /// AS-SSD incompressible sequential.
+    AsSsd,
+    /// ATTO transfer-size sweep.
+    Atto,
+    /// IO consistency, default spare area and 25% spare area.
+    Consistency,
+    Consistency25,
+    /// TRIM validation.
+    Trim,
+    /// Storage Bench look-alikes.
+    Heavy,
+    Light,
+    Destroyer,
+    /// A 128 KiB sequential write over the whole drive, ten minutes idle, and again.
+    TurboWrite,
+}
+
+pub const ALL: &[Measure] = &[
+    Measure::Spec,
+    Measure::Corners,
+    Measure::AsSsd,
+    Measure::Atto,
+    Measure::Consistency,
+    Measure::Consistency25,
+    Measure::Trim,
+    Measure::Heavy,
+    Measure::Light,
+    Measure::Destroyer,
+    Measure::TurboWrite,
+];
+
+impl Measure {
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Measure::Spec => "spec",
+            Measure::Corners => "corners",
+            Measure::AsSsd => "asssd",
+            Measure::Atto => "atto",
+            Measure::Consistency => "consistency",
+            Measure::Consistency25 => "consistency25",
+            Measure::Trim => "trim",
+            Measure::Heavy => "heavy",
+            Measure::Light => "light",
+            Measure::Destroyer => "destroyer",
+            Measure::TurboWrite => "turbo",
+        }
+    }
+
+    /// Relative wall-time cost, to start the longest jobs first.
+    pub fn cost(self) -> u32 {
+        match self {
+            Measure::Destroyer => 10,
+            Measure::Trim => 8,
+            Measure::Consistency | Measure::Consistency25 => 6,
+            Measure::TurboWrite | Measure::Heavy => 3,
+            _ => 1,
+        }
+    }
+
+    /// The measurements a figure needs: its own prefix's, and both consistency runs for the
+    /// spare-area ratios.
+    pub fn needed_by(figure: &str) -> Result<Vec<Measure>, String> {
+        if figure.starts_with("spare.") {
+            return Ok(vec![Measure::Consistency, Measure::Consistency25]);
+        }
+        let prefix = figure.split('.').next().unwrap_or("");
+        ALL.iter()
+            .find(|m| m.prefix() == prefix)
+            .map(|&m| vec![m])
+            .ok_or_else(|| format!("unknown figure '{figure}'"))
+    }
+
+    /// Run on a fresh drive from `spec` (what follows `sim:`).
+    pub fn run(self, spec: &str) -> Result<Figures, String> {
+        let mut dev = sim::open(spec).map_err(|e| e.to_string())?;
+        let stop = AtomicBool::new(false);
+        let mut silent = Silent;
+        let mut ctx = Context::new(&stop, &mut silent);
+        let test = |name: &str, dev: &mut sim::SimSsd, ctx: &mut Context, o: Overrides| {
+            tests::run(name, dev, ctx, &o).map_err(|e| format!("{name}: {e}"))
+        };
+        let mut f = Figures::new();
+        let p = self.prefix();
+        let mut put = |name: &str, v: f64| {
+            f.insert(format!("{p}.{name}"), v);
+        };
+        match self {
+            Measure::Spec => spec_bursts(&mut dev, &mut ctx, &mut put)?,
+            Measure::Corners => {
+                let rs = test("corners", &mut dev, &mut ctx, Overrides::default())?;
+                let find = |test: &str, variant: Option<&str>| {
+                    rs.iter()
+                        .find(|r| r.test == test && r.variant.as_deref() == variant)
+                        .map(|r| r.summary.clone())
+                        .ok_or_else(|| format!("corners: no {test} result"))
+                };
+                let rr = find("random-read", None)?.iops;
+                let rw = find("random-write", Some("incompressible"))?.iops;
+                let rw32 = find("random-write-qd32", None)?.iops;
+                put("random_read_iops", rr);
+                put("random_write_iops", rw);
+                put("random_write_qd32_iops", rw32);
+                put("qd32_scaling", rw32 / rw);
+                put("seq_read_mbps", find("seq-read", None)?.mbps);
+                put(
+                    "seq_write_mbps",
+                    find("seq-write", Some("incompressible"))?.mbps,
+                );
+            }
+            Measure::AsSsd => {
+                for r in test(
+                    "seq-incompressible",
+                    &mut dev,
+                    &mut ctx,
+                    Overrides::default(),
+                )? {
+                    let v = r.variant.clone().unwrap_or_default();
+                    put(&format!("{v}_mbps"), r.summary.mbps);
+                }
+            }
+            Measure::Atto => {
+                for r in test("transfer-sweep", &mut dev, &mut ctx, Overrides::default())? {
+                    let v = r.variant.clone().unwrap_or_default();
+                    let at = |size: f64| {
+                        r.points
+                            .iter()
+                            .find(|p| p.x == size)
+                            .map(|p| p.summary.mbps)
+                    };
+                    put(
+                        &format!("{v}_peak_mbps"),
+                        r.analysis["peak_mbps"].as_f64().unwrap_or(0.0),
+                    );
+                    put(&format!("{v}_4k_mbps"), at(4096.0).unwrap_or(0.0));
+                    let small: Vec<f64> = r
+                        .points
+                        .iter()
+                        .filter(|p| p.x <= 8192.0)
+                        .map(|p| p.summary.mbps)
+                        .collect();
+                    put(
+                        &format!("{v}_small_mbps"),
+                        small.iter().sum::<f64>() / small.len().max(1) as f64,
+                    );
+                }
+            }
+            Measure::Consistency | Measure::Consistency25 => {
+                let o = Overrides {
+                    spare_pct: (self == Measure::Consistency25).then_some(25.0),
+                    ..Overrides::default()
+                };
+                let r = test("consistency", &mut dev, &mut ctx, o)?;
+                consistency_figures(&r[0], &mut put);
+            }
+            Measure::Trim => {
+                let r = &test("trim", &mut dev, &mut ctx, Overrides::default())?[0];
+                let a: TrimAnalysis = typed(r)?;
+                put("clean_60s_mbps", a.clean.first_60s_mbps);
+                put("dirty_60s_mbps", a.dirty.first_60s_mbps);
+                put("after_60s_mbps", a.after_trim.first_60s_mbps);
+                put("functional", if a.functional { 1.0 } else { 0.0 });
+                let first10: Vec<f64> = a
+                    .after_trim
+                    .curve
+                    .iter()
+                    .filter(|p| p.0 <= 10.0)
+                    .map(|p| p.1)
+                    .collect();
+                put(
+                    "after_first_10pct_mbps",
+                    first10.iter().sum::<f64>() / first10.len().max(1) as f64,
+                );
+            }
+            Measure::Heavy | Measure::Light | Measure::Destroyer => {
+                let trace = match self {
+                    Measure::Heavy => "heavy-2011",
+                    Measure::Light => "light-2011",
+                    _ => "destroyer-2013",
+                };
+                let o = Overrides {
+                    trace: Some(trace.into()),
+                    ..Overrides::default()
+                };
+                let r = &test("storage-bench", &mut dev, &mut ctx, o)?[0];
+                let a: ReplayAnalysis = typed(r)?;
+                put("data_rate_mbps", a.metrics.data_rate_mbps);
+                put("service_us", a.metrics.avg_service_time_us);
+            }
+            Measure::TurboWrite => turbo_write(&mut dev, &mut ctx, &mut put)?,
+        }
+        Ok(f)
+    }
+}
+
+/// A result's analysis as its test's type.
+fn typed<T: serde::de::DeserializeOwned>(r: &TestResult) -> Result<T, String> {
+    serde_json::from_value(r.analysis.clone()).map_err(|e| format!("{}: analysis: {e}", r.test))
+}
+
+/// Figures of one consistency run from its per-second IOPS.
+fn consistency_figures(r: &TestResult, put: &mut impl FnMut(&str, f64)) {
+    let iops: Vec<f64> = r.per_second.iter().map(|p| p.iops).collect();
+    let mean = |w: &[f64]| w.iter().sum::<f64>() / w.len().max(1) as f64;
+    let steady_from =
+        (r.analysis["steady_from_s"].as_f64().unwrap_or(1400.0) as usize).min(iops.len());
+    if let Some(s) = series_stats(&iops[steady_from..]) {
+        put("steady_mean", s.mean);
+        put("steady_median", s.median);
+        put("steady_p1", s.p1);
+        put("steady_cv", s.stddev / s.mean.max(1e-9));
+    }
+    let opening = mean(&iops[..iops.len().min(10)]);
+    put("burst_mean", opening);
+    let drop = drop_time(&iops);
+    put("drop_s", drop.map_or(f64::NAN, |d| d as f64));
+    if let Some(d) = drop {
+        let after = &iops[d..(d + 60).min(iops.len())];
+        if let Some(s) = series_stats(after) {
+            put("plateau", s.median);
+        }
+        // The strongest 20-second stretch between the plateau and the steady state.
+        let from = (d + 60).min(steady_from);
+        let best = iops[from..steady_from]
+            .windows(20)
+            .map(mean)
+            .fold(0.0, f64::max);
+        let steady = mean(&iops[steady_from..]);
+        put("burst_ratio", best / steady.max(1e-9));
+    }
+    put(
+        "cliff_ratio",
+        opening / mean(&iops[steady_from..]).max(1e-9),
+    );
+    let dips = |from: usize, to: usize| {
+        iops[from.min(iops.len())..to.min(iops.len())]
+            .iter()
+            .filter(|&&v| v <= 1500.0)
+            .count() as f64
+    };
+    put("dips_300_800", dips(300, 800));
+    put("dips_800_2000", dips(800, 2000));
+}
+
+/// Spec-sheet figures as vendors measure them: short bursts (3 s) at QD32 on a clean drive.
+fn spec_bursts(
+    dev: &mut sim::SimSsd,
+    ctx: &mut Context,
+    put: &mut impl FnMut(&str, f64),
+) -> Result<(), String> {
+    let cap = dev.geometry().capacity_bytes;
+    let span = (8u64 << 30).min(cap);
+    let burst = |access, block: u32, read_pct, span| Workload {
+        access,
+        block_bytes: block,
+        offset_bytes: 0,
+        span_bytes: span / block as u64 * block as u64,
+        read_pct,
+        op: None,
+        data: DataKind::Incompressible,
+        qd: 32,
+        limit: Limit {
+            duration_ns: Some(ns(3.0)),
+            ..Limit::default()
+        },
+        seed: 1,
+    };
+    let mut run = |dev: &mut sim::SimSsd, w: &Workload, erase: bool| {
+        if erase {
+            dev.secure_erase().map_err(|e| e.to_string())?;
+        }
+        ctx.drive(dev, w, "spec burst", false)
+            .map(|o| o.measurements.summary)
+            .map_err(|e| e.to_string())
+    };
+    let sw = run(dev, &burst(Access::Sequential, 128 << 10, 0, cap), true)?;
+    put("seq_write_mbps", sw.mbps);
+    let rw = run(dev, &burst(Access::Random, 4096, 0, span), true)?;
+    put("random_write_iops", rw.iops);
+    // Reads over written data: fill the span first.
+    let fill = crate::precondition::fill_workload(0, span, DataKind::Incompressible, 1);
+    run(dev, &fill, true)?;
+    let sr = run(dev, &burst(Access::Sequential, 128 << 10, 100, span), false)?;
+    put("seq_read_mbps", sr.mbps);
+    let rr = run(dev, &burst(Access::Random, 4096, 100, span), false)?;
+    put("random_read_iops", rr.iops);
+    Ok(())
+}
+
+/// A 128 KiB sequential write at QD1 over the whole drive: the pseudo-SLC cache's speed, when
+/// it runs out and the speed after; then idle until the cache has folded, and the speed of a
+/// new write after ten minutes' idle.
+fn turbo_write(
+    dev: &mut sim::SimSsd,
+    ctx: &mut Context,
+    put: &mut impl FnMut(&str, f64),
+) -> Result<(), String> {
+    let cap = dev.geometry().capacity_bytes;
+    let block = 128u32 << 10;
+    let w = |bytes: u64| Workload {
+        access: Access::Sequential,
+        block_bytes: block,
+        offset_bytes: 0,
+        span_bytes: cap / block as u64 * block as u64,
+        read_pct: 0,
+        op: None,
+        data: DataKind::Incompressible,
+        qd: 1,
+        limit: Limit {
+            bytes: Some(bytes),
+            ..Limit::default()
+        },
+        seed: 1,
+    };
+    let out = ctx
+        .drive(
+            dev,
+            &w(cap / block as u64 * block as u64),
+            "TurboWrite",
+            false,
+        )
+        .map_err(|e| e.to_string())?;
+    let mbps: Vec<f64> = out.measurements.per_second.iter().map(|p| p.mbps).collect();
+    let first = mbps.iter().skip(1).take(5).sum::<f64>() / mbps.len().clamp(1, 5) as f64;
+    put("first_mbps", first);
+    let drop = mbps.iter().position(|&m| m < 0.7 * first);
+    put("drop_s", drop.map_or(f64::NAN, |d| d as f64));
+    // After the buffer: the median of the rest (the speed may not drop where TLC alone
+    // reaches the link).
+    let from = drop.unwrap_or(0) + 5;
+    let rest = &mbps[from.min(mbps.len() - 1)..mbps.len() - 1];
+    put(
+        "after_mbps",
+        series_stats(rest).map_or(f64::NAN, |s| s.median),
+    );
+    // When the buffer ran out: the data it took at the speed it took it.
+    let cached_bytes = dev
+        .counters()
+        .and_then(|c| c["slc_cache_hits"].as_f64())
+        .unwrap_or(0.0)
+        * 4096.0;
+    put("buffer_s", cached_bytes / (first * 1e6).max(1.0));
+    // Idle a second at a time until the cache is empty (at most ten minutes).
+    let cached = |dev: &sim::SimSsd| {
+        dev.counters()
+            .and_then(|c| c["slc_cached_blocks"].as_u64())
+            .unwrap_or(0)
+    };
+    let mut waited = 0u32;
+    while cached(dev) > 0 && waited < 600 {
+        engine::driver::idle(dev, ns(1.0)).map_err(|e| e.to_string())?;
+        waited += 1;
+    }
+    put("fold_s", waited as f64);
+    engine::driver::idle(dev, ns(600.0 - waited as f64)).map_err(|e| e.to_string())?;
+    let again = ctx
+        .drive(dev, &w(5 * 520_000_000), "TurboWrite after idle", false)
+        .map_err(|e| e.to_string())?;
+    put("recovered_mbps", again.measurements.summary.mbps);
+    Ok(())
+}

@@ -1,0 +1,427 @@
+//! The fidelity scorecard: every figure and claim the review articles in `shared/seeds/`
+//! publish that a preset can be checked against (`claims.toml`), the measurements that check
+//! them (`measure.rs`), and the outcome of the last full run (`scorecard.tsv`, written by
+//! `ssdlab sim validate --record`), which `ssdlab sim show` quotes.
+//!
+//! A claim is checked on simulated figures: a value within a tolerance, a bound, or an
+//! ordering between drives (or between two figures of one drive).
+
+pub mod measure;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+pub use measure::{Figures, Measure};
+
+/// The claims, as committed.
+pub const CLAIMS_TOML: &str = include_str!("claims.toml");
+/// The last full run's outcomes, as committed.
+pub const SCORECARD_TSV: &str = include_str!("scorecard.tsv");
+/// Where `--record` writes, relative to the workspace root.
+pub const SCORECARD_PATH: &str = "crates/suite/src/fidelity/scorecard.tsv";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// Within `tolerance` percent of `published`.
+    Value,
+    AtMost,
+    AtLeast,
+    /// `published` = [low, high].
+    Between,
+    /// Less or greater than `than` (times `factor`).
+    Less,
+    Greater,
+    /// Within `tolerance` percent of `than`.
+    Near,
+    /// The lowest or highest of `among`.
+    Lowest,
+    Highest,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    pub id: String,
+    /// "spec" (a spec-sheet figure an article prints) or "review" (what the reviewer measured
+    /// or saw).
+    pub kind: String,
+    /// The claim in words.
+    pub claim: String,
+    /// The seed article and its words.
+    pub source: String,
+    /// The drives the claim is about: each must meet it.
+    pub on: Vec<String>,
+    pub metric: String,
+    pub check: Check,
+    #[serde(default)]
+    pub published: Option<toml::Value>,
+    /// Percent, for value and near.
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    /// "drive" or "drive:metric" to compare with (less, greater, near).
+    #[serde(default)]
+    pub than: Option<String>,
+    #[serde(default)]
+    pub factor: Option<f64>,
+    /// Drives compared with (lowest, highest).
+    #[serde(default)]
+    pub among: Vec<String>,
+    /// Part of the fast subset `cargo test` runs.
+    #[serde(default)]
+    pub fast: bool,
+}
+
+#[derive(Deserialize)]
+struct ClaimsFile {
+    claim: Vec<Claim>,
+}
+
+/// Every claim of the table.
+pub fn claims() -> Result<Vec<Claim>, String> {
+    let file: ClaimsFile = toml::from_str(CLAIMS_TOML).map_err(|e| format!("claims.toml: {e}"))?;
+    Ok(file.claim)
+}
+
+impl Claim {
+    /// (drive, metric) pairs the claim reads.
+    pub fn inputs(&self) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = self
+            .on
+            .iter()
+            .map(|d| (d.clone(), self.metric.clone()))
+            .collect();
+        if let Some(than) = &self.than {
+            for d in &self.on {
+                v.push(split_than(than, d, &self.metric));
+            }
+        }
+        for d in &self.among {
+            v.push((d.clone(), self.metric.clone()));
+        }
+        v
+    }
+
+    /// Every drive the claim needs measured.
+    pub fn drives(&self) -> BTreeSet<String> {
+        self.inputs().into_iter().map(|(d, _)| d).collect()
+    }
+
+    /// What the article says, for the table.
+    pub fn published_text(&self) -> String {
+        let num = |v: &toml::Value| v.as_float().or(v.as_integer().map(|i| i as f64));
+        let p = self.published.as_ref();
+        match self.check {
+            Check::Value => format!(
+                "{} ±{}%",
+                p.and_then(num).map_or("?".into(), fmt_num),
+                self.tolerance.unwrap_or(15.0)
+            ),
+            Check::AtMost => format!("<= {}", p.and_then(num).map_or("?".into(), fmt_num)),
+            Check::AtLeast => format!(">= {}", p.and_then(num).map_or("?".into(), fmt_num)),
+            Check::Between => match p.and_then(|v| v.as_array()) {
+                Some(a) if a.len() == 2 => format!(
+                    "{}-{}",
+                    num(&a[0]).map_or("?".into(), fmt_num),
+                    num(&a[1]).map_or("?".into(), fmt_num)
+                ),
+                _ => "?".into(),
+            },
+            Check::Less | Check::Greater => format!(
+                "{} {}{}",
+                if self.check == Check::Less { "<" } else { ">" },
+                self.factor
+                    .filter(|&f| f != 1.0)
+                    .map_or(String::new(), |f| format!("{f} x ")),
+                self.than.clone().unwrap_or_default()
+            ),
+            Check::Near => format!(
+                "within {}% of {}",
+                self.tolerance.unwrap_or(15.0),
+                self.than.clone().unwrap_or_default()
+            ),
+            Check::Lowest => format!("lowest of {} drives", self.among.len() + 1),
+            Check::Highest => format!("highest of {} drives", self.among.len() + 1),
+        }
+    }
+}
+
+/// "drive", "drive:metric", or ":metric" (the same drive, `drive`).
+fn split_than(than: &str, drive: &str, metric: &str) -> (String, String) {
+    match than.split_once(':') {
+        Some(("", m)) => (drive.to_string(), m.to_string()),
+        Some((d, m)) => (d.to_string(), m.to_string()),
+        None => (than.to_string(), metric.to_string()),
+    }
+}
+
+pub fn fmt_num(v: f64) -> String {
+    if !v.is_finite() {
+        "n/a".into()
+    } else if v.abs() >= 100.0 {
+        let s = format!("{:.0}", v);
+        // Thousands separators for readability.
+        let (sign, digits) = s.split_at(if s.starts_with('-') { 1 } else { 0 });
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        format!("{sign}{out}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// A claim's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub id: String,
+    pub pass: bool,
+    /// The simulated figures, in words.
+    pub simulated: String,
+}
+
+/// Figures of every drive measured, by drive.
+pub type Measured = BTreeMap<String, Figures>;
+
+/// Check one claim against measured figures.
+pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
+    let get = |d: &str, metric: &str| -> Option<f64> {
+        let f = m.get(d)?;
+        if let Some(rest) = metric.strip_prefix("spare.") {
+            // Ratios of the 25% spare area run to the default one.
+            let a = f.get(&format!("consistency25.{rest}"))?;
+            let b = f.get(&format!("consistency.{rest}"))?;
+            return Some(a / b);
+        }
+        f.get(metric).copied()
+    };
+    let num = |v: &toml::Value| v.as_float().or(v.as_integer().map(|i| i as f64));
+    let published = c.published.as_ref().and_then(num);
+    let tol = c.tolerance.unwrap_or(15.0) / 100.0;
+    let factor = c.factor.unwrap_or(1.0);
+    let mut pass = true;
+    let mut words = Vec::new();
+    for d in &c.on {
+        let Some(a) = get(d, &c.metric) else {
+            return Outcome {
+                id: c.id.clone(),
+                pass: false,
+                simulated: format!("{d}: {} not measured", c.metric),
+            };
+        };
+        let label = if c.on.len() > 1 {
+            format!("{d} {}", fmt_num(a))
+        } else {
+            fmt_num(a)
+        };
+        let ok = match c.check {
+            Check::Value => published.is_some_and(|p| (a - p).abs() <= tol * p.abs()),
+            Check::AtMost => published.is_some_and(|p| a <= p),
+            Check::AtLeast => published.is_some_and(|p| a >= p),
+            Check::Between => c
+                .published
+                .as_ref()
+                .and_then(|v| v.as_array())
+                .and_then(|r| Some((num(r.first()?)?, num(r.get(1)?)?)))
+                .is_some_and(|(lo, hi)| (lo..=hi).contains(&a)),
+            Check::Less | Check::Greater | Check::Near => {
+                let Some(than) = &c.than else {
+                    return Outcome {
+                        id: c.id.clone(),
+                        pass: false,
+                        simulated: "claim has no 'than'".into(),
+                    };
+                };
+                let (td, tm) = split_than(than, d, &c.metric);
+                let Some(b) = get(&td, &tm) else {
+                    return Outcome {
+                        id: c.id.clone(),
+                        pass: false,
+                        simulated: format!("{td}: {tm} not measured"),
+                    };
+                };
+                words.push(format!("{label} vs {}", fmt_num(b)));
+                match c.check {
+                    Check::Less => a < factor * b,
+                    Check::Greater => a > factor * b,
+                    _ => (a - b).abs() <= tol * b.abs(),
+                }
+            }
+            Check::Lowest | Check::Highest => {
+                let others: Vec<(String, f64)> = c
+                    .among
+                    .iter()
+                    .filter(|o| *o != d)
+                    .filter_map(|o| get(o, &c.metric).map(|v| (o.clone(), v)))
+                    .collect();
+                let best = if c.check == Check::Lowest {
+                    others.iter().min_by(|x, y| x.1.total_cmp(&y.1))
+                } else {
+                    others.iter().max_by(|x, y| x.1.total_cmp(&y.1))
+                };
+                if let Some((o, v)) = best {
+                    words.push(format!("{label}; next {o} {}", fmt_num(*v)));
+                }
+                others.len() == c.among.iter().filter(|o| *o != d).count()
+                    && others.iter().all(|(_, v)| {
+                        if c.check == Check::Lowest {
+                            a < *v
+                        } else {
+                            a > *v
+                        }
+                    })
+            }
+        };
+        if matches!(
+            c.check,
+            Check::Value | Check::AtMost | Check::AtLeast | Check::Between
+        ) {
+            words.push(label);
+        }
+        pass &= ok;
+    }
+    Outcome {
+        id: c.id.clone(),
+        pass,
+        simulated: words.join("; "),
+    }
+}
+
+/// The measurements a set of claims needs: (drive, measure) pairs.
+pub fn plan(claims: &[Claim]) -> Result<BTreeSet<(String, Measure)>, String> {
+    let mut jobs = BTreeSet::new();
+    for c in claims {
+        for (d, metric) in c.inputs() {
+            if sim::resolve(&d).is_err() {
+                return Err(format!("claim {}: unknown preset '{d}'", c.id));
+            }
+            for m in Measure::needed_by(&metric).map_err(|e| format!("claim {}: {e}", c.id))? {
+                jobs.insert((d.clone(), m));
+            }
+        }
+    }
+    Ok(jobs)
+}
+
+/// Run every measurement on `threads` threads, longest first; `done` hears of each as it
+/// finishes (drive, measure, wall seconds).
+pub fn measure_all(
+    jobs: &BTreeSet<(String, Measure)>,
+    threads: usize,
+    done: &(dyn Fn(&str, Measure, f64) + Sync),
+) -> Result<Measured, String> {
+    let mut queue: Vec<(String, Measure)> = jobs.iter().cloned().collect();
+    // Pop from the end: cheapest first in the vector.
+    queue.sort_by_key(|(d, m)| (m.cost(), d.clone()));
+    let queue = Mutex::new(queue);
+    let results: Mutex<Measured> = Mutex::new(BTreeMap::new());
+    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| loop {
+                let Some((drive, m)) = queue.lock().expect("queue").pop() else {
+                    return;
+                };
+                let start = std::time::Instant::now();
+                match m.run(&drive) {
+                    Ok(f) => {
+                        results
+                            .lock()
+                            .expect("results")
+                            .entry(drive.clone())
+                            .or_default()
+                            .extend(f);
+                        done(&drive, m, start.elapsed().as_secs_f64());
+                    }
+                    Err(e) => errors
+                        .lock()
+                        .expect("errors")
+                        .push(format!("{drive} {}: {e}", m.prefix())),
+                }
+            });
+        }
+    });
+    let errors = errors.into_inner().expect("errors");
+    if !errors.is_empty() {
+        return Err(errors.join("; "));
+    }
+    Ok(results.into_inner().expect("results"))
+}
+
+/// A fingerprint of the drives a claim reads: changes whenever one of their configurations
+/// does, so a recorded outcome can be known to be stale.
+pub fn fingerprint(c: &Claim) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for d in c.drives() {
+        let text = sim::resolve(&d)
+            .map(|cfg| serde_json::to_string(&cfg).unwrap_or_default())
+            .unwrap_or_default();
+        for b in d.bytes().chain(text.bytes()) {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// One recorded outcome of `scorecard.tsv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recorded {
+    pub outcome: Outcome,
+    pub fingerprint: String,
+}
+
+/// The committed scorecard, by claim id.
+pub fn recorded() -> BTreeMap<String, Recorded> {
+    parse_scorecard(SCORECARD_TSV)
+}
+
+pub fn parse_scorecard(text: &str) -> BTreeMap<String, Recorded> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            let mut f = l.splitn(4, '\t');
+            let id = f.next()?.to_string();
+            let pass = f.next()? == "pass";
+            let fingerprint = f.next()?.to_string();
+            let simulated = f.next().unwrap_or("").to_string();
+            Some((
+                id.clone(),
+                Recorded {
+                    outcome: Outcome {
+                        id,
+                        pass,
+                        simulated,
+                    },
+                    fingerprint,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// The scorecard file for outcomes of `claims` (tab-separated: id, pass/miss, fingerprint,
+/// simulated).
+pub fn format_scorecard(claims: &[Claim], outcomes: &[Outcome]) -> String {
+    let mut s = String::from(
+        "# Written by `ssdlab sim validate --record`: the outcome of every claim of claims.toml.\n# id\tpass|miss\tfingerprint of the presets it reads\tsimulated\n",
+    );
+    for (c, o) in claims.iter().zip(outcomes) {
+        s.push_str(&format!(
+            "{}\t{}\t{}\t{}\n",
+            c.id,
+            if o.pass { "pass" } else { "miss" },
+            fingerprint(c),
+            o.simulated.replace(['\t', '\n'], " ")
+        ));
+    }
+    s
+}
