@@ -282,3 +282,95 @@ fn concurrent_writers_lose_nothing() {
     assert_eq!(b.drives().unwrap().len(), 3);
     assert_eq!((count(&b, "runs"), count(&b, "results")), (75, 300));
 }
+
+/// A Bench of some runs over many pages, closed (so checkpointed into the one file).
+fn filled(path: &std::path::Path) {
+    let mut b = Bench::open(path).unwrap();
+    for i in 0..40 {
+        let t = format!("2026-01-01T00:{:02}:{:02}Z", i / 60, i % 60);
+        let results = (0..3)
+            .map(|k| result(&format!("t{k}"), None, "m", &t, k as f64))
+            .collect();
+        b.store(&run("m", &t, results)).unwrap();
+    }
+}
+
+/// Overwrite 8 KiB in the middle of a file with (seeded) random bytes; the new contents.
+pub(crate) fn damage_middle(path: &std::path::Path) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).unwrap();
+    let mid = (bytes.len() / 2) & !4095;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for b in &mut bytes[mid..mid + 8192] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    std::fs::write(path, &bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn a_database_failing_its_integrity_check_is_refused_before_any_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.db");
+    filled(&path);
+    let damaged = damage_middle(&path);
+    let check: String = rusqlite::Connection::open_with_flags(
+        &path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap()
+    .query_row("PRAGMA quick_check", [], |r| r.get(0))
+    .unwrap_or_else(|e| e.to_string());
+    assert_ne!(check, "ok", "the damage is one quick_check sees");
+
+    let e = Bench::open(&path).err().expect("refused");
+    assert!(matches!(e, BenchError::Damaged { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
+    assert!(msg.contains("damaged") && msg.contains(".recover"), "{msg}");
+    assert_eq!(std::fs::read(&path).unwrap(), damaged, "byte-identical");
+    let wal = path.with_extension("db-wal");
+    assert!(
+        std::fs::metadata(&wal).map_or(true, |m| m.len() == 0),
+        "nothing written to a WAL either"
+    );
+}
+
+#[test]
+fn a_foreign_sqlite_file_is_never_given_the_benchs_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = dir.path().join("places.sqlite");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT);")
+        .unwrap();
+    let before = std::fs::read(&foreign).unwrap();
+    for e in [
+        Bench::open_read_only(&foreign).err().expect("refused"),
+        Bench::open(&foreign).err().expect("refused"),
+    ] {
+        assert!(matches!(e, BenchError::NotADatabase { .. }), "{e}");
+        assert!(e.to_string().contains("another program"), "{e}");
+    }
+    assert_eq!(std::fs::read(&foreign).unwrap(), before);
+    let tables: Vec<String> = rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .prepare("SELECT name FROM sqlite_master")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(tables, ["moz_places"]);
+
+    // An empty file read is no Bench yet, and stays empty.
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    assert!(matches!(
+        Bench::open_read_only(&empty),
+        Err(BenchError::Missing { .. })
+    ));
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+}
