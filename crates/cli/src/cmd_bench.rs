@@ -159,13 +159,14 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchCmd::Import { dirs } => {
             let mut b = write()?;
             for dir in dirs {
-                let run = bench::db::RunRecord::from_dir(&dir)?;
-                let what = match b.store(&run)? {
-                    Stored::New(id) => format!("stored as run {id}"),
-                    Stored::Updated(id) => format!("updated run {id}"),
-                    Stored::Already(id) => format!("already stored as run {id}"),
-                };
-                println!("{}: {} results {what}", dir.display(), run.results.len());
+                for run in bench::db::RunRecord::from_dir(&dir)? {
+                    let what = match b.store(&run)? {
+                        Stored::New(id) => format!("stored as run {id}"),
+                        Stored::Updated(id) => format!("updated run {id}"),
+                        Stored::Already(id) => format!("already stored as run {id}"),
+                    };
+                    println!("{}: {} results {what}", dir.display(), run.results.len());
+                }
             }
         }
         BenchCmd::Export {

@@ -250,3 +250,111 @@ fn import_takes_results_missing_later_fields_and_refuses_newer_ones() {
     assert!(!o.status.success());
     assert!(text(&o).contains("newer than this ssdlab"), "{}", text(&o));
 }
+
+/// `run random-write` on the default simulated drive with a seed, storing into `db`.
+fn random_write(db: &Path, seed: u32, out: &Path) -> std::process::Command {
+    let mut c = ssdlab();
+    c.env("SSDLAB_DB", db)
+        .args(["run", "random-write", "--target", "sim:default"])
+        .args(["--duration", "5", "--seed", &seed.to_string(), "-q"])
+        .arg("--out")
+        .arg(out);
+    c
+}
+
+fn stored_runs(db: &Path) -> Vec<serde_json::Value> {
+    let export = bench(db, &["export"]);
+    assert!(export.status.success(), "{}", text(&export));
+    let all: serde_json::Value = serde_json::from_slice(&export.stdout).unwrap();
+    all["runs"].as_array().unwrap().clone()
+}
+
+#[test]
+fn runs_started_in_the_same_second_are_all_stored_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let outs: Vec<_> = (0..16).map(|i| dir.path().join(format!("r{i}"))).collect();
+    // Eight at once, then eight in a row (each takes a fraction of a second).
+    let children: Vec<_> = (0..8)
+        .map(|i| random_write(&db, i, &outs[i as usize]).spawn().unwrap())
+        .collect();
+    for child in children {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    for i in 8..16 {
+        let o = random_write(&db, i, &outs[i as usize]).output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let runs = stored_runs(&db);
+    assert_eq!(runs.len(), 16, "every run stored");
+    // Each run is its directory's: the identity written as it started, in its result too.
+    for out in &outs {
+        let id = std::fs::read_to_string(out.join("run-id")).unwrap();
+        let id = id.trim();
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("random-write.json")).unwrap())
+                .unwrap();
+        assert_eq!(r["run_id"], id);
+        let stored: Vec<_> = runs.iter().filter(|r| r["run"]["uuid"] == id).collect();
+        assert_eq!(stored.len(), 1, "run {id} stored once");
+        assert_eq!(
+            stored[0]["results"][0]["parameters"],
+            r["parameters"],
+            "with its own results"
+        );
+    }
+    // Importing each directory again stores nothing new.
+    for out in &outs {
+        let o = bench(&db, &["import", out.to_str().unwrap()]);
+        assert!(
+            o.status.success() && text(&o).contains("already stored as run"),
+            "{}",
+            text(&o)
+        );
+    }
+    assert_eq!(stored_runs(&db).len(), 16);
+}
+
+#[test]
+fn a_suite_of_an_earlier_version_resumed_stays_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let out = dir.path().join("suite");
+    let o = suite(&db, "sim:default", &out).arg("--no-store").output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    // As an earlier ssdlab left it: no run identity anywhere, interrupted in its second step.
+    std::fs::remove_file(out.join("run-id")).unwrap();
+    for e in std::fs::read_dir(&out).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "json") {
+            let mut v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            v.as_object_mut().unwrap().remove("run_id");
+            if p.ends_with("suite.json") {
+                v["steps"][1]["status"] = "incomplete".into();
+                v["complete"] = false.into();
+            }
+            std::fs::write(&p, v.to_string()).unwrap();
+        }
+    }
+    let o = bench(&db, &["import", out.to_str().unwrap()]);
+    assert!(text(&o).contains("stored as run 1"), "{}", text(&o));
+
+    let o = ssdlab()
+        .env("SSDLAB_DB", &db)
+        .args(["suite", "-q", "--only", "seq-incompressible", "--only", "transfer-sweep"])
+        .arg("--resume")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = stored_runs(&db);
+    assert_eq!(runs.len(), 1, "the resumed suite updated its run");
+    assert_eq!(runs[0]["run"]["complete"], true);
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("suite.json")).unwrap()).unwrap();
+    assert_eq!(rec["run_id"], runs[0]["run"]["uuid"], "and carries its identity on");
+    let o = bench(&db, &["import", out.to_str().unwrap()]);
+    assert!(text(&o).contains("already stored as run 1"), "{}", text(&o));
+}

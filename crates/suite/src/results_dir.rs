@@ -1,6 +1,10 @@
 //! A results directory: one JSON per test result, its per-second series as CSV, and for a
 //! suite `suite.json` listing every step. Written as results arrive, so an interrupted run
 //! keeps what it measured and `--resume` can carry on.
+//!
+//! A run has an identity of its own, a UUID made as it starts: written into the directory
+//! (`run-id`) before anything is measured, and into every result (and `suite.json`), so the
+//! Bench stores each run once however many start in the same second.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +13,27 @@ use crate::SuiteError;
 
 fn io_err(path: &Path, e: impl std::fmt::Display) -> SuiteError {
     SuiteError::Output(format!("{}: {e}", path.display()))
+}
+
+/// The file that names the run a results directory was made by.
+pub const RUN_ID_FILE: &str = "run-id";
+
+/// A new run's identity: a random (version 4) UUID.
+pub fn new_run_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Mark `dir` (created if need be) as the directory of run `run_id`, as the run starts.
+pub fn start_run(dir: &Path, run_id: &str) -> Result<(), SuiteError> {
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    write_atomic(&dir.join(RUN_ID_FILE), format!("{run_id}\n").as_bytes())
+}
+
+/// Undo [`start_run`] for a run that measured nothing: the mark goes, and the directory too
+/// when nothing else is in it.
+pub fn abandon_run(dir: &Path) {
+    let _ = std::fs::remove_file(dir.join(RUN_ID_FILE));
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// The per-second series as CSV.
@@ -41,6 +66,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SuiteError> {
 
 /// Every test result in a directory, sorted by start time.
 pub fn read_results(dir: &Path) -> Result<Vec<TestResult>, SuiteError> {
+    Ok(read_results_with_paths(dir)?
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect())
+}
+
+/// Every test result in a directory with the file it was read from, sorted by start time.
+pub fn read_results_with_paths(dir: &Path) -> Result<Vec<(PathBuf, TestResult)>, SuiteError> {
     let entries = std::fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
     let mut results = Vec::new();
     for entry in entries.flatten() {
@@ -66,9 +99,9 @@ pub fn read_results(dir: &Path) -> Result<Vec<TestResult>, SuiteError> {
         }
         let r: TestResult = serde_json::from_value(value)
             .map_err(|e| io_err(&path, format!("not an ssdlab test result ({e})")))?;
-        results.push(r);
+        results.push((path, r));
     }
-    results.sort_by(|a, b| {
+    results.sort_by(|(_, a), (_, b)| {
         a.started_at
             .cmp(&b.started_at)
             .then(a.file_stem().cmp(&b.file_stem()))

@@ -7,6 +7,7 @@
 //! as it was. Reading never creates or adds tables: only a Bench of an older schema is
 //! upgraded.
 
+mod import;
 mod query;
 mod schema;
 mod store;
@@ -189,6 +190,9 @@ impl Bench {
         let from = tx.query_row("PRAGMA user_version", [], |r| r.get::<_, u32>(0))?;
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(from as usize) {
             tx.execute_batch(sql)?;
+            if i + 1 == schema::RUN_IDS as usize {
+                store::backfill_run_ids(&tx)?;
+            }
             tx.pragma_update(None, "user_version", i as u32 + 1)?;
         }
         tx.commit()?;
