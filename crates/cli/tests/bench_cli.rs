@@ -358,3 +358,151 @@ fn a_suite_of_an_earlier_version_resumed_stays_one_run() {
     let o = bench(&db, &["import", out.to_str().unwrap()]);
     assert!(text(&o).contains("already stored as run 1"), "{}", text(&o));
 }
+
+/// Run `c`, killing it after `secs`: `None` if it had to be killed.
+fn output_within(c: &mut std::process::Command, secs: u64) -> Option<std::process::Output> {
+    use std::process::Stdio;
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// A results directory of one `seq-write` run (not stored), and its result as JSON.
+fn one_result(dir: &Path) -> (std::path::PathBuf, serde_json::Value) {
+    let out = dir.join("base");
+    let o = ssdlab()
+        .args(["run", "seq-write", "--target", "sim:default", "--duration", "1"])
+        .args(["-q", "--no-store", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let json = out.join("seq-write.json");
+    let v = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    (out, v)
+}
+
+#[test]
+fn import_refuses_what_is_not_a_result_without_hanging_or_reading_forever() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let (_, good) = one_result(dir.path());
+    let case = |name: &str| {
+        let d = dir.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        d.join("seq-write.json")
+    };
+    let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = good.clone();
+        edit(&mut v);
+        std::fs::write(case(name), v.to_string()).unwrap();
+    };
+    std::os::unix::fs::symlink("/dev/zero", case("zero")).unwrap();
+    let fifo = case("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    std::fs::File::create(case("huge"))
+        .unwrap()
+        .set_len((256 << 20) + 1)
+        .unwrap();
+    edited("negative", &|v| v["summary"]["iops"] = (-5.0).into());
+    edited("nan-ish", &|v| v["per_second"][0]["mbps"] = (-0.5).into());
+    edited("date", &|v| v["started_at"] = "yesterday".into());
+    edited("month", &|v| v["started_at"] = "2026-13-01T00:00:00Z".into());
+    edited("name", &|v| v["test"] = "../../etc/passwd".into());
+    edited("variant", &|v| v["variant"] = "a/b".into());
+    edited("run-id", &|v| v["run_id"] = "not-a-uuid".into());
+
+    for (name, says) in [
+        ("zero", "not a regular file"),
+        ("fifo", "not a regular file"),
+        ("huge", "longer than 256 MiB"),
+        ("negative", "summary.iops is -5: a measured figure"),
+        ("nan-ish", "per_second[0].mbps is -0.5"),
+        ("date", "started_at \"yesterday\" is not a UTC time"),
+        ("month", "is not a UTC time"),
+        ("name", "test \"../../etc/passwd\" is not a test's name"),
+        ("variant", "variant \"a/b\" is not a test's name"),
+        ("run-id", "is not a UUID"),
+    ] {
+        let d = dir.path().join(name);
+        let o = output_within(
+            ssdlab()
+                .env("SSDLAB_DB", &db)
+                .args(["bench", "import"])
+                .arg(&d),
+            30,
+        )
+        .unwrap_or_else(|| panic!("{name}: bench import did not finish"));
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {t}");
+        assert!(t.contains(says), "{name}: {t}");
+        assert!(t.contains("seq-write.json") && !t.contains("panicked"), "{name}: {t}");
+    }
+    assert!(stored_runs(&db).is_empty(), "nothing was stored");
+}
+
+#[test]
+fn bench_output_never_prints_terminal_escapes_from_imported_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let (out, mut v) = one_result(dir.path());
+    v["label"] = "evil \u{1b}]0;pwned\u{7} label \u{1b}[2J".into();
+    v["target"]["model"] = "Drive \u{1b}[31mRED\u{9b}1m \u{202e}txt.exe".into();
+    v["target"]["path"] = "sim:\u{1b}[8m".into();
+    v["deviations"] = serde_json::json!(["\u{1b}[1A\u{1b}[2K"]);
+    std::fs::write(out.join("seq-write.json"), v.to_string()).unwrap();
+    let o = bench(&db, &["import", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(bench(&db, &["annotate", "1", "--nand", "TLC\u{1b}[5m"]).status.success());
+    for args in [
+        &["list"][..],
+        &["show", "1"],
+        &["compare", "1"],
+        &["export", "--format", "csv"],
+        &["annotate", "1", "--notes", "x"],
+    ] {
+        let o = bench(&db, args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+        let bytes = [&o.stdout[..], &o.stderr[..]].concat();
+        let raw = String::from_utf8_lossy(&bytes);
+        assert!(
+            !raw.contains(['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}']),
+            "{args:?} printed control characters raw: {raw:?}"
+        );
+        assert!(raw.contains("\\u{1b}"), "{args:?} shows them escaped: {raw}");
+    }
+}
+
+#[test]
+fn prices_are_bounded_and_printed_briefly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let (out, _) = one_result(dir.path());
+    assert!(bench(&db, &["import", out.to_str().unwrap()]).status.success());
+    let o = bench(&db, &["annotate", "1", "--price", "1e308"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("--price 1e308") && t.contains("from 0 to 10000000"), "{t}");
+    assert!(t.len() < 300, "no 300-digit numbers: {t}");
+    let o = bench(&db, &["annotate", "1", "--price", "9999999.5"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let list = text(&bench(&db, &["list"]));
+    assert!(list.contains("$9999999.50"), "{list}");
+}

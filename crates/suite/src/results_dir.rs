@@ -15,6 +15,71 @@ fn io_err(path: &Path, e: impl std::fmt::Display) -> SuiteError {
     SuiteError::Output(format!("{}: {e}", path.display()))
 }
 
+/// The most ssdlab reads of one result file (or `suite.json`): a longer file is not a
+/// result (a week of per-second points is a few tens of MiB).
+pub const MAX_RESULT_BYTES: u64 = 256 << 20;
+
+/// Read a file of a results directory: a regular file only (a FIFO would wait for a writer
+/// forever, a device such as /dev/zero never ends), of at most [`MAX_RESULT_BYTES`].
+pub fn read_capped(path: &Path) -> Result<Vec<u8>, SuiteError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Non-blocking, so that opening a FIFO does not wait for a writer; the checks below
+    // are on what was opened, not on a name that could be swapped in between.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| io_err(path, e))?;
+    let meta = file.metadata().map_err(|e| io_err(path, e))?;
+    if !meta.is_file() {
+        return Err(io_err(
+            path,
+            "not a regular file (a FIFO, device, socket or directory): results are regular \
+             files; move it away or put the result file itself there",
+        ));
+    }
+    let too_long = || {
+        io_err(
+            path,
+            format!(
+                "longer than {} MiB, the most ssdlab reads as one result: not an ssdlab result",
+                MAX_RESULT_BYTES >> 20
+            ),
+        )
+    };
+    if meta.len() > MAX_RESULT_BYTES {
+        return Err(too_long());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_RESULT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_err(path, e))?;
+    if bytes.len() as u64 > MAX_RESULT_BYTES {
+        return Err(too_long());
+    }
+    Ok(bytes)
+}
+
+/// Parse one result file's bytes (`path` names it in errors). Older results read with
+/// defaults for what they lack; newer ones may mean something this version cannot know.
+pub fn parse_result(bytes: &[u8], path: &Path) -> Result<TestResult, SuiteError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| io_err(path, format!("not an ssdlab test result ({e})")))?;
+    let version = value["schema_version"].as_u64().unwrap_or(0);
+    if version > crate::result::SCHEMA_VERSION as u64 {
+        return Err(io_err(
+            path,
+            format!(
+                "result schema {version} is newer than this ssdlab's ({}): use a newer ssdlab",
+                crate::result::SCHEMA_VERSION
+            ),
+        ));
+    }
+    serde_json::from_value(value)
+        .map_err(|e| io_err(path, format!("not an ssdlab test result ({e})")))
+}
+
 /// The file that names the run a results directory was made by.
 pub const RUN_ID_FILE: &str = "run-id";
 
@@ -82,23 +147,7 @@ pub fn read_results_with_paths(dir: &Path) -> Result<Vec<(PathBuf, TestResult)>,
         if !name.ends_with(".json") || name == "suite.json" {
             continue;
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| io_err(&path, format!("not an ssdlab test result ({e})")))?;
-        // Older results read with defaults for what they lack; newer ones may mean
-        // something this version cannot know.
-        let version = value["schema_version"].as_u64().unwrap_or(0);
-        if version > crate::result::SCHEMA_VERSION as u64 {
-            return Err(io_err(
-                &path,
-                format!(
-                    "result schema {version} is newer than this ssdlab's ({}): use a newer ssdlab",
-                    crate::result::SCHEMA_VERSION
-                ),
-            ));
-        }
-        let r: TestResult = serde_json::from_value(value)
-            .map_err(|e| io_err(&path, format!("not an ssdlab test result ({e})")))?;
+        let r = parse_result(&read_capped(&path)?, &path)?;
         results.push((path, r));
     }
     results.sort_by(|(_, a), (_, b)| {
