@@ -299,8 +299,7 @@ fn runs_started_in_the_same_second_are_all_stored_once() {
         let stored: Vec<_> = runs.iter().filter(|r| r["run"]["uuid"] == id).collect();
         assert_eq!(stored.len(), 1, "run {id} stored once");
         assert_eq!(
-            stored[0]["results"][0]["parameters"],
-            r["parameters"],
+            stored[0]["results"][0]["parameters"], r["parameters"],
             "with its own results"
         );
     }
@@ -321,7 +320,10 @@ fn a_suite_of_an_earlier_version_resumed_stays_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bench.db");
     let out = dir.path().join("suite");
-    let o = suite(&db, "sim:default", &out).arg("--no-store").output().unwrap();
+    let o = suite(&db, "sim:default", &out)
+        .arg("--no-store")
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     // As an earlier ssdlab left it: no run identity anywhere, interrupted in its second step.
     std::fs::remove_file(out.join("run-id")).unwrap();
@@ -343,7 +345,14 @@ fn a_suite_of_an_earlier_version_resumed_stays_one_run() {
 
     let o = ssdlab()
         .env("SSDLAB_DB", &db)
-        .args(["suite", "-q", "--only", "seq-incompressible", "--only", "transfer-sweep"])
+        .args([
+            "suite",
+            "-q",
+            "--only",
+            "seq-incompressible",
+            "--only",
+            "transfer-sweep",
+        ])
         .arg("--resume")
         .arg(&out)
         .output()
@@ -354,7 +363,10 @@ fn a_suite_of_an_earlier_version_resumed_stays_one_run() {
     assert_eq!(runs[0]["run"]["complete"], true);
     let rec: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("suite.json")).unwrap()).unwrap();
-    assert_eq!(rec["run_id"], runs[0]["run"]["uuid"], "and carries its identity on");
+    assert_eq!(
+        rec["run_id"], runs[0]["run"]["uuid"],
+        "and carries its identity on"
+    );
     let o = bench(&db, &["import", out.to_str().unwrap()]);
     assert!(text(&o).contains("already stored as run 1"), "{}", text(&o));
 }
@@ -384,7 +396,14 @@ fn output_within(c: &mut std::process::Command, secs: u64) -> Option<std::proces
 fn one_result(dir: &Path) -> (std::path::PathBuf, serde_json::Value) {
     let out = dir.join("base");
     let o = ssdlab()
-        .args(["run", "seq-write", "--target", "sim:default", "--duration", "1"])
+        .args([
+            "run",
+            "seq-write",
+            "--target",
+            "sim:default",
+            "--duration",
+            "1",
+        ])
         .args(["-q", "--no-store", "--out"])
         .arg(&out)
         .output()
@@ -424,7 +443,9 @@ fn import_refuses_what_is_not_a_result_without_hanging_or_reading_forever() {
     edited("negative", &|v| v["summary"]["iops"] = (-5.0).into());
     edited("nan-ish", &|v| v["per_second"][0]["mbps"] = (-0.5).into());
     edited("date", &|v| v["started_at"] = "yesterday".into());
-    edited("month", &|v| v["started_at"] = "2026-13-01T00:00:00Z".into());
+    edited("month", &|v| {
+        v["started_at"] = "2026-13-01T00:00:00Z".into()
+    });
     edited("name", &|v| v["test"] = "../../etc/passwd".into());
     edited("variant", &|v| v["variant"] = "a/b".into());
     edited("run-id", &|v| v["run_id"] = "not-a-uuid".into());
@@ -453,7 +474,10 @@ fn import_refuses_what_is_not_a_result_without_hanging_or_reading_forever() {
         let t = text(&o);
         assert_eq!(o.status.code(), Some(2), "{name}: {t}");
         assert!(t.contains(says), "{name}: {t}");
-        assert!(t.contains("seq-write.json") && !t.contains("panicked"), "{name}: {t}");
+        assert!(
+            t.contains("seq-write.json") && !t.contains("panicked"),
+            "{name}: {t}"
+        );
     }
     assert!(stored_runs(&db).is_empty(), "nothing was stored");
 }
@@ -470,7 +494,9 @@ fn bench_output_never_prints_terminal_escapes_from_imported_text() {
     std::fs::write(out.join("seq-write.json"), v.to_string()).unwrap();
     let o = bench(&db, &["import", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(bench(&db, &["annotate", "1", "--nand", "TLC\u{1b}[5m"]).status.success());
+    assert!(bench(&db, &["annotate", "1", "--nand", "TLC\u{1b}[5m"])
+        .status
+        .success());
     for args in [
         &["list"][..],
         &["show", "1"],
@@ -486,7 +512,10 @@ fn bench_output_never_prints_terminal_escapes_from_imported_text() {
             !raw.contains(['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}']),
             "{args:?} printed control characters raw: {raw:?}"
         );
-        assert!(raw.contains("\\u{1b}"), "{args:?} shows them escaped: {raw}");
+        assert!(
+            raw.contains("\\u{1b}"),
+            "{args:?} shows them escaped: {raw}"
+        );
     }
 }
 
@@ -495,14 +524,72 @@ fn prices_are_bounded_and_printed_briefly() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bench.db");
     let (out, _) = one_result(dir.path());
-    assert!(bench(&db, &["import", out.to_str().unwrap()]).status.success());
+    assert!(bench(&db, &["import", out.to_str().unwrap()])
+        .status
+        .success());
     let o = bench(&db, &["annotate", "1", "--price", "1e308"]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
-    assert!(t.contains("--price 1e308") && t.contains("from 0 to 10000000"), "{t}");
+    assert!(
+        t.contains("--price 1e308") && t.contains("from 0 to 10000000"),
+        "{t}"
+    );
     assert!(t.len() < 300, "no 300-digit numbers: {t}");
     let o = bench(&db, &["annotate", "1", "--price", "9999999.5"]);
     assert!(o.status.success(), "{}", text(&o));
     let list = text(&bench(&db, &["list"]));
     assert!(list.contains("$9999999.50"), "{list}");
+}
+
+#[test]
+fn a_database_failing_its_integrity_check_is_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    for seed in 0..6 {
+        let o = random_write(&db, seed, &dir.path().join(format!("r{seed}")))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    // 8 KiB of random bytes in the middle, as a failing disk or a stray write leaves it.
+    let mut bytes = std::fs::read(&db).unwrap();
+    assert!(
+        !db.with_extension("db-wal").exists()
+            || std::fs::metadata(db.with_extension("db-wal"))
+                .unwrap()
+                .len()
+                == 0
+    );
+    let mid = (bytes.len() / 2) & !4095;
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for b in &mut bytes[mid..mid + 8192] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+
+    let fresh = dir.path().join("fresh");
+    let o = random_write(&db, 99, &fresh).output().unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "the run itself succeeds: {t}");
+    assert!(
+        t.contains("not stored in the Bench") && t.contains("damaged"),
+        "{t}"
+    );
+    for args in [
+        &["import", fresh.to_str().unwrap()][..],
+        &["annotate", "1", "--price", "10"],
+        &["rm", "1"],
+    ] {
+        let o = bench(&db, args);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        assert!(
+            t.contains("damaged") && t.contains(db.to_str().unwrap()) && t.contains(".recover"),
+            "{args:?}: {t}"
+        );
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), bytes, "byte-identical");
 }
