@@ -47,10 +47,15 @@ fn hostile(addr: SocketAddr, kind: usize, stop: Arc<AtomicBool>) {
 }
 
 fn get(addr: SocketAddr, path: &str) -> Result<(), String> {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(10)).map_err(|e| e.to_string())?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
+    let mut s =
+        TcpStream::connect_timeout(&addr, Duration::from_secs(10)).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))
         .map_err(|e| e.to_string())?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     s.read_to_end(&mut out).map_err(|e| e.to_string())?;
     if out.starts_with(b"HTTP/1.1 200 ") {

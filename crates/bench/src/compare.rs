@@ -231,7 +231,12 @@ pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
         .max()
         .unwrap_or(0)
         .max(12);
-    let short = |s: &str| crate::term::printable(s).chars().take(32).collect::<String>();
+    let short = |s: &str| {
+        crate::term::printable(s)
+            .chars()
+            .take(32)
+            .collect::<String>()
+    };
     let _ = write!(out, "{:<36}", "drive");
     for d in drives {
         let _ = write!(out, " {:>width$}", short(&d.name));

@@ -15,7 +15,9 @@ use suite::result::TestResult;
 
 fn days_in(year: u32, month: u32) -> u32 {
     match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
@@ -24,12 +26,10 @@ fn days_in(year: u32, month: u32) -> u32 {
 
 /// A real UTC time as ssdlab writes it.
 fn time() -> impl Strategy<Value = String> {
-    (1970u32..=9999, 1u32..=12, 0u32..24, 0u32..60, 0u32..60)
-        .prop_flat_map(|(y, mo, h, mi, s)| {
-            (1..=days_in(y, mo)).prop_map(move |d| {
-                format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
-            })
-        })
+    (1970u32..=9999, 1u32..=12, 0u32..24, 0u32..60, 0u32..60).prop_flat_map(|(y, mo, h, mi, s)| {
+        (1..=days_in(y, mo))
+            .prop_map(move |d| format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z"))
+    })
 }
 
 fn name() -> impl Strategy<Value = String> {

@@ -60,7 +60,8 @@ fn hostile(addr: SocketAddr, kind: usize, stop: Arc<AtomicBool>) {
     let Ok(mut s) = TcpStream::connect(addr) else {
         return;
     };
-    s.set_write_timeout(Some(Duration::from_millis(200))).unwrap();
+    s.set_write_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
     let go = || !stop.load(Ordering::Relaxed) && Instant::now() < deadline;
     match kind {
         // Pipelining: requests without end, never reading an answer.
@@ -123,7 +124,10 @@ fn hostile_clients_do_not_stop_others_being_answered() {
         let r = get(addr, "/");
         let r = r.unwrap_or_else(|e| {
             stop.store(true, Ordering::Relaxed);
-            panic!("no answer {:.1} s into the abuse: {e}", start.elapsed().as_secs_f64())
+            panic!(
+                "no answer {:.1} s into the abuse: {e}",
+                start.elapsed().as_secs_f64()
+            )
         });
         assert_eq!(status(&r), "200", "{r}");
         if second < 3 {
@@ -171,7 +175,10 @@ fn oversized_request_lines_and_headers_are_refused_and_closed() {
     while sent < 100 && s.write_all(&chunk).is_ok() {
         sent += 1;
     }
-    assert!(sent < 100, "the server stopped reading a 100 MB request line");
+    assert!(
+        sent < 100,
+        "the server stopped reading a 100 MB request line"
+    );
     let mut answer = Vec::new();
     let _ = s.read_to_end(&mut answer);
     let answer = String::from_utf8_lossy(&answer);
@@ -256,7 +263,8 @@ fn slow_idle_and_unread_connections_are_closed() {
 
     // Slowloris: a header byte every 100 ms never makes a request.
     let mut slow = TcpStream::connect(addr).unwrap();
-    slow.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\nX-Slow: ").unwrap();
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\nX-Slow: ")
+        .unwrap();
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(5) && slow.write_all(b"a").is_ok() {
         std::thread::sleep(Duration::from_millis(100));
@@ -269,7 +277,10 @@ fn slow_idle_and_unread_connections_are_closed() {
 
     // Idle: connected, saying nothing.
     let mut idle = TcpStream::connect(addr).unwrap();
-    assert!(closed_within(&mut idle, 5).is_some(), "an idle connection is closed");
+    assert!(
+        closed_within(&mut idle, 5).is_some(),
+        "an idle connection is closed"
+    );
 
     // Pipelining without reading: once its answers stop moving, the connection goes.
     let mut greedy = TcpStream::connect(addr).unwrap();
@@ -295,8 +306,15 @@ fn slow_idle_and_unread_connections_are_closed() {
             Err(e) => break e.kind() == std::io::ErrorKind::ConnectionReset,
         }
     };
-    println!("unread pipelined answers: {got} bytes read in {:?} before the close", start.elapsed());
+    println!(
+        "unread pipelined answers: {got} bytes read in {:?} before the close",
+        start.elapsed()
+    );
     assert!(closed, "a client that never reads is let go");
-    assert!(start.elapsed() < Duration::from_millis(500), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        start.elapsed()
+    );
     assert_eq!(status(&get(addr, "/").unwrap()), "200");
 }

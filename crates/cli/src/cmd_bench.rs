@@ -143,7 +143,11 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
                 anyhow::ensure!(
                     p.is_finite() && (0.0..=compare::MAX_PRICE_USD).contains(&p),
                     "--price {}: give the drive's price in US dollars, from 0 to {}",
-                    if p.abs() < 1e9 { p.to_string() } else { format!("{p:e}") },
+                    if p.abs() < 1e9 {
+                        p.to_string()
+                    } else {
+                        format!("{p:e}")
+                    },
                     compare::MAX_PRICE_USD
                 );
             }

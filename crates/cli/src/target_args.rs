@@ -49,9 +49,14 @@ impl StoreArgs {
         }
         let db = self.db_path();
         let stored = bench::db::RunRecord::from_dir(dir).and_then(|runs| {
-            let run = runs.into_iter().find(|r| r.run_id == run_id).ok_or_else(|| {
-                bench::db::BenchError::Input(format!("no result of run {run_id} in the directory"))
-            })?;
+            let run = runs
+                .into_iter()
+                .find(|r| r.run_id == run_id)
+                .ok_or_else(|| {
+                    bench::db::BenchError::Input(format!(
+                        "no result of run {run_id} in the directory"
+                    ))
+                })?;
             bench::db::Bench::open(&db)?.store(&run)
         });
         match stored {

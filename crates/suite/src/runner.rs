@@ -185,10 +185,10 @@ pub const SUITE_FILE: &str = "suite.json";
 
 pub fn read_suite(dir: &Path) -> Result<SuiteRecord, SuiteError> {
     let path = dir.join(SUITE_FILE);
-    let text = crate::results_dir::read_capped(&path).map_err(|e| {
-        SuiteError::Output(format!("{e}: is it a suite results directory?"))
-    })?;
-    serde_json::from_slice(&text).map_err(|e| SuiteError::Output(format!("{}: {e}", path.display())))
+    let text = crate::results_dir::read_capped(&path)
+        .map_err(|e| SuiteError::Output(format!("{e}: is it a suite results directory?")))?;
+    serde_json::from_slice(&text)
+        .map_err(|e| SuiteError::Output(format!("{}: {e}", path.display())))
 }
 
 fn save(dir: &Path, rec: &mut SuiteRecord) -> Result<(), SuiteError> {

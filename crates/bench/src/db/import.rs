@@ -28,7 +28,11 @@ pub(crate) fn parse_run_id(id: &str) -> std::result::Result<String, String> {
 /// key runs were matched by then, the directory the run came from, and what its first
 /// result measured with which parameters. Two such runs started in the same second on the
 /// same target differ in one of these; the same directory imported again does not.
-pub(crate) fn legacy_run_id(old_run_key: &str, source: Option<&str>, first: &FirstResult) -> String {
+pub(crate) fn legacy_run_id(
+    old_run_key: &str,
+    source: Option<&str>,
+    first: &FirstResult,
+) -> String {
     let namespace = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, b"urn:ssdlab:legacy-run");
     let name = format!(
         "{old_run_key}\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
@@ -70,7 +74,12 @@ impl FirstResult {
 
 /// The key a run was matched by before runs had an identity (its drive, target, start and,
 /// for a single test's run, its first test).
-pub(crate) fn old_run_key(kind: &str, target_spec: &str, started_at: &str, first: &TestResult) -> String {
+pub(crate) fn old_run_key(
+    kind: &str,
+    target_spec: &str,
+    started_at: &str,
+    first: &TestResult,
+) -> String {
     let drive_key = identity_key(&first.target);
     match kind {
         "suite" => format!("{drive_key}|{target_spec}|{started_at}|suite"),
@@ -271,8 +280,7 @@ pub fn check_name(what: &str, s: &str) -> std::result::Result<(), String> {
     let ok = !s.is_empty()
         && s.len() <= 64
         && !s.starts_with('.')
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
     if ok {
         Ok(())
@@ -311,7 +319,7 @@ pub fn check_time(what: &str, s: &str) -> std::result::Result<(), String> {
             num(17, 19),
         ) {
             (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec)) => {
-                let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+                let leap = y.is_multiple_of(4) && (!y.is_multiple_of(100) || y.is_multiple_of(400));
                 let days = match mo {
                     1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
                     4 | 6 | 9 | 11 => 30,

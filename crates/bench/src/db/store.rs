@@ -141,7 +141,9 @@ impl Bench {
                 };
                 if keep {
                     let r: TestResult = serde_json::from_str(body).map_err(|e| {
-                        BenchError::Input(format!("a result of run {id} in the Bench does not parse: {e}"))
+                        BenchError::Input(format!(
+                            "a result of run {id} in the Bench does not parse: {e}"
+                        ))
                     })?;
                     match incoming {
                         Some(i) => results[i] = r,
@@ -233,11 +235,11 @@ impl Bench {
                     params![
                         uuid,
                         drive_id,
-                system_id,
-                run.kind,
-                run.target_spec,
-                run.started_at,
-                first.tool.version,
+                        system_id,
+                        run.kind,
+                        run.target_spec,
+                        run.started_at,
+                        first.tool.version,
                         run.quick,
                         complete,
                         run.source,

@@ -317,13 +317,11 @@ fn a_database_failing_its_integrity_check_is_refused_before_any_write() {
     let path = dir.path().join("bench.db");
     filled(&path);
     let damaged = damage_middle(&path);
-    let check: String = rusqlite::Connection::open_with_flags(
-        &path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap()
-    .query_row("PRAGMA quick_check", [], |r| r.get(0))
-    .unwrap_or_else(|e| e.to_string());
+    let check: String =
+        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))
+            .unwrap_or_else(|e| e.to_string());
     assert_ne!(check, "ok", "the damage is one quick_check sees");
 
     let e = Bench::open(&path).err().expect("refused");
@@ -445,7 +443,8 @@ fn runs_stored_before_identities_keep_theirs_when_imported_again() {
     let t = "2026-01-01T00:00:00Z";
     // Two results directories of an earlier ssdlab (no run ids), started the same second:
     // the old Bench kept the first and called the second "already stored".
-    let dirs: Vec<std::path::PathBuf> = (0..2).map(|i| dir.path().join(format!("run{i}"))).collect();
+    let dirs: Vec<std::path::PathBuf> =
+        (0..2).map(|i| dir.path().join(format!("run{i}"))).collect();
     for (seed, d) in dirs.iter().enumerate() {
         let r = &test_run(t, seed as u64, true).results[0];
         assert!(r.run_id.is_none());
@@ -459,8 +458,11 @@ fn runs_stored_before_identities_keep_theirs_when_imported_again() {
         [],
     )
     .unwrap();
-    old.execute("INSERT INTO systems VALUES (1, 'k', 'h', 'cpu', 2, 1, '6', 'linux')", [])
-        .unwrap();
+    old.execute(
+        "INSERT INTO systems VALUES (1, 'k', 'h', 'cpu', 2, 1, '6', 'linux')",
+        [],
+    )
+    .unwrap();
     old.execute(
         "INSERT INTO runs VALUES (1, 'sim|sim:a|8000000000|sim:a|2026-01-01T00:00:00Z|test|seq-write',
          1, 1, 'test', 'sim:a', '2026-01-01T00:00:00Z', '0.1.0', 0, 1, ?1, 'then')",
@@ -483,7 +485,10 @@ fn runs_stored_before_identities_keep_theirs_when_imported_again() {
     assert!(uuid::Uuid::try_parse(&uuid).is_ok(), "{uuid}");
     let again = RunRecord::from_dir(&dirs[0]).unwrap();
     assert_eq!(again.len(), 1);
-    assert_eq!(again[0].run_id, uuid, "the same identity as the migration gave");
+    assert_eq!(
+        again[0].run_id, uuid,
+        "the same identity as the migration gave"
+    );
     assert_eq!(b.store(&again[0]).unwrap(), Stored::Already(1));
     // The directory the old Bench lost is a run of its own now.
     let lost = RunRecord::from_dir(&dirs[1]).unwrap();
@@ -509,12 +514,17 @@ fn a_directory_reused_by_several_runs_stores_each_once() {
     let mut want: Vec<&str> = ids.iter().map(String::as_str).collect();
     want.sort();
     assert_eq!(got, want);
-    assert!(runs.iter().all(|r| r.results.len() == 1 && r.kind == "test"));
+    assert!(runs
+        .iter()
+        .all(|r| r.results.len() == 1 && r.kind == "test"));
 
     // An identity that is not a UUID is refused, naming the file.
     let mut r = result("seq-write", None, "a", t, 1.0);
     r.run_id = Some("../../x".into());
     suite::results_dir::write_result(&out, &r).unwrap();
     let e = RunRecord::from_dir(&out).unwrap_err().to_string();
-    assert!(e.contains("seq-write.json") && e.contains("not a UUID"), "{e}");
+    assert!(
+        e.contains("seq-write.json") && e.contains("not a UUID"),
+        "{e}"
+    );
 }

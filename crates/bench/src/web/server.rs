@@ -319,7 +319,8 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Deadlines<S> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.get_mut().writing(cx, |s, cx| s.poll_write_vectored(cx, bufs))
+        self.get_mut()
+            .writing(cx, |s, cx| s.poll_write_vectored(cx, bufs))
     }
 
     fn is_write_vectored(&self) -> bool {
