@@ -169,6 +169,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     for r in &mut results {
         r.run_id = Some(run_id.clone());
     }
+    if results.is_empty() && fresh {
+        suite::results_dir::abandon_run(&out_dir);
+    }
 
     output::write(&out_dir, &results, a.json.as_deref())?;
     if !results.is_empty() {

@@ -593,3 +593,38 @@ fn a_database_failing_its_integrity_check_is_never_written() {
     }
     assert_eq!(std::fs::read(&db).unwrap(), bytes, "byte-identical");
 }
+
+#[test]
+fn suites_started_together_on_one_target_are_each_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let outs: Vec<_> = (0..3).map(|i| dir.path().join(format!("s{i}"))).collect();
+    let children: Vec<_> = outs
+        .iter()
+        .map(|out| {
+            let mut c = ssdlab();
+            c.env("SSDLAB_DB", &db)
+                .args(["suite", "--target", "sim:default", "--quick", "-q"])
+                .args(["--only", "seq-incompressible", "--out"])
+                .arg(out);
+            c.spawn().unwrap()
+        })
+        .collect();
+    for child in children {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let runs = stored_runs(&db);
+    assert_eq!(runs.len(), 3, "three suites, three runs");
+    for out in &outs {
+        let rec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("suite.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            runs.iter()
+                .filter(|r| r["run"]["uuid"] == rec["run_id"])
+                .count(),
+            1
+        );
+    }
+}

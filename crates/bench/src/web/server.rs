@@ -96,6 +96,8 @@ async fn accept_loop(listener: tokio::net::TcpListener, db: Arc<PathBuf>, limits
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.head_timeout)
         .max_buf_size(limits.head_bytes.max(8192))
+        // Header names as the pages always sent them (Content-Type), not lower case.
+        .title_case_headers(true)
         .keep_alive(true);
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
     let limits = Arc::new(limits);
