@@ -199,6 +199,20 @@ fn latency(r: &TestResult) -> Option<&engine::measure::LatencyStats> {
     s.write.as_ref().or(s.read.as_ref()).map(|d| &d.latency_us)
 }
 
+/// The most a price may be (`bench annotate --price`): more than any drive costs, few
+/// enough digits to print.
+pub const MAX_PRICE_USD: f64 = 10_000_000.0;
+
+/// A price in dollars with `decimals` decimals; a figure too large for a price column (only
+/// a Bench written before prices were bounded holds one) in scientific notation.
+pub fn usd(v: f64, decimals: usize) -> String {
+    if v.is_finite() && v.abs() < 1e9 {
+        format!("${v:.decimals$}")
+    } else {
+        format!("${v:.2e}")
+    }
+}
+
 /// A figure as a table shows it.
 pub fn format_value(v: f64, unit: &str) -> String {
     match unit {
@@ -213,11 +227,16 @@ pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
     let mut out = String::new();
     let width = drives
         .iter()
-        .map(|d| d.name.chars().count().min(32))
+        .map(|d| crate::term::printable(&d.name).chars().count().min(32))
         .max()
         .unwrap_or(0)
         .max(12);
-    let short = |s: &str| s.chars().take(32).collect::<String>();
+    let short = |s: &str| {
+        crate::term::printable(s)
+            .chars()
+            .take(32)
+            .collect::<String>()
+    };
     let _ = write!(out, "{:<36}", "drive");
     for d in drives {
         let _ = write!(out, " {:>width$}", short(&d.name));
@@ -225,12 +244,17 @@ pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
     out.push('\n');
     let _ = write!(out, "{:<36}", "  price per GB");
     for d in drives {
-        let p = d.price_per_gb().map_or("-".into(), |p| format!("${p:.2}"));
+        let p = d.price_per_gb().map_or("-".into(), |p| usd(p, 2));
         let _ = write!(out, " {p:>width$}");
     }
     out.push('\n');
     for t in tables {
-        let _ = writeln!(out, "\n{} [{}]", t.title, t.stem);
+        let _ = writeln!(
+            out,
+            "\n{} [{}]",
+            crate::term::printable(&t.title),
+            crate::term::printable(&t.stem)
+        );
         for m in &t.metrics {
             let best = m.best();
             let label = match m.unit {

@@ -1,9 +1,10 @@
 //! The Bench: what ssdlab does with results. The results database ([`db`]), comparisons
 //! across drives ([`compare`]), charts ([`chart`]), the review report ([`report`]) and the
-//! web page ([`web`]).
+//! web page ([`web`]); [`term`] makes imported text safe to print.
 
 pub mod chart;
 pub mod compare;
 pub mod db;
 pub mod report;
+pub mod term;
 pub mod web;

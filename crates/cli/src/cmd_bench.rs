@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 
 use bench::compare;
 use bench::db::{Bench, RunRow, Specs, Stored};
+use bench::term::printable;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -140,8 +141,14 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             };
             if let Some(p) = price {
                 anyhow::ensure!(
-                    p.is_finite() && p >= 0.0,
-                    "--price {p}: give a price in dollars"
+                    p.is_finite() && (0.0..=compare::MAX_PRICE_USD).contains(&p),
+                    "--price {}: give the drive's price in US dollars, from 0 to {}",
+                    if p.abs() < 1e9 {
+                        p.to_string()
+                    } else {
+                        format!("{p:e}")
+                    },
+                    compare::MAX_PRICE_USD
                 );
             }
             let specs = Specs {
@@ -159,13 +166,14 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchCmd::Import { dirs } => {
             let mut b = write()?;
             for dir in dirs {
-                let run = bench::db::RunRecord::from_dir(&dir)?;
-                let what = match b.store(&run)? {
-                    Stored::New(id) => format!("stored as run {id}"),
-                    Stored::Updated(id) => format!("updated run {id}"),
-                    Stored::Already(id) => format!("already stored as run {id}"),
-                };
-                println!("{}: {} results {what}", dir.display(), run.results.len());
+                for run in bench::db::RunRecord::from_dir(&dir)? {
+                    let what = match b.store(&run)? {
+                        Stored::New(id) => format!("stored as run {id}"),
+                        Stored::Updated(id) => format!("updated run {id}"),
+                        Stored::Already(id) => format!("already stored as run {id}"),
+                    };
+                    println!("{}: {} results {what}", dir.display(), run.results.len());
+                }
             }
         }
         BenchCmd::Export {
@@ -200,7 +208,7 @@ fn gb(bytes: u64) -> String {
 fn print_drives(drives: &[bench::db::DriveRow]) {
     let w = drives
         .iter()
-        .map(|d| d.name.chars().count())
+        .map(|d| printable(&d.name).chars().count())
         .max()
         .unwrap_or(0)
         .clamp(5, 64);
@@ -210,19 +218,19 @@ fn print_drives(drives: &[bench::db::DriveRow]) {
     );
     for d in drives {
         let s = &d.specs;
-        let facts: Vec<&str> = [&s.controller, &s.nand, &s.dram]
+        let facts: Vec<String> = [&s.controller, &s.nand, &s.dram]
             .into_iter()
             .flatten()
-            .map(String::as_str)
+            .map(|f| printable(f).into_owned())
             .collect();
         println!(
             "{:>4}  {:<w$} {:<6} {:>8} {:>9} {:>8} {:>5}  {}",
             d.id,
-            d.name,
-            d.kind,
+            printable(&d.name),
+            printable(&d.kind),
             gb(d.capacity_bytes),
-            s.price_usd.map_or("-".into(), |p| format!("${p:.2}")),
-            d.price_per_gb().map_or("-".into(), |p| format!("${p:.3}")),
+            s.price_usd.map_or("-".into(), |p| compare::usd(p, 2)),
+            d.price_per_gb().map_or("-".into(), |p| compare::usd(p, 3)),
             d.runs,
             facts.join(" / ")
         );
@@ -233,11 +241,11 @@ fn run_line(r: &RunRow) -> String {
     format!(
         "{:>4}  {:<20} {:<5} {:>3} results  {}  {}{}{}",
         r.id,
-        r.started_at,
-        r.kind,
+        printable(&r.started_at),
+        printable(&r.kind),
         r.results,
-        r.drive,
-        r.target_spec,
+        printable(&r.drive),
+        printable(&r.target_spec),
         if r.quick { "  quick" } else { "" },
         if r.complete { "" } else { "  (incomplete)" }
     )
@@ -269,12 +277,13 @@ fn show(b: &Bench, id: i64) -> anyhow::Result<()> {
         .with_context(|| format!("no run {id} (`ssdlab bench list` shows them)"))?;
     println!("{}", run_line(&run));
     println!(
-        "ssdlab {}, stored {}{}",
-        run.tool_version,
-        run.stored_at,
+        "ssdlab {}, stored {}{}\nrun identity {}",
+        printable(&run.tool_version),
+        printable(&run.stored_at),
         run.source
             .as_ref()
-            .map_or(String::new(), |s| format!(" from {s}"))
+            .map_or(String::new(), |s| format!(" from {}", printable(s))),
+        printable(&run.uuid)
     );
     if let Some(d) = b.drive(run.drive_id)? {
         print_drives(&[d]);
@@ -283,10 +292,23 @@ fn show(b: &Bench, id: i64) -> anyhow::Result<()> {
     let results: Vec<_> = b
         .results_of_run(id)?
         .into_iter()
-        .map(|s| s.result)
+        .map(|s| printable_result(s.result))
         .collect();
     crate::output::print_summary(&results);
     Ok(())
+}
+
+/// A result whose text the summary prints, made safe for a terminal.
+fn printable_result(mut r: suite::result::TestResult) -> suite::result::TestResult {
+    let p = |s: &mut String| *s = printable(s).into_owned();
+    p(&mut r.label);
+    r.deviations.iter_mut().for_each(p);
+    if let Some(v) = r.analysis.get_mut("verdict") {
+        if let Some(s) = v.as_str() {
+            *v = printable(s).into_owned().into();
+        }
+    }
+    r
 }
 
 fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> anyhow::Result<()> {
@@ -344,7 +366,8 @@ fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> any
                         lat.map_or(String::new(), |l| format!("{:.1}", l.mean)),
                         lat.map_or(String::new(), |l| format!("{:.1}", l.p99)),
                     ];
-                    let quoted: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
+                    let quoted: Vec<String> =
+                        cells.iter().map(|c| csv_cell(&printable(c))).collect();
                     t += &quoted.join(",");
                     t.push('\n');
                 }

@@ -153,7 +153,25 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let mut bar = Bar::new(a.common.quiet);
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.iolog = a.iolog.clone();
-    let results = suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides)?;
+    // The run's identity, in its directory from the start and in every result.
+    let run_id = suite::results_dir::new_run_id();
+    let fresh = !out_dir.exists();
+    suite::results_dir::start_run(&out_dir, &run_id)?;
+    let mut results = match suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides) {
+        Ok(results) => results,
+        Err(e) => {
+            if fresh {
+                suite::results_dir::abandon_run(&out_dir);
+            }
+            return Err(e.into());
+        }
+    };
+    for r in &mut results {
+        r.run_id = Some(run_id.clone());
+    }
+    if results.is_empty() && fresh {
+        suite::results_dir::abandon_run(&out_dir);
+    }
 
     output::write(&out_dir, &results, a.json.as_deref())?;
     if !results.is_empty() {
@@ -166,7 +184,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("results: {}", out_dir.display());
     }
     if !results.is_empty() {
-        a.common.store.store(&out_dir, a.common.quiet);
+        a.common.store.store(&out_dir, &run_id, a.common.quiet);
     }
     let complete = results.iter().all(|r| r.complete);
     Ok(if complete {

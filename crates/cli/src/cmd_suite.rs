@@ -58,7 +58,25 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     if !a.common.quiet {
         eprintln!("reviewing {target} into {}", dir.display());
     }
-    let rec = runner::run(dev.as_mut(), &mut ctx, &target, &steps, quick, &dir, resume)?;
+    // A new run gets a new identity; a resumed one keeps its own (suite.json's, or for a
+    // suite of an earlier version the one the Bench derives from its results).
+    let run_id = match resume {
+        true => bench::db::RunRecord::from_dir(&dir)
+            .ok()
+            .and_then(|runs| runs.into_iter().find(|r| r.kind == "suite"))
+            .map_or_else(suite::results_dir::new_run_id, |r| r.run_id),
+        false => suite::results_dir::new_run_id(),
+    };
+    let rec = runner::run(
+        dev.as_mut(),
+        &mut ctx,
+        &target,
+        &steps,
+        quick,
+        &dir,
+        resume,
+        &run_id,
+    )?;
     let report = output::write_report(&dir).ok();
     if !a.common.quiet {
         // In the suite's order.
@@ -88,7 +106,9 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             eprintln!("report: {}", report.display());
         }
     }
-    a.common.store.store(&dir, a.common.quiet);
+    if let Some(id) = &rec.run_id {
+        a.common.store.store(&dir, id, a.common.quiet);
+    }
     let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
     Ok(if rec.complete {
         ExitCode::SUCCESS

@@ -270,14 +270,19 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| crate::output::default_dir("replay"));
-    let results = vec![result];
+    let run_id = suite::results_dir::new_run_id();
+    suite::results_dir::start_run(&dir, &run_id)?;
+    let results = vec![suite::result::TestResult {
+        run_id: Some(run_id.clone()),
+        ..result
+    }];
     crate::output::write(&dir, &results, a.json.as_deref())?;
     crate::output::write_report(&dir)?;
     if !a.common.quiet {
         crate::output::print_summary(&results);
         eprintln!("results: {}", dir.display());
     }
-    a.common.store.store(&dir, a.common.quiet);
+    a.common.store.store(&dir, &run_id, a.common.quiet);
     Ok(if results[0].complete {
         std::process::ExitCode::SUCCESS
     } else {

@@ -40,15 +40,25 @@ impl StoreArgs {
         self.db.clone().unwrap_or_else(bench::db::default_path)
     }
 
-    /// Store a results directory in the Bench. A failure to store is reported, not fatal:
-    /// the results are safe in the directory and `bench import` can store them later.
-    pub fn store(&self, dir: &std::path::Path, quiet: bool) {
+    /// Store run `run_id` of a results directory in the Bench. A failure to store is
+    /// reported, not fatal: the results are safe in the directory and `bench import` can
+    /// store them later.
+    pub fn store(&self, dir: &std::path::Path, run_id: &str, quiet: bool) {
         if self.no_store {
             return;
         }
         let db = self.db_path();
-        let stored = bench::db::RunRecord::from_dir(dir)
-            .and_then(|run| bench::db::Bench::open(&db)?.store(&run));
+        let stored = bench::db::RunRecord::from_dir(dir).and_then(|runs| {
+            let run = runs
+                .into_iter()
+                .find(|r| r.run_id == run_id)
+                .ok_or_else(|| {
+                    bench::db::BenchError::Input(format!(
+                        "no result of run {run_id} in the directory"
+                    ))
+                })?;
+            bench::db::Bench::open(&db)?.store(&run)
+        });
         match stored {
             Ok(s) if !quiet => eprintln!("stored in the Bench as run {} ({})", s.id(), db.display()),
             Ok(_) => {}

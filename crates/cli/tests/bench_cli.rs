@@ -250,3 +250,381 @@ fn import_takes_results_missing_later_fields_and_refuses_newer_ones() {
     assert!(!o.status.success());
     assert!(text(&o).contains("newer than this ssdlab"), "{}", text(&o));
 }
+
+/// `run random-write` on the default simulated drive with a seed, storing into `db`.
+fn random_write(db: &Path, seed: u32, out: &Path) -> std::process::Command {
+    let mut c = ssdlab();
+    c.env("SSDLAB_DB", db)
+        .args(["run", "random-write", "--target", "sim:default"])
+        .args(["--duration", "5", "--seed", &seed.to_string(), "-q"])
+        .arg("--out")
+        .arg(out);
+    c
+}
+
+fn stored_runs(db: &Path) -> Vec<serde_json::Value> {
+    let export = bench(db, &["export"]);
+    assert!(export.status.success(), "{}", text(&export));
+    let all: serde_json::Value = serde_json::from_slice(&export.stdout).unwrap();
+    all["runs"].as_array().unwrap().clone()
+}
+
+#[test]
+fn runs_started_in_the_same_second_are_all_stored_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let outs: Vec<_> = (0..16).map(|i| dir.path().join(format!("r{i}"))).collect();
+    // Eight at once, then eight in a row (each takes a fraction of a second).
+    let children: Vec<_> = (0..8)
+        .map(|i| random_write(&db, i, &outs[i as usize]).spawn().unwrap())
+        .collect();
+    for child in children {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    for i in 8..16 {
+        let o = random_write(&db, i, &outs[i as usize]).output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let runs = stored_runs(&db);
+    assert_eq!(runs.len(), 16, "every run stored");
+    // Each run is its directory's: the identity written as it started, in its result too.
+    for out in &outs {
+        let id = std::fs::read_to_string(out.join("run-id")).unwrap();
+        let id = id.trim();
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("random-write.json")).unwrap())
+                .unwrap();
+        assert_eq!(r["run_id"], id);
+        let stored: Vec<_> = runs.iter().filter(|r| r["run"]["uuid"] == id).collect();
+        assert_eq!(stored.len(), 1, "run {id} stored once");
+        assert_eq!(
+            stored[0]["results"][0]["parameters"], r["parameters"],
+            "with its own results"
+        );
+    }
+    // Importing each directory again stores nothing new.
+    for out in &outs {
+        let o = bench(&db, &["import", out.to_str().unwrap()]);
+        assert!(
+            o.status.success() && text(&o).contains("already stored as run"),
+            "{}",
+            text(&o)
+        );
+    }
+    assert_eq!(stored_runs(&db).len(), 16);
+}
+
+#[test]
+fn a_suite_of_an_earlier_version_resumed_stays_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let out = dir.path().join("suite");
+    let o = suite(&db, "sim:default", &out)
+        .arg("--no-store")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    // As an earlier ssdlab left it: no run identity anywhere, interrupted in its second step.
+    std::fs::remove_file(out.join("run-id")).unwrap();
+    for e in std::fs::read_dir(&out).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "json") {
+            let mut v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            v.as_object_mut().unwrap().remove("run_id");
+            if p.ends_with("suite.json") {
+                v["steps"][1]["status"] = "incomplete".into();
+                v["complete"] = false.into();
+            }
+            std::fs::write(&p, v.to_string()).unwrap();
+        }
+    }
+    let o = bench(&db, &["import", out.to_str().unwrap()]);
+    assert!(text(&o).contains("stored as run 1"), "{}", text(&o));
+
+    let o = ssdlab()
+        .env("SSDLAB_DB", &db)
+        .args([
+            "suite",
+            "-q",
+            "--only",
+            "seq-incompressible",
+            "--only",
+            "transfer-sweep",
+        ])
+        .arg("--resume")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = stored_runs(&db);
+    assert_eq!(runs.len(), 1, "the resumed suite updated its run");
+    assert_eq!(runs[0]["run"]["complete"], true);
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("suite.json")).unwrap()).unwrap();
+    assert_eq!(
+        rec["run_id"], runs[0]["run"]["uuid"],
+        "and carries its identity on"
+    );
+    let o = bench(&db, &["import", out.to_str().unwrap()]);
+    assert!(text(&o).contains("already stored as run 1"), "{}", text(&o));
+}
+
+/// Run `c`, killing it after `secs`: `None` if it had to be killed.
+fn output_within(c: &mut std::process::Command, secs: u64) -> Option<std::process::Output> {
+    use std::process::Stdio;
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// A results directory of one `seq-write` run (not stored), and its result as JSON.
+fn one_result(dir: &Path) -> (std::path::PathBuf, serde_json::Value) {
+    let out = dir.join("base");
+    let o = ssdlab()
+        .args([
+            "run",
+            "seq-write",
+            "--target",
+            "sim:default",
+            "--duration",
+            "1",
+        ])
+        .args(["-q", "--no-store", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let json = out.join("seq-write.json");
+    let v = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    (out, v)
+}
+
+#[test]
+fn import_refuses_what_is_not_a_result_without_hanging_or_reading_forever() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let (_, good) = one_result(dir.path());
+    let case = |name: &str| {
+        let d = dir.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        d.join("seq-write.json")
+    };
+    let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = good.clone();
+        edit(&mut v);
+        std::fs::write(case(name), v.to_string()).unwrap();
+    };
+    std::os::unix::fs::symlink("/dev/zero", case("zero")).unwrap();
+    let fifo = case("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    std::fs::File::create(case("huge"))
+        .unwrap()
+        .set_len((256 << 20) + 1)
+        .unwrap();
+    edited("negative", &|v| v["summary"]["iops"] = (-5.0).into());
+    edited("nan-ish", &|v| v["per_second"][0]["mbps"] = (-0.5).into());
+    edited("date", &|v| v["started_at"] = "yesterday".into());
+    edited("month", &|v| {
+        v["started_at"] = "2026-13-01T00:00:00Z".into()
+    });
+    edited("name", &|v| v["test"] = "../../etc/passwd".into());
+    edited("variant", &|v| v["variant"] = "a/b".into());
+    edited("run-id", &|v| v["run_id"] = "not-a-uuid".into());
+
+    for (name, says) in [
+        ("zero", "not a regular file"),
+        ("fifo", "not a regular file"),
+        ("huge", "longer than 256 MiB"),
+        ("negative", "summary.iops is -5: a measured figure"),
+        ("nan-ish", "per_second[0].mbps is -0.5"),
+        ("date", "started_at \"yesterday\" is not a UTC time"),
+        ("month", "is not a UTC time"),
+        ("name", "test \"../../etc/passwd\" is not a test's name"),
+        ("variant", "variant \"a/b\" is not a test's name"),
+        ("run-id", "is not a UUID"),
+    ] {
+        let d = dir.path().join(name);
+        let o = output_within(
+            ssdlab()
+                .env("SSDLAB_DB", &db)
+                .args(["bench", "import"])
+                .arg(&d),
+            30,
+        )
+        .unwrap_or_else(|| panic!("{name}: bench import did not finish"));
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {t}");
+        assert!(t.contains(says), "{name}: {t}");
+        assert!(
+            t.contains("seq-write.json") && !t.contains("panicked"),
+            "{name}: {t}"
+        );
+    }
+    assert!(stored_runs(&db).is_empty(), "nothing was stored");
+}
+
+#[test]
+fn bench_output_never_prints_terminal_escapes_from_imported_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let (out, mut v) = one_result(dir.path());
+    v["label"] = "evil \u{1b}]0;pwned\u{7} label \u{1b}[2J".into();
+    v["target"]["model"] = "Drive \u{1b}[31mRED\u{9b}1m \u{202e}txt.exe".into();
+    v["target"]["path"] = "sim:\u{1b}[8m".into();
+    v["deviations"] = serde_json::json!(["\u{1b}[1A\u{1b}[2K"]);
+    std::fs::write(out.join("seq-write.json"), v.to_string()).unwrap();
+    let o = bench(&db, &["import", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(bench(&db, &["annotate", "1", "--nand", "TLC\u{1b}[5m"])
+        .status
+        .success());
+    for args in [
+        &["list"][..],
+        &["show", "1"],
+        &["compare", "1"],
+        &["export", "--format", "csv"],
+        &["annotate", "1", "--notes", "x"],
+    ] {
+        let o = bench(&db, args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+        let bytes = [&o.stdout[..], &o.stderr[..]].concat();
+        let raw = String::from_utf8_lossy(&bytes);
+        assert!(
+            !raw.contains(['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}']),
+            "{args:?} printed control characters raw: {raw:?}"
+        );
+        assert!(
+            raw.contains("\\u{1b}"),
+            "{args:?} shows them escaped: {raw}"
+        );
+    }
+}
+
+#[test]
+fn prices_are_bounded_and_printed_briefly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let (out, _) = one_result(dir.path());
+    assert!(bench(&db, &["import", out.to_str().unwrap()])
+        .status
+        .success());
+    let o = bench(&db, &["annotate", "1", "--price", "1e308"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("--price 1e308") && t.contains("from 0 to 10000000"),
+        "{t}"
+    );
+    assert!(t.len() < 300, "no 300-digit numbers: {t}");
+    let o = bench(&db, &["annotate", "1", "--price", "9999999.5"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let list = text(&bench(&db, &["list"]));
+    assert!(list.contains("$9999999.50"), "{list}");
+}
+
+#[test]
+fn a_database_failing_its_integrity_check_is_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    for seed in 0..6 {
+        let o = random_write(&db, seed, &dir.path().join(format!("r{seed}")))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    // 8 KiB of random bytes in the middle, as a failing disk or a stray write leaves it.
+    let mut bytes = std::fs::read(&db).unwrap();
+    assert!(
+        !db.with_extension("db-wal").exists()
+            || std::fs::metadata(db.with_extension("db-wal"))
+                .unwrap()
+                .len()
+                == 0
+    );
+    let mid = (bytes.len() / 2) & !4095;
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for b in &mut bytes[mid..mid + 8192] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+
+    let fresh = dir.path().join("fresh");
+    let o = random_write(&db, 99, &fresh).output().unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "the run itself succeeds: {t}");
+    assert!(
+        t.contains("not stored in the Bench") && t.contains("damaged"),
+        "{t}"
+    );
+    for args in [
+        &["import", fresh.to_str().unwrap()][..],
+        &["annotate", "1", "--price", "10"],
+        &["rm", "1"],
+    ] {
+        let o = bench(&db, args);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        assert!(
+            t.contains("damaged") && t.contains(db.to_str().unwrap()) && t.contains(".recover"),
+            "{args:?}: {t}"
+        );
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), bytes, "byte-identical");
+}
+
+#[test]
+fn suites_started_together_on_one_target_are_each_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let outs: Vec<_> = (0..3).map(|i| dir.path().join(format!("s{i}"))).collect();
+    let children: Vec<_> = outs
+        .iter()
+        .map(|out| {
+            let mut c = ssdlab();
+            c.env("SSDLAB_DB", &db)
+                .args(["suite", "--target", "sim:default", "--quick", "-q"])
+                .args(["--only", "seq-incompressible", "--out"])
+                .arg(out);
+            c.spawn().unwrap()
+        })
+        .collect();
+    for child in children {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let runs = stored_runs(&db);
+    assert_eq!(runs.len(), 3, "three suites, three runs");
+    for out in &outs {
+        let rec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("suite.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            runs.iter()
+                .filter(|r| r["run"]["uuid"] == rec["run_id"])
+                .count(),
+            1
+        );
+    }
+}

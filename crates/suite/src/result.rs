@@ -77,6 +77,10 @@ impl WriteAmplification {
 pub struct TestResult {
     pub schema_version: u32,
     pub tool: Tool,
+    /// The run this result belongs to: a UUID made when the run started, the same in every
+    /// result of a suite (and kept by `--resume`). Results of earlier ssdlab versions lack it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
     /// The test's name as `ssdlab run` takes it, e.g. "random-write-qd32".
     pub test: String,
     /// Which of a test's results this is when it makes several ("read", "write",
@@ -180,6 +184,7 @@ impl Report {
         TestResult {
             schema_version: SCHEMA_VERSION,
             tool: Tool::default(),
+            run_id: None,
             test: self.test,
             variant: self.variant,
             label: self.label,

@@ -1,6 +1,10 @@
 //! A results directory: one JSON per test result, its per-second series as CSV, and for a
 //! suite `suite.json` listing every step. Written as results arrive, so an interrupted run
 //! keeps what it measured and `--resume` can carry on.
+//!
+//! A run has an identity of its own, a UUID made as it starts: written into the directory
+//! (`run-id`) before anything is measured, and into every result (and `suite.json`), so the
+//! Bench stores each run once however many start in the same second.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +13,92 @@ use crate::SuiteError;
 
 fn io_err(path: &Path, e: impl std::fmt::Display) -> SuiteError {
     SuiteError::Output(format!("{}: {e}", path.display()))
+}
+
+/// The most ssdlab reads of one result file (or `suite.json`): a longer file is not a
+/// result (a week of per-second points is a few tens of MiB).
+pub const MAX_RESULT_BYTES: u64 = 256 << 20;
+
+/// Read a file of a results directory: a regular file only (a FIFO would wait for a writer
+/// forever, a device such as /dev/zero never ends), of at most [`MAX_RESULT_BYTES`].
+pub fn read_capped(path: &Path) -> Result<Vec<u8>, SuiteError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Non-blocking, so that opening a FIFO does not wait for a writer; the checks below
+    // are on what was opened, not on a name that could be swapped in between.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| io_err(path, e))?;
+    let meta = file.metadata().map_err(|e| io_err(path, e))?;
+    if !meta.is_file() {
+        return Err(io_err(
+            path,
+            "not a regular file (a FIFO, device, socket or directory): results are regular \
+             files; move it away or put the result file itself there",
+        ));
+    }
+    let too_long = || {
+        io_err(
+            path,
+            format!(
+                "longer than {} MiB, the most ssdlab reads as one result: not an ssdlab result",
+                MAX_RESULT_BYTES >> 20
+            ),
+        )
+    };
+    if meta.len() > MAX_RESULT_BYTES {
+        return Err(too_long());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_RESULT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_err(path, e))?;
+    if bytes.len() as u64 > MAX_RESULT_BYTES {
+        return Err(too_long());
+    }
+    Ok(bytes)
+}
+
+/// Parse one result file's bytes (`path` names it in errors). Older results read with
+/// defaults for what they lack; newer ones may mean something this version cannot know.
+pub fn parse_result(bytes: &[u8], path: &Path) -> Result<TestResult, SuiteError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| io_err(path, format!("not an ssdlab test result ({e})")))?;
+    let version = value["schema_version"].as_u64().unwrap_or(0);
+    if version > crate::result::SCHEMA_VERSION as u64 {
+        return Err(io_err(
+            path,
+            format!(
+                "result schema {version} is newer than this ssdlab's ({}): use a newer ssdlab",
+                crate::result::SCHEMA_VERSION
+            ),
+        ));
+    }
+    serde_json::from_value(value)
+        .map_err(|e| io_err(path, format!("not an ssdlab test result ({e})")))
+}
+
+/// The file that names the run a results directory was made by.
+pub const RUN_ID_FILE: &str = "run-id";
+
+/// A new run's identity: a random (version 4) UUID.
+pub fn new_run_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Mark `dir` (created if need be) as the directory of run `run_id`, as the run starts.
+pub fn start_run(dir: &Path, run_id: &str) -> Result<(), SuiteError> {
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    write_atomic(&dir.join(RUN_ID_FILE), format!("{run_id}\n").as_bytes())
+}
+
+/// Undo [`start_run`] for a run that measured nothing: the mark goes, and the directory too
+/// when nothing else is in it.
+pub fn abandon_run(dir: &Path) {
+    let _ = std::fs::remove_file(dir.join(RUN_ID_FILE));
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// The per-second series as CSV.
@@ -41,6 +131,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SuiteError> {
 
 /// Every test result in a directory, sorted by start time.
 pub fn read_results(dir: &Path) -> Result<Vec<TestResult>, SuiteError> {
+    Ok(read_results_with_paths(dir)?
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect())
+}
+
+/// Every test result in a directory with the file it was read from, sorted by start time.
+pub fn read_results_with_paths(dir: &Path) -> Result<Vec<(PathBuf, TestResult)>, SuiteError> {
     let entries = std::fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
     let mut results = Vec::new();
     for entry in entries.flatten() {
@@ -49,26 +147,10 @@ pub fn read_results(dir: &Path) -> Result<Vec<TestResult>, SuiteError> {
         if !name.ends_with(".json") || name == "suite.json" {
             continue;
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| io_err(&path, format!("not an ssdlab test result ({e})")))?;
-        // Older results read with defaults for what they lack; newer ones may mean
-        // something this version cannot know.
-        let version = value["schema_version"].as_u64().unwrap_or(0);
-        if version > crate::result::SCHEMA_VERSION as u64 {
-            return Err(io_err(
-                &path,
-                format!(
-                    "result schema {version} is newer than this ssdlab's ({}): use a newer ssdlab",
-                    crate::result::SCHEMA_VERSION
-                ),
-            ));
-        }
-        let r: TestResult = serde_json::from_value(value)
-            .map_err(|e| io_err(&path, format!("not an ssdlab test result ({e})")))?;
-        results.push(r);
+        let r = parse_result(&read_capped(&path)?, &path)?;
+        results.push((path, r));
     }
-    results.sort_by(|a, b| {
+    results.sort_by(|(_, a), (_, b)| {
         a.started_at
             .cmp(&b.started_at)
             .then(a.file_stem().cmp(&b.file_stem()))

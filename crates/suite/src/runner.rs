@@ -168,6 +168,9 @@ pub struct StepRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SuiteRecord {
     pub tool: Tool,
+    /// The run's identity (a UUID), kept by `--resume`; absent in suites of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
     pub started_at: String,
     pub updated_at: String,
     pub target_spec: String,
@@ -182,13 +185,10 @@ pub const SUITE_FILE: &str = "suite.json";
 
 pub fn read_suite(dir: &Path) -> Result<SuiteRecord, SuiteError> {
     let path = dir.join(SUITE_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        SuiteError::Output(format!(
-            "{}: {e}: is it a suite results directory?",
-            path.display()
-        ))
-    })?;
-    serde_json::from_str(&text).map_err(|e| SuiteError::Output(format!("{}: {e}", path.display())))
+    let text = crate::results_dir::read_capped(&path)
+        .map_err(|e| SuiteError::Output(format!("{e}: is it a suite results directory?")))?;
+    serde_json::from_slice(&text)
+        .map_err(|e| SuiteError::Output(format!("{}: {e}", path.display())))
 }
 
 fn save(dir: &Path, rec: &mut SuiteRecord) -> Result<(), SuiteError> {
@@ -201,8 +201,11 @@ fn save(dir: &Path, rec: &mut SuiteRecord) -> Result<(), SuiteError> {
     write_atomic(&dir.join(SUITE_FILE), text.as_bytes())
 }
 
-/// Run the steps into `dir`. With `resume`, steps already complete in `dir/suite.json` are
-/// kept and the rest run again from the first one not completed.
+/// Run the steps into `dir` as run `run_id`. With `resume`, steps already complete in
+/// `dir/suite.json` are kept and the rest run again from the first one not completed; the run
+/// keeps the identity `suite.json` gives it (`run_id` is for a suite of an earlier version
+/// that has none).
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     dev: &mut dyn Device,
     ctx: &mut Context,
@@ -211,6 +214,7 @@ pub fn run(
     quick: bool,
     dir: &Path,
     resume: bool,
+    run_id: &str,
 ) -> Result<SuiteRecord, SuiteError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| SuiteError::Output(format!("{}: {e}", dir.display())))?;
@@ -225,8 +229,13 @@ pub fn run(
             )));
         }
     }
+    let run_id = previous
+        .as_ref()
+        .and_then(|p| p.run_id.clone())
+        .unwrap_or_else(|| run_id.to_string());
     let mut rec = SuiteRecord {
         tool: Tool::default(),
+        run_id: Some(run_id.clone()),
         started_at: previous
             .as_ref()
             .map_or_else(utc_now, |p| p.started_at.clone()),
@@ -258,6 +267,7 @@ pub fn run(
             })
             .collect(),
     };
+    crate::results_dir::start_run(dir, &run_id)?;
     save(dir, &mut rec)?;
     for (i, step) in steps.iter().enumerate() {
         if rec.steps[i].status == Status::Complete {
@@ -270,10 +280,11 @@ pub fn run(
         }
         let record = &mut rec.steps[i];
         match crate::tests::run(step.test, dev, ctx, &step.overrides) {
-            Ok(results) => {
+            Ok(mut results) => {
                 record.results.clear();
                 record.summaries.clear();
-                for r in &results {
+                for r in &mut results {
+                    r.run_id = Some(run_id.clone());
                     write_result(dir, r)?;
                     record.results.push(r.file_stem());
                     record.summaries.push(serde_json::json!({

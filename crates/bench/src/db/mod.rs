@@ -2,9 +2,12 @@
 //! later (`ssdlab bench ...`, the web page). One file, WAL mode so readers never block the
 //! writer, and every run stored in one transaction so concurrent writers lose nothing.
 //!
-//! A database that is damaged, or was made by a newer ssdlab, gives a clear error and is
-//! left exactly as it was.
+//! A database that is damaged (it fails SQLite's `quick_check`, run before every write), is
+//! another program's, or was made by a newer ssdlab, gives a clear error and is left exactly
+//! as it was. Reading never creates or adds tables: only a Bench of an older schema is
+//! upgraded.
 
+mod import;
 mod query;
 mod schema;
 mod store;
@@ -14,6 +17,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
+pub use import::{check_name, check_result, check_time};
 pub use query::{DriveRow, RunRow, Specs, StoredResult};
 pub use schema::LATEST as SCHEMA_VERSION;
 pub use store::{RunRecord, Stored};
@@ -22,6 +26,8 @@ pub use store::{RunRecord, Stored};
 pub enum BenchError {
     #[error("{path}: not an ssdlab Bench database, or a damaged one ({detail}); it was left untouched: move it away or choose another with --db or SSDLAB_DB")]
     NotADatabase { path: String, detail: String },
+    #[error("{path}: the Bench database is damaged (SQLite's integrity check says: {detail}); it was left untouched, and nothing is stored in it until it is repaired: keep a copy, recover what is readable with `sqlite3 {path} .recover | sqlite3 recovered.db` and use that (--db or SSDLAB_DB), or move it away to start a new Bench")]
+    Damaged { path: String, detail: String },
     #[error("{path}: Bench schema version {found} is newer than this ssdlab understands ({latest}); it was left untouched: use a newer ssdlab")]
     Newer {
         path: String,
@@ -63,22 +69,31 @@ impl Bench {
         }
         let conn = Connection::open(path)?;
         let bench = Bench::checked(conn, path)?;
+        // Before anything is written: a damaged database stays exactly as it is.
+        bench.check_integrity()?;
         bench.conn.pragma_update(None, "journal_mode", "WAL")?;
         bench.migrate()?;
         Ok(bench)
     }
 
-    /// Open an existing database for reading only (the web page). An older schema is
-    /// upgraded first, which is the only write.
+    /// Open an existing database for reading only (the web page, list, show, compare,
+    /// export). A Bench of an older schema is upgraded first, which is the only write; an
+    /// empty or foreign SQLite file is never given the Bench's tables.
     pub fn open_read_only(path: &Path) -> Result<Bench> {
+        let missing = || BenchError::Missing {
+            path: path.display().to_string(),
+        };
         if !path.exists() {
-            return Err(BenchError::Missing {
-                path: path.display().to_string(),
-            });
+            return Err(missing());
         }
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         let bench = Bench::checked(conn, path)?;
-        if bench.version()? < SCHEMA_VERSION {
+        let version = bench.version()?;
+        if version == 0 {
+            // An empty SQLite file (checked refused one with tables of its own).
+            return Err(missing());
+        }
+        if version < SCHEMA_VERSION {
             drop(bench);
             Bench::open(path)?;
             let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
@@ -109,7 +124,21 @@ impl Bench {
                 latest: SCHEMA_VERSION,
             });
         }
-        if found > 0 {
+        if found == 0 {
+            // A new database is empty; one with tables but no version is another program's,
+            // and the Bench's tables must not be added to it.
+            let tables: i64 = bench.conn.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
+                [],
+                |r| r.get(0),
+            )?;
+            if tables > 0 {
+                return Err(BenchError::NotADatabase {
+                    path: path.display().to_string(),
+                    detail: format!("an SQLite database of another program, with {tables} tables or indexes and no Bench schema"),
+                });
+            }
+        } else {
             // Our tables must be there: a stranger's database with a user_version is not ours.
             let ours: i64 = bench.conn.query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'",
@@ -127,6 +156,27 @@ impl Bench {
         Ok(bench)
     }
 
+    /// SQLite's `quick_check` (the integrity check without matching indexes to tables): cheap
+    /// next to a run, and it finds damaged pages before a write spreads them.
+    fn check_integrity(&self) -> Result<()> {
+        let damaged = |detail: String| BenchError::Damaged {
+            path: self.path.display().to_string(),
+            detail,
+        };
+        let mut q = self
+            .conn
+            .prepare("PRAGMA quick_check(5)")
+            .map_err(|e| damaged(e.to_string()))?;
+        let lines: Vec<String> = q
+            .query_map([], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| damaged(e.to_string()))?;
+        if lines.len() == 1 && lines[0] == "ok" {
+            return Ok(());
+        }
+        Err(damaged(lines.join("; ")))
+    }
+
     fn version(&self) -> rusqlite::Result<u32> {
         self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))
     }
@@ -141,6 +191,9 @@ impl Bench {
         let from = tx.query_row("PRAGMA user_version", [], |r| r.get::<_, u32>(0))?;
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(from as usize) {
             tx.execute_batch(sql)?;
+            if i + 1 == schema::RUN_IDS as usize {
+                store::backfill_run_ids(&tx)?;
+            }
             tx.pragma_update(None, "user_version", i as u32 + 1)?;
         }
         tx.commit()?;

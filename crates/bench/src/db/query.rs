@@ -56,6 +56,8 @@ pub struct RunRow {
     pub source: Option<String>,
     pub stored_at: String,
     pub results: u32,
+    /// The run's identity (a UUID).
+    pub uuid: String,
 }
 
 /// A test result as stored, with where it belongs.
@@ -100,7 +102,7 @@ fn drive_row(r: &Row) -> rusqlite::Result<DriveRow> {
 const RUN_SELECT: &str = "
     SELECT r.id, r.drive_id, COALESCE(s.name, d.model, json_extract(d.identity, '$.path')),
            r.kind, r.target_spec, r.started_at, r.tool_version, r.quick, r.complete, r.source,
-           r.stored_at, (SELECT count(*) FROM results x WHERE x.run_id = r.id)
+           r.stored_at, (SELECT count(*) FROM results x WHERE x.run_id = r.id), r.uuid
     FROM runs r JOIN drives d ON d.id = r.drive_id LEFT JOIN drive_specs s ON s.drive_id = d.id";
 
 fn run_row(r: &Row) -> rusqlite::Result<RunRow> {
@@ -117,6 +119,7 @@ fn run_row(r: &Row) -> rusqlite::Result<RunRow> {
         source: r.get(9)?,
         stored_at: r.get(10)?,
         results: r.get(11)?,
+        uuid: r.get(12)?,
     })
 }
 

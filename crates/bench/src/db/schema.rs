@@ -83,7 +83,16 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX results_by_test ON results(test, variant);
     ",
+    // 3: a run's identity, the UUID it was given as it started; runs are stored once by it.
+    // (Runs stored before get one derived from their results: `store::backfill_run_ids`.)
+    "
+    ALTER TABLE runs ADD COLUMN uuid TEXT;
+    CREATE UNIQUE INDEX runs_by_uuid ON runs(uuid);
+    ",
 ];
+
+/// The version that gave runs their identity.
+pub const RUN_IDS: u32 = 3;
 
 /// The schema version this build writes.
 pub const LATEST: u32 = MIGRATIONS.len() as u32;

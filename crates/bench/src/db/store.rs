@@ -1,19 +1,23 @@
 //! Storing runs: a results directory (a suite's, or one `ssdlab run`'s) becomes one run row,
 //! its drive and test system rows (shared with earlier runs of the same drive), a result row
-//! per test result and its series, all in one transaction.
-
-use std::path::Path;
+//! per test result and its series, all in one transaction. A run is known by its identity
+//! (a UUID made when it started) and by nothing else: storing is idempotent on it, so runs
+//! started in the same second on the same target are all kept.
 
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 use engine::Identity;
 use suite::result::TestResult;
 
+use super::import::{legacy_run_id, parse_run_id, FirstResult};
 use super::{Bench, BenchError, Result};
 
 /// One run as it is stored: what was run on what, and its results.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
+    /// The run's identity: the UUID it was given as it started (or, for results of earlier
+    /// versions, one derived from them).
+    pub run_id: String,
     /// "suite" or "test".
     pub kind: String,
     pub target_spec: String,
@@ -29,10 +33,11 @@ pub struct RunRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stored {
     New(i64),
-    /// This run was stored before (same drive, target and start) with these results.
+    /// This run (its identity) was stored before with these results.
     Already(i64),
     /// This run was stored before, unfinished or with other results (a resumed suite):
-    /// its results are now the directory's.
+    /// its results are now the directory's, except that a complete result is never
+    /// replaced by an incomplete one.
     Updated(i64),
 }
 
@@ -44,85 +49,117 @@ impl Stored {
     }
 }
 
-impl RunRecord {
-    /// A results directory: a suite's (with `suite.json`) or any directory of results.
-    pub fn from_dir(dir: &Path) -> Result<RunRecord> {
-        let input = |e: suite::SuiteError| BenchError::Input(e.to_string());
-        let results = suite::results_dir::read_results(dir).map_err(input)?;
-        if results.is_empty() {
-            return Err(BenchError::Input(format!(
-                "{} holds no ssdlab results (STEM.json files)",
-                dir.display()
-            )));
-        }
-        let source = Some(
-            std::fs::canonicalize(dir)
-                .unwrap_or_else(|_| dir.to_path_buf())
-                .display()
-                .to_string(),
-        );
-        Ok(match suite::runner::read_suite(dir) {
-            Ok(rec) => RunRecord {
-                kind: "suite".into(),
-                target_spec: rec.target_spec,
-                started_at: rec.started_at,
-                quick: rec.quick,
-                complete: rec.complete,
-                source,
-                results,
-            },
-            Err(_) => RunRecord {
-                kind: "test".into(),
-                target_spec: results[0].target.path.clone(),
-                started_at: results[0].started_at.clone(),
-                quick: false,
-                complete: results.iter().all(|r| r.complete),
-                source,
-                results,
-            },
-        })
-    }
-}
-
 /// Which drive rows are the same drive: model and serial for real drives, the path for files
 /// and the preset spec for simulated drives (whose serial names only the preset).
-fn identity_key(t: &Identity) -> String {
+pub(crate) fn identity_key(t: &Identity) -> String {
     match (t.kind.as_str(), &t.model, &t.serial) {
         ("block", Some(model), Some(serial)) => format!("block|{model}|{serial}"),
         (kind, _, _) => format!("{kind}|{}|{}", t.path, t.capacity_bytes),
     }
 }
 
+/// Give every run stored before runs had an identity the one its results directory gets
+/// when imported now (the migration to schema 3 calls this).
+pub(super) fn backfill_run_ids(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
+    let rows: Vec<(i64, String, Option<String>)> = tx
+        .prepare("SELECT id, run_key, source FROM runs WHERE uuid IS NULL")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (id, key, source) in rows {
+        let first = tx
+            .query_row(
+                "SELECT test, variant, started_at, parameters, body FROM results
+                 WHERE run_id = ?1 ORDER BY started_at, id LIMIT 1",
+                [id],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, Option<String>>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, String>(4)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let uuid = match first {
+            Some((test, variant, started_at, parameters, body)) => {
+                let body: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+                let parameters: serde_json::Value =
+                    serde_json::from_str(&parameters).unwrap_or_default();
+                let first = FirstResult {
+                    test,
+                    variant,
+                    started_at,
+                    ios: body["summary"]["ios"].as_u64().unwrap_or(0),
+                    bytes: body["summary"]["bytes"].as_u64().unwrap_or(0),
+                    parameters: parameters.to_string(),
+                };
+                legacy_run_id(&key, source.as_deref(), &first)
+            }
+            None => uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, key.as_bytes()).to_string(),
+        };
+        tx.execute("UPDATE runs SET uuid = ?1 WHERE id = ?2", params![uuid, id])?;
+    }
+    Ok(())
+}
+
 impl Bench {
-    /// Store a run (its drive and test system too). A run stored before is stored once: its
-    /// results are replaced when they changed (a resumed suite).
+    /// Store a run (its drive and test system too). A run stored before (the same
+    /// identity) is stored once: its results are replaced when they changed (a resumed
+    /// suite), but a complete result never by an incomplete one.
     pub fn store(&mut self, run: &RunRecord) -> Result<Stored> {
         let first = run
             .results
             .first()
             .ok_or_else(|| BenchError::Input("a run with no results: nothing to store".into()))?;
+        let uuid = parse_run_id(&run.run_id).map_err(BenchError::Input)?;
         let drive_key = identity_key(&first.target);
-        // A suite is one run however often it is resumed; a single test's run is told from
-        // another started the same second by its test.
-        let run_key = match run.kind.as_str() {
-            "suite" => format!("{drive_key}|{}|{}|suite", run.target_spec, run.started_at),
-            kind => format!(
-                "{drive_key}|{}|{}|{kind}|{}",
-                run.target_spec, run.started_at, first.test
-            ),
-        };
         let json = |v: &serde_json::Value| v.to_string();
         let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-        let before: Option<(i64, bool, usize)> = tx
+        let before: Option<(i64, bool)> = tx
             .query_row(
-                "SELECT id, complete, (SELECT count(*) FROM results WHERE run_id = runs.id)
-                 FROM runs WHERE run_key = ?1",
-                [&run_key],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                "SELECT id, complete FROM runs WHERE uuid = ?1",
+                [&uuid],
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        if let Some((id, complete, count)) = before {
-            if complete == run.complete && count == run.results.len() {
+        let mut results: Vec<TestResult> = run.results.clone();
+        let mut complete = run.complete;
+        if let Some((id, was_complete)) = before {
+            let mut stored: Vec<(String, bool, String)> = tx
+                .prepare("SELECT body, complete, test || coalesce('-' || variant, '') FROM results WHERE run_id = ?1")?
+                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            // A stored complete result stays over an incomplete one of the same test, and a
+            // stored result the directory no longer holds stays too: storing never loses one.
+            for (body, done, stem) in &stored {
+                let incoming = results.iter().position(|r| &r.file_stem() == stem);
+                let keep = match incoming {
+                    Some(i) => *done && !results[i].complete,
+                    None => true,
+                };
+                if keep {
+                    let r: TestResult = serde_json::from_str(body).map_err(|e| {
+                        BenchError::Input(format!(
+                            "a result of run {id} in the Bench does not parse: {e}"
+                        ))
+                    })?;
+                    match incoming {
+                        Some(i) => results[i] = r,
+                        None => results.push(r),
+                    }
+                }
+            }
+            complete |= was_complete;
+            let mut bodies: Vec<String> = results
+                .iter()
+                .map(|r| serde_json::to_string(r).expect("results serialize"))
+                .collect();
+            bodies.sort();
+            let mut old: Vec<String> = stored.drain(..).map(|(b, _, _)| b).collect();
+            old.sort();
+            if bodies == old && complete == was_complete {
                 return Ok(Stored::Already(id));
             }
             // Replaced below; the run keeps its id.
@@ -175,33 +212,45 @@ impl Bench {
             |r| r.get(0),
         )?;
 
-        tx.execute(
-            "INSERT INTO runs (run_key, drive_id, system_id, kind, target_spec, started_at,
-                               tool_version, quick, complete, source, stored_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-             ON CONFLICT (run_key) DO UPDATE SET complete = excluded.complete,
-                 tool_version = excluded.tool_version, source = excluded.source,
-                 stored_at = excluded.stored_at",
-            params![
-                run_key,
-                drive_id,
-                system_id,
-                run.kind,
-                run.target_spec,
-                run.started_at,
-                first.tool.version,
-                run.quick,
-                run.complete,
-                run.source,
-                suite::result::utc_now(),
-            ],
-        )?;
-        let run_id: i64 =
-            tx.query_row("SELECT id FROM runs WHERE run_key = ?1", [&run_key], |r| {
-                r.get(0)
-            })?;
+        let run_id = match before {
+            Some((id, _)) => {
+                tx.execute(
+                    "UPDATE runs SET complete = ?1, tool_version = ?2, source = ?3, stored_at = ?4
+                     WHERE id = ?5",
+                    params![
+                        complete,
+                        first.tool.version,
+                        run.source,
+                        suite::result::utc_now(),
+                        id
+                    ],
+                )?;
+                id
+            }
+            None => {
+                tx.execute(
+                    "INSERT INTO runs (run_key, uuid, drive_id, system_id, kind, target_spec,
+                                       started_at, tool_version, quick, complete, source, stored_at)
+                     VALUES (?1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    params![
+                        uuid,
+                        drive_id,
+                        system_id,
+                        run.kind,
+                        run.target_spec,
+                        run.started_at,
+                        first.tool.version,
+                        run.quick,
+                        complete,
+                        run.source,
+                        suite::result::utc_now(),
+                    ],
+                )?;
+                tx.last_insert_rowid()
+            }
+        };
 
-        for r in &run.results {
+        for r in &results {
             tx.execute(
                 "INSERT INTO results (run_id, test, variant, label, started_at, complete, iops, mbps,
                                       parameters, analysis, body)

@@ -39,6 +39,7 @@ pub(crate) fn result(
 
 pub(crate) fn run(model: &str, started: &str, results: Vec<TestResult>) -> RunRecord {
     RunRecord {
+        run_id: uuid::Uuid::new_v4().to_string(),
         kind: "suite".into(),
         target_spec: format!("sim:{model}"),
         started_at: started.into(),
@@ -281,4 +282,249 @@ fn concurrent_writers_lose_nothing() {
     let b = Bench::open(&path).unwrap();
     assert_eq!(b.drives().unwrap().len(), 3);
     assert_eq!((count(&b, "runs"), count(&b, "results")), (75, 300));
+}
+
+/// A Bench of some runs over many pages, closed (so checkpointed into the one file).
+fn filled(path: &std::path::Path) {
+    let mut b = Bench::open(path).unwrap();
+    for i in 0..40 {
+        let t = format!("2026-01-01T00:{:02}:{:02}Z", i / 60, i % 60);
+        let results = (0..3)
+            .map(|k| result(&format!("t{k}"), None, "m", &t, k as f64))
+            .collect();
+        b.store(&run("m", &t, results)).unwrap();
+    }
+}
+
+/// Overwrite 8 KiB in the middle of a file with (seeded) random bytes; the new contents.
+pub(crate) fn damage_middle(path: &std::path::Path) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).unwrap();
+    let mid = (bytes.len() / 2) & !4095;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for b in &mut bytes[mid..mid + 8192] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    std::fs::write(path, &bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn a_database_failing_its_integrity_check_is_refused_before_any_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.db");
+    filled(&path);
+    let damaged = damage_middle(&path);
+    let check: String =
+        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))
+            .unwrap_or_else(|e| e.to_string());
+    assert_ne!(check, "ok", "the damage is one quick_check sees");
+
+    let e = Bench::open(&path).err().expect("refused");
+    assert!(matches!(e, BenchError::Damaged { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
+    assert!(msg.contains("damaged") && msg.contains(".recover"), "{msg}");
+    assert_eq!(std::fs::read(&path).unwrap(), damaged, "byte-identical");
+    let wal = path.with_extension("db-wal");
+    assert!(
+        std::fs::metadata(&wal).map_or(true, |m| m.len() == 0),
+        "nothing written to a WAL either"
+    );
+}
+
+#[test]
+fn a_foreign_sqlite_file_is_never_given_the_benchs_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = dir.path().join("places.sqlite");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT);")
+        .unwrap();
+    let before = std::fs::read(&foreign).unwrap();
+    for e in [
+        Bench::open_read_only(&foreign).err().expect("refused"),
+        Bench::open(&foreign).err().expect("refused"),
+    ] {
+        assert!(matches!(e, BenchError::NotADatabase { .. }), "{e}");
+        assert!(e.to_string().contains("another program"), "{e}");
+    }
+    assert_eq!(std::fs::read(&foreign).unwrap(), before);
+    let tables: Vec<String> = rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .prepare("SELECT name FROM sqlite_master")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(tables, ["moz_places"]);
+
+    // An empty file read is no Bench yet, and stays empty.
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    assert!(matches!(
+        Bench::open_read_only(&empty),
+        Err(BenchError::Missing { .. })
+    ));
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+}
+
+/// A single test's run of `seq-write` on drive "a" started at `t`, with seed `seed`.
+fn test_run(t: &str, seed: u64, complete: bool) -> RunRecord {
+    let mut r = result("seq-write", None, "a", t, 300.0 + seed as f64);
+    r.parameters = json!({"qd": 32, "seed": seed});
+    r.complete = complete;
+    RunRecord {
+        kind: "test".into(),
+        target_spec: "sim:a".into(),
+        complete,
+        quick: false,
+        ..run("a", t, vec![r])
+    }
+}
+
+#[test]
+fn runs_of_the_same_test_target_and_second_are_kept_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    let t = "2026-01-01T00:00:00Z";
+    let runs: Vec<RunRecord> = (0..8).map(|seed| test_run(t, seed, true)).collect();
+    let ids: Vec<i64> = runs
+        .iter()
+        .map(|r| match b.store(r).unwrap() {
+            Stored::New(id) => id,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(count(&b, "runs"), 8);
+    for (r, id) in runs.iter().zip(&ids) {
+        assert_eq!(b.store(r).unwrap(), Stored::Already(*id));
+        let stored = b.results_of_run(*id).unwrap();
+        assert_eq!(stored[0].result.parameters, r.results[0].parameters);
+    }
+    assert_eq!(count(&b, "runs"), 8);
+}
+
+#[test]
+fn a_complete_result_is_never_replaced_by_an_incomplete_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    let t = "2026-01-01T00:00:00Z";
+    let done = test_run(t, 1, true);
+    let id = b.store(&done).unwrap().id();
+    // Another run, interrupted, started the same second: a run of its own.
+    let other = test_run(t, 1, false);
+    assert!(matches!(b.store(&other).unwrap(), Stored::New(i) if i != id));
+    // The same run's result turned incomplete (a damaged or edited directory): kept complete.
+    let mut worse = done.clone();
+    worse.complete = false;
+    worse.results[0].complete = false;
+    assert_eq!(b.store(&worse).unwrap(), Stored::Already(id));
+    let row = b.run(id).unwrap().unwrap();
+    assert!(row.complete);
+    assert_eq!(b.results_of_run(id).unwrap()[0].result, done.results[0]);
+    // And the run may still gain results (a resumed suite).
+    let mut more = done.clone();
+    more.results
+        .push(result("seq-read", None, "a", "2026-01-01T00:01:00Z", 500.0));
+    assert_eq!(b.store(&more).unwrap(), Stored::Updated(id));
+    assert_eq!(b.run(id).unwrap().unwrap().results, 2);
+}
+
+#[test]
+fn runs_stored_before_identities_keep_theirs_when_imported_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.db");
+    let t = "2026-01-01T00:00:00Z";
+    // Two results directories of an earlier ssdlab (no run ids), started the same second:
+    // the old Bench kept the first and called the second "already stored".
+    let dirs: Vec<std::path::PathBuf> =
+        (0..2).map(|i| dir.path().join(format!("run{i}"))).collect();
+    for (seed, d) in dirs.iter().enumerate() {
+        let r = &test_run(t, seed as u64, true).results[0];
+        assert!(r.run_id.is_none());
+        suite::results_dir::write_result(d, r).unwrap();
+    }
+    let first = &suite::results_dir::read_results(&dirs[0]).unwrap()[0];
+    let old = Bench::create_at_version(&path, 2).unwrap();
+    let source = std::fs::canonicalize(&dirs[0]).unwrap();
+    old.execute(
+        "INSERT INTO drives VALUES (1, 'sim|sim:a|8000000000', 'sim', 'a', 'SIM-1', '1', NULL, 8000000000, '{}')",
+        [],
+    )
+    .unwrap();
+    old.execute(
+        "INSERT INTO systems VALUES (1, 'k', 'h', 'cpu', 2, 1, '6', 'linux')",
+        [],
+    )
+    .unwrap();
+    old.execute(
+        "INSERT INTO runs VALUES (1, 'sim|sim:a|8000000000|sim:a|2026-01-01T00:00:00Z|test|seq-write',
+         1, 1, 'test', 'sim:a', '2026-01-01T00:00:00Z', '0.1.0', 0, 1, ?1, 'then')",
+        [source.display().to_string()],
+    )
+    .unwrap();
+    old.execute(
+        "INSERT INTO results VALUES (1, 1, 'seq-write', NULL, 'l', '2026-01-01T00:00:00Z', 1, 1.0,
+         300.0, ?1, '{}', ?2)",
+        [
+            first.parameters.to_string(),
+            serde_json::to_string(first).unwrap(),
+        ],
+    )
+    .unwrap();
+    drop(old);
+
+    let mut b = Bench::open(&path).unwrap();
+    let uuid = b.run(1).unwrap().unwrap().uuid;
+    assert!(uuid::Uuid::try_parse(&uuid).is_ok(), "{uuid}");
+    let again = RunRecord::from_dir(&dirs[0]).unwrap();
+    assert_eq!(again.len(), 1);
+    assert_eq!(
+        again[0].run_id, uuid,
+        "the same identity as the migration gave"
+    );
+    assert_eq!(b.store(&again[0]).unwrap(), Stored::Already(1));
+    // The directory the old Bench lost is a run of its own now.
+    let lost = RunRecord::from_dir(&dirs[1]).unwrap();
+    assert_ne!(lost[0].run_id, uuid);
+    assert!(matches!(b.store(&lost[0]).unwrap(), Stored::New(2)));
+    assert_eq!(b.store(&lost[0]).unwrap(), Stored::Already(2));
+}
+
+#[test]
+fn a_directory_reused_by_several_runs_stores_each_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let t = "2026-01-01T00:00:00Z";
+    let ids: Vec<String> = (0..2).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    for (i, test) in ["seq-write", "seq-read"].into_iter().enumerate() {
+        let mut r = result(test, None, "a", t, 1.0);
+        r.run_id = Some(ids[i].clone());
+        suite::results_dir::write_result(&out, &r).unwrap();
+    }
+    let runs = RunRecord::from_dir(&out).unwrap();
+    let mut got: Vec<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+    got.sort();
+    let mut want: Vec<&str> = ids.iter().map(String::as_str).collect();
+    want.sort();
+    assert_eq!(got, want);
+    assert!(runs
+        .iter()
+        .all(|r| r.results.len() == 1 && r.kind == "test"));
+
+    // An identity that is not a UUID is refused, naming the file.
+    let mut r = result("seq-write", None, "a", t, 1.0);
+    r.run_id = Some("../../x".into());
+    suite::results_dir::write_result(&out, &r).unwrap();
+    let e = RunRecord::from_dir(&out).unwrap_err().to_string();
+    assert!(
+        e.contains("seq-write.json") && e.contains("not a UUID"),
+        "{e}"
+    );
 }

@@ -9,22 +9,26 @@
 //! from anywhere else.
 //!
 //! [`respond`] makes a page without a socket (the tests use it); [`serve`] is the socket
-//! loop around it.
+//! side around it (`server.rs`): concurrent, with limits and timeouts per connection, so no
+//! client holds up another.
 
 mod bars;
 mod compare;
 mod consistency;
 mod pages;
 mod sections;
+mod server;
 #[cfg(test)]
 mod tests;
+
+pub use server::{serve_with, Limits};
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::path::Path;
 
 use crate::chart::escape;
-use crate::db::{Bench, BenchError, Result};
+use crate::db::{Bench, Result};
 
 pub const HTML: &str = "text/html; charset=utf-8";
 pub const TEXT: &str = "text/plain; charset=utf-8";
@@ -53,6 +57,8 @@ impl Page {
             400 => "Bad request",
             404 => "Not found",
             405 => "Method not allowed",
+            414 => "Address too long",
+            431 => "Headers too large",
             _ => "Server error",
         };
         Page {
@@ -74,58 +80,25 @@ impl Page {
 }
 
 /// Serve the Bench database at `db` on `listen` (e.g. "127.0.0.1:8080"; port 0 picks a free
-/// one) until the process is killed. `ready` gets the bound address once the server listens.
-/// A database that cannot be opened is an error before anything listens.
+/// one) until the process is killed, with the default [`Limits`]. `ready` gets the bound
+/// address once the server listens. A database that cannot be opened is an error before
+/// anything listens.
 pub fn serve(db: &Path, listen: &str, ready: impl FnOnce(SocketAddr)) -> Result<()> {
-    drop(Bench::open_read_only(db)?);
-    let server = tiny_http::Server::http(listen)
-        .map_err(|e| BenchError::Input(format!("cannot listen on {listen}: {e}")))?;
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| BenchError::Input(format!("{listen} is not an IP address and port")))?;
-    ready(addr);
-    for request in server.incoming_requests() {
-        let method = request.method().as_str().to_string();
-        let page = if method == "GET" || method == "HEAD" {
-            match Bench::open_read_only(db) {
-                Ok(bench) => respond(&bench, &method, request.url()),
-                Err(e) => Page::error(500, &e.to_string()),
-            }
-        } else {
-            method_not_allowed()
-        };
-        // A client that went away is its own business.
-        let _ = request.respond(response(page));
-    }
-    Ok(())
+    serve_with(db, listen, Limits::default(), ready)
 }
 
-fn method_not_allowed() -> Page {
+pub(crate) fn method_not_allowed() -> Page {
     Page::error(405, "The Bench is read only: GET and HEAD only.")
 }
 
-fn header(name: &str, value: &str) -> tiny_http::Header {
-    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
-}
-
-/// The response for a page (tiny_http leaves the body out for HEAD).
-fn response(page: Page) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    let mut r = tiny_http::Response::from_data(page.body.into_bytes())
-        .with_status_code(page.status)
-        .with_header(header("Content-Type", page.content_type))
-        .with_header(header("Cache-Control", "no-store"))
-        .with_header(header("X-Content-Type-Options", "nosniff"))
-        .with_header(header("Referrer-Policy", "no-referrer"))
-        .with_header(header(
-            "Content-Security-Policy",
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
-             img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-        ));
-    if page.status == 405 {
-        r.add_header(header("Allow", "GET, HEAD"));
-    }
-    r
+/// A 500 page that says nothing of the server (where the database is, what failed):
+/// that goes to the log, standard error.
+pub(crate) fn server_error(detail: &dyn std::fmt::Display) -> Page {
+    eprintln!("bench serve: {detail}");
+    Page::error(
+        500,
+        "The Bench could not be read just now; the terminal running `ssdlab bench serve` says why.",
+    )
 }
 
 /// The page for `method` and `url` (the request target as sent: path and query).
@@ -151,7 +124,7 @@ pub fn respond(bench: &Bench, method: &str, url: &str) -> Page {
             }
         }
     };
-    page.unwrap_or_else(|e| Page::error(500, &e.to_string()))
+    page.unwrap_or_else(|e| server_error(&e))
 }
 
 /// An id in a path: ASCII digits only.

@@ -34,7 +34,7 @@ pub(super) fn drive_labels(drives: &[DriveRow], runs: &[RunRow]) -> Vec<String> 
 }
 
 fn money(v: Option<f64>, decimals: usize) -> String {
-    v.map_or(String::new(), |v| format!("${v:.decimals$}"))
+    v.map_or(String::new(), |v| crate::compare::usd(v, decimals))
 }
 
 pub(super) fn index(bench: &Bench) -> Result<Page> {

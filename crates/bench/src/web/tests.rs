@@ -26,6 +26,7 @@ fn suite_results(spec: &str, only: &[&str]) -> Vec<TestResult> {
         true,
         dir.path(),
         false,
+        &suite::results_dir::new_run_id(),
     )
     .unwrap();
     suite::results_dir::read_results(dir.path()).unwrap()
@@ -61,6 +62,7 @@ fn bench(dir: &tempfile::TempDir) -> Bench {
     for (spec, results) in runs() {
         bench
             .store(&RunRecord {
+                run_id: results[0].run_id.clone().unwrap(),
                 kind: "suite".into(),
                 target_spec: spec.clone(),
                 started_at: results[0].started_at.clone(),

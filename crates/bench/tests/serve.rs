@@ -1,0 +1,320 @@
+//! `bench serve` over real sockets: hostile clients (pipelining without reading, endless
+//! headers, slowloris) do not stop other clients being answered; oversized request lines
+//! and headers are refused and closed; HTTP/1.0 keep-alive is answered as such; a server
+//! error does not show where the database is. Every test is bounded in time.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bench::db::Bench;
+
+/// `bench::web::serve` on a free loopback port, in a thread that lives as long as the test
+/// process.
+fn start(db: &Path) -> SocketAddr {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let db = db.to_path_buf();
+    std::thread::spawn(move || {
+        bench::web::serve(&db, "127.0.0.1:0", |addr| tx.send(addr).unwrap()).unwrap();
+    });
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("the server listens")
+}
+
+fn new_bench(dir: &Path) -> std::path::PathBuf {
+    let db = dir.join("bench.db");
+    drop(Bench::open(&db).unwrap());
+    db
+}
+
+/// Send `request` on a new connection and read the answer until the server closes it (or
+/// `secs` pass): the whole response, or the error.
+fn exchange(addr: SocketAddr, request: &[u8], secs: u64) -> std::io::Result<String> {
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(secs))?;
+    s.set_read_timeout(Some(Duration::from_secs(secs)))?;
+    s.set_write_timeout(Some(Duration::from_secs(secs)))?;
+    s.write_all(request)?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+fn get(addr: SocketAddr, path: &str) -> std::io::Result<String> {
+    exchange(
+        addr,
+        format!("GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n").as_bytes(),
+        5,
+    )
+}
+
+fn status(response: &str) -> &str {
+    response.split(' ').nth(1).unwrap_or("")
+}
+
+/// A hostile client, until `stop` (or 30 s).
+fn hostile(addr: SocketAddr, kind: usize, stop: Arc<AtomicBool>) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let Ok(mut s) = TcpStream::connect(addr) else {
+        return;
+    };
+    s.set_write_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let go = || !stop.load(Ordering::Relaxed) && Instant::now() < deadline;
+    match kind {
+        // Pipelining: requests without end, never reading an answer.
+        0 => {
+            let burst = "GET / HTTP/1.1\r\nHost: bench\r\n\r\n".repeat(64);
+            while go() {
+                if s.write_all(burst.as_bytes()).is_err() {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        }
+        // Endless headers.
+        1 => {
+            let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\n");
+            let line = format!("X-Pad: {}\r\n", "a".repeat(1000));
+            while go() {
+                if s.write_all(line.as_bytes()).is_err() {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        }
+        // Slowloris: a byte now and then.
+        _ => {
+            let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\nX-Slow: ");
+            while go() {
+                if s.write_all(b"a").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }
+    }
+    // Hold the connection until the test is done.
+    while go() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn hostile_clients_do_not_stop_others_being_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = start(&new_bench(dir.path()));
+    assert_eq!(status(&get(addr, "/").unwrap()), "200");
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let hostiles: Vec<_> = (0..10)
+        .map(|i| {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || hostile(addr, [0, 0, 0, 0, 1, 1, 1, 2, 2, 2][i], stop))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+
+    // Three seconds of requests from a well-behaved client: every one answered, and
+    // answers in every second.
+    let start = Instant::now();
+    let mut per_second = [0u32; 3];
+    while start.elapsed() < Duration::from_secs(3) {
+        let second = start.elapsed().as_secs() as usize;
+        let r = get(addr, "/");
+        let r = r.unwrap_or_else(|e| {
+            stop.store(true, Ordering::Relaxed);
+            panic!(
+                "no answer {:.1} s into the abuse: {e}",
+                start.elapsed().as_secs_f64()
+            )
+        });
+        assert_eq!(status(&r), "200", "{r}");
+        if second < 3 {
+            per_second[second] += 1;
+        }
+    }
+    let total: u32 = per_second.iter().sum();
+    println!(
+        "bench serve under 10 hostile clients: {:.0} requests/s ({per_second:?} per second)",
+        f64::from(total) / start.elapsed().as_secs_f64()
+    );
+    stop.store(true, Ordering::Relaxed);
+    for h in hostiles {
+        h.join().unwrap();
+    }
+    assert!(per_second.iter().all(|&n| n > 0), "{per_second:?}");
+}
+
+#[test]
+fn oversized_request_lines_and_headers_are_refused_and_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = start(&new_bench(dir.path()));
+    let long_url = format!(
+        "GET /compare?d={} HTTP/1.1\r\nHost: bench\r\n\r\n",
+        "1".repeat(9 * 1024)
+    );
+    let r = exchange(addr, long_url.as_bytes(), 10).unwrap();
+    assert_eq!(status(&r), "414", "{r}");
+    assert!(r.to_ascii_lowercase().contains("connection: close"), "{r}");
+
+    let mut huge = String::from("GET / HTTP/1.1\r\nHost: bench\r\n");
+    for i in 0..80 {
+        huge += &format!("X-Pad-{i}: {}\r\n", "a".repeat(1000));
+    }
+    huge += "\r\n";
+    let r = exchange(addr, huge.as_bytes(), 10).unwrap_or_default();
+    assert_eq!(status(&r), "431", "{r}");
+    // A 100 MB URL is not read to its end: the answer comes, the connection closes.
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.set_write_timeout(Some(Duration::from_secs(10))).unwrap();
+    let _ = s.write_all(b"GET /");
+    let chunk = vec![b'a'; 1 << 20];
+    let mut sent = 0;
+    while sent < 100 && s.write_all(&chunk).is_ok() {
+        sent += 1;
+    }
+    assert!(
+        sent < 100,
+        "the server stopped reading a 100 MB request line"
+    );
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || ["414", "431"].contains(&status(&answer)),
+        "{answer}"
+    );
+    // And the server still answers.
+    assert_eq!(status(&get(addr, "/").unwrap()), "200");
+}
+
+#[test]
+fn http_1_0_keep_alive_answers_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = start(&new_bench(dir.path()));
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(b"HEAD / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        .unwrap();
+    let mut buf = [0u8; 4096];
+    let n = s.read(&mut buf).unwrap();
+    let head = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+    assert!(head.contains(" 200 "), "{head}");
+    assert!(head.contains("connection: keep-alive"), "{head}");
+    // And the connection is kept: a second request on it is answered.
+    s.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+    let mut rest = Vec::new();
+    let _ = s.read_to_end(&mut rest);
+    let rest = String::from_utf8_lossy(&rest);
+    assert_eq!(status(&rest), "200", "{rest}");
+}
+
+#[test]
+fn server_errors_do_not_show_the_database_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = new_bench(dir.path());
+    let addr = start(&db);
+    std::fs::remove_file(&db).unwrap();
+    let r = get(addr, "/").unwrap();
+    assert_eq!(status(&r), "500", "{r}");
+    assert!(!r.contains(&dir.path().display().to_string()), "{r}");
+    assert!(!r.contains("bench.db"), "{r}");
+    assert!(r.contains("could not be read"), "{r}");
+}
+
+/// Read until the server closes the connection: how long that took, or `None` if it was
+/// still open after `secs`.
+fn closed_within(s: &mut TcpStream, secs: u64) -> Option<Duration> {
+    let start = Instant::now();
+    s.set_read_timeout(Some(Duration::from_secs(secs))).unwrap();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return Some(start.elapsed()),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                return Some(start.elapsed())
+            }
+            Err(_) => return None,
+        }
+        if start.elapsed() > Duration::from_secs(secs) {
+            return None;
+        }
+    }
+}
+
+#[test]
+fn slow_idle_and_unread_connections_are_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = new_bench(dir.path());
+    let limits = bench::web::Limits {
+        head_timeout: Duration::from_secs(1),
+        idle_timeout: Duration::from_secs(1),
+        write_timeout: Duration::from_secs(1),
+        ..Default::default()
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        bench::web::serve_with(&db, "127.0.0.1:0", limits, |a| tx.send(a).unwrap()).unwrap();
+    });
+    let addr = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+
+    // Slowloris: a header byte every 100 ms never makes a request.
+    let mut slow = TcpStream::connect(addr).unwrap();
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\nX-Slow: ")
+        .unwrap();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(5) && slow.write_all(b"a").is_ok() {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        closed_within(&mut slow, 5).is_some(),
+        "a slow request head is cut off"
+    );
+    assert!(start.elapsed() < Duration::from_secs(8));
+
+    // Idle: connected, saying nothing.
+    let mut idle = TcpStream::connect(addr).unwrap();
+    assert!(
+        closed_within(&mut idle, 5).is_some(),
+        "an idle connection is closed"
+    );
+
+    // Pipelining without reading: once its answers stop moving, the connection goes.
+    let mut greedy = TcpStream::connect(addr).unwrap();
+    greedy
+        .set_write_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let burst = "GET / HTTP/1.1\r\nHost: bench\r\n\r\n".repeat(256);
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(3) && greedy.write_all(burst.as_bytes()).is_ok() {}
+    std::thread::sleep(Duration::from_secs(3));
+    // Closed by then: reading finds the end (or the reset) at once, not a stream of answers
+    // that starts moving again.
+    greedy
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut got = 0usize;
+    let mut buf = vec![0u8; 1 << 16];
+    let start = Instant::now();
+    let closed = loop {
+        match greedy.read(&mut buf) {
+            Ok(0) => break true,
+            Ok(n) => got += n,
+            Err(e) => break e.kind() == std::io::ErrorKind::ConnectionReset,
+        }
+    };
+    println!(
+        "unread pipelined answers: {got} bytes read in {:?} before the close",
+        start.elapsed()
+    );
+    assert!(closed, "a client that never reads is let go");
+    assert!(
+        start.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(status(&get(addr, "/").unwrap()), "200");
+}
