@@ -219,6 +219,13 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         },
         other => bail!("unknown replay mode '{other}': use timed, afap or idle-capped"),
     };
+    // Waiting out a trace's idle gaps on the wall clock is refused before the target is
+    // touched when it would take longer than a week.
+    let clock = match engine::target::TargetSpec::parse(&a.common.target) {
+        Ok(engine::target::TargetSpec::Sim(_)) => engine::Clock::Virtual,
+        _ => engine::Clock::Wall,
+    };
+    suite::replay::check_wall_time(mode, clock, stats.duration_s)?;
     // A second pass for the largest IO (buffers) and the highest byte (remap=scale).
     let (mut span, mut largest) = (0u64, 0u32);
     for r in trace::open_with(&a.trace, opts)? {
