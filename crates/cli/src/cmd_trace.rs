@@ -97,6 +97,13 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
             if !out_format.writable() {
                 bail!("ssdlab cannot write {out_format}; use native, fio-iolog or disksim");
             }
+            if !out_format.records_completions() {
+                eprintln!(
+                    "note: {out_format} records no completion times: any in {} are dropped (a \
+                     native .ssdt file keeps them)",
+                    input.display()
+                );
+            }
             let s = trace::convert(&input, opts, &output, out_format)
                 .with_context(|| format!("converting {}", input.display()))?;
             eprintln!(
@@ -153,6 +160,27 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
                 Some(f) => f,
                 None => trace::format_for_output(&output),
             };
+            // The synthetic traces carry the completion times the original captures had (their
+            // queue depth and QD1 share are published figures): an extension must not drop
+            // them unasked.
+            if !out_format.records_completions() {
+                if to.is_none() {
+                    bail!(
+                        "{}: the extension chooses {out_format}, which records no completion \
+                         times, so the trace would lose its queue depth ({}), QD1 share and busy \
+                         time: write a native trace (e.g. -o {}), or pass --to {out_format} to \
+                         write {out_format} anyway",
+                        output.display(),
+                        p.avg_queue_depth,
+                        output.with_extension("ssdt").display()
+                    );
+                }
+                eprintln!(
+                    "note: {out_format} records no completion times: `trace stats` of {} cannot \
+                     give its queue depth, QD1 share or busy time (a native .ssdt file keeps them)",
+                    output.display()
+                );
+            }
             let mut w = trace::create_writer(&output, out_format)?;
             let n = trace::synth::generate_into(p, scale, seed, &mut w)?;
             eprintln!("{n} IOs written to {} ({out_format})", output.display());
