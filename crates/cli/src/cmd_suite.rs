@@ -51,7 +51,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         false => (a.common.target.clone(), a.quick),
     };
     let steps = runner::select(runner::plan(quick), &a.only, &a.skip)?;
-    let mut dev = a.common.open(&target, true)?;
+    let (mut dev, mut created) = a.common.open(&target, true)?;
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = Bar::new(a.common.quiet);
     let mut ctx = Context::new(&stop, &mut bar);
@@ -59,6 +59,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         eprintln!("reviewing {target} into {}", dir.display());
     }
     let rec = runner::run(dev.as_mut(), &mut ctx, &target, &steps, quick, &dir, resume)?;
+    created.keep();
     let report = output::write_report(&dir).ok();
     if !a.common.quiet {
         // In the suite's order.

@@ -277,7 +277,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         data: engine::pattern::DataKind::Incompressible,
         seed: suite::params::DEFAULT_SEED,
     };
-    let mut dev = a
+    let (mut dev, mut created) = a
         .common
         .open(&a.common.target, stats.writes > 0 || stats.discards > 0)?;
     let stop = crate::cmd_run::stop_flag()?;
@@ -307,6 +307,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         .unwrap_or_else(|| crate::output::default_dir("replay"));
     let results = vec![result];
     crate::output::write(&dir, &results, a.json.as_deref())?;
+    created.keep();
     crate::output::write_report(&dir)?;
     if !a.common.quiet {
         crate::output::print_summary(&results);
@@ -315,6 +316,9 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     a.common.store.store(&dir, a.common.quiet);
     Ok(if results[0].complete {
         std::process::ExitCode::SUCCESS
+    } else if let Some(why) = crate::output::failure(&results) {
+        eprintln!("the replay failed: {why}");
+        std::process::ExitCode::from(1)
     } else {
         std::process::ExitCode::from(130)
     })

@@ -81,6 +81,8 @@ pub struct Recorder {
     buckets: Vec<(u64, Bucket)>,
     /// Idle periods of at least [`IDLE_RUN_S`] s, as ns since the start, in order.
     idle: Vec<(u64, u64)>,
+    /// IOs that completed with an error or short: not counted as IOs, bytes or latency.
+    failed: u64,
     latency_ns: [Histogram<u64>; 3],
     occupancy: [Occupancy; 3],
     all: Occupancy,
@@ -100,6 +102,7 @@ impl Recorder {
             end_ns: start_ns,
             buckets: Vec::with_capacity(4096),
             idle: Vec::new(),
+            failed: 0,
             latency_ns: [histogram(), histogram(), histogram()],
             occupancy: Default::default(),
             all: Occupancy {
@@ -134,6 +137,17 @@ impl Recorder {
         b.ios[d] += 1;
         b.bytes[d] += bytes;
         let _ = self.latency_ns[d].record(complete_ns.saturating_sub(submit_ns).max(1));
+        self.end_ns = self.end_ns.max(complete_ns);
+    }
+
+    /// An IO that completed with an error (or transferred less than asked): it leaves the
+    /// device's occupancy but counts as no IO, byte or latency; the summary counts it apart.
+    #[inline]
+    pub fn failed(&mut self, op: Op, complete_ns: u64) {
+        let d = dir(op) as usize;
+        self.occupancy[d].change(complete_ns, false);
+        self.all.change(complete_ns, false);
+        self.failed += 1;
         self.end_ns = self.end_ns.max(complete_ns);
     }
 
@@ -303,6 +317,7 @@ impl Recorder {
                 other,
                 cpu,
                 idle_seconds_omitted,
+                failed_ios: self.failed,
             },
             per_second,
         }
@@ -407,6 +422,10 @@ pub struct Summary {
     /// zero. Read `t` of each point for its time.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub idle_seconds_omitted: u64,
+    /// IOs that failed (an error, or fewer bytes than asked): not in `ios`, `bytes` or the
+    /// latencies. Any failed IO stops a run and marks its result failed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_ios: u64,
 }
 
 fn is_zero(v: &u64) -> bool {

@@ -53,6 +53,46 @@ pub struct LoopDev {
     pub path: PathBuf,
     backing: PathBuf,
     mounted: Option<PathBuf>,
+    /// The small filesystem the backing file lives on (dropped after the device).
+    _tmpfs: Option<Tmpfs>,
+}
+
+/// A tmpfs of a given size mounted on a directory of its own, unmounted on drop.
+pub struct Tmpfs {
+    pub dir: PathBuf,
+}
+
+impl Tmpfs {
+    /// Mount a tmpfs of `size` (e.g. "8M"); `None` (a skip, a failure under CI) without root
+    /// or mount.
+    pub fn mount(name: &str, size: &str) -> Option<Tmpfs> {
+        if !test_support::root("to mount a tmpfs")
+            || !test_support::tool("mount")
+            || !test_support::tool("umount")
+        {
+            return None;
+        }
+        let dir = PathBuf::from(format!("/tmp/ssdlab-tmpfs-{name}-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            let _ = std::fs::remove_dir(&dir);
+            test_support::skip("mounting a tmpfs", "run as root where mount works");
+            return None;
+        }
+        Some(Tmpfs { dir })
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.dir).status();
+        let _ = std::fs::remove_dir(&self.dir);
+    }
 }
 
 impl LoopDev {
@@ -70,9 +110,45 @@ impl LoopDev {
             );
             return None;
         }
-        Self::make(name, size)
+        let backing = PathBuf::from(format!(
+            "/dev/shm/ssdlab-test-{name}-{}.img",
+            std::process::id()
+        ));
+        Self::make(backing, size, &["--direct-io=on"])
             .map_err(|why| test_support::skip(&why, "run as root with loop devices available"))
             .ok()
+    }
+
+    /// A read-only loop device (`losetup -r`) over a RAM-backed file.
+    pub fn read_only(name: &str, size: &str) -> Option<LoopDev> {
+        if !test_support::root("for a loop device")
+            || !test_support::tool("losetup")
+            || !test_support::tool("truncate")
+        {
+            return None;
+        }
+        let backing = PathBuf::from(format!(
+            "/dev/shm/ssdlab-test-{name}-{}.img",
+            std::process::id()
+        ));
+        Self::make(backing, size, &["--read-only"])
+            .map_err(|why| test_support::skip(&why, "run as root with loop devices available"))
+            .ok()
+    }
+
+    /// A loop device of `size` whose sparse backing file lives on a tmpfs of only `room`:
+    /// writes fail (ENOSPC/EIO) once `room` is used, part-way through a test.
+    pub fn over_small_tmpfs(name: &str, size: &str, room: &str) -> Option<LoopDev> {
+        if !test_support::tool("losetup") || !test_support::tool("truncate") {
+            return None;
+        }
+        let tmpfs = Tmpfs::mount(name, room)?;
+        let backing = tmpfs.dir.join("backing.img");
+        let mut dev = Self::make(backing, size, &[])
+            .map_err(|why| test_support::skip(&why, "run as root with loop devices available"))
+            .ok()?;
+        dev._tmpfs = Some(tmpfs);
+        Some(dev)
     }
 
     /// A loop device where one can be made, else `None` without recording a skip: for tests
@@ -84,14 +160,14 @@ impl LoopDev {
         if !ok {
             return None;
         }
-        Self::make(name, size).ok()
-    }
-
-    fn make(name: &str, size: &str) -> Result<LoopDev, String> {
         let backing = PathBuf::from(format!(
             "/dev/shm/ssdlab-test-{name}-{}.img",
             std::process::id()
         ));
+        Self::make(backing, size, &["--direct-io=on"]).ok()
+    }
+
+    fn make(backing: PathBuf, size: &str, flags: &[&str]) -> Result<LoopDev, String> {
         let ok = Command::new("truncate")
             .args(["-s", size])
             .arg(&backing)
@@ -101,7 +177,8 @@ impl LoopDev {
             return Err(format!("a backing file {}", backing.display()));
         }
         let out = Command::new("losetup")
-            .args(["--find", "--show", "--direct-io=on"])
+            .args(["--find", "--show"])
+            .args(flags)
             .arg(&backing)
             .output()
             .map_err(|e| format!("losetup ({e})"))?;
@@ -117,6 +194,7 @@ impl LoopDev {
             path,
             backing,
             mounted: None,
+            _tmpfs: None,
         })
     }
 
