@@ -122,9 +122,10 @@ impl Span {
     pub fn resolve(self, capacity: u64, align: u64) -> u64 {
         let bytes = match self {
             Span::Bytes(b) => b.min(capacity),
-            Span::Percent(p) => (capacity as f64 * p / 100.0) as u64,
+            // In floating point, a large capacity can round up past itself.
+            Span::Percent(p) => ((capacity as f64 * p / 100.0) as u64).min(capacity),
         };
-        bytes / align * align
+        bytes / align.max(1) * align.max(1)
     }
 }
 

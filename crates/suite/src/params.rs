@@ -113,7 +113,7 @@ pub fn region(
         Some(span) => {
             let want = match span {
                 Span::Bytes(b) => b,
-                Span::Percent(p) => (capacity as f64 * p / 100.0) as u64,
+                Span::Percent(p) => ((capacity as f64 * p / 100.0) as u64).min(capacity),
             };
             if want > room {
                 let mut fix = format!("give --span at most {}", size(room));
@@ -197,5 +197,66 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("at most"));
+    }
+
+    fn span_strategy() -> impl proptest::strategy::Strategy<Value = Span> {
+        use proptest::prelude::*;
+        prop_oneof![
+            any::<u64>().prop_map(Span::Bytes),
+            (0u64..1 << 36).prop_map(Span::Bytes),
+            (0.0001f64..=100.0).prop_map(Span::Percent),
+            Just(Span::Percent(100.0)),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 256,
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Whatever --offset and --span say, a region is inside the target on the block grid,
+        /// keeps the offset and a given span exactly (to the block), or is refused by name.
+        #[test]
+        fn a_region_is_inside_the_target_or_refused(
+            offset in proptest::prop_oneof![
+                proptest::prelude::any::<u64>(),
+                0u64..1 << 36,
+                proptest::prelude::Just(0u64)
+            ],
+            span in proptest::option::of(span_strategy()),
+            default in span_strategy(),
+            capacity in proptest::prop_oneof![
+                proptest::prelude::any::<u64>(),
+                1u64..1 << 36,
+                proptest::prelude::Just((1u64 << 54) + 3)
+            ],
+            block in proptest::prop_oneof![
+                proptest::prelude::Just(512u32),
+                proptest::prelude::Just(4096u32),
+                1u32..1 << 26
+            ],
+        ) {
+            let o = Overrides {
+                offset_bytes: Some(offset),
+                span,
+                ..Overrides::default()
+            };
+            match region(&o, default, capacity, block) {
+                Ok((off, bytes)) => {
+                    proptest::prop_assert_eq!(off, offset);
+                    proptest::prop_assert!(off.checked_add(bytes).is_some_and(|e| e <= capacity));
+                    proptest::prop_assert_eq!(bytes % u64::from(block), 0);
+                    if let Some(Span::Bytes(b)) = span {
+                        proptest::prop_assert_eq!(bytes, b / u64::from(block) * u64::from(block));
+                    }
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    proptest::prop_assert!(e.starts_with("--offset") || e.starts_with("--span"), "{}", e);
+                }
+            }
+        }
     }
 }
