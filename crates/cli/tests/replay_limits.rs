@@ -117,6 +117,7 @@ fn timed_replay_in_virtual_time_keeps_memory_by_ios_not_span() {
 fn timed_replay_on_the_wall_clock_refuses_a_three_year_wait_up_front() {
     let dir = tempfile::tempdir().unwrap();
     let target = format!("file:{}:16M", dir.path().join("t.img").display());
+    let out = dir.path().join("r");
     let trace = six_line_trace();
     let (o, wall, rss) = run_measured(&[
         "trace",
@@ -128,6 +129,8 @@ fn timed_replay_on_the_wall_clock_refuses_a_three_year_wait_up_front() {
         "timed",
         "--no-store",
         "-q",
+        "--out",
+        out.to_str().unwrap(),
     ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
@@ -139,4 +142,5 @@ fn timed_replay_on_the_wall_clock_refuses_a_three_year_wait_up_front() {
     assert!(t.contains("--speed"), "names the other fix: {t}");
     // Refused before the target was touched: nothing created, no results.
     assert!(!dir.path().join("t.img").exists(), "{t}");
+    assert!(!out.exists(), "{t}");
 }
