@@ -109,18 +109,93 @@ fn user_text_is_escaped_everywhere() {
 }
 
 #[test]
-fn output_is_deterministic() {
-    let make = || {
-        consistency((0..500).map(|t| (t as f64, steady(t))).collect())
-            .series(Series::line("mean", [(0.0, 5e3), (2000.0, 5e3)]))
-            .to_svg()
-    };
-    assert_eq!(make(), make());
-    let bar = BarChart::new("b", "MB/s")
+fn a_mean_line_spans_the_plot_at_its_value_over_every_dot() {
+    // (This replaces a test that compared a chart's output with itself.)
+    let c = consistency((0..500).map(|t| (t as f64, steady(t))).collect())
+        .series(Series::line("mean", [(0.0, 5e3), (2000.0, 5e3)]));
+    let svg = c.to_svg();
+    let doc = parse(&svg);
+    let lay = c.layout();
+    // Every dot is drawn, each where the layout maps it.
+    let dots = path_points(series_path(&doc, 0).unwrap());
+    assert_eq!(dots.len(), 500);
+    for (t, &(x, y)) in dots.iter().enumerate() {
+        let (mx, my) = lay.map(t as f64, steady(t)).unwrap();
+        assert!(
+            (x - mx).abs() <= 0.051 && (y - my).abs() <= 0.051,
+            "dot {t}"
+        );
+    }
+    // The mean is one horizontal segment from the left edge to the right edge at 5000 IOPS.
+    let line = path_points(series_path(&doc, 1).unwrap());
+    assert_eq!(line.len(), 2, "{line:?}");
+    let (_, y_mean) = lay.map(0.0, 5e3).unwrap();
+    assert!((line[0].0 - lay.plot.x).abs() <= 0.051, "{line:?}");
+    assert!((line[1].0 - lay.plot.right()).abs() <= 0.051, "{line:?}");
+    assert!(line.iter().all(|&(_, y)| (y - y_mean).abs() <= 0.051));
+    // Dots in the first colour, the line in the second; the legend names both in order.
+    assert!(svg.contains(&format!("fill=\"{}\"", PALETTE[0])), "{svg}");
+    assert!(svg.contains(&format!("stroke=\"{}\"", PALETTE[1])), "{svg}");
+    let legend: Vec<_> = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("legend"))
+        .unwrap()
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap())
+        .collect();
+    assert_eq!(legend, ["Default", "mean"]);
+}
+
+#[test]
+fn grouped_bars_are_as_long_as_their_values_in_their_group_colours() {
+    // (This replaces a test that compared a chart's output with its clone's.)
+    let svg = BarChart::new("b", "MB/s")
         .groups(&["i", "c"])
         .row("x", &[1.5, 2.5])
-        .highlight(0);
-    assert_eq!(bar.to_svg(), bar.clone().to_svg());
+        .row("y", &[0.5, 2.0])
+        .highlight(0)
+        .to_svg();
+    let doc = parse(&svg);
+    let rows: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("row"))
+        .collect();
+    assert_eq!(rows.len(), 2);
+    let bars = |r: &roxmltree::Node| -> Vec<(f64, String)> {
+        r.descendants()
+            .filter(|n| n.has_tag_name("rect"))
+            .map(|n| {
+                (
+                    n.attribute("width").unwrap().parse().unwrap(),
+                    n.attribute("fill").unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let (x, y) = (bars(&rows[0]), bars(&rows[1]));
+    assert_eq!(x.len(), 2);
+    assert_eq!(y.len(), 2);
+    // Lengths are proportional to the values (the axis starts at zero).
+    let unit = x[1].0 / 2.5;
+    for (bar, value) in x.iter().chain(&y).zip([1.5, 2.5, 0.5, 2.0]) {
+        assert!((bar.0 - value * unit).abs() < 0.05, "{bar:?} for {value}");
+    }
+    // One colour per group, the same in every row.
+    assert_eq!(x[0].1, PALETTE[0]);
+    assert_eq!(x[1].1, PALETTE[1]);
+    assert_eq!((&y[0].1, &y[1].1), (&x[0].1, &x[1].1));
+    // The highlighted row, and only it, is bold; values are printed.
+    assert!(rows[0]
+        .descendants()
+        .any(|n| n.attribute("font-weight") == Some("bold")));
+    assert!(rows[1]
+        .descendants()
+        .all(|n| n.attribute("font-weight").is_none()));
+    let t = texts(&doc);
+    for want in ["1.5", "2.5", "0.5", "2.0", "i", "c"] {
+        assert!(t.iter().any(|s| s == want), "missing {want}: {t:?}");
+    }
 }
 
 #[test]

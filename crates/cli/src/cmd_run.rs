@@ -8,7 +8,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use engine::pattern::DataKind;
-use engine::size::{parse_size, Span};
+use engine::size::{parse_duration, parse_size, Span};
 use engine::workload::Access;
 use suite::context::Context;
 use suite::params::Overrides;
@@ -35,14 +35,15 @@ pub struct RunArgs {
     /// Where the span starts.
     #[arg(long, value_parser = parse_size)]
     pub offset: Option<u64>,
-    /// Length of the measured phase in seconds (virtual seconds on sim: targets).
-    #[arg(long)]
+    /// Length of the measured phase in seconds, or with a unit: 90s, 2m, 1h (virtual time on
+    /// sim: targets); at most a year.
+    #[arg(long, value_parser = parse_duration)]
     pub duration: Option<f64>,
     /// Stop after this many IOs.
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     pub ios: Option<u64>,
     /// Stop after this many bytes, e.g. 1G.
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = nonzero_size)]
     pub bytes: Option<u64>,
     /// Share of reads in percent (custom workloads).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=100))]
@@ -82,9 +83,30 @@ pub struct RunArgs {
     pub iolog: Option<PathBuf>,
 }
 
+/// A block size: at least 512 bytes (the smallest sector), at most 4 GiB - 1.
 fn size_u32(text: &str) -> Result<u32, String> {
     let v = parse_size(text)?;
-    u32::try_from(v).map_err(|_| format!("'{text}' is too large for one IO (at most 4 GiB)"))
+    if v < 512 {
+        return Err(format!(
+            "a block size must be at least 512 bytes (one sector), e.g. 4K; '{text}' is {v} bytes"
+        ));
+    }
+    u32::try_from(v).map_err(|_| format!("'{text}' is too large for one IO (below 4 GiB)"))
+}
+
+fn at_least_one(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("give at least 1 (a limit of 0 would end the run before it starts)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{text}' is not a whole number")),
+    }
+}
+
+fn nonzero_size(text: &str) -> Result<u64, String> {
+    match parse_size(text)? {
+        0 => Err("give at least 1 byte (a limit of 0 would end the run before it starts)".into()),
+        n => Ok(n),
+    }
 }
 
 fn parse_access(text: &str) -> Result<Access, String> {
@@ -135,13 +157,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         trace: a.trace.clone(),
         trace_scale: a.trace_scale,
     };
-    if let Some(d) = a.duration {
-        anyhow::ensure!(
-            d > 0.0 && d.is_finite(),
-            "--duration {d}: give a positive number of seconds"
-        );
-    }
-    let mut dev = a
+    let (mut dev, mut created) = a
         .common
         .open(&a.common.target, suite::tests::writes(&a.test, &overrides))?;
     let out_dir = a
@@ -174,6 +190,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     }
 
     output::write(&out_dir, &results, a.json.as_deref())?;
+    // Results refer to the target file now: keep it.
+    created.keep();
     if !results.is_empty() {
         output::write_report(&out_dir)?;
     }
@@ -186,9 +204,15 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if !results.is_empty() {
         a.common.store.store(&out_dir, &run_id, a.common.quiet);
     }
-    let complete = results.iter().all(|r| r.complete);
+    let complete = !results.is_empty() && results.iter().all(|r| r.complete);
     Ok(if complete {
         ExitCode::SUCCESS
+    } else if let Some(why) = output::failure(&results) {
+        eprintln!(
+            "the run failed: {why}\n  what was measured before is saved with \"complete\": false in {}",
+            out_dir.display()
+        );
+        ExitCode::from(1)
     } else {
         eprintln!("the run did not complete: results so far are saved with \"complete\": false");
         ExitCode::from(if stop.load(std::sync::atomic::Ordering::Relaxed) {

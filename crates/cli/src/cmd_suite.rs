@@ -51,7 +51,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         false => (a.common.target.clone(), a.quick),
     };
     let steps = runner::select(runner::plan(quick), &a.only, &a.skip)?;
-    let mut dev = a.common.open(&target, true)?;
+    let (mut dev, mut created) = a.common.open(&target, true)?;
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = Bar::new(a.common.quiet);
     let mut ctx = Context::new(&stop, &mut bar);
@@ -77,6 +77,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         resume,
         &run_id,
     )?;
+    created.keep();
     let report = output::write_report(&dir).ok();
     if !a.common.quiet {
         // In the suite's order.

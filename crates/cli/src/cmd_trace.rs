@@ -97,6 +97,13 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
             if !out_format.writable() {
                 bail!("ssdlab cannot write {out_format}; use native, fio-iolog or disksim");
             }
+            if !out_format.records_completions() {
+                eprintln!(
+                    "note: {out_format} records no completion times: any in {} are dropped (a \
+                     native .ssdt file keeps them)",
+                    input.display()
+                );
+            }
             let s = trace::convert(&input, opts, &output, out_format)
                 .with_context(|| format!("converting {}", input.display()))?;
             eprintln!(
@@ -153,6 +160,27 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
                 Some(f) => f,
                 None => trace::format_for_output(&output),
             };
+            // The synthetic traces carry the completion times the original captures had (their
+            // queue depth and QD1 share are published figures): an extension must not drop
+            // them unasked.
+            if !out_format.records_completions() {
+                if to.is_none() {
+                    bail!(
+                        "{}: the extension chooses {out_format}, which records no completion \
+                         times, so the trace would lose its queue depth ({}), QD1 share and busy \
+                         time: write a native trace (e.g. -o {}), or pass --to {out_format} to \
+                         write {out_format} anyway",
+                        output.display(),
+                        p.avg_queue_depth,
+                        output.with_extension("ssdt").display()
+                    );
+                }
+                eprintln!(
+                    "note: {out_format} records no completion times: `trace stats` of {} cannot \
+                     give its queue depth, QD1 share or busy time (a native .ssdt file keeps them)",
+                    output.display()
+                );
+            }
             let mut w = trace::create_writer(&output, out_format)?;
             let n = trace::synth::generate_into(p, scale, seed, &mut w)?;
             eprintln!("{n} IOs written to {} ({out_format})", output.display());
@@ -219,6 +247,13 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         },
         other => bail!("unknown replay mode '{other}': use timed, afap or idle-capped"),
     };
+    // Waiting out a trace's idle gaps on the wall clock is refused before the target is
+    // touched when it would take longer than a week.
+    let clock = match engine::target::TargetSpec::parse(&a.common.target) {
+        Ok(engine::target::TargetSpec::Sim(_)) => engine::Clock::Virtual,
+        _ => engine::Clock::Wall,
+    };
+    suite::replay::check_wall_time(mode, clock, stats.duration_s)?;
     // A second pass for the largest IO (buffers) and the highest byte (remap=scale).
     let (mut span, mut largest) = (0u64, 0u32);
     for r in trace::open_with(&a.trace, opts)? {
@@ -242,7 +277,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         data: engine::pattern::DataKind::Incompressible,
         seed: suite::params::DEFAULT_SEED,
     };
-    let mut dev = a
+    let (mut dev, mut created) = a
         .common
         .open(&a.common.target, stats.writes > 0 || stats.discards > 0)?;
     let stop = crate::cmd_run::stop_flag()?;
@@ -277,6 +312,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         ..result
     }];
     crate::output::write(&dir, &results, a.json.as_deref())?;
+    created.keep();
     crate::output::write_report(&dir)?;
     if !a.common.quiet {
         crate::output::print_summary(&results);
@@ -285,6 +321,9 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     a.common.store.store(&dir, &run_id, a.common.quiet);
     Ok(if results[0].complete {
         std::process::ExitCode::SUCCESS
+    } else if let Some(why) = crate::output::failure(&results) {
+        eprintln!("the replay failed: {why}");
+        std::process::ExitCode::from(1)
     } else {
         std::process::ExitCode::from(130)
     })

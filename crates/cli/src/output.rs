@@ -11,6 +11,14 @@ pub fn default_dir(test: &str) -> PathBuf {
     PathBuf::from("results").join(format!("{test}-{}", stamp.trim_end_matches('Z')))
 }
 
+/// Why a set of results is not complete: the first IO failure, if any.
+pub fn failure(results: &[TestResult]) -> Option<&str> {
+    results.iter().find_map(|r| match &r.stopped {
+        Some(engine::driver::Stopped::Failed(why)) => Some(why.as_str()),
+        _ => None,
+    })
+}
+
 pub fn write(dir: &Path, results: &[TestResult], json: Option<&Path>) -> anyhow::Result<()> {
     for r in results {
         suite::results_dir::write_result(dir, r)?;
@@ -76,6 +84,18 @@ pub fn print_summary(results: &[TestResult]) {
             lat.map_or(0.0, |l| l.p99),
             if r.complete { "" } else { "  (incomplete)" }
         );
+        if let Some(engine::driver::Stopped::Failed(why)) = &r.stopped {
+            println!("    FAILED: {why}");
+        }
+        if let Some(p) = &r.measured_phase {
+            println!("    the figures above are the {p} phase's: the test itself did not run");
+        }
+        if r.summary.failed_ios > 0 {
+            println!(
+                "    {} IO(s) failed (not counted in the figures)",
+                r.summary.failed_ios
+            );
+        }
         for d in &r.deviations {
             println!("    deviation: {d}");
         }

@@ -71,14 +71,40 @@ impl StoreArgs {
     }
 }
 
+/// A target file this command created: removed again when the command ends without having
+/// written results that refer to it (dropped without [`CreatedFile::keep`]).
+#[must_use]
+pub struct CreatedFile(Option<std::path::PathBuf>);
+
+impl CreatedFile {
+    pub fn keep(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CreatedFile {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 impl TargetArgs {
     /// Open `spec` (the --target, or a resumed suite's) for a test that does or does not write.
-    pub fn open(&self, spec: &str, write: bool) -> anyhow::Result<Box<dyn Device>> {
+    /// A `file:` target that did not exist comes with a guard that removes it unless kept.
+    pub fn open(&self, spec: &str, write: bool) -> anyhow::Result<(Box<dyn Device>, CreatedFile)> {
         let request = OpenRequest {
             write,
             backend: self.backend,
             destroy_data: self.destroy_data.clone(),
         };
-        suite::target::open(spec, &request).with_context(|| format!("opening target {spec}"))
+        let new_file = match engine::target::TargetSpec::parse(spec) {
+            Ok(engine::target::TargetSpec::File { path, .. }) if !path.exists() => Some(path),
+            _ => None,
+        };
+        let dev = suite::target::open(spec, &request)
+            .with_context(|| format!("opening target {spec}"))?;
+        Ok((dev, CreatedFile(new_file)))
     }
 }

@@ -70,3 +70,149 @@ fn bad_arguments_are_explained() {
         "not a block device",
     );
 }
+
+/// Fails with exit status 2 before any IO, naming the problem and the fix, leaving no
+/// result behind.
+fn refused(args: &[&str], needles: &[&str]) {
+    let out = tempfile::tempdir().unwrap();
+    let mut all = args.to_vec();
+    all.extend(["--no-store", "--out", out.path().to_str().unwrap()]);
+    let o = run(&all);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+    assert!(!t.contains("panicked"), "{args:?} panicked: {t}");
+    for n in needles {
+        assert!(t.contains(n), "{args:?}: expected '{n}' in: {t}");
+    }
+    assert_eq!(result_files(out.path()), 0, "{args:?} stored a result: {t}");
+}
+
+#[test]
+fn argument_edge_cases_are_refused_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = format!("file:{}:16M", dir.path().join("t.img").display());
+    // A zero block size divided by zero.
+    refused(
+        &[
+            "run", "custom", "--target", &file, "--bs", "0", "--ios", "10",
+        ],
+        &["'--bs", "at least 512"],
+    );
+    refused(
+        &["run", "random-write", "--target", &file, "--bs", "0"],
+        &["'--bs", "at least 512"],
+    );
+    // A duration beyond what the clock can count stored an empty result marked complete.
+    refused(
+        &[
+            "run",
+            "random-write",
+            "--target",
+            &file,
+            "--duration",
+            "2e10",
+        ],
+        &["--duration", "at most"],
+    );
+    refused(
+        &[
+            "run",
+            "random-write",
+            "--target",
+            "sim:default",
+            "--duration",
+            "2e10",
+        ],
+        &["--duration", "at most"],
+    );
+    refused(
+        &["run", "custom", "--target", &file, "--duration", "nan"],
+        &["--duration"],
+    );
+    // Limits of zero end a run before it starts.
+    refused(
+        &["run", "custom", "--target", &file, "--ios", "0"],
+        &["'--ios", "at least 1"],
+    );
+    refused(
+        &["run", "custom", "--target", &file, "--bytes", "0"],
+        &["'--bytes", "at least 1"],
+    );
+    // A span that does not fit after the offset was silently cut to 1 MiB.
+    for test in ["custom", "random-write"] {
+        refused(
+            &[
+                "run", test, "--target", &file, "--offset", "15M", "--span", "8M", "--ios", "10",
+            ],
+            &["--span 8 MiB", "--offset 15 MiB", "16 MiB", "at most 1 MiB"],
+        );
+    }
+    refused(
+        &[
+            "run", "custom", "--target", &file, "--offset", "17M", "--ios", "10",
+        ],
+        &["--offset 17 MiB", "beyond the end", "16 MiB"],
+    );
+    // Offset errors name the offset, not a span.
+    let o = run(&[
+        "run",
+        "custom",
+        "--target",
+        &file,
+        "--offset",
+        "1000",
+        "--ios",
+        "10",
+        "--no-store",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("--offset 1000"), "{t}");
+    assert!(!t.contains("span offset"), "{t}");
+    // Tests that always start at LBA 0 do not take an offset silently.
+    refused(
+        &[
+            "run",
+            "consistency",
+            "--target",
+            "sim:default",
+            "--offset",
+            "1M",
+        ],
+        &["--offset", "consistency"],
+    );
+}
+
+#[test]
+fn os_errors_are_printed_once() {
+    for args in [
+        vec![
+            "run",
+            "custom",
+            "--target",
+            "/dev/ssdlab-nonexistent",
+            "--ios",
+            "1",
+        ],
+        vec![
+            "run",
+            "custom",
+            "--target",
+            "file:/nonexistent-ssdlab-dir/x:1M",
+            "--ios",
+            "1",
+        ],
+        vec!["trace", "stats", "/nonexistent-ssdlab-trace"],
+        vec!["trace", "replay", "/nonexistent-ssdlab-trace", "--no-store"],
+    ] {
+        let o = run(&args);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        for reason in ["No such file or directory", "no such file"] {
+            assert!(
+                t.matches(reason).count() <= 1,
+                "{args:?}: '{reason}' printed twice: {t}"
+            );
+        }
+    }
+}

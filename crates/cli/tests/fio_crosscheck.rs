@@ -11,13 +11,12 @@ const IOS: u64 = 300_000;
 
 #[test]
 fn same_io_count_as_fio() {
-    if !have("fio") {
-        eprintln!("skipped: fio is not installed (apt-get install fio)");
+    if !test_support::tool("fio") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     // A RAM-backed loop device when we may make one (fast), else a file.
-    let ram = LoopDev::ram("fio", "256M");
+    let ram = LoopDev::try_ram("fio", "256M");
     let file = dir.path().join("t.img");
     let (fio_target, ssd_target, flag) = match &ram {
         Some(l) => (

@@ -33,7 +33,10 @@ fn headless(browser: &str, profile: &std::path::Path) -> Command {
 #[test]
 fn report_renders_with_its_charts() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: Chromium is not installed (apt-get install chromium)");
+        test_support::skip(
+            "chromium (or chromium-browser, google-chrome) on PATH",
+            &test_support::install_hint("chromium"),
+        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -28,7 +28,6 @@ fn ext4_signature_is_refused_until_the_device_is_named() {
         return;
     };
     if !dev.mkfs_ext4() {
-        eprintln!("skipped: mkfs.ext4 unavailable");
         return;
     }
     let out_dir = tempfile::tempdir().unwrap();
@@ -63,7 +62,6 @@ fn mounted_device_is_refused_even_when_named() {
         return;
     };
     if !dev.mkfs_ext4() || !dev.mount() {
-        eprintln!("skipped: cannot make and mount ext4 here");
         return;
     }
     let flag = format!("--destroy-data={}", dev.dev());
@@ -87,4 +85,72 @@ fn blank_device_needs_no_confirmation_and_reads_never_do() {
     let o = write_test(dev.dev(), &[], Some(out));
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("unknown kind"), "{}", text(&o));
+}
+
+#[test]
+fn a_read_only_device_refuses_write_tests_and_runs_read_tests() {
+    let Some(dev) = LoopDev::read_only("ro", "64M") else {
+        return;
+    };
+    // Every write used to fail with EPERM while the test "completed" at thousands of IOPS.
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path().to_str().unwrap();
+    let o = write_test(dev.dev(), &["--no-store"], Some(out));
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("is read-only"), "{t}");
+    assert!(
+        t.contains("--read-pct 100"),
+        "names a test that can run: {t}"
+    );
+    let o = run(&[
+        "run",
+        "custom",
+        "--target",
+        dev.dev(),
+        "--read-pct",
+        "100",
+        "--ios",
+        "100",
+        "-q",
+        "--no-store",
+        "--out",
+        out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn a_suite_stops_at_the_first_failed_io_and_fails() {
+    // Writes fail once 8 MiB of the 64 MiB device are used: the first step fails part-way.
+    let Some(dev) = LoopDev::over_small_tmpfs("suitefails", "64M", "8M") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("suite");
+    let o = run(&[
+        "suite",
+        "--target",
+        dev.dev(),
+        "--quick",
+        "--no-store",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("an IO failed"), "{t}");
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("suite.json")).unwrap()).unwrap();
+    let statuses: Vec<&str> = rec["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(rec["complete"], false);
+    assert!(statuses.contains(&"failed"), "{statuses:?}");
+    // Nothing ran after the failure.
+    let after = statuses.iter().skip_while(|s| **s != "failed").skip(1);
+    assert!(after.clone().all(|s| *s == "pending"), "{statuses:?}");
 }

@@ -10,6 +10,7 @@ const BLKSSZGET: libc::c_ulong = 0x1268;
 const BLKPBSZGET: libc::c_ulong = 0x127B;
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 const BLKDISCARD: libc::c_ulong = 0x1277;
+const BLKROGET: libc::c_ulong = 0x125E;
 
 fn check(ret: libc::c_int) -> io::Result<()> {
     if ret < 0 {
@@ -32,6 +33,16 @@ pub fn block_sizes(file: &File) -> io::Result<(u64, u32, u32)> {
         check(libc::ioctl(fd, BLKPBSZGET as _, &mut physical))?;
     }
     Ok((size, logical as u32, physical))
+}
+
+/// Whether the block device at `path` is read-only (BLKROGET: `losetup -r`, a write-protect
+/// switch, a read-only mapping).
+pub fn read_only(path: &std::path::Path) -> io::Result<bool> {
+    let file = File::open(path)?;
+    let mut ro: libc::c_int = 0;
+    // SAFETY: BLKROGET writes one int.
+    check(unsafe { libc::ioctl(file.as_raw_fd(), BLKROGET as _, &mut ro) })?;
+    Ok(ro != 0)
 }
 
 /// Unmap a range: BLKDISCARD on a block device, a hole punch on a file.

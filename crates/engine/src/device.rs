@@ -71,12 +71,9 @@ pub struct Geometry {
 
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
-    #[error("{what}: {source}")]
-    Os {
-        what: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The OS error is in the message, not the source chain: `{:#}` would print it twice.
+    #[error("{what}: {error}")]
+    Os { what: String, error: std::io::Error },
     #[error("invalid IO: {0}")]
     Invalid(String),
     #[error("{0}")]
@@ -87,7 +84,7 @@ impl DeviceError {
     pub fn os(what: impl Into<String>, source: std::io::Error) -> Self {
         DeviceError::Os {
             what: what.into(),
-            source,
+            error: source,
         }
     }
 }

@@ -106,7 +106,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
 
     let cpu_start = CpuUsage::now();
     let start_ns = dev.now_ns();
-    let deadline_ns = w.limit.duration_ns.map(|d| start_ns + d);
+    let deadline_ns = w.limit.duration_ns.map(|d| start_ns.saturating_add(d));
     let mut rec = Recorder::new(start_ns);
     let (mut issued_ios, mut issued_bytes) = (0u64, 0u64);
     let mut stopped: Option<Stopped> = None;
@@ -119,7 +119,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let mut reaps = 0u32;
     let counters_start = dev.counters();
     let mut counters_checkpoint = None;
-    let checkpoint_at = hooks.checkpoint_ns.map(|c| start_ns + c);
+    let checkpoint_at = hooks.checkpoint_ns.map(|c| start_ns.saturating_add(c));
 
     loop {
         while submitting {
@@ -172,18 +172,24 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             } else {
                 0
             };
-            rec.completed(f.op, bytes, f.submit_ns, c.complete_ns);
             free.push(c.slot);
-            done_ios += 1;
-            done_bytes += bytes;
             let ok = match f.op {
                 Op::Read | Op::Write => c.result == len as i64,
                 Op::Discard | Op::Flush => c.result >= 0,
             };
-            if !ok && stopped.is_none() {
-                stopped = Some(Stopped::Failed(describe_failure(
-                    f.op, f.offset, len, c.result,
-                )));
+            if ok {
+                rec.completed(f.op, bytes, f.submit_ns, c.complete_ns);
+                done_ios += 1;
+                done_bytes += bytes;
+            } else {
+                // Any failed IO fails the run: it stops, keeping what was measured, and
+                // says which IO failed and why.
+                rec.failed(f.op, c.complete_ns);
+                if stopped.is_none() {
+                    stopped = Some(Stopped::Failed(describe_failure(
+                        f.op, f.offset, len, c.result,
+                    )));
+                }
                 submitting = false;
             }
             if let Some(log) = hooks.iolog.as_deref_mut() {

@@ -1,6 +1,12 @@
 //! Measurements of a run: every completed IO lands in exactly one one-second bucket (by
 //! completion time), in a latency histogram of its direction, and in the busy-time and
 //! queue-depth integrals. Nothing here allocates per IO.
+//!
+//! Memory grows with the seconds that saw IO, never with the run's span: only seconds with a
+//! completion are kept as buckets, and an idle period (nothing in flight) covering
+//! [`IDLE_RUN_S`] or more whole seconds appears in the per-second series as its first and
+//! last second only (at zero); [`Summary::idle_seconds_omitted`] counts the seconds left out.
+//! A trace idle for years between two IOs costs a few points, not years of them.
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -8,6 +14,10 @@ use serde::{Deserialize, Serialize};
 use crate::device::Op;
 
 const NS: u64 = 1_000_000_000;
+
+/// An idle period covering at least this many whole seconds is kept in the per-second series
+/// as its first and last second only.
+pub const IDLE_RUN_S: u64 = 3;
 
 /// Directions measured apart: reads, writes, and the rest (discards, flushes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +77,12 @@ impl Occupancy {
 pub struct Recorder {
     start_ns: u64,
     end_ns: u64,
-    buckets: Vec<Bucket>,
+    /// Seconds (since the start) that saw a completion, in increasing order.
+    buckets: Vec<(u64, Bucket)>,
+    /// Idle periods of at least [`IDLE_RUN_S`] s, as ns since the start, in order.
+    idle: Vec<(u64, u64)>,
+    /// IOs that completed with an error or short: not counted as IOs, bytes or latency.
+    failed: u64,
     latency_ns: [Histogram<u64>; 3],
     occupancy: [Occupancy; 3],
     all: Occupancy,
@@ -86,6 +101,8 @@ impl Recorder {
             start_ns,
             end_ns: start_ns,
             buckets: Vec::with_capacity(4096),
+            idle: Vec::new(),
+            failed: 0,
             latency_ns: [histogram(), histogram(), histogram()],
             occupancy: Default::default(),
             all: Occupancy {
@@ -97,6 +114,15 @@ impl Recorder {
 
     #[inline]
     pub fn submitted(&mut self, op: Op, now_ns: u64) {
+        if self.all.in_flight == 0 {
+            // Idle since the last completion (or the start): remember a long idle period so
+            // the per-second series can leave it out.
+            let since = self.all.since_ns;
+            if now_ns >= since + IDLE_RUN_S * NS {
+                self.idle
+                    .push((since - self.start_ns, now_ns - self.start_ns));
+            }
+        }
         self.occupancy[dir(op) as usize].change(now_ns, true);
         self.all.change(now_ns, true);
     }
@@ -106,15 +132,69 @@ impl Recorder {
         let d = dir(op) as usize;
         self.occupancy[d].change(complete_ns, false);
         self.all.change(complete_ns, false);
-        let second = (complete_ns.saturating_sub(self.start_ns) / NS) as usize;
-        if second >= self.buckets.len() {
-            self.buckets.resize(second + 1, Bucket::default());
-        }
-        let b = &mut self.buckets[second];
+        let second = complete_ns.saturating_sub(self.start_ns) / NS;
+        let b = self.bucket(second);
         b.ios[d] += 1;
         b.bytes[d] += bytes;
         let _ = self.latency_ns[d].record(complete_ns.saturating_sub(submit_ns).max(1));
         self.end_ns = self.end_ns.max(complete_ns);
+    }
+
+    /// An IO that completed with an error (or transferred less than asked): it leaves the
+    /// device's occupancy but counts as no IO, byte or latency; the summary counts it apart.
+    #[inline]
+    pub fn failed(&mut self, op: Op, complete_ns: u64) {
+        let d = dir(op) as usize;
+        self.occupancy[d].change(complete_ns, false);
+        self.all.change(complete_ns, false);
+        self.failed += 1;
+        self.end_ns = self.end_ns.max(complete_ns);
+    }
+
+    /// The bucket of `second`, made if new. Completions come nearly in time order, so this
+    /// is almost always the last bucket or a new one after it.
+    #[inline]
+    fn bucket(&mut self, second: u64) -> &mut Bucket {
+        let i = match self.buckets.last() {
+            Some(&(s, _)) if s == second => self.buckets.len() - 1,
+            Some(&(s, _)) if s > second => {
+                match self.buckets.binary_search_by_key(&second, |&(s, _)| s) {
+                    Ok(i) => i,
+                    Err(i) => {
+                        self.buckets.insert(i, (second, Bucket::default()));
+                        i
+                    }
+                }
+            }
+            _ => {
+                self.buckets.push((second, Bucket::default()));
+                self.buckets.len() - 1
+            }
+        };
+        &mut self.buckets[i].1
+    }
+
+    /// The seconds the per-second series leaves out: the inside of every idle period that
+    /// covers at least [`IDLE_RUN_S`] whole seconds (its first and last whole second stay),
+    /// as inclusive ranges in order.
+    fn omitted_ranges(&self) -> Vec<(u64, u64)> {
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for &(from, to) in &self.idle {
+            // Whole seconds inside the idle period: [first, last].
+            let first = from.div_ceil(NS);
+            let Some(last) = (to / NS).checked_sub(1) else {
+                continue;
+            };
+            if last < first || last - first + 1 < IDLE_RUN_S {
+                continue;
+            }
+            let (lo, hi) = (first + 1, last - 1);
+            match out.last_mut() {
+                Some(prev) if lo <= prev.1 + 1 => prev.1 = prev.1.max(hi),
+                _ => out.push((lo, hi)),
+            }
+        }
+        out
     }
 
     pub fn in_flight(&self) -> u32 {
@@ -123,7 +203,7 @@ impl Recorder {
 
     /// IOs and bytes (reads + writes) completed so far.
     pub fn totals(&self) -> (u64, u64) {
-        self.buckets.iter().fold((0, 0), |(i, b), k| {
+        self.buckets.iter().fold((0, 0), |(i, b), (_, k)| {
             (i + k.ios.iter().sum::<u64>(), b + k.bytes[0] + k.bytes[1])
         })
     }
@@ -145,37 +225,58 @@ impl Recorder {
         }
         let duration_ns = end_ns - self.start_ns;
         let duration_s = duration_ns as f64 / NS as f64;
-        let both =
-            self.buckets.iter().any(|b| b.ios[0] > 0) && self.buckets.iter().any(|b| b.ios[1] > 0);
-        let per_second: Vec<SecondPoint> = self
-            .buckets
-            .iter()
-            .enumerate()
-            .map(|(t, b)| {
-                // The last bucket may cover less than a second; rate it over what it covers.
-                let covered =
-                    ((end_ns - self.start_ns) as f64 / NS as f64 - t as f64).clamp(1e-9, 1.0);
-                let rate = |ios: u64| ios as f64 / covered;
-                let mb = |bytes: u64| bytes as f64 / covered / 1e6;
-                SecondPoint {
-                    t: t as u64,
-                    ios: b.ios.iter().sum(),
-                    iops: rate(b.ios.iter().sum()),
-                    mbps: mb(b.bytes[0] + b.bytes[1]),
-                    read_iops: both.then(|| rate(b.ios[0])),
-                    read_mbps: both.then(|| mb(b.bytes[0])),
-                    write_iops: both.then(|| rate(b.ios[1])),
-                    write_mbps: both.then(|| mb(b.bytes[1])),
-                    covered_s: (covered < 1.0).then_some(covered),
+        let both = self.buckets.iter().any(|(_, b)| b.ios[0] > 0)
+            && self.buckets.iter().any(|(_, b)| b.ios[1] > 0);
+        let point = |t: u64, b: &Bucket| {
+            // The last bucket may cover less than a second; rate it over what it covers.
+            let covered = ((end_ns - self.start_ns) as f64 / NS as f64 - t as f64).clamp(1e-9, 1.0);
+            let rate = |ios: u64| ios as f64 / covered;
+            let mb = |bytes: u64| bytes as f64 / covered / 1e6;
+            SecondPoint {
+                t,
+                ios: b.ios.iter().sum(),
+                iops: rate(b.ios.iter().sum()),
+                mbps: mb(b.bytes[0] + b.bytes[1]),
+                read_iops: both.then(|| rate(b.ios[0])),
+                read_mbps: both.then(|| mb(b.bytes[0])),
+                write_iops: both.then(|| rate(b.ios[1])),
+                write_mbps: both.then(|| mb(b.bytes[1])),
+                covered_s: (covered < 1.0).then_some(covered),
+            }
+        };
+        // Every second from the first to the last with a completion, at zero where none
+        // completed, except the inside of long idle periods.
+        let omitted = self.omitted_ranges();
+        let mut per_second: Vec<SecondPoint> = Vec::with_capacity(self.buckets.len());
+        let mut idle_seconds_omitted = 0;
+        if let Some(&(last, _)) = self.buckets.last() {
+            let (mut t, mut bi, mut oi) = (0u64, 0usize, 0usize);
+            let zero = Bucket::default();
+            while t <= last {
+                if let Some(&(lo, hi)) = omitted.get(oi) {
+                    if t >= lo {
+                        idle_seconds_omitted += hi + 1 - t;
+                        t = hi + 1;
+                        oi += 1;
+                        continue;
+                    }
                 }
-            })
-            .collect();
+                match self.buckets.get(bi) {
+                    Some((s, b)) if *s == t => {
+                        per_second.push(point(t, b));
+                        bi += 1;
+                    }
+                    _ => per_second.push(point(t, &zero)),
+                }
+                t += 1;
+            }
+        }
         let dir_summary = |d: Dir| -> Option<DirSummary> {
-            let ios: u64 = self.buckets.iter().map(|b| b.ios[d as usize]).sum();
+            let ios: u64 = self.buckets.iter().map(|(_, b)| b.ios[d as usize]).sum();
             if ios == 0 {
                 return None;
             }
-            let bytes: u64 = self.buckets.iter().map(|b| b.bytes[d as usize]).sum();
+            let bytes: u64 = self.buckets.iter().map(|(_, b)| b.bytes[d as usize]).sum();
             let o = &self.occupancy[d as usize];
             Some(DirSummary {
                 ios,
@@ -215,6 +316,8 @@ impl Recorder {
                 write,
                 other,
                 cpu,
+                idle_seconds_omitted,
+                failed_ios: self.failed,
             },
             per_second,
         }
@@ -314,6 +417,19 @@ pub struct Summary {
     pub other: Option<DirSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuUsage>,
+    /// Seconds inside long idle periods (nothing in flight for [`IDLE_RUN_S`] s or more) that
+    /// the per-second series leaves out; each such period keeps its first and last second, at
+    /// zero. Read `t` of each point for its time.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub idle_seconds_omitted: u64,
+    /// IOs that failed (an error, or fewer bytes than asked): not in `ios`, `bytes` or the
+    /// latencies. Any failed IO stops a run and marks its result failed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_ios: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// One second of a run. `t` is the second since the start.
@@ -418,5 +534,58 @@ mod tests {
         assert!((max - 4e6).abs() / 4e6 < 1e-3, "{max}");
         // Both directions occurred, so the series carries them apart.
         assert!(m.per_second[1].write_iops.is_some());
+    }
+
+    #[test]
+    fn idle_gaps_cost_no_memory() {
+        // One IO at 0, one a million seconds later: the series holds both IOs' seconds and
+        // the idle period's first and last seconds, not a million points.
+        let mut r = Recorder::new(0);
+        r.submitted(Op::Read, 0);
+        r.completed(Op::Read, 4096, 0, 100_000);
+        let at = 1_000_000 * NS + NS / 2;
+        r.submitted(Op::Read, at);
+        r.completed(Op::Read, 4096, at, at + 100_000);
+        let m = r.finish(0, None);
+        let ts: Vec<u64> = m.per_second.iter().map(|p| p.t).collect();
+        assert_eq!(ts, vec![0, 1, 999_999, 1_000_000]);
+        assert_eq!(m.summary.idle_seconds_omitted, 999_997);
+        assert_eq!(m.per_second[1].ios, 0);
+        assert_eq!(m.per_second[2].ios, 0);
+        assert_eq!(m.summary.ios, 2);
+        // The run's duration and rates still cover the whole span.
+        assert!((m.summary.duration_s - 1_000_000.5).abs() < 1e-3);
+    }
+
+    #[test]
+    fn short_idle_gaps_and_stalls_stay_as_zero_seconds() {
+        let mut r = Recorder::new(0);
+        // Idle 0.1 .. 2.5 s: two whole seconds, below IDLE_RUN_S, kept as zeros.
+        r.submitted(Op::Write, 0);
+        r.completed(Op::Write, 4096, 0, NS / 10);
+        r.submitted(Op::Write, 5 * NS / 2);
+        r.completed(Op::Write, 4096, 5 * NS / 2, 5 * NS / 2 + 1);
+        // A stall: an IO in flight for 10 s is not idle; every second stays.
+        r.submitted(Op::Write, 3 * NS);
+        r.completed(Op::Write, 4096, 3 * NS, 13 * NS + 1);
+        let m = r.finish(0, None);
+        let ts: Vec<u64> = m.per_second.iter().map(|p| p.t).collect();
+        assert_eq!(ts, (0..=13).collect::<Vec<u64>>());
+        assert_eq!(m.summary.idle_seconds_omitted, 0);
+        assert_eq!(m.per_second.iter().map(|p| p.ios).sum::<u64>(), 3);
+    }
+
+    #[test]
+    fn a_completion_stamped_out_of_order_finds_its_second() {
+        let mut r = Recorder::new(0);
+        for s in [0, 1, 2] {
+            r.submitted(Op::Read, s * NS);
+        }
+        r.completed(Op::Read, 4096, 2 * NS, 2 * NS + 10);
+        r.completed(Op::Read, 4096, 0, 10);
+        r.completed(Op::Read, 4096, NS, NS + 10);
+        let m = r.finish(3 * NS, None);
+        let per: Vec<u64> = m.per_second.iter().map(|p| p.ios).collect();
+        assert_eq!(per, vec![1, 1, 1]);
     }
 }

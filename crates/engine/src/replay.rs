@@ -124,7 +124,7 @@ pub fn replay(
                 break;
             };
             let due = match opts.pace {
-                Pace::Timed => start + next.at_ns,
+                Pace::Timed => start.saturating_add(next.at_ns),
                 Pace::Afap => 0,
             };
             let now = dev.now_ns();
@@ -184,7 +184,7 @@ pub fn replay(
         // Wait for a completion, or until the next IO is due.
         let until = match (opts.pace, schedule.peek()) {
             (Pace::Timed, Some(n)) if stopped.is_none() && !free.is_empty() => {
-                Some((start + n.at_ns).saturating_sub(opts.spin_ns * wall as u64))
+                Some((start.saturating_add(n.at_ns)).saturating_sub(opts.spin_ns * wall as u64))
             }
             _ => None,
         };
@@ -199,18 +199,22 @@ pub fn replay(
             } else {
                 0
             };
-            rec.completed(op, bytes, f.submit_ns, c.complete_ns);
             free.push(c.slot);
-            done_ios += 1;
-            done_bytes += bytes;
             let ok = match op {
                 Op::Read | Op::Write => c.result == f.len as i64,
                 Op::Discard | Op::Flush => c.result >= 0,
             };
-            if !ok && stopped.is_none() {
-                stopped = Some(Stopped::Failed(describe_failure(
-                    op, f.offset, f.len, c.result,
-                )));
+            if ok {
+                rec.completed(op, bytes, f.submit_ns, c.complete_ns);
+                done_ios += 1;
+                done_bytes += bytes;
+            } else {
+                rec.failed(op, c.complete_ns);
+                if stopped.is_none() {
+                    stopped = Some(Stopped::Failed(describe_failure(
+                        op, f.offset, f.len, c.result,
+                    )));
+                }
             }
             if let Some(log) = hooks.iolog.as_deref_mut() {
                 log.record(&IoRecord {

@@ -1,17 +1,23 @@
 //! Human sizes on the command line: `4K`, `128KiB`, `8G`, `512`, and spans given as `50%`.
 
 /// Parse a byte size. K/M/G/T (and KiB/MiB/GiB/TiB, KB/MB/GB/TB) are powers of 1024, the
-/// convention the reviews use for block sizes and spans; a bare number is bytes.
+/// convention the reviews use for block sizes and spans; a bare number is bytes. Exact: a
+/// fraction must come to whole bytes (`0.5K` is 512, `0.3K` is refused), and anything past
+/// 2^64 - 1 bytes is refused rather than rounded.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size: expected a number with an optional unit, like 4K, 128KiB or 8G"))?;
-    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+    let not_a_size = || {
+        format!("'{text}' is not a size: expected a number with an optional unit, like 4K, 128KiB or 8G")
+    };
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.is_empty() && frac.is_empty() || frac.contains('.') {
+        return Err(not_a_size());
+    }
+    let mult: u128 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
@@ -23,14 +29,69 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             ))
         }
     };
-    let bytes = value * mult as f64;
-    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
-        return Err(format!("'{text}' is out of range"));
-    }
-    if bytes.fract() != 0.0 {
+    let out_of_range = || format!("'{text}' is out of range: at most 16 EiB (2^64 - 1 bytes)");
+    // Digits as an exact integer, stopping once past any u64 (the fraction can only add).
+    let digits = |d: &str| -> Option<u128> {
+        d.bytes().try_fold(0u128, |v, c| {
+            let v = v * 10 + u128::from(c - b'0');
+            (v <= u128::from(u64::MAX) << 1).then_some(v)
+        })
+    };
+    let whole = digits(int).ok_or_else(out_of_range)?;
+    let frac = frac.trim_end_matches('0');
+    if frac.len() > 12 {
         return Err(format!("'{text}' is not a whole number of bytes"));
     }
-    Ok(bytes as u64)
+    let scale = 10u128.pow(frac.len() as u32);
+    let part = digits(frac).expect("at most 12 digits") * mult;
+    if !part.is_multiple_of(scale) {
+        return Err(format!("'{text}' is not a whole number of bytes"));
+    }
+    let bytes = whole
+        .checked_mul(mult)
+        .and_then(|b| b.checked_add(part / scale))
+        .ok_or_else(out_of_range)?;
+    u64::try_from(bytes).map_err(|_| out_of_range())
+}
+
+/// The longest `--duration` a test takes: a year. Longer is a typo, and would not fit the
+/// clock's nanoseconds much further on.
+pub const MAX_DURATION_S: f64 = 365.0 * 86_400.0;
+
+/// Parse a duration in seconds: a number (`60`, `0.5`, `2e3`) with an optional unit, `ms`,
+/// `s`, `m`/`min` or `h`. It must be positive and at most [`MAX_DURATION_S`].
+pub fn parse_duration(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "s" | "sec" => 1.0,
+        "ms" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        other => {
+            return Err(format!(
+            "'{text}': unknown unit '{other}'; give seconds, or use ms, s, m or h (e.g. 90s, 2m)"
+        ))
+        }
+    };
+    let value: f64 = num.trim().parse().map_err(|_| {
+        format!("'{text}' is not a duration: give a number of seconds, e.g. 60 or 2m")
+    })?;
+    let seconds = value * mult;
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return Err(format!(
+            "'{text}': give a positive number of seconds, e.g. 60 or 2m"
+        ));
+    }
+    if seconds > MAX_DURATION_S {
+        return Err(format!(
+            "'{text}' is {seconds:e} s: at most {MAX_DURATION_S} s (a year)"
+        ));
+    }
+    Ok(seconds)
 }
 
 /// An LBA span: absolute bytes or a share of the target's capacity.
@@ -61,9 +122,10 @@ impl Span {
     pub fn resolve(self, capacity: u64, align: u64) -> u64 {
         let bytes = match self {
             Span::Bytes(b) => b.min(capacity),
-            Span::Percent(p) => (capacity as f64 * p / 100.0) as u64,
+            // In floating point, a large capacity can round up past itself.
+            Span::Percent(p) => ((capacity as f64 * p / 100.0) as u64).min(capacity),
         };
-        bytes / align * align
+        bytes / align.max(1) * align.max(1)
     }
 }
 
@@ -98,6 +160,33 @@ mod tests {
         assert!(parse_size("4X").unwrap_err().contains("unknown unit"));
         assert!(parse_size("abc").unwrap_err().contains("not a size"));
         assert!(parse_size("0.3K").is_err());
+        assert_eq!(parse_size("1.5M"), Ok(3 << 19));
+        assert_eq!(parse_size("18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_size("18446744073709551616")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(parse_size("16777216T")
+            .unwrap_err()
+            .contains("out of range"));
+        // Exact past 2^53, where a float would round.
+        assert_eq!(parse_size("9007199254740993"), Ok(9_007_199_254_740_993));
+        for bad in ["", ".", "1.2.3", "-1", "K", " "] {
+            assert!(parse_size(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("60"), Ok(60.0));
+        assert_eq!(parse_duration("90s"), Ok(90.0));
+        assert_eq!(parse_duration("2m"), Ok(120.0));
+        assert_eq!(parse_duration("1.5h"), Ok(5400.0));
+        assert_eq!(parse_duration("500ms"), Ok(0.5));
+        assert_eq!(parse_duration("2e3"), Ok(2000.0));
+        assert!(parse_duration("2e10").unwrap_err().contains("at most"));
+        for bad in ["0", "-1", "nan", "inf", "", "5 parsecs", "1e400"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::blockdev;
 use crate::device::{Device, Geometry};
 use crate::identity::Identity;
 use crate::safety::{self, SafetyError};
-use crate::size::parse_size;
+use crate::size::{format_size, parse_size};
 use crate::sync::SyncDevice;
 use crate::sysfs::{self, BlockNode};
 use crate::uring::UringDevice;
@@ -37,12 +37,29 @@ pub enum TargetError {
         "{path} is {actual} bytes, smaller than one 4 KiB block: give a size, e.g. file:{path}:4G"
     )]
     FileTooSmall { path: String, actual: u64 },
-    #[error("{path}: {source}")]
-    Io {
+    /// The OS error is in the message, not the source chain: `{:#}` would print it twice.
+    #[error("{path}: {error}")]
+    Io { path: String, error: io::Error },
+    #[error(
+        "{path}: a {size} target needs {needed} more space, but its filesystem has only {free} \
+         free: give a smaller SIZE (at most {most}: file:{path}:{most_spec}) or a path on a \
+         filesystem with room",
+        size = format_size(*capacity),
+        needed = format_size(*needed),
+        free = format_size(*free),
+        most = format_size(*most),
+        most_spec = size_spec(*most)
+    )]
+    NoSpace {
         path: String,
-        #[source]
-        source: io::Error,
+        capacity: u64,
+        needed: u64,
+        free: u64,
+        /// The largest target that fits: what the file holds already plus the free space.
+        most: u64,
     },
+    #[error("{path} is read-only (a read-only loop device, a write-protected drive or a read-only mapping): a write test cannot run on it; use a writable device, or a test that only reads (run custom --read-pct 100)")]
+    ReadOnly { path: String },
     #[error("{0} is not a block device; for a regular file use file:{0}")]
     NotBlock(String),
     #[error("{path} is opened exclusively by another program (mounted, or in use by LVM/md or another ssdlab)")]
@@ -51,6 +68,15 @@ pub enum TargetError {
     Safety(#[from] SafetyError),
     #[error("{0} targets are opened by the suite, not the engine")]
     Sim(String),
+}
+
+/// A size as a target spec takes it: whole MiB (rounded down) where possible.
+fn size_spec(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{}M", bytes >> 20)
+    } else {
+        format!("{}K", bytes >> 10)
+    }
 }
 
 impl TargetSpec {
@@ -126,9 +152,9 @@ pub fn open_real(spec: &TargetSpec, req: &OpenRequest) -> Result<Box<dyn Device>
         TargetSpec::Block(path) => open_block(path, req)?,
         TargetSpec::File { path, size } => open_file(path, *size, req)?,
     };
-    let io_err = |source| TargetError::Io {
+    let io_err = |error| TargetError::Io {
         path: identity.path.clone(),
-        source,
+        error,
     };
     Ok(match req.backend {
         Backend::Sync => Box::new(SyncDevice::new(file, is_block, geometry, identity)),
@@ -152,15 +178,18 @@ fn open_block(
     req: &OpenRequest,
 ) -> Result<(File, bool, Geometry, Identity), TargetError> {
     let shown = path.display().to_string();
-    let io_err = |source| TargetError::Io {
+    let io_err = |error| TargetError::Io {
         path: shown.clone(),
-        source,
+        error,
     };
     let meta = std::fs::metadata(path).map_err(io_err)?;
     if !meta.file_type().is_block_device() {
         return Err(TargetError::NotBlock(shown));
     }
     if req.write {
+        if blockdev::read_only(path).unwrap_or(false) {
+            return Err(TargetError::ReadOnly { path: shown });
+        }
         safety::check_destructive(path, req.destroy_data.as_deref())?;
     }
     // Exclusive: nobody may mount or claim the device while we test it. A program that has
@@ -214,9 +243,9 @@ fn open_file(
     req: &OpenRequest,
 ) -> Result<(File, bool, Geometry, Identity), TargetError> {
     let shown = path.display().to_string();
-    let io_err = |source| TargetError::Io {
+    let io_err = |error| TargetError::Io {
         path: shown.clone(),
-        source,
+        error,
     };
     let existing = std::fs::metadata(path).ok();
     if existing
@@ -249,29 +278,29 @@ fn open_file(
             .custom_flags(if direct { libc::O_DIRECT } else { 0 })
             .open(path)
     };
+    // A file this call creates is removed again if the target cannot be set up.
+    let created = current.is_none();
+    let undo = |e: TargetError| {
+        if created {
+            let _ = std::fs::remove_file(path);
+        }
+        e
+    };
     // O_DIRECT bypasses the page cache; filesystems without it (tmpfs) get buffered IO,
     // and the identity says so.
     let (file, direct) = match open(true) {
         Ok(f) => (f, true),
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => (open(false).map_err(io_err)?, false),
-        Err(e) => return Err(io_err(e)),
-    };
-    if current.unwrap_or(0) < capacity {
-        // Reserve the space so a test never fails half-way on a full filesystem.
-        // SAFETY: plain syscall on an owned fd.
-        let r = unsafe {
-            libc::fallocate(
-                std::os::fd::AsRawFd::as_raw_fd(&file),
-                0,
-                0,
-                capacity as i64,
-            )
-        };
-        if r != 0 {
-            file.set_len(capacity).map_err(io_err)?;
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+            (open(false).map_err(|e| undo(io_err(e)))?, false)
         }
+        Err(e) => return Err(undo(io_err(e))),
+    };
+    // Reserve the space so a test never fills the filesystem half-way: a new file, a file
+    // grown to SIZE, or one with holes that a write test will fill. Refused up front when the
+    // filesystem has not the room.
+    if created || req.write {
+        reserve(&file, &shown, capacity).map_err(undo)?;
     }
-    let _ = req;
     let mut identity = Identity {
         kind: "file".into(),
         path: shown,
@@ -292,6 +321,62 @@ fn open_file(
     };
     identity.logical_block_bytes = geometry.logical_block_bytes;
     Ok((file, false, geometry, identity))
+}
+
+/// Allocate every byte of `file` up to `capacity` (fallocate), after checking the
+/// filesystem has room for what is not allocated yet. A filesystem without fallocate gets
+/// a file of the right length, sparse, once the free space has been checked.
+fn reserve(file: &File, shown: &str, capacity: u64) -> Result<(), TargetError> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
+    let io_err = |error| TargetError::Io {
+        path: shown.to_string(),
+        error,
+    };
+    let meta = file.metadata().map_err(io_err)?;
+    let allocated = (meta.blocks() * 512).min(meta.len());
+    if allocated >= capacity {
+        return Ok(());
+    }
+    let needed = capacity - allocated;
+    let free = free_bytes(file).map_err(io_err)?;
+    let no_space = || TargetError::NoSpace {
+        path: shown.to_string(),
+        capacity,
+        needed,
+        free,
+        most: (allocated + free) / (1 << 20) * (1 << 20),
+    };
+    if needed > free {
+        return Err(no_space());
+    }
+    // SAFETY: plain syscall on an owned fd.
+    let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, capacity as i64) };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => Err(no_space()),
+        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => {
+            if meta.len() < capacity {
+                file.set_len(capacity).map_err(io_err)?;
+            }
+            Ok(())
+        }
+        _ => Err(io_err(e)),
+    }
+}
+
+/// Bytes an unprivileged user may still allocate on the filesystem holding `file`.
+fn free_bytes(file: &File) -> io::Result<u64> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fstatvfs fills the struct we hand it.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatvfs(file.as_raw_fd(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
 #[cfg(test)]

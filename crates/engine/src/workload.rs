@@ -53,18 +53,26 @@ pub enum WorkloadError {
         logical: u32,
         suggest: u32,
     },
-    #[error("the span ({offset}+{span} bytes) does not fit the target's {capacity} bytes: shrink --span or --offset")]
+    #[error(
+        "the tested region (--offset {offset} bytes, --span {span} bytes) does not fit the \
+         target's {capacity} bytes: shrink --span or --offset"
+    )]
     SpanTooLarge {
         offset: u64,
         span: u64,
         capacity: u64,
     },
     #[error(
-        "the span ({span} bytes) is smaller than one block ({block} bytes): give a larger --span"
+        "the tested span ({span} bytes) is smaller than one block ({block} bytes): give a \
+         larger --span (or a larger target), or a smaller --bs"
     )]
     SpanTooSmall { span: u64, block: u32 },
-    #[error("the span offset {0} is not aligned to the block size: use a multiple of it")]
-    Misaligned(u64),
+    #[error(
+        "--offset {offset} is not a multiple of the target's {logical}-byte logical block: use \
+         a multiple of it, e.g. {}",
+        offset / *logical as u64 * *logical as u64
+    )]
+    Misaligned { offset: u64, logical: u32 },
     #[error("read share {0}% is above 100%")]
     ReadShare(u8),
     #[error("the workload has no end: give a duration, a byte count or an IO count")]
@@ -86,9 +94,16 @@ impl Workload {
             });
         }
         if !self.offset_bytes.is_multiple_of(logical as u64) {
-            return Err(WorkloadError::Misaligned(self.offset_bytes));
+            return Err(WorkloadError::Misaligned {
+                offset: self.offset_bytes,
+                logical,
+            });
         }
-        if self.offset_bytes + self.span_bytes > geo.capacity_bytes {
+        if self
+            .offset_bytes
+            .checked_add(self.span_bytes)
+            .is_none_or(|end| end > geo.capacity_bytes)
+        {
             return Err(WorkloadError::SpanTooLarge {
                 offset: self.offset_bytes,
                 span: self.span_bytes,

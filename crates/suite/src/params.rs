@@ -2,8 +2,10 @@
 //! and applies these; anything changed is recorded as a deviation in the result.
 
 use engine::pattern::DataKind;
-use engine::size::Span;
+use engine::size::{format_size, Span, MAX_DURATION_S};
 use engine::workload::Access;
+
+use crate::SuiteError;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
@@ -33,4 +35,228 @@ pub const DEFAULT_SEED: u64 = 0x55D1AB;
 /// Seconds to nanoseconds, for limits.
 pub fn ns(seconds: f64) -> u64 {
     (seconds * 1e9).round() as u64
+}
+
+/// Tests that test a region of the target the user may place with `--offset`; the others
+/// start at LBA 0 by the methodology.
+pub const TAKES_OFFSET: &[&str] = &[
+    "custom",
+    "corners",
+    "random-read",
+    "random-write",
+    "random-write-qd32",
+    "seq-read",
+    "seq-write",
+];
+
+impl Overrides {
+    /// Check what no target is needed to judge, naming the flag and the fix.
+    pub fn validate(&self, test: &str) -> Result<(), SuiteError> {
+        let bad = |m: String| Err(SuiteError::Parameter(m));
+        if let Some(b) = self.block_bytes.filter(|&b| b < 512) {
+            return bad(format!(
+                "--bs {b}: a block size must be at least 512 bytes (one sector), e.g. 4K"
+            ));
+        }
+        if let Some(d) = self.duration_s {
+            if !(d > 0.0 && d <= MAX_DURATION_S) {
+                return bad(format!(
+                    "--duration {d}: give a positive number of seconds, at most {MAX_DURATION_S} (a year)"
+                ));
+            }
+        }
+        if self.ios == Some(0) || self.bytes == Some(0) {
+            return bad(
+                "--ios and --bytes must be at least 1: a limit of 0 ends the run before it starts"
+                    .into(),
+            );
+        }
+        if self.offset_bytes.is_some() && !TAKES_OFFSET.contains(&test) {
+            return bad(format!(
+                "--offset: {test} tests from LBA 0 as the methodology says; drop --offset, or use \
+                 a test that takes one ({})",
+                TAKES_OFFSET.join(", ")
+            ));
+        }
+        if let Some(s) = self.trace_scale.filter(|s| !(*s > 0.0 && s.is_finite())) {
+            return bad(format!(
+                "--trace-scale {s}: give a positive factor, e.g. 0.1"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The tested region `(offset, span)` in bytes, the span a multiple of `block`. A `--span`
+/// the user gave must fit after `--offset` as given; the methodology's `default` span is cut
+/// to what fits (the caller notes that as a deviation).
+pub fn region(
+    o: &Overrides,
+    default: Span,
+    capacity: u64,
+    block: u32,
+) -> Result<(u64, u64), SuiteError> {
+    let offset = o.offset_bytes.unwrap_or(0);
+    let size = format_size;
+    if offset >= capacity {
+        return Err(SuiteError::Parameter(format!(
+            "--offset {} is beyond the end of the {} target: give an offset below {}",
+            size(offset),
+            size(capacity),
+            size(capacity)
+        )));
+    }
+    let room = capacity - offset;
+    let block = u64::from(block.max(1));
+    let span = match o.span {
+        None => default.resolve(room, block),
+        Some(span) => {
+            let want = match span {
+                Span::Bytes(b) => b,
+                Span::Percent(p) => ((capacity as f64 * p / 100.0) as u64).min(capacity),
+            };
+            if want > room {
+                let mut fix = format!("give --span at most {}", size(room));
+                if want <= capacity {
+                    fix += &format!(" or --offset at most {}", size(capacity - want));
+                }
+                return Err(SuiteError::Parameter(format!(
+                    "--span {} from --offset {} would end at {}, beyond the end of the {} \
+                     target: {fix}",
+                    size(want),
+                    size(offset),
+                    size(offset.saturating_add(want)),
+                    size(capacity)
+                )));
+            }
+            want / block * block
+        }
+    };
+    Ok((offset, span))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_span_that_does_not_fit_after_the_offset_is_refused_not_cut() {
+        let o = Overrides {
+            offset_bytes: Some(15 << 20),
+            span: Some(Span::Bytes(8 << 20)),
+            ..Overrides::default()
+        };
+        let e = region(&o, Span::Percent(100.0), 16 << 20, 4096)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--span 8 MiB from --offset 15 MiB"), "{e}");
+        assert!(e.contains("at most 1 MiB or --offset at most 8 MiB"), "{e}");
+        // The default span is cut to what fits after the offset.
+        let o = Overrides {
+            offset_bytes: Some(15 << 20),
+            ..Overrides::default()
+        };
+        assert_eq!(
+            region(&o, Span::Bytes(8 << 30), 16 << 20, 4096).unwrap(),
+            (15 << 20, 1 << 20)
+        );
+        let o = Overrides {
+            offset_bytes: Some(16 << 20),
+            ..Overrides::default()
+        };
+        let e = region(&o, Span::Percent(100.0), 16 << 20, 4096)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("beyond the end of the 16 MiB target"), "{e}");
+    }
+
+    #[test]
+    fn overrides_no_target_can_take() {
+        let zero_bs = Overrides {
+            block_bytes: Some(0),
+            ..Overrides::default()
+        };
+        assert!(zero_bs
+            .validate("custom")
+            .unwrap_err()
+            .to_string()
+            .contains("--bs 0"));
+        let offset = Overrides {
+            offset_bytes: Some(1 << 20),
+            ..Overrides::default()
+        };
+        assert!(offset.validate("custom").is_ok());
+        let e = offset.validate("consistency").unwrap_err().to_string();
+        assert!(e.contains("consistency tests from LBA 0"), "{e}");
+        let long = Overrides {
+            duration_s: Some(2e10),
+            ..Overrides::default()
+        };
+        assert!(long
+            .validate("custom")
+            .unwrap_err()
+            .to_string()
+            .contains("at most"));
+    }
+
+    fn span_strategy() -> impl proptest::strategy::Strategy<Value = Span> {
+        use proptest::prelude::*;
+        prop_oneof![
+            any::<u64>().prop_map(Span::Bytes),
+            (0u64..1 << 36).prop_map(Span::Bytes),
+            (0.0001f64..=100.0).prop_map(Span::Percent),
+            Just(Span::Percent(100.0)),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 256,
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Whatever --offset and --span say, a region is inside the target on the block grid,
+        /// keeps the offset and a given span exactly (to the block), or is refused by name.
+        #[test]
+        fn a_region_is_inside_the_target_or_refused(
+            offset in proptest::prop_oneof![
+                proptest::prelude::any::<u64>(),
+                0u64..1 << 36,
+                proptest::prelude::Just(0u64)
+            ],
+            span in proptest::option::of(span_strategy()),
+            default in span_strategy(),
+            capacity in proptest::prop_oneof![
+                proptest::prelude::any::<u64>(),
+                1u64..1 << 36,
+                proptest::prelude::Just((1u64 << 54) + 3)
+            ],
+            block in proptest::prop_oneof![
+                proptest::prelude::Just(512u32),
+                proptest::prelude::Just(4096u32),
+                1u32..1 << 26
+            ],
+        ) {
+            let o = Overrides {
+                offset_bytes: Some(offset),
+                span,
+                ..Overrides::default()
+            };
+            match region(&o, default, capacity, block) {
+                Ok((off, bytes)) => {
+                    proptest::prop_assert_eq!(off, offset);
+                    proptest::prop_assert!(off.checked_add(bytes).is_some_and(|e| e <= capacity));
+                    proptest::prop_assert_eq!(bytes % u64::from(block), 0);
+                    if let Some(Span::Bytes(b)) = span {
+                        proptest::prop_assert_eq!(bytes, b / u64::from(block) * u64::from(block));
+                    }
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    proptest::prop_assert!(e.starts_with("--offset") || e.starts_with("--span"), "{}", e);
+                }
+            }
+        }
+    }
 }

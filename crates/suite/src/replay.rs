@@ -53,6 +53,45 @@ pub struct Plan {
     pub seed: u64,
 }
 
+/// The longest a timed replay may run on the wall clock: a week (a week-long capture, as the
+/// MSR Cambridge traces are, replays in real time; a trace idle for years does not).
+pub const MAX_TIMED_WALL_S: f64 = 7.0 * 86_400.0;
+
+/// Refuse, before anything runs, a replay that would wait out idle gaps for longer than
+/// [`MAX_TIMED_WALL_S`] on the wall clock. `span_s` is the trace's first-to-last time. On a
+/// virtual clock (the simulator) idle time costs nothing and anything goes.
+pub fn check_wall_time(mode: Mode, clock: engine::Clock, span_s: f64) -> Result<(), SuiteError> {
+    let Mode::Timed { speed } = mode else {
+        return Ok(());
+    };
+    let wall_s = span_s / speed;
+    if clock != engine::Clock::Wall || wall_s <= MAX_TIMED_WALL_S {
+        return Ok(());
+    }
+    Err(SuiteError::Parameter(format!(
+        "a timed replay of this trace would run for {} on the wall clock (its timestamps span \
+         {span_s:.0} s{}; at most {} is allowed): replay it with --mode idle-capped, which cuts \
+         idle gaps to --idle-cap (25 ms by default), or faster with --speed (at least {:.0})",
+        human_duration(wall_s),
+        if speed == 1.0 {
+            String::new()
+        } else {
+            format!(", at speed {speed}")
+        },
+        human_duration(MAX_TIMED_WALL_S),
+        (span_s / MAX_TIMED_WALL_S).ceil()
+    )))
+}
+
+fn human_duration(s: f64) -> String {
+    match s {
+        s if s >= 2.0 * 86_400.0 * 365.0 => format!("{:.0} years", s / (86_400.0 * 365.0)),
+        s if s >= 2.0 * 86_400.0 => format!("{:.0} days", s / 86_400.0),
+        s if s >= 7200.0 => format!("{:.0} hours", s / 3600.0),
+        s => format!("{s:.0} s"),
+    }
+}
+
 /// The default largest IO before splitting.
 pub const MAX_IO_BYTES: u32 = 4 << 20;
 /// Buffer memory a replay may use (slots x largest IO).
@@ -494,6 +533,29 @@ mod tests {
         let out: Vec<ScheduledIo> = s.by_ref().collect();
         assert_eq!(out[1].at_ns, 100_000 + cap);
         assert!((s.adjustments.idle_cut_s - (10.0 - 0.0001 - 0.025)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_timed_replay_waiting_years_on_the_wall_clock_is_refused() {
+        use engine::Clock;
+        let timed = Mode::Timed { speed: 1.0 };
+        let e = check_wall_time(timed, Clock::Wall, 1e8)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("3 years"), "{e}");
+        assert!(
+            e.contains("--mode idle-capped") && e.contains("--speed"),
+            "{e}"
+        );
+        // Virtual time, idle-capped, a week, or sped up enough: fine.
+        assert!(check_wall_time(timed, Clock::Virtual, 1e8).is_ok());
+        let capped = Mode::IdleCapped {
+            cap_ns: 25_000_000,
+            speed: 1.0,
+        };
+        assert!(check_wall_time(capped, Clock::Wall, 1e8).is_ok());
+        assert!(check_wall_time(timed, Clock::Wall, MAX_TIMED_WALL_S).is_ok());
+        assert!(check_wall_time(Mode::Timed { speed: 200.0 }, Clock::Wall, 1e8).is_ok());
     }
 
     #[test]

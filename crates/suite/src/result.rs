@@ -105,6 +105,10 @@ pub struct TestResult {
     pub system: SystemInfo,
     #[serde(default)]
     pub preconditioning: Vec<Phase>,
+    /// Set when the run stopped in a preconditioning phase (e.g. "fill"): `summary` and
+    /// `per_second` are then that phase's, not the test's, and the label says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_phase: Option<String>,
     /// The measured phase; for a curve (transfer-size sweep) its headline point.
     pub summary: Summary,
     pub per_second: Vec<SecondPoint>,
@@ -181,13 +185,27 @@ impl Report {
             .counters
             .as_ref()
             .and_then(WriteAmplification::from_counters);
+        // A test that stops in a preconditioning phase hands over that phase's outcome: the
+        // figures are the phase's, and the result must not pass them off as the test's.
+        let measured_phase = self
+            .preconditioning
+            .last()
+            .filter(|p| !p.complete && p.summary.is_some() && outcome.stopped.is_some())
+            .map(|p| p.name.clone());
+        let label = match &measured_phase {
+            Some(p) => format!(
+                "{}: stopped in the {p} phase (the figures are the {p}'s)",
+                self.label
+            ),
+            None => self.label,
+        };
         TestResult {
             schema_version: SCHEMA_VERSION,
             tool: Tool::default(),
             run_id: None,
             test: self.test,
             variant: self.variant,
-            label: self.label,
+            label,
             started_at: self.started_at,
             complete,
             stopped: outcome.stopped,
@@ -197,6 +215,7 @@ impl Report {
             clock: dev.clock(),
             system: SystemInfo::probe(),
             preconditioning: self.preconditioning,
+            measured_phase,
             summary: outcome.measurements.summary,
             per_second: outcome.measurements.per_second,
             points: self.points,

@@ -297,12 +297,28 @@ pub fn run(
                     }));
                 }
                 let complete = !results.is_empty() && results.iter().all(|r| r.complete);
+                let failed = results.iter().find_map(|r| match &r.stopped {
+                    Some(engine::driver::Stopped::Failed(why)) => Some(why.clone()),
+                    _ => None,
+                });
                 record.status = if complete {
                     Status::Complete
+                } else if failed.is_some() {
+                    Status::Failed
                 } else {
                     Status::Incomplete
                 };
                 record.message = None;
+                if let Some(why) = failed {
+                    // A target whose IOs fail would fail every later step too: stop here.
+                    let message = format!(
+                        "an IO failed: {why}; the suite stopped here (fix the target, then carry on with --resume)"
+                    );
+                    ctx.observer.note(&format!("{}: {message}", step.id));
+                    rec.steps[i].message = Some(message);
+                    save(dir, &mut rec)?;
+                    break;
+                }
             }
             Err(SuiteError::Unavailable(why)) => {
                 ctx.observer.note(&why);

@@ -123,7 +123,7 @@ impl CpuFile {
                 Err(e) => {
                     return Err(TraceError::Io {
                         file: self.name.clone(),
-                        source: e,
+                        error: e,
                     })
                 }
             }
@@ -195,7 +195,7 @@ impl CpuFile {
             } else {
                 TraceError::Io {
                     file: self.name.clone(),
-                    source: e,
+                    error: e,
                 }
             }
         })?;

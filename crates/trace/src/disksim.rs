@@ -89,14 +89,14 @@ impl<W: Write> crate::TraceWriter for DiskSimWriter<W> {
         )
         .map_err(|e| TraceError::Io {
             file: "disksim output".into(),
-            source: e,
+            error: e,
         })
     }
 
     fn finish(&mut self) -> Result<(), TraceError> {
         self.out.flush().map_err(|e| TraceError::Io {
             file: "disksim output".into(),
-            source: e,
+            error: e,
         })
     }
 }

@@ -4,12 +4,9 @@ use std::path::Path;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    #[error("{file}: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The OS error is in the message, not the source chain: `{:#}` would print it twice.
+    #[error("{file}: {error}")]
+    Io { file: String, error: std::io::Error },
     /// A line of a text trace that is not what its format says; `--skip-bad` skips such lines.
     #[error("{file}:{line}: {msg}")]
     Parse {
@@ -33,7 +30,7 @@ impl TraceError {
     pub fn io(file: &Path, source: std::io::Error) -> Self {
         TraceError::Io {
             file: file.display().to_string(),
-            source,
+            error: source,
         }
     }
 

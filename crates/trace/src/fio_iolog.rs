@@ -163,7 +163,7 @@ impl<W: Write> crate::TraceWriter for FioIologWriter<W> {
     fn write(&mut self, r: &Record) -> Result<(), TraceError> {
         self.io(r).map_err(|e| TraceError::Io {
             file: "fio iolog output".into(),
-            source: e,
+            error: e,
         })
     }
 
@@ -181,7 +181,7 @@ impl<W: Write> crate::TraceWriter for FioIologWriter<W> {
         })();
         res.map_err(|e| TraceError::Io {
             file: "fio iolog output".into(),
-            source: e,
+            error: e,
         })
     }
 }

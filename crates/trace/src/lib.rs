@@ -115,6 +115,16 @@ impl Format {
     pub fn writable(self) -> bool {
         matches!(self, Format::Native | Format::FioIolog | Format::DiskSim)
     }
+
+    /// Whether the format records when IOs completed (blktrace's C events, MSR's response
+    /// time, native's completion time): without them a trace has no queue depth, QD1 share,
+    /// busy time or D2C.
+    pub fn records_completions(self) -> bool {
+        matches!(
+            self,
+            Format::Blkparse | Format::Blktrace | Format::Msr | Format::Native
+        )
+    }
 }
 
 impl std::str::FromStr for Format {

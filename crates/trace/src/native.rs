@@ -80,7 +80,7 @@ impl<W: Write> NativeWriter<W> {
     fn io_err(&self, e: std::io::Error) -> TraceError {
         TraceError::Io {
             file: self.name.clone(),
-            source: e,
+            error: e,
         }
     }
 
@@ -255,7 +255,7 @@ impl<R: Read> NativeReader<R> {
                 Err(e) => {
                     return Err(TraceError::Io {
                         file: self.name.clone(),
-                        source: e,
+                        error: e,
                     })
                 }
             }

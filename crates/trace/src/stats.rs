@@ -540,7 +540,10 @@ impl Stats {
                 let _ = writeln!(
                     s,
                     "{:<28}{:>16}",
-                    "queue depth, busy time", "n/a (no completions)"
+                    "queue depth, busy time",
+                    "n/a: the trace records no completion times (fio iolog, DiskSim, UMass, \
+                     Alibaba and Tencent traces have none; `trace gen` writes them in native \
+                     .ssdt files)"
                 );
             }
         }

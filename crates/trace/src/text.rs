@@ -59,7 +59,7 @@ impl<R: BufRead, P: LineParser> Iterator for TextReader<R, P> {
                     self.done = true;
                     return Some(Err(TraceError::Io {
                         file: self.file.clone(),
-                        source: e,
+                        error: e,
                     }));
                 }
                 Ok(0) => {

@@ -1,6 +1,6 @@
 //! Cross-check `trace stats` against blktrace's own tools on the real samples in
-//! `../shared/traces` (next to the repository). Skips, saying why, when the samples or
-//! `btt`/`blkparse` are missing.
+//! `../shared/traces` (next to the repository). Skips (a failure under CI), saying why, when
+//! the samples or `btt`/`blkparse` are missing.
 //!
 //! - blkparse text sample: btt reads only binary traces, so the test re-encodes the text's
 //!   events as a blktrace binary file (with its own small parser, independent of the crate's),
@@ -21,21 +21,15 @@ fn shared() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("-h")
-        .output()
-        .map(|_| true)
-        .unwrap_or(false)
-}
-
 fn ready() -> Option<PathBuf> {
     let Some(dir) = shared() else {
-        eprintln!("SKIP: ../shared/traces not found next to the repository");
+        test_support::skip(
+            "the sample traces in ../shared/traces next to the repository",
+            "check out the shared samples beside the repository",
+        );
         return None;
     };
-    if !have("btt") || !have("blkparse") {
-        eprintln!("SKIP: btt/blkparse not on PATH (apt-get install blktrace)");
+    if !test_support::tool("btt") || !test_support::tool("blkparse") {
         return None;
     }
     Some(dir)
@@ -163,6 +157,7 @@ fn blkparse_text_matches_btt() {
 
     // 1. blkparse prints the re-encoded file as the same events (time, dev, action, sector).
     let bp = Command::new("blkparse")
+        .current_dir(tmp.path())
         .args(["-q", "-i"])
         .arg(tmp.path().join("hadoop"))
         .output()
@@ -206,7 +201,10 @@ fn blkparse_text_matches_btt() {
 
     // 2. btt on the binary.
     let aqd = tmp.path().join("aqd");
+    // btt writes its per-device IOPS/MB/s files (DEV_iops_fp.dat, ...) into its working
+    // directory: the temporary one, not the crate's.
     let bo = Command::new("btt")
+        .current_dir(tmp.path())
         .arg("-i")
         .arg(&bin_path)
         .arg("-Q")

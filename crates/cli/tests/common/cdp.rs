@@ -55,7 +55,10 @@ impl Browser {
     /// `chromium.log` there). `None`, with a note, when no Chromium is installed.
     pub fn launch(profile_dir: &Path) -> Option<Browser> {
         let Some(exe) = find_browser() else {
-            eprintln!("skipped: no chromium, chromium-browser or google-chrome on PATH");
+            test_support::skip(
+                "chromium (or chromium-browser, google-chrome) on PATH",
+                &test_support::install_hint("chromium"),
+            );
             return None;
         };
         let (child_in, to_browser) = pipe();

@@ -40,59 +40,161 @@ pub fn result_files(dir: &Path) -> usize {
         .count()
 }
 
+/// Whether `tool` is on PATH (nothing recorded; see `test_support::tool` for a test that
+/// needs it).
 pub fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
+    test_support::find_tool(tool).is_some()
 }
 
-/// A loop device over a file in /dev/shm, detached and removed on drop. `None` (and a
-/// message) where loop devices cannot be made: not root, no losetup, no /dev/shm.
+/// A loop device over a file in /dev/shm, detached and removed on drop. `None` where loop
+/// devices cannot be made (not root, no losetup, no /dev/shm): the test is skipped, which
+/// fails it under CI (see `test_support::skip`).
 pub struct LoopDev {
     pub path: PathBuf,
     backing: PathBuf,
     mounted: Option<PathBuf>,
+    /// The small filesystem the backing file lives on (dropped after the device).
+    _tmpfs: Option<Tmpfs>,
+}
+
+/// A tmpfs of a given size mounted on a directory of its own, unmounted on drop.
+pub struct Tmpfs {
+    pub dir: PathBuf,
+}
+
+impl Tmpfs {
+    /// Mount a tmpfs of `size` (e.g. "8M"); `None` (a skip, a failure under CI) without root
+    /// or mount.
+    pub fn mount(name: &str, size: &str) -> Option<Tmpfs> {
+        if !test_support::root("to mount a tmpfs")
+            || !test_support::tool("mount")
+            || !test_support::tool("umount")
+        {
+            return None;
+        }
+        let dir = PathBuf::from(format!("/tmp/ssdlab-tmpfs-{name}-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            let _ = std::fs::remove_dir(&dir);
+            test_support::skip("mounting a tmpfs", "run as root where mount works");
+            return None;
+        }
+        Some(Tmpfs { dir })
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.dir).status();
+        let _ = std::fs::remove_dir(&self.dir);
+    }
 }
 
 impl LoopDev {
     pub fn ram(name: &str, size: &str) -> Option<LoopDev> {
-        let is_root = unsafe { libc_geteuid() } == 0;
-        if !is_root || !have("losetup") || !Path::new("/dev/shm").is_dir() {
-            eprintln!("skipped: needs root, losetup and /dev/shm for a loop device");
+        if !test_support::root("for a loop device")
+            || !test_support::tool("losetup")
+            || !test_support::tool("truncate")
+        {
+            return None;
+        }
+        if !Path::new("/dev/shm").is_dir() {
+            test_support::skip(
+                "/dev/shm (for a RAM-backed loop device)",
+                "mount a tmpfs on /dev/shm",
+            );
             return None;
         }
         let backing = PathBuf::from(format!(
             "/dev/shm/ssdlab-test-{name}-{}.img",
             std::process::id()
         ));
+        Self::make(backing, size, &["--direct-io=on"])
+            .map_err(|why| test_support::skip(&why, "run as root with loop devices available"))
+            .ok()
+    }
+
+    /// A read-only loop device (`losetup -r`) over a RAM-backed file.
+    pub fn read_only(name: &str, size: &str) -> Option<LoopDev> {
+        if !test_support::root("for a loop device")
+            || !test_support::tool("losetup")
+            || !test_support::tool("truncate")
+        {
+            return None;
+        }
+        let backing = PathBuf::from(format!(
+            "/dev/shm/ssdlab-test-{name}-{}.img",
+            std::process::id()
+        ));
+        Self::make(backing, size, &["--read-only"])
+            .map_err(|why| test_support::skip(&why, "run as root with loop devices available"))
+            .ok()
+    }
+
+    /// A loop device of `size` whose sparse backing file lives on a tmpfs of only `room`:
+    /// writes fail (ENOSPC/EIO) once `room` is used, part-way through a test.
+    pub fn over_small_tmpfs(name: &str, size: &str, room: &str) -> Option<LoopDev> {
+        if !test_support::tool("losetup") || !test_support::tool("truncate") {
+            return None;
+        }
+        let tmpfs = Tmpfs::mount(name, room)?;
+        let backing = tmpfs.dir.join("backing.img");
+        let mut dev = Self::make(backing, size, &[])
+            .map_err(|why| test_support::skip(&why, "run as root with loop devices available"))
+            .ok()?;
+        dev._tmpfs = Some(tmpfs);
+        Some(dev)
+    }
+
+    /// A loop device where one can be made, else `None` without recording a skip: for tests
+    /// that fall back to a file.
+    pub fn try_ram(name: &str, size: &str) -> Option<LoopDev> {
+        let ok = test_support::find_tool("losetup").is_some()
+            && unsafe { libc_geteuid() } == 0
+            && Path::new("/dev/shm").is_dir();
+        if !ok {
+            return None;
+        }
+        let backing = PathBuf::from(format!(
+            "/dev/shm/ssdlab-test-{name}-{}.img",
+            std::process::id()
+        ));
+        Self::make(backing, size, &["--direct-io=on"]).ok()
+    }
+
+    fn make(backing: PathBuf, size: &str, flags: &[&str]) -> Result<LoopDev, String> {
         let ok = Command::new("truncate")
             .args(["-s", size])
             .arg(&backing)
             .status()
             .is_ok_and(|s| s.success());
         if !ok {
-            eprintln!("skipped: cannot create {}", backing.display());
-            return None;
+            return Err(format!("a backing file {}", backing.display()));
         }
         let out = Command::new("losetup")
-            .args(["--find", "--show", "--direct-io=on"])
+            .args(["--find", "--show"])
+            .args(flags)
             .arg(&backing)
             .output()
-            .ok()?;
+            .map_err(|e| format!("losetup ({e})"))?;
         if !out.status.success() {
-            eprintln!(
-                "skipped: losetup failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
             let _ = std::fs::remove_file(&backing);
-            return None;
+            return Err(format!(
+                "a free loop device (losetup failed: {})",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
         }
         let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        Some(LoopDev {
+        Ok(LoopDev {
             path,
             backing,
             mounted: None,
+            _tmpfs: None,
         })
     }
 
@@ -100,15 +202,31 @@ impl LoopDev {
         self.path.to_str().unwrap()
     }
 
+    /// Make an ext4 filesystem on the device; false (a skip, a failure under CI) if
+    /// mkfs.ext4 is missing or fails.
     pub fn mkfs_ext4(&self) -> bool {
-        Command::new("mkfs.ext4")
+        if !test_support::tool("mkfs.ext4") {
+            return false;
+        }
+        let ok = Command::new("mkfs.ext4")
             .args(["-q", "-F"])
             .arg(&self.path)
             .status()
-            .is_ok_and(|s| s.success())
+            .is_ok_and(|s| s.success());
+        if !ok {
+            test_support::skip(
+                "a working mkfs.ext4",
+                &test_support::install_hint("mkfs.ext4"),
+            );
+        }
+        ok
     }
 
+    /// Mount the device's filesystem; false (a skip, a failure under CI) if it cannot be.
     pub fn mount(&mut self) -> bool {
+        if !test_support::tool("mount") || !test_support::tool("umount") {
+            return false;
+        }
         let dir = PathBuf::from(format!(
             "/tmp/ssdlab-mnt-{}-{}",
             self.path.file_name().unwrap().to_string_lossy(),
@@ -122,8 +240,18 @@ impl LoopDev {
             .is_ok_and(|s| s.success());
         if ok {
             self.mounted = Some(dir);
+        } else {
+            test_support::skip(
+                "mounting an ext4 loop device",
+                "run as root where mount works",
+            );
         }
         ok
+    }
+
+    /// Where the filesystem is mounted.
+    pub fn mount_point(&self) -> Option<&Path> {
+        self.mounted.as_deref()
     }
 }
 

@@ -7,7 +7,7 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use crate::context::Context;
-use crate::params::{ns, Overrides, DEFAULT_SEED};
+use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
@@ -124,13 +124,14 @@ pub fn run_one(
     let geo = dev.geometry();
     let mut report = Report::new(c.name, "");
     let deviations = &mut report.deviations;
-    let span_spec = o.span.unwrap_or(c.span);
-    let span = span_spec.resolve(geo.capacity_bytes, c.block_bytes as u64);
+    let block = o.block_bytes.unwrap_or(c.block_bytes);
+    let (offset, span) = region(o, c.span, geo.capacity_bytes, block)?;
     if let (Span::Bytes(want), None) = (c.span, o.span) {
-        if want > geo.capacity_bytes {
+        if want > geo.capacity_bytes - offset {
             deviations.push(format!(
-                "span {} is larger than the target; used its whole capacity ({})",
+                "span {} is larger than the target{}; used what fits ({})",
                 format_size(want),
+                if offset > 0 { " after the offset" } else { "" },
                 format_size(span)
             ));
         }
@@ -138,8 +139,8 @@ pub fn run_one(
     let data = o.data.unwrap_or(DataKind::Incompressible);
     let w = Workload {
         access: o.access.unwrap_or(c.access),
-        block_bytes: o.block_bytes.unwrap_or(c.block_bytes),
-        offset_bytes: o.offset_bytes.unwrap_or(0),
+        block_bytes: block,
+        offset_bytes: offset,
         span_bytes: span,
         read_pct: o.read_pct.unwrap_or(if c.read { 100 } else { 0 }),
         op: None,

@@ -7,7 +7,7 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use crate::context::Context;
-use crate::params::{ns, Overrides, DEFAULT_SEED};
+use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
@@ -20,14 +20,12 @@ pub fn run(
     let geo = dev.geometry();
     let block = o.block_bytes.unwrap_or(4096);
     let ends = o.ios.is_some() || o.bytes.is_some();
+    let (offset, span) = region(o, Span::Percent(100.0), geo.capacity_bytes, block)?;
     let w = Workload {
         access: o.access.unwrap_or(Access::Random),
         block_bytes: block,
-        offset_bytes: o.offset_bytes.unwrap_or(0),
-        span_bytes: o.span.unwrap_or(Span::Percent(100.0)).resolve(
-            geo.capacity_bytes - o.offset_bytes.unwrap_or(0).min(geo.capacity_bytes),
-            block as u64,
-        ),
+        offset_bytes: offset,
+        span_bytes: span,
         read_pct: o.read_pct.unwrap_or(100),
         op: None,
         data: o.data.unwrap_or(DataKind::Incompressible),

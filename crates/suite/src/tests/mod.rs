@@ -113,6 +113,7 @@ pub fn run(
     o: &Overrides,
 ) -> Result<Vec<TestResult>, SuiteError> {
     find(name)?;
+    o.validate(name)?;
     match name {
         "consistency" => Ok(vec![consistency::run(dev, ctx, o)?]),
         "corners" => corners::run_all(dev, ctx, o),

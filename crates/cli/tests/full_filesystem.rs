@@ -1,0 +1,171 @@
+//! A file target never fills its filesystem part-way: one that needs more space than is
+//! free is refused before any IO, saying how much is free and what to do. A run whose IOs
+//! fail part-way says so on the console, and a result names the phase it measured.
+
+mod common;
+use common::*;
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// `run TEST` for a second, results in a temporary directory unless `extra` gives --out.
+fn run_test(test: &str, target: &str, extra: &[&str]) -> std::process::Output {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "run",
+        test,
+        "--target",
+        target,
+        "--duration",
+        "1",
+        "--no-store",
+    ];
+    if !extra.contains(&"--out") {
+        args.extend(["--out", tmp.path().to_str().unwrap()]);
+    }
+    args.extend(extra);
+    run(&args)
+}
+
+/// A small ext4 filesystem (32 MiB) on a RAM-backed loop device, mounted.
+fn small_ext4(name: &str) -> Option<LoopDev> {
+    let mut dev = LoopDev::ram(name, "32M")?;
+    if !dev.mkfs_ext4() || !dev.mount() {
+        return None;
+    }
+    Some(dev)
+}
+
+#[test]
+fn a_file_larger_than_the_free_space_is_refused_up_front() {
+    let Some(fs) = small_ext4("nospace") else {
+        return;
+    };
+    let mnt = fs.mount_point().unwrap();
+    let file = mnt.join("t.img");
+    let out = tempfile::tempdir().unwrap();
+    let target = format!("file:{}:64M", file.display());
+    let o = run_test(
+        "random-write",
+        &target,
+        &["--out", out.path().to_str().unwrap()],
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    assert!(t.contains("64 MiB"), "names the size: {t}");
+    assert!(t.contains("free"), "says how much is free: {t}");
+    assert!(t.contains("smaller SIZE"), "names a fix: {t}");
+    assert!(!file.exists(), "left {} behind", file.display());
+    assert_eq!(result_files(out.path()), 0, "no result: {t}");
+}
+
+#[test]
+fn an_existing_sparse_file_that_cannot_be_filled_is_refused() {
+    let Some(fs) = small_ext4("sparse") else {
+        return;
+    };
+    let file = fs.mount_point().unwrap().join("sparse.img");
+    std::fs::File::create(&file)
+        .unwrap()
+        .set_len(48 << 20)
+        .unwrap();
+    let target = format!("file:{}", file.display());
+    let o = run_test("seq-write", &target, &[]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("48 MiB") && t.contains("free"), "{t}");
+    // Not ours: kept as it was.
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 48 << 20);
+}
+
+#[test]
+fn a_file_that_fits_is_allocated_whole_before_it_runs() {
+    let Some(fs) = small_ext4("fits") else {
+        return;
+    };
+    let file = fs.mount_point().unwrap().join("ok.img");
+    let out = tempfile::tempdir().unwrap();
+    let target = format!("file:{}:8M", file.display());
+    let o = run_test(
+        "seq-write",
+        &target,
+        &["--out", out.path().to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let m = std::fs::metadata(&file).unwrap();
+    assert_eq!(m.len(), 8 << 20);
+    assert!(
+        m.blocks() * 512 >= 8 << 20,
+        "not sparse: {} blocks",
+        m.blocks()
+    );
+}
+
+fn json(dir: &Path, stem: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{stem}.json"))).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn a_fill_failing_part_way_is_printed_and_its_result_names_the_fill() {
+    // A 64 MiB device whose writes fail after about 8 MiB: the fill before the random reads
+    // fails part-way.
+    let Some(dev) = LoopDev::over_small_tmpfs("fillfails", "64M", "8M") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let o = run_test(
+        "random-read",
+        dev.dev(),
+        &["--out", out.path().to_str().unwrap()],
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    // The console says the run failed, why, and that the figures are the fill's.
+    assert!(t.contains("FAILED: write of"), "{t}");
+    assert!(
+        t.contains("No space left on device") || t.contains("Input/output error"),
+        "{t}"
+    );
+    assert!(t.contains("fill"), "{t}");
+    let r = json(out.path(), "random-read");
+    assert_eq!(r["complete"], false);
+    assert_eq!(r["stopped"]["reason"], "failed");
+    assert_eq!(r["measured_phase"], "fill");
+    let label = r["label"].as_str().unwrap();
+    assert!(label.contains("stopped in the fill phase"), "{label}");
+    // Failed IOs are counted apart, not as IOPS.
+    assert!(r["summary"]["failed_ios"].as_u64().unwrap() >= 1, "{r}");
+}
+
+#[test]
+fn a_write_test_failing_part_way_is_printed_and_fails() {
+    let Some(dev) = LoopDev::over_small_tmpfs("writefails", "64M", "4M") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let o = run_test(
+        "seq-write",
+        dev.dev(),
+        &["--out", out.path().to_str().unwrap()],
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("FAILED: write of"), "{t}");
+    assert!(t.contains("the run failed"), "{t}");
+    let r = json(out.path(), "seq-write");
+    assert_eq!(r["complete"], false);
+    assert!(r.get("measured_phase").is_none(), "{r}");
+}
+
+#[test]
+fn a_target_too_small_for_its_test_leaves_no_file_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("X");
+    let o = run_test("seq-write", &format!("file:{}:10000", file.display()), &[]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(!file.exists(), "left {} behind: {t}", file.display());
+}

@@ -1,0 +1,146 @@
+//! Replaying a trace costs memory by its IOs, not its time span: a six-line blkparse trace
+//! with an IO at t = 1e8 s (idle for three years in between) replays at once idle-capped,
+//! in virtual time on the simulator within 100 MB, and is refused up front, with the fix
+//! named, where a timed replay would wait out the gap on the wall clock.
+
+mod common;
+use common::*;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn six_line_trace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/idle-1e8s.blkparse.txt")
+}
+
+/// Run ssdlab with `args`; its output, wall time and peak resident memory in bytes. The
+/// child is reaped with wait4 (for its own rusage), not Child::wait.
+#[allow(clippy::zombie_processes)]
+fn run_measured(args: &[&str]) -> (std::process::Output, Duration, u64) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let start = Instant::now();
+    let mut child = ssdlab()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    // wait4 reaps this child and gives its own peak RSS (not the other tests' children).
+    let mut status = 0;
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut ru) }, pid);
+    let wall = start.elapsed();
+    let out = std::process::Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    (out, wall, ru.ru_maxrss as u64 * 1024)
+}
+
+fn result(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("replay.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn idle_capped_replay_of_a_three_year_gap_takes_under_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let trace = six_line_trace();
+    let (o, wall, _) = run_measured(&[
+        "trace",
+        "replay",
+        trace.to_str().unwrap(),
+        "--target",
+        "sim:default",
+        "--mode",
+        "idle-capped",
+        "--no-store",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(wall < Duration::from_secs(1), "took {wall:?}");
+    let r = result(&out);
+    assert_eq!(r["complete"], true);
+    assert_eq!(r["summary"]["ios"], 2);
+    assert!(r["per_second"].as_array().unwrap().len() <= 2);
+}
+
+#[test]
+fn timed_replay_in_virtual_time_keeps_memory_by_ios_not_span() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let trace = six_line_trace();
+    let (o, _, rss) = run_measured(&[
+        "trace",
+        "replay",
+        trace.to_str().unwrap(),
+        "--target",
+        "sim:default",
+        "--mode",
+        "timed",
+        "--no-store",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(rss < 100 << 20, "peak RSS {} MB", rss >> 20);
+    let r = result(&out);
+    assert_eq!(r["complete"], true);
+    assert_eq!(r["summary"]["ios"], 2);
+    // Both IOs' seconds are in the series, the gap between them is not: it is idle, and
+    // the summary says how many idle seconds the series leaves out.
+    let series = r["per_second"].as_array().unwrap();
+    assert!(series.len() <= 4, "{} points", series.len());
+    let ts: Vec<u64> = series.iter().map(|p| p["t"].as_u64().unwrap()).collect();
+    assert_eq!(ts.first(), Some(&0));
+    assert_eq!(ts.last(), Some(&100_000_000));
+    let omitted = r["summary"]["idle_seconds_omitted"].as_u64().unwrap();
+    assert!(omitted > 99_999_990, "{omitted}");
+}
+
+#[test]
+fn timed_replay_on_the_wall_clock_refuses_a_three_year_wait_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = format!("file:{}:16M", dir.path().join("t.img").display());
+    let out = dir.path().join("r");
+    let trace = six_line_trace();
+    let (o, wall, rss) = run_measured(&[
+        "trace",
+        "replay",
+        trace.to_str().unwrap(),
+        "--target",
+        &target,
+        "--mode",
+        "timed",
+        "--no-store",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    assert!(wall < Duration::from_secs(5), "took {wall:?}");
+    assert!(rss < 100 << 20, "peak RSS {} MB", rss >> 20);
+    assert!(t.contains("100000000"), "names the span: {t}");
+    assert!(t.contains("--mode idle-capped"), "names the fix: {t}");
+    assert!(t.contains("--speed"), "names the other fix: {t}");
+    // Refused before the target was touched: nothing created, no results.
+    assert!(!dir.path().join("t.img").exists(), "{t}");
+    assert!(!out.exists(), "{t}");
+}
