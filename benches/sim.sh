@@ -40,6 +40,6 @@ PY
 echo
 echo "== 3. ssdlab suite (default simulated drive, every test at the articles' parameters)"
 start=$(date +%s.%N)
-target/release/ssdlab suite --out "$out/s" -q
+target/release/ssdlab suite --out "$out/s" -q --no-store
 end=$(date +%s.%N)
 python3 -c "print(f'wall {$end - $start:.1f} s (goal < 180 s)')"

@@ -34,15 +34,15 @@ pub(crate) struct Relocation {
     src_ready: u64,
 }
 
-/// Latency-first GC's victim in progress and what the host owes it.
+/// Latency-first GC's victim in progress and what the host owes.
 #[derive(Default)]
 pub(crate) struct Incremental {
     pub reloc: Option<Relocation>,
-    /// Relocations owed, in units of `per`: each host unit adds `valid`, each relocation
-    /// pays `free` (the victim frees `free` units for its `valid` relocations).
-    debt: u64,
-    valid: u64,
-    free: u64,
+    /// Relocations owed (each host unit adds `ratio`, each relocation pays one).
+    debt: f64,
+    /// Relocations per freed unit, smoothed over victims.
+    ratio: f64,
+    victims: u64,
     spare: Vec<(u32, u32)>,
 }
 
@@ -172,43 +172,57 @@ impl Ftl {
         self.in_gc = false;
     }
 
-    /// Latency-first: keep one victim in progress below the trigger and relocate what this
-    /// host unit owes it, a stripe's worth at a time.
+    /// Latency-first: below the trigger, every host unit owes the same number of relocations
+    /// (the smoothed ratio of valid to freed units over recent victims), moved a stripe's
+    /// worth at a time from the victim in progress, so no host write pays for an unlucky
+    /// victim and every second looks like the next.
     fn incremental_gc(&mut self, t: u64) {
-        if self.inc.reloc.is_none() {
-            if self.blocks.free_main_count > self.gc_trigger {
-                return;
-            }
-            let Some(v) = self.pick_victim() else { return };
-            let units = std::mem::take(&mut self.inc.spare);
-            let mut r = self.begin(v, units);
-            r.verify = true;
-            let valid = r.units.len() as u64;
-            self.inc.valid = valid;
-            self.inc.free = (self.layout.block_units as u64 - valid).max(1);
-            self.inc.debt = 0;
-            self.inc.reloc = Some(r);
-            self.c.gc_invocations += 1;
+        if self.inc.reloc.is_none() && self.blocks.free_main_count > self.gc_trigger {
+            self.inc.debt = 0.0;
+            return;
         }
-        self.inc.debt += self.inc.valid;
-        let owed = (self.inc.debt / self.inc.free) as usize;
-        let stripe = self.layout.stripe_units as usize;
-        let mut r = self.inc.reloc.take().expect("a victim in progress");
-        let left = r.units.len() - r.pos;
-        // Move whole stripes (one program each) unless the victim is nearly done.
-        if owed < stripe.min(left) {
-            self.inc.reloc = Some(r);
+        self.inc.debt += self.inc.ratio;
+        let stripe = self.layout.stripe_units as f64;
+        if self.inc.reloc.is_some() && self.inc.debt < stripe {
             return;
         }
         self.in_gc = true;
-        let before = r.pos;
-        let ok = self.relocate(&mut r, owed, t);
-        self.inc.debt -= (r.pos - before) as u64 * self.inc.free;
-        if ok && r.pos == r.units.len() {
-            self.inc.debt = 0;
-            self.inc.spare = self.finish(r, t);
-        } else {
-            self.inc.reloc = Some(r);
+        let mut budget = 4;
+        while budget > 0 {
+            budget -= 1;
+            let mut r = match self.inc.reloc.take() {
+                Some(r) => r,
+                None => {
+                    let Some(v) = self.pick_victim() else { break };
+                    let units = std::mem::take(&mut self.inc.spare);
+                    let mut r = self.begin(v, units);
+                    r.verify = true;
+                    let valid = r.units.len() as f64;
+                    let ratio = valid / (self.layout.block_units as f64 - valid).max(1.0);
+                    self.inc.ratio = if self.inc.victims == 0 {
+                        ratio
+                    } else {
+                        0.9 * self.inc.ratio + 0.1 * ratio
+                    };
+                    self.inc.victims += 1;
+                    self.c.gc_invocations += 1;
+                    r
+                }
+            };
+            let owed = self.inc.debt.max(0.0) as usize;
+            let before = r.pos;
+            let ok = self.relocate(&mut r, owed.max(1), t);
+            self.inc.debt -= (r.pos - before) as f64;
+            if ok && r.pos == r.units.len() {
+                self.inc.spare = self.finish(r, t);
+                // A victim that needed less than owed leaves the rest to the next.
+                if self.inc.debt < stripe {
+                    break;
+                }
+            } else {
+                self.inc.reloc = Some(r);
+                break;
+            }
         }
         self.in_gc = false;
     }

@@ -59,6 +59,26 @@ fn every_claim_is_well_formed() {
 }
 
 #[test]
+fn every_fitted_parameter_names_claims_that_exist() {
+    let ids: BTreeSet<String> = claims().into_iter().map(|c| c.id).collect();
+    for (name, _) in sim::presets() {
+        let cfg = sim::resolve(name).unwrap();
+        for (key, _, source) in &cfg.sources {
+            let Some(rest) = source.strip_prefix("fitted to ") else {
+                continue;
+            };
+            let list = rest.split([';', '(']).next().unwrap();
+            for id in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                assert!(
+                    ids.contains(id),
+                    "{name}: {key} is fitted to unknown claim '{id}'"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn the_committed_scorecard_is_current_and_meets_the_goal() {
     let claims = claims();
     let recorded = fidelity::recorded();

@@ -28,7 +28,7 @@ const S3700_200_PARTS: &[Param] = &[
         "002",
         "'The S3700 promised a level of performance consistency that was unmatched in the industry'",
     ),
-    fitted("gc_unit", "1us", "s3700-flattest"),
+    fitted("gc", "fifo", "s3700-flattest (victims in the order written keep every second alike)"),
 ];
 
 pub const S3700_200: Preset = Preset {

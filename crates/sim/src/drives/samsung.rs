@@ -16,13 +16,13 @@ const EVO: &[Param] = &[
     fitted(
         "t_prog",
         "900us/1700us/3000us",
-        "evo-120-clean-60s, evo-250-seq-60s (TLC written directly at ~17.5 MB/s per die); LSB/CSB/MSB spread assumed",
+        "evo-msata-120-trim-clean, evo-msata-250-seq-write-300 (TLC written directly at ~17.5 MB/s per die); LSB/CSB/MSB spread assumed",
     ),
     assumed("t_erase", "4.5ms", "typical of TLC"),
-    fitted("slc_t_prog", "640us", "evo-120-spec-seq-write (410 MB/s on 8 dies in TurboWrite)"),
+    fitted("slc_t_prog", "640us", "evo-msata-120-spec-seq-write (410 MB/s on 8 dies in TurboWrite)"),
     assumed("slc_t_read", "40us", "pseudo-SLC reads faster than TLC"),
     assumed("channel_mbps", "400", "Toggle DDR 2.0 channels"),
-    fitted("cmd_read", "10.2us", "evo-spec-random-read (98K IOPS)"),
+    fitted("cmd_read", "10.2us", "evo-msata-1tb-spec-random-read (98K IOPS)"),
     published(
         "slc_full",
         "bypass",
@@ -32,7 +32,7 @@ const EVO: &[Param] = &[
     fitted(
         "slc_drain_rate",
         "210",
-        "evo-1tb-folds-a-minute ('the 1TB model kept drawing ~3.5W for about a minute after I had stopped writing')",
+        "evo-msata-1tb-folds-a-minute ('the 1TB model kept drawing ~3.5W for about a minute after I had stopped writing')",
     ),
     published(
         "trim",
@@ -40,7 +40,7 @@ const EVO: &[Param] = &[
         "004",
         "'Surprisingly, it's not [functional]' ... 'even after a full drive the performance has not fully recovered'",
     ),
-    fitted("trim_keep", "30%", "evo-120-trim-after (126.2 MB/s after TRIM)"),
+    fitted("trim_keep", "55%", "evo-msata-120-trim-after (126.2 MB/s), evo-msata-250-after-trim-100-150"),
     fitted("gc_style", "bursty", "client-scatter"),
     fitted("gc_burst", "4", "client-scatter"),
     fitted("gc_burst_rate", "1.5", "client-scatter"),
@@ -84,7 +84,11 @@ const EVO_120_PARTS: &[Param] = &[
         "TurboWrite size is not in the seeds (Samsung: 3GB at 120GB)",
     ),
     published("dram", "256MiB", "004", "256MB DRAM cache"),
-    fitted("cmd_write", "26us", "evo-120-spec-random-write (35K IOPS)"),
+    fitted(
+        "cmd_write",
+        "26us",
+        "evo-msata-120-spec-random-write (35K IOPS)",
+    ),
 ];
 
 const EVO_250_PARTS: &[Param] = &[
@@ -107,7 +111,11 @@ const EVO_250_PARTS: &[Param] = &[
         "TurboWrite size is not in the seeds (Samsung: 3GB at 250GB)",
     ),
     published("dram", "512MiB", "004", "512MB DRAM cache"),
-    fitted("cmd_write", "14us", "evo-250-spec-random-write (66K IOPS)"),
+    fitted(
+        "cmd_write",
+        "14us",
+        "evo-msata-250-spec-random-write (66K IOPS)",
+    ),
 ];
 
 const EVO_500_PARTS: &[Param] = &[
@@ -133,7 +141,7 @@ const EVO_500_PARTS: &[Param] = &[
     fitted(
         "cmd_write",
         "10.6us",
-        "evo-500-spec-random-write (90K IOPS)",
+        "evo-msata-500-spec-random-write (90K IOPS)",
     ),
 ];
 
@@ -160,7 +168,7 @@ const EVO_1TB_PARTS: &[Param] = &[
     fitted(
         "cmd_write",
         "10.6us",
-        "evo-1tb-spec-random-write (90K IOPS)",
+        "evo-msata-1tb-spec-random-write (90K IOPS)",
     ),
 ];
 
@@ -244,22 +252,22 @@ const PRO_256_PARTS: &[Param] = &[
     fitted(
         "cmd_read",
         "9.5us",
-        "up-qd3-read-second, xii-480-random-read-below-pro",
+        "up-qd3-read-below-pro, xii-480-random-read-below-pro",
     ),
-    fitted("cmd_write", "11us", "xii-480-random-write-below-pro"),
+    fitted("cmd_write", "12.3us", "xii-480-random-write-below-pro, xii-480-atto-small-equals-pro"),
     assumed("write_buffer", "32MiB", "part of the DRAM buffers writes"),
     assumed("dram", "512MiB", "not in the seeds"),
     fitted(
         "gc_style",
         "bursty",
-        "pro-256-scatter, up-256-more-consistent-than-pro",
+        "client-scatter, up-256-more-consistent-than-pro",
     ),
     fitted(
         "gc_burst",
         "0.6%",
-        "pro-256-spare-gain, up-256-more-consistent-than-pro",
+        "pro-256-gains-more-from-spare, up-256-more-consistent-than-pro",
     ),
-    fitted("gc_jitter", "80%", "pro-256-scatter"),
+    fitted("gc_jitter", "80%", "client-scatter"),
 ];
 
 pub const PRO_256: Preset = Preset {

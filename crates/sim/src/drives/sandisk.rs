@@ -161,8 +161,14 @@ const ULTRA_PLUS: &[Param] = &[
         "up-atto-write-trails (the 'light version' of the 9174 programs one plane at a time)",
     ),
     fitted("cmd_read", "11us", "up-qd3-read-below-pro"),
-    fitted("cmd_write", "25us", "up-qd32-write-no-scaling, up-random-write-below-pro"),
+    fitted(
+        "cmd_write",
+        "60us",
+        "up-qd32-write-no-scaling, up-random-write-below-pro, pro-256-gains-more-from-spare (a write costs the light controller more than its relocations do, so spare area helps less)",
+    ),
+    fitted("gc_unit", "16us", "up-256-steady-5k"),
     fitted("gc_burst", "3", "up-256-more-consistent-than-pro, client-scatter"),
+    fitted("gc_burst_rate", "1.2", "up-256-steady-5k (the cluster), client-scatter"),
     assumed(
         "write_buffer",
         "16MiB",

@@ -92,8 +92,11 @@ fn pass(
         let s = &outcome.measurements.summary;
         curve.push((end as f64 * 100.0 / span as f64, s.mbps));
         if secs < TABLE_S {
-            first_bytes += s.bytes;
-            first_secs += s.duration_s;
+            // The table is the first 60 s exactly: of the sample that crosses 60 s, the part
+            // before it (at the sample's mean rate).
+            let part = ((TABLE_S - secs) / s.duration_s.max(1e-9)).min(1.0);
+            first_bytes += (s.bytes as f64 * part) as u64;
+            first_secs += s.duration_s * part;
         }
         bytes += s.bytes;
         secs += s.duration_s;
