@@ -18,27 +18,7 @@ use crate::timing::{NandLatency, Timeline};
 use crate::trim::TrimState;
 use crate::victim::GcPolicy;
 use crate::write_buffer::WriteBuffer;
-
-/// xorshift64*: the drive's own deterministic variation.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use engine::pattern::Rng;
 
 pub struct Ftl {
     pub layout: Layout,
@@ -76,6 +56,7 @@ pub struct Ftl {
     pub(crate) slc_next_fold: u64,
     pub(crate) trim: TrimConfig,
     pub(crate) trims: TrimState,
+    /// The drive's own deterministic variation (burst sizes).
     pub(crate) rng: Rng,
     pub(crate) seed: u64,
     read_ahead: bool,
