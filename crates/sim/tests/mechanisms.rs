@@ -6,7 +6,7 @@ use common::*;
 use engine::{Device, Io, Op};
 
 /// A small drive with paced GC and no cache: the baseline the mechanisms are compared with.
-const BASE: &str = "default,capacity=512MiB,pages_per_block=32,gc_style=paced";
+const BASE: &str = "default,capacity=512MiB,pages_per_block=32,op=15%,gc_style=paced";
 
 /// Fill, then `secs` of 4 KiB random writes at QD32 over the whole drive.
 fn steady(spec: &str, secs: u64, seed: u64) -> (sim::SimSsd, RunStats) {
@@ -53,8 +53,12 @@ fn wa_over(dev: &mut sim::SimSsd, f: impl FnOnce(&mut sim::SimSsd)) -> f64 {
 #[test]
 fn gc_styles_order_the_steady_state_scatter() {
     let mut cvs = Vec::new();
-    for style in ["latency-first", "paced", "bursty,gc_burst=8,gc_jitter=50%"] {
-        let (_, st) = steady(&format!("{BASE},op=15%,gc_style={style}"), 60, 3);
+    for style in [
+        "latency-first",
+        "paced",
+        "bursty,gc_burst=16,gc_burst_rate=3,gc_jitter=50%",
+    ] {
+        let (_, st) = steady(&format!("{BASE},gc_style={style}"), 60, 3);
         let c = cv(&st.per_second);
         println!(
             "{style}: steady {:.0} IOPS, per-second CV {c:.3}",
