@@ -86,10 +86,6 @@ impl Layout {
     pub fn main_units(&self) -> u64 {
         self.main_blocks() * self.block_units as u64
     }
-    /// User data the pseudo-SLC region holds.
-    pub fn slc_units(&self) -> u64 {
-        self.slc_blocks_per_die as u64 * self.dies as u64 * self.slc_block_units as u64
-    }
     /// Raw NAND bytes: main array plus the blocks run in pseudo-SLC mode, at native density.
     pub fn raw_bytes(&self) -> u64 {
         self.total_blocks() as u64 * self.block_bytes()

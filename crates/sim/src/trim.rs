@@ -21,16 +21,10 @@ pub(crate) struct TrimState {
 impl TrimState {
     pub fn new(logical_units: u64) -> TrimState {
         TrimState {
-            pending: Vec::new(),
+            pending: vec![0; logical_units.div_ceil(64) as usize],
             pending_count: 0,
             queue: VecDeque::new(),
         }
-        .sized(logical_units)
-    }
-
-    fn sized(mut self, units: u64) -> TrimState {
-        self.pending = vec![0; units.div_ceil(64) as usize];
-        self
     }
 
     #[inline]
