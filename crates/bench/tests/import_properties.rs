@@ -223,16 +223,7 @@ fn a_stored_result_reads_back_exactly_to_the_last_bit() {
     let r = suite::results_dir::parse_result(&data, &path).unwrap();
     bench::db::check_result(&r).unwrap();
     assert_eq!(r.summary.iops.to_string(), "1570.2996851131227");
-    let run = bench::db::RunRecord {
-        run_id: r.run_id.clone().unwrap(),
-        kind: "test".into(),
-        target_spec: r.target.path.clone(),
-        started_at: r.started_at.clone(),
-        quick: false,
-        complete: r.complete,
-        source: None,
-        results: vec![r.clone()],
-    };
+    let run = bench::db::RunRecord::of_test(r.run_id.clone().unwrap(), vec![r.clone()], &r, None);
     let mut b = bench::db::Bench::open(std::path::Path::new(":memory:")).unwrap();
     let id = b.store(&run).unwrap().id();
     let back = b.results_of_run(id).unwrap();

@@ -53,24 +53,30 @@ fn result(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("replay.json")).unwrap()).unwrap()
 }
 
-#[test]
-fn idle_capped_replay_of_a_three_year_gap_takes_under_a_second() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r");
+/// Replay the six-line trace on `sim:default` in `mode` into `out`: its output, wall time
+/// and peak RSS.
+fn replay_on_sim(mode: &str, out: &Path) -> (std::process::Output, Duration, u64) {
     let trace = six_line_trace();
-    let (o, wall, _) = run_measured(&[
+    run_measured(&[
         "trace",
         "replay",
         trace.to_str().unwrap(),
         "--target",
         "sim:default",
         "--mode",
-        "idle-capped",
+        mode,
         "--no-store",
         "-q",
         "--out",
         out.to_str().unwrap(),
-    ]);
+    ])
+}
+
+#[test]
+fn idle_capped_replay_of_a_three_year_gap_takes_under_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let (o, wall, _) = replay_on_sim("idle-capped", &out);
     assert!(o.status.success(), "{}", text(&o));
     assert!(wall < Duration::from_secs(1), "took {wall:?}");
     let r = result(&out);
@@ -83,20 +89,7 @@ fn idle_capped_replay_of_a_three_year_gap_takes_under_a_second() {
 fn timed_replay_in_virtual_time_keeps_memory_by_ios_not_span() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r");
-    let trace = six_line_trace();
-    let (o, _, rss) = run_measured(&[
-        "trace",
-        "replay",
-        trace.to_str().unwrap(),
-        "--target",
-        "sim:default",
-        "--mode",
-        "timed",
-        "--no-store",
-        "-q",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (o, _, rss) = replay_on_sim("timed", &out);
     assert!(o.status.success(), "{}", text(&o));
     assert!(rss < 100 << 20, "peak RSS {} MB", rss >> 20);
     let r = result(&out);

@@ -29,16 +29,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         .run_id
         .get_or_insert_with(|| uuid::Uuid::new_v4().to_string())
         .clone();
-    let run = RunRecord {
-        run_id: run_id.clone(),
-        kind: "test".into(),
-        target_spec: r.target.path.clone(),
-        started_at: r.started_at.clone(),
-        quick: false,
-        complete: r.complete,
-        source: None,
-        results: vec![r.clone()],
-    };
+    let run = RunRecord::of_test(run_id, vec![r.clone()], &r, None);
     BENCH.with(|b| {
         let mut b = b.borrow_mut();
         let id = b.store(&run).expect("a checked result stores").id();

@@ -91,6 +91,26 @@ pub(crate) fn old_run_key(
 }
 
 impl RunRecord {
+    /// A run of a single test (`ssdlab run`) whose target and start are `first`'s; complete
+    /// when every result is.
+    pub fn of_test(
+        run_id: String,
+        results: Vec<TestResult>,
+        first: &TestResult,
+        source: Option<String>,
+    ) -> RunRecord {
+        RunRecord {
+            run_id,
+            kind: "test".into(),
+            target_spec: first.target.path.clone(),
+            started_at: first.started_at.clone(),
+            quick: false,
+            complete: first.complete && results.iter().all(|r| r.complete),
+            source,
+            results,
+        }
+    }
+
     /// The runs of a results directory: a suite's (with `suite.json`), or the results of
     /// single tests. Every result belongs to the run its `run_id` names; results without one
     /// (earlier versions) to the suite's run, or to one run with a derived identity.
@@ -158,16 +178,7 @@ impl RunRecord {
                         source: source.clone(),
                         results: Vec::new(),
                     },
-                    None => RunRecord {
-                        run_id: String::new(),
-                        kind: "test".into(),
-                        target_spec: first.target.path.clone(),
-                        started_at: first.started_at.clone(),
-                        quick: false,
-                        complete: results.iter().all(|r| r.complete),
-                        source: source.clone(),
-                        results: Vec::new(),
-                    },
+                    None => RunRecord::of_test(String::new(), Vec::new(), first, source.clone()),
                 };
                 run.run_id = id.unwrap_or_else(|| {
                     let key = old_run_key(&run.kind, &run.target_spec, &run.started_at, first);
