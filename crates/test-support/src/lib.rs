@@ -13,6 +13,8 @@
 //!   exits: the last such list is the run's summary.
 
 use std::io::Write;
+
+pub mod guest;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
 
@@ -29,6 +31,10 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("truncate", "coreutils"),
     ("kill", "procps"),
     ("chromium", "chromium"),
+    ("qemu-system-x86_64", "qemu-system-x86"),
+    ("busybox", "busybox-static"),
+    ("strip", "binutils"),
+    ("nvme", "nvme-cli"),
 ];
 
 /// The file skips are recorded in, under the target directory.
