@@ -9,7 +9,7 @@
 //! steps in order, prints each one's output between markers on its serial console and powers
 //! off.
 //!
-//! ```no_run
+//! ```text
 //! use test_support::guest::{Disk, Guest};
 //! let Some(run) = Guest::new()
 //!     .disk(Disk::nvme("SSDLAB01", 256 << 20))
