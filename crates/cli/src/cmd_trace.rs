@@ -249,8 +249,8 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     };
     // Waiting out a trace's idle gaps on the wall clock is refused before the target is
     // touched when it would take longer than a week.
-    let clock = match engine::target::TargetSpec::parse(&a.common.target) {
-        Ok(engine::target::TargetSpec::Sim(_)) => engine::Clock::Virtual,
+    let clock = match suite::target::kind(&a.common.target) {
+        Ok("sim") => engine::Clock::Virtual,
         _ => engine::Clock::Wall,
     };
     suite::replay::check_wall_time(mode, clock, stats.duration_s)?;

@@ -11,7 +11,8 @@ pub struct TargetArgs {
     /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET[,key=value...].
     #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
     pub target: String,
-    /// io_uring (default when available) or sync (pread/pwrite threads).
+    /// io_uring (default when available), sync (pread/pwrite threads) or io_uring-cmd (NVMe
+    /// passthrough on the namespace's generic device /dev/ngXnY).
     #[arg(long, default_value = "auto", value_parser = Backend::parse)]
     pub backend: Backend,
     /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
@@ -99,8 +100,11 @@ impl TargetArgs {
             backend: self.backend,
             destroy_data: self.destroy_data.clone(),
         };
-        let new_file = match engine::target::TargetSpec::parse(spec) {
-            Ok(engine::target::TargetSpec::File { path, .. }) if !path.exists() => Some(path),
+        let new_file = match suite::target::kind(spec) {
+            Ok("file") => engine::target::file::parse(spec)
+                .ok()
+                .map(|(path, _)| path)
+                .filter(|p| !p.exists()),
             _ => None,
         };
         let dev = suite::target::open(spec, &request)

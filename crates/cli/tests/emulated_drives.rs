@@ -23,3 +23,60 @@ fn the_guest_sees_the_emulated_drives() {
     let sata = &run.step("identify-sata").ok().output;
     assert!(sata.contains("SSDLAB-SATA"), "{sata}");
 }
+
+#[test]
+fn passthrough_runs_nvme_commands_through_io_uring() {
+    let run = |target: &str, extra: &str, json: &str| {
+        format!(
+            "ssdlab run custom --no-store -q --access random --qd 8 --read-pct 50 --duration 2 \
+             --destroy-data=/dev/nvme0n1 --target {target} {extra} --json {json} && cat {json}"
+        )
+    };
+    let Some(guest) = Guest::new()
+        .disk(Disk::nvme("SSDLAB0002", 128 << 20))
+        .program(SSDLAB)
+        .step("generic", &run("/dev/ng0n1", "--bs 4K", "generic.json"))
+        .step(
+            "namespace",
+            &run("/dev/nvme0n1", "--backend io_uring-cmd --bs 4K", "ns.json"),
+        )
+        .step("limit", "cat /sys/block/nvme0n1/queue/max_hw_sectors_kb")
+        .step("too-large", &run("/dev/ng0n1", "--bs 4M", "large.json"))
+        .run()
+    else {
+        return;
+    };
+    for step in ["generic", "namespace"] {
+        let out = &guest.step(step).ok().output;
+        let result: serde_json::Value =
+            serde_json::from_str(out).unwrap_or_else(|e| panic!("{step}: {e}:\n{out}"));
+        assert_eq!(result["complete"], true, "{out}");
+        assert_eq!(
+            result["target"]["details"]["backend"], "io_uring-cmd",
+            "{out}"
+        );
+        assert_eq!(result["target"]["model"], "QEMU NVMe Ctrl", "{out}");
+        let summary = &result["summary"];
+        assert!(summary.get("failed_ios").is_none(), "{out}");
+        for op in ["read", "write"] {
+            let ios = summary[op]["ios"].as_u64().unwrap_or(0);
+            assert!(ios > 100, "{step}: only {ios} {op}s in 2 s:\n{out}");
+        }
+    }
+    eprintln!("guest ran in {:?}", guest.elapsed);
+    // A transfer larger than one command may carry is refused by name, not failed per IO.
+    let limit_kb: u64 = guest.step("limit").ok().output.trim().parse().unwrap();
+    assert!(
+        limit_kb < 4096,
+        "the emulated controller's limit is {limit_kb} KiB"
+    );
+    let large = guest.step("too-large");
+    assert_ne!(large.status, 0);
+    assert!(
+        large
+            .output
+            .contains("exceeds the largest one NVMe command may carry"),
+        "{}",
+        large.output
+    );
+}

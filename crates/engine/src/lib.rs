@@ -1,8 +1,9 @@
 //! ssdlab's IO engine: every test is a workload driven against a device by the driver.
 //!
 //! - [`device`]: the small contract every device implements, real or simulated.
-//! - [`target`]: what `--target` names; real targets run on [`uring`] (io_uring, O_DIRECT)
-//!   or [`sync`] (pread/pwrite threads), guarded by [`safety`].
+//! - [`target`]: what `--target` names, a registry of openers; real targets run on [`uring`]
+//!   (io_uring, O_DIRECT), [`sync`] (pread/pwrite threads) or [`passthrough`] (NVMe commands
+//!   through io_uring), guarded by [`safety`].
 //! - [`workload`] and [`driver`]: what to issue and the loop that issues it.
 //! - [`measure`] and [`iolog`]: per-second buckets, latency histograms, busy time, per-IO log.
 
@@ -13,6 +14,7 @@ pub mod driver;
 pub mod identity;
 pub mod iolog;
 pub mod measure;
+pub mod passthrough;
 pub mod pattern;
 pub mod replay;
 pub mod safety;

@@ -235,26 +235,8 @@ impl Device for UringDevice {
         got += self.drain(done);
         loop {
             let want = min.saturating_sub(got).min(self.in_flight) as usize;
-            let result = match until_ns {
-                None => self.ring.submit_and_wait(want),
-                Some(until) => {
-                    let left = until.saturating_sub(self.now_ns());
-                    if left == 0 {
-                        self.ring.submit()
-                    } else {
-                        let ts = types::Timespec::new()
-                            .sec(left / 1_000_000_000)
-                            .nsec((left % 1_000_000_000) as u32);
-                        let args = types::SubmitArgs::new().timespec(&ts);
-                        self.ring.submitter().submit_with_args(want.max(1), &args)
-                    }
-                }
-            };
-            match result {
-                Ok(_) => {}
-                Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR)) => {}
-                Err(e) => return Err(DeviceError::os("io_uring wait", e)),
-            }
+            let left = until_ns.map(|u| u.saturating_sub(self.now_ns()));
+            enter(&self.ring.submitter(), want, left)?;
             got += self.drain(done);
             let timed_out = until_ns.is_some_and(|u| self.now_ns() >= u);
             if got >= min || timed_out || (self.in_flight == 0 && until_ns.is_none()) {
@@ -272,6 +254,31 @@ impl Drop for UringDevice {
         if self.fixed_buffers {
             let _ = self.ring.submitter().unregister_buffers();
         }
+    }
+}
+
+/// Submit what is queued and wait for `want` completions, or at most `left_ns` when given
+/// (no wait at all when it is 0). A timeout or a signal is not an error.
+pub(crate) fn enter(
+    submitter: &io_uring::Submitter<'_>,
+    want: usize,
+    left_ns: Option<u64>,
+) -> Result<(), DeviceError> {
+    let result = match left_ns {
+        None => submitter.submit_and_wait(want),
+        Some(0) => submitter.submit(),
+        Some(left) => {
+            let ts = types::Timespec::new()
+                .sec(left / 1_000_000_000)
+                .nsec((left % 1_000_000_000) as u32);
+            let args = types::SubmitArgs::new().timespec(&ts);
+            submitter.submit_with_args(want.max(1), &args)
+        }
+    };
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR)) => Ok(()),
+        Err(e) => Err(DeviceError::os("io_uring wait", e)),
     }
 }
 

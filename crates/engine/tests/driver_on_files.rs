@@ -6,24 +6,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use engine::driver::{self, Hooks, Stopped};
 use engine::iolog::{self, IoLogWriter, IoRecord};
 use engine::pattern::DataKind;
-use engine::target::{open_real, Backend, OpenRequest, TargetSpec};
+use engine::target::{Backend, OpenRequest, Registry};
 use engine::workload::{Access, Limit, Workload};
 use engine::{Device, Op};
 
 fn file_target(dir: &tempfile::TempDir, backend: Backend) -> Box<dyn Device> {
-    let spec = TargetSpec::File {
-        path: dir.path().join("target.img"),
-        size: Some(64 << 20),
-    };
-    open_real(
-        &spec,
-        &OpenRequest {
-            write: true,
-            backend,
-            destroy_data: None,
-        },
-    )
-    .expect("open file target")
+    let spec = format!(
+        "file:{}:{}",
+        dir.path().join("target.img").display(),
+        64 << 20
+    );
+    Registry::real()
+        .open(
+            &spec,
+            &OpenRequest {
+                write: true,
+                backend,
+                destroy_data: None,
+            },
+        )
+        .expect("open file target")
 }
 
 fn workload(qd: u32, ios: u64) -> Workload {

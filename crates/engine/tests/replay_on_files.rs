@@ -5,7 +5,7 @@ use engine::driver::Hooks;
 use engine::iolog::{self, IoLogWriter};
 use engine::pattern::DataKind;
 use engine::replay::{replay, Pace, ReplayOptions, ScheduledIo};
-use engine::target::{open_real, Backend, OpenRequest, TargetSpec};
+use engine::target::{Backend, OpenRequest, Registry};
 use engine::Op;
 
 fn schedule(n: u64, gap_ns: u64) -> Vec<ScheduledIo> {
@@ -34,16 +34,13 @@ fn options(pace: Pace) -> ReplayOptions {
 #[test]
 fn timed_replay_issues_every_io_on_or_after_its_time() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = TargetSpec::File {
-        path: dir.path().join("t.img"),
-        size: Some(32 << 20),
-    };
+    let spec = format!("file:{}:{}", dir.path().join("t.img").display(), 32 << 20);
     let req = OpenRequest {
         write: true,
         backend: Backend::Auto,
         destroy_data: None,
     };
-    let mut dev = open_real(&spec, &req).unwrap();
+    let mut dev = Registry::real().open(&spec, &req).unwrap();
     let sched = schedule(400, 500_000);
     let log_path = dir.path().join("io.log");
     let mut log = IoLogWriter::create(&log_path).unwrap();
@@ -96,16 +93,13 @@ fn timed_replay_issues_every_io_on_or_after_its_time() {
 #[test]
 fn afap_replay_keeps_order_and_the_in_flight_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = TargetSpec::File {
-        path: dir.path().join("t.img"),
-        size: Some(32 << 20),
-    };
+    let spec = format!("file:{}:{}", dir.path().join("t.img").display(), 32 << 20);
     let req = OpenRequest {
         write: true,
         backend: Backend::Auto,
         destroy_data: None,
     };
-    let mut dev = open_real(&spec, &req).unwrap();
+    let mut dev = Registry::real().open(&spec, &req).unwrap();
     let r = replay(
         dev.as_mut(),
         schedule(3000, 1_000_000_000),
@@ -166,17 +160,14 @@ impl<D: engine::Device> engine::Device for Batches<D> {
 #[test]
 fn ios_due_together_are_submitted_together() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = TargetSpec::File {
-        path: dir.path().join("t.img"),
-        size: Some(32 << 20),
-    };
+    let spec = format!("file:{}:{}", dir.path().join("t.img").display(), 32 << 20);
     let req = OpenRequest {
         write: false,
         backend: Backend::Auto,
         destroy_data: None,
     };
     let mut dev = Batches {
-        inner: open_real(&spec, &req).unwrap(),
+        inner: Registry::real().open(&spec, &req).unwrap(),
         sizes: Vec::new(),
     };
     // 50 bursts of 8 reads, 1 ms apart: a trace recorded at queue depth 8.

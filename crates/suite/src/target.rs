@@ -1,6 +1,6 @@
-//! Opening any target: real ones through the engine, `sim:` ones through the simulator.
+//! Opening any target: the engine's real ones, and `sim:` ones through the simulator.
 
-use engine::target::{open_real, OpenRequest, TargetSpec};
+use engine::target::{OpenRequest, Opener, Registry, TargetError};
 use engine::Device;
 
 use crate::SuiteError;
@@ -8,15 +8,29 @@ use crate::SuiteError;
 /// The target a newcomer's first command reviews.
 pub const DEFAULT_TARGET: &str = "sim:default";
 
-pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, SuiteError> {
-    let parsed = TargetSpec::parse(spec)?;
-    match parsed {
-        TargetSpec::Sim(preset) => open_sim(&preset),
-        real => Ok(open_real(&real, req)?),
-    }
+/// Every target the suite can open: the engine's and the simulator.
+pub fn registry() -> Registry {
+    let mut targets = Registry::real();
+    targets.register(Opener {
+        prefix: "sim:",
+        kind: "sim",
+        syntax: "sim:PRESET[,key=value...]",
+        open: open_sim,
+    });
+    targets
 }
 
-fn open_sim(spec: &str) -> Result<Box<dyn Device>, SuiteError> {
-    let dev = sim::open(spec).map_err(|e| SuiteError::Target(format!("sim:{spec}: {e}")))?;
+pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, SuiteError> {
+    Ok(registry().open(spec, req)?)
+}
+
+/// The kind of target a spec names ("block", "file", "sim", ...), without opening it.
+pub fn kind(spec: &str) -> Result<&'static str, SuiteError> {
+    Ok(registry().find(spec)?.kind)
+}
+
+fn open_sim(spec: &str, _req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
+    let preset = spec.strip_prefix("sim:").unwrap_or(spec);
+    let dev = sim::open(preset).map_err(|e| TargetError::Open(format!("{spec}: {e}")))?;
     Ok(Box::new(dev))
 }

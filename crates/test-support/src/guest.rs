@@ -166,6 +166,8 @@ impl Guest {
         let mut args: Vec<String> = vec![
             "-machine".into(),
             "q35".into(),
+            "-accel".into(),
+            std::env::var("GUEST_ACCEL").unwrap_or("tcg".into()),
             "-m".into(),
             self.memory_mib.to_string(),
             "-nodefaults".into(),
@@ -298,7 +300,9 @@ cd /tmp
 for f in /steps/*.sh; do
   name=$(basename $f .sh); name=${{name#*-}}
   sh $f > /tmp/.step-out 2>&1; rc=$?
-  echo "@@@ step $name"; cat /tmp/.step-out; echo "@@@ status $name $rc"
+  echo "@@@ step $name"; cat /tmp/.step-out
+  [ -n "$(tail -c1 /tmp/.step-out)" ] && echo
+  echo "@@@ status $name $rc"
 done
 echo "@@@ end"
 poweroff -f

@@ -1,0 +1,428 @@
+//! NVMe passthrough: NVMe Read, Write, Dataset Management (deallocate) and Flush commands
+//! issued through io_uring's `IORING_OP_URING_CMD` on a namespace's generic character device
+//! (`/dev/ngXnY`), as fio's `io_uring_cmd` engine does. The block layer (scheduler, splitting,
+//! merging) is bypassed; the measurements are the same as the block path's.
+//!
+//! Needs Linux 5.19+ (big SQEs and CQEs) and an NVMe drive: loop devices, SATA drives and
+//! files have no generic device and are refused with a clear message.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use io_uring::{cqueue, opcode, squeue, types, IoUring};
+
+use crate::blockdev;
+use crate::buffer::BufferPool;
+use crate::device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op};
+use crate::identity::Identity;
+use crate::target::{OpenRequest, TargetError};
+use crate::uring;
+
+/// `_IO('N', 0x40)`: the namespace id of an NVMe device node.
+const NVME_IOCTL_ID: libc::c_ulong = 0x4E40;
+/// `_IOWR('N', 0x80, struct nvme_uring_cmd)`: an NVMe IO command through io_uring.
+const NVME_URING_CMD_IO: u32 = 0xC048_4E80;
+
+// NVMe IO command opcodes (NVM Command Set).
+const NVME_CMD_FLUSH: u8 = 0x00;
+const NVME_CMD_WRITE: u8 = 0x01;
+const NVME_CMD_READ: u8 = 0x02;
+const NVME_CMD_DSM: u8 = 0x09;
+/// Dataset Management attribute: deallocate.
+const NVME_DSM_AD: u32 = 1 << 2;
+
+/// `struct nvme_uring_cmd` from <linux/nvme_ioctl.h>: 72 bytes, carried in a big SQE's
+/// 80-byte command area.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct NvmeUringCmd {
+    opcode: u8,
+    flags: u8,
+    rsvd1: u16,
+    nsid: u32,
+    cdw2: u32,
+    cdw3: u32,
+    metadata: u64,
+    addr: u64,
+    metadata_len: u32,
+    data_len: u32,
+    cdw10: u32,
+    cdw11: u32,
+    cdw12: u32,
+    cdw13: u32,
+    cdw14: u32,
+    cdw15: u32,
+    timeout_ms: u32,
+    rsvd2: u32,
+}
+
+impl NvmeUringCmd {
+    fn bytes(&self) -> [u8; 80] {
+        const _: () = assert!(std::mem::size_of::<NvmeUringCmd>() == 72);
+        let mut out = [0u8; 80];
+        // SAFETY: a plain-old-data repr(C) struct without padding, copied into a larger array.
+        let raw: [u8; 72] = unsafe { std::mem::transmute(*self) };
+        out[..72].copy_from_slice(&raw);
+        out
+    }
+}
+
+/// One Dataset Management range.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct DsmRange {
+    attributes: u32,
+    blocks: u32,
+    first_lba: u64,
+}
+
+/// `--target /dev/ngXnY`: the generic device itself.
+pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
+    let generic = PathBuf::from(spec);
+    let name = file_name(&generic);
+    let block = Path::new("/dev").join(name.replacen("ng", "nvme", 1));
+    Ok(Box::new(PassthroughDevice::open(
+        &generic, &block, spec, req,
+    )?))
+}
+
+/// `--target /dev/nvmeXnY --backend io_uring-cmd`: the namespace's generic device.
+pub fn open_namespace(block: &Path, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
+    let name = file_name(block);
+    let shown = block.display().to_string();
+    let Some(rest) = name.strip_prefix("nvme").filter(|r| r.contains('n')) else {
+        return Err(TargetError::Passthrough {
+            path: shown,
+            reason: "not an NVMe namespace: the io_uring-cmd backend issues NVMe commands \
+                     through a namespace's generic character device (/dev/ngXnY), which only \
+                     NVMe drives have; use --backend io_uring (the default) for this device"
+                .into(),
+        });
+    };
+    let generic = Path::new("/dev").join(format!("ng{rest}"));
+    Ok(Box::new(PassthroughDevice::open(
+        &generic, block, &shown, req,
+    )?))
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+pub struct PassthroughDevice {
+    ring: IoUring<squeue::Entry128, cqueue::Entry32>,
+    generic: File,
+    /// The namespace's block device, held open exclusively so nobody mounts it meanwhile.
+    _claim: File,
+    nsid: u32,
+    lba_shift: u32,
+    /// The largest transfer one command may carry (the block device's max_hw_sectors).
+    max_bytes: u64,
+    geometry: Geometry,
+    identity: Identity,
+    pool: Option<BufferPool>,
+    /// One DSM range per slot: a deallocate command points at its slot's.
+    ranges: Vec<DsmRange>,
+    /// The length of each slot's IO in flight: what a successful completion transferred.
+    lens: Vec<u32>,
+    epoch: Instant,
+    in_flight: u32,
+}
+
+impl PassthroughDevice {
+    fn open(
+        generic_path: &Path,
+        block: &Path,
+        shown: &str,
+        req: &OpenRequest,
+    ) -> Result<PassthroughDevice, TargetError> {
+        let refuse = |reason: String| TargetError::Passthrough {
+            path: shown.to_string(),
+            reason,
+        };
+        // The block device goes through the same safety checks and exclusive open as the
+        // block path.
+        let (claim, _, geometry, mut identity) = crate::target::block::open_block(block, req)?;
+        let generic = OpenOptions::new()
+            .read(true)
+            .write(req.write)
+            .open(generic_path)
+            .map_err(|e| {
+                refuse(match e.raw_os_error() {
+                    Some(libc::ENOENT) => format!(
+                        "{} does not exist: NVMe generic character devices need Linux 5.13 \
+                         or later",
+                        generic_path.display()
+                    ),
+                    Some(libc::EACCES) | Some(libc::EPERM) => format!(
+                        "{}: permission denied (NVMe passthrough needs root)",
+                        generic_path.display()
+                    ),
+                    _ => format!("{}: {e}", generic_path.display()),
+                })
+            })?;
+        // SAFETY: NVME_IOCTL_ID takes no argument and returns the namespace id.
+        let nsid = unsafe { libc::ioctl(generic.as_raw_fd(), NVME_IOCTL_ID as _) };
+        if nsid <= 0 {
+            return Err(refuse(format!(
+                "{} is not an NVMe namespace ({})",
+                generic_path.display(),
+                io::Error::last_os_error()
+            )));
+        }
+        let ring = ring_with(64).map_err(|e| {
+            refuse(format!(
+                "io_uring with big entries (SQE128/CQE32) is not available ({e}): NVMe \
+                 passthrough needs Linux 5.19 or later; use --backend io_uring"
+            ))
+        })?;
+        let max_hw_kb = crate::sysfs::BlockNode::of_device(block)
+            .ok()
+            .and_then(|n| n.attr("queue/max_hw_sectors_kb"))
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(128);
+        identity.path = shown.to_string();
+        identity
+            .details
+            .insert("generic_device".into(), generic_path.display().to_string());
+        identity.details.insert("nsid".into(), nsid.to_string());
+        let mut dev = PassthroughDevice {
+            ring,
+            generic,
+            _claim: claim,
+            nsid: nsid as u32,
+            lba_shift: geometry.logical_block_bytes.trailing_zeros(),
+            max_bytes: max_hw_kb << 10,
+            geometry,
+            identity,
+            pool: None,
+            ranges: Vec::new(),
+            lens: Vec::new(),
+            epoch: Instant::now(),
+            in_flight: 0,
+        };
+        dev.probe().map_err(|e| {
+            refuse(format!(
+                "the kernel refused an NVMe command through io_uring ({e}): passthrough \
+                 needs Linux 5.19 or later and the nvme driver; use --backend io_uring"
+            ))
+        })?;
+        Ok(dev)
+    }
+
+    /// Read the first block: proves the kernel and drive take passthrough commands.
+    fn probe(&mut self) -> Result<(), DeviceError> {
+        self.prepare(1, self.geometry.logical_block_bytes as usize)?;
+        self.submit(Io {
+            slot: 0,
+            op: Op::Read,
+            offset: 0,
+            len: self.geometry.logical_block_bytes,
+        })?;
+        let mut done = Vec::with_capacity(1);
+        self.reap(1, None, &mut done)?;
+        match done.first().map(|c| c.result) {
+            Some(r) if r >= 0 => Ok(()),
+            Some(r) => Err(DeviceError::os(
+                "probe read",
+                io::Error::from_raw_os_error(-r as i32),
+            )),
+            None => Err(DeviceError::Other("probe read did not complete".into())),
+        }
+    }
+
+    fn command(&mut self, io: Io) -> Result<NvmeUringCmd, DeviceError> {
+        let block = 1u64 << self.lba_shift;
+        let mut cmd = NvmeUringCmd {
+            nsid: self.nsid,
+            ..NvmeUringCmd::default()
+        };
+        if io.op == Op::Flush {
+            cmd.opcode = NVME_CMD_FLUSH;
+            return Ok(cmd);
+        }
+        if io.offset % block != 0 || io.len as u64 % block != 0 || io.len == 0 {
+            return Err(DeviceError::Invalid(format!(
+                "{} of {} bytes at {} is not in whole {block}-byte blocks",
+                io.op.name(),
+                io.len,
+                io.offset
+            )));
+        }
+        let lba = io.offset >> self.lba_shift;
+        let blocks = (io.len as u64 >> self.lba_shift) as u32;
+        if io.op == Op::Discard {
+            let range = &mut self.ranges[io.slot as usize];
+            *range = DsmRange {
+                attributes: 0,
+                blocks,
+                first_lba: lba,
+            };
+            cmd.opcode = NVME_CMD_DSM;
+            cmd.addr = range as *const DsmRange as u64;
+            cmd.data_len = std::mem::size_of::<DsmRange>() as u32;
+            cmd.cdw10 = 0; // one range (0-based)
+            cmd.cdw11 = NVME_DSM_AD;
+            return Ok(cmd);
+        }
+        if io.len as u64 > self.max_bytes {
+            return Err(DeviceError::Invalid(format!(
+                "an IO of {} bytes exceeds the largest one NVMe command may carry here ({} \
+                 bytes, the namespace's max_hw_sectors_kb): passthrough does not split IOs; \
+                 use --backend io_uring for larger transfers",
+                io.len, self.max_bytes
+            )));
+        }
+        let pool = self
+            .pool
+            .as_ref()
+            .ok_or_else(|| DeviceError::Invalid("IO before prepare".into()))?;
+        if io.len as usize > pool.slot_len() || io.slot >= pool.slots() {
+            return Err(DeviceError::Invalid(format!(
+                "IO of {} bytes on slot {} exceeds the prepared buffers",
+                io.len, io.slot
+            )));
+        }
+        cmd.opcode = if io.op == Op::Read {
+            NVME_CMD_READ
+        } else {
+            NVME_CMD_WRITE
+        };
+        cmd.addr = pool.slot_ptr(io.slot) as u64;
+        cmd.data_len = io.len;
+        cmd.cdw10 = lba as u32;
+        cmd.cdw11 = (lba >> 32) as u32;
+        cmd.cdw12 = blocks - 1; // number of logical blocks, 0-based
+        Ok(cmd)
+    }
+
+    fn queue(&mut self, io: Io) -> Result<(), DeviceError> {
+        let cmd = self.command(io)?;
+        self.lens[io.slot as usize] = if io.op == Op::Flush { 0 } else { io.len };
+        let sqe = opcode::UringCmd80::new(types::Fd(self.generic.as_raw_fd()), NVME_URING_CMD_IO)
+            .cmd(cmd.bytes())
+            .build()
+            .user_data(io.slot as u64);
+        // SAFETY: the buffer and DSM range the command points at live in `self`, and are
+        // replaced only in `prepare`, with nothing in flight.
+        unsafe {
+            if self.ring.submission().push(&sqe).is_err() {
+                self.ring
+                    .submit()
+                    .map_err(|e| DeviceError::os("io_uring submit", e))?;
+                self.ring
+                    .submission()
+                    .push(&sqe)
+                    .map_err(|_| DeviceError::Other("io_uring submission queue full".into()))?;
+            }
+        }
+        self.in_flight += 1;
+        Ok(())
+    }
+
+    fn drain(&mut self, done: &mut Vec<Completion>) -> u32 {
+        let now = blockdev::since(self.epoch);
+        let mut n = 0;
+        for cqe in self.ring.completion() {
+            let slot = cqe.user_data() as u32;
+            // 0: success; negative: an errno; positive: the NVMe status of a failed command.
+            let result = match cqe.result() {
+                0 => self.lens[slot as usize] as i64,
+                r if r < 0 => r as i64,
+                _ => -(libc::EIO as i64),
+            };
+            done.push(Completion {
+                slot,
+                complete_ns: now,
+                result,
+            });
+            n += 1;
+        }
+        self.in_flight -= n;
+        n
+    }
+}
+
+impl Device for PassthroughDevice {
+    fn identity(&self) -> Identity {
+        let mut id = self.identity.clone();
+        id.details.insert("backend".into(), "io_uring-cmd".into());
+        id
+    }
+
+    fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    fn clock(&self) -> Clock {
+        Clock::Wall
+    }
+
+    fn now_ns(&self) -> u64 {
+        blockdev::since(self.epoch)
+    }
+
+    fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError> {
+        if let Some(pool) = &self.pool {
+            if pool.slots() >= slots && pool.slot_len() >= max_len {
+                return Ok(());
+            }
+        }
+        assert_eq!(self.in_flight, 0, "prepare with IO in flight");
+        let entries = slots.next_power_of_two().max(64);
+        if entries > self.ring.params().sq_entries() {
+            self.ring = ring_with(entries).map_err(|e| DeviceError::os("io_uring setup", e))?;
+        }
+        self.pool = Some(BufferPool::new(slots, max_len));
+        self.ranges = vec![DsmRange::default(); slots as usize];
+        self.lens = vec![0; slots as usize];
+        Ok(())
+    }
+
+    fn buffer(&mut self, slot: u32) -> Option<&mut [u8]> {
+        self.pool.as_mut().map(|p| p.slot_mut(slot))
+    }
+
+    fn submit(&mut self, io: Io) -> Result<(), DeviceError> {
+        self.queue(io)?;
+        self.ring
+            .submit()
+            .map(drop)
+            .map_err(|e| DeviceError::os("io_uring submit", e))
+    }
+
+    fn submit_all(&mut self, ios: &[Io]) -> Result<(), DeviceError> {
+        // One system call per command, not one per batch: io_uring plugs a batch of three or
+        // more, and on Linux 6.1 the NVMe doorbell of a plugged passthrough batch was seen
+        // never to ring (the last commands hung until the 30 s timeout aborted them).
+        ios.iter().try_for_each(|io| self.submit(*io))
+    }
+
+    fn reap(
+        &mut self,
+        min: u32,
+        until_ns: Option<u64>,
+        done: &mut Vec<Completion>,
+    ) -> Result<(), DeviceError> {
+        let mut got = self.drain(done);
+        loop {
+            let want = min.saturating_sub(got).min(self.in_flight) as usize;
+            let left = until_ns.map(|u| u.saturating_sub(self.now_ns()));
+            uring::enter(&self.ring.submitter(), want, left)?;
+            got += self.drain(done);
+            let timed_out = until_ns.is_some_and(|u| self.now_ns() >= u);
+            if got >= min || timed_out || (self.in_flight == 0 && until_ns.is_none()) {
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn ring_with(entries: u32) -> io::Result<IoUring<squeue::Entry128, cqueue::Entry32>> {
+    IoUring::<squeue::Entry128, cqueue::Entry32>::builder().build(entries)
+}

@@ -1,0 +1,264 @@
+//! Targets: what `--target` names, and a registry of openers keyed by prefix.
+//!
+//! The engine registers the real targets (block devices, NVMe generic character devices,
+//! files); the suite adds `sim:`. A new backend (SPDK, NBD, ...) is one file with an
+//! [`OpenFn`] plus one registration.
+
+use std::fs::File;
+use std::io;
+
+use crate::device::{Device, Geometry};
+use crate::identity::Identity;
+use crate::passthrough;
+use crate::safety::SafetyError;
+use crate::size::format_size;
+use crate::sync::SyncDevice;
+use crate::uring::UringDevice;
+
+pub(crate) mod block;
+pub mod file;
+
+/// Opens the target a spec names; gets the whole spec, prefix included.
+pub type OpenFn = fn(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError>;
+
+/// One kind of target.
+#[derive(Clone, Copy)]
+pub struct Opener {
+    /// What a spec of this kind starts with; the longest matching prefix wins.
+    pub prefix: &'static str,
+    /// The kind's name, as an identity records it ("block", "file", "sim", ...).
+    pub kind: &'static str,
+    /// The spec's form, for help and errors.
+    pub syntax: &'static str,
+    pub open: OpenFn,
+}
+
+/// Every kind of target a program knows.
+#[derive(Clone)]
+pub struct Registry {
+    openers: Vec<Opener>,
+}
+
+impl Registry {
+    /// The targets the engine opens itself: block devices, NVMe generic character devices
+    /// and files.
+    pub fn real() -> Registry {
+        Registry {
+            openers: vec![
+                Opener {
+                    prefix: "/dev/",
+                    kind: "block",
+                    syntax: "a block device (/dev/sdX, /dev/nvme0n1)",
+                    open: block::open,
+                },
+                Opener {
+                    prefix: "/dev/ng",
+                    kind: "nvme-generic",
+                    syntax: "an NVMe generic device (/dev/ng0n1, NVMe passthrough)",
+                    open: passthrough::open,
+                },
+                Opener {
+                    prefix: "file:",
+                    kind: "file",
+                    syntax: "file:PATH[:SIZE]",
+                    open: file::open,
+                },
+            ],
+        }
+    }
+
+    pub fn register(&mut self, opener: Opener) {
+        self.openers.push(opener);
+    }
+
+    /// The opener of `spec`: the one with the longest prefix it starts with.
+    pub fn find(&self, spec: &str) -> Result<&Opener, TargetError> {
+        self.openers
+            .iter()
+            .filter(|o| spec.starts_with(o.prefix) && spec.len() > o.prefix.len())
+            .max_by_key(|o| o.prefix.len())
+            .ok_or_else(|| TargetError::Unknown {
+                spec: spec.to_string(),
+                syntaxes: self.syntaxes(),
+            })
+    }
+
+    pub fn open(&self, spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
+        (self.find(spec)?.open)(spec, req)
+    }
+
+    /// "a block device (...), file:PATH[:SIZE] or sim:PRESET[,key=value...]".
+    pub fn syntaxes(&self) -> String {
+        let all: Vec<&str> = self.openers.iter().map(|o| o.syntax).collect();
+        match all.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => "nothing".into(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("'{spec}' is not a target: use {syntaxes}")]
+    Unknown { spec: String, syntaxes: String },
+    #[error("bad size in '{spec}': {reason}")]
+    Size { spec: String, reason: String },
+    #[error("{path} does not exist; give a size to create it, e.g. file:{path}:4G")]
+    FileMissingSize { path: String },
+    #[error(
+        "{path} is {actual} bytes, smaller than one 4 KiB block: give a size, e.g. file:{path}:4G"
+    )]
+    FileTooSmall { path: String, actual: u64 },
+    /// The OS error is in the message, not the source chain: `{:#}` would print it twice.
+    #[error("{path}: {error}")]
+    Io { path: String, error: io::Error },
+    #[error(
+        "{path}: a {size} target needs {needed} more space, but its filesystem has only {free} \
+         free: give a smaller SIZE (at most {most}: file:{path}:{most_spec}) or a path on a \
+         filesystem with room",
+        size = format_size(*capacity),
+        needed = format_size(*needed),
+        free = format_size(*free),
+        most = format_size(*most),
+        most_spec = size_spec(*most)
+    )]
+    NoSpace {
+        path: String,
+        capacity: u64,
+        needed: u64,
+        free: u64,
+        /// The largest target that fits: what the file holds already plus the free space.
+        most: u64,
+    },
+    #[error("{path} is read-only (a read-only loop device, a write-protected drive or a read-only mapping): a write test cannot run on it; use a writable device, or a test that only reads (run custom --read-pct 100)")]
+    ReadOnly { path: String },
+    #[error("{0} is not a block device; for a regular file use file:{0}")]
+    NotBlock(String),
+    #[error("{path} is opened exclusively by another program (mounted, or in use by LVM/md or another ssdlab)")]
+    Busy { path: String },
+    #[error(transparent)]
+    Safety(#[from] SafetyError),
+    #[error("{0}")]
+    Open(String),
+    #[error("{path}: {reason}")]
+    Passthrough { path: String, reason: String },
+}
+
+/// A size as a target spec takes it: whole MiB (rounded down) where possible.
+fn size_spec(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{}M", bytes >> 20)
+    } else {
+        format!("{}K", bytes >> 10)
+    }
+}
+
+/// Which backend drives a real target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// io_uring, or the sync backend where io_uring is unavailable.
+    #[default]
+    Auto,
+    Uring,
+    Sync,
+    /// NVMe commands through io_uring passthrough on the namespace's generic character
+    /// device (`/dev/ngXnY`), as fio's io_uring_cmd engine issues them.
+    UringCmd,
+}
+
+impl Backend {
+    pub fn parse(text: &str) -> Result<Backend, String> {
+        match text {
+            "auto" => Ok(Backend::Auto),
+            "io_uring" | "uring" => Ok(Backend::Uring),
+            "sync" | "psync" => Ok(Backend::Sync),
+            "io_uring-cmd" | "io_uring_cmd" | "uring-cmd" => Ok(Backend::UringCmd),
+            other => Err(format!(
+                "unknown backend '{other}': use auto, io_uring, io_uring-cmd or sync"
+            )),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct OpenRequest {
+    /// Whether the test writes (and so must pass the safety checks on a block device).
+    pub write: bool,
+    pub backend: Backend,
+    /// The device the user named with `--destroy-data`.
+    pub destroy_data: Option<String>,
+}
+
+/// An opened file or block device on the backend the request asks for.
+fn on_backend(
+    (file, is_block, geometry, identity): (File, bool, Geometry, Identity),
+    req: &OpenRequest,
+) -> Result<Box<dyn Device>, TargetError> {
+    let io_err = |error| TargetError::Io {
+        path: identity.path.clone(),
+        error,
+    };
+    Ok(match req.backend {
+        Backend::UringCmd => {
+            return Err(TargetError::Passthrough {
+                path: identity.path.clone(),
+                reason: "the io_uring-cmd backend issues NVMe commands through an NVMe \
+                         namespace's generic character device (/dev/ngXnY), which only NVMe \
+                         drives have; use --backend io_uring (the default) here"
+                    .into(),
+            })
+        }
+        Backend::Sync => Box::new(SyncDevice::new(file, is_block, geometry, identity)),
+        Backend::Uring => {
+            let id = identity.clone();
+            Box::new(UringDevice::new(file, is_block, geometry, id).map_err(io_err)?)
+        }
+        Backend::Auto => {
+            // Keep a second handle so the sync backend can take over if io_uring is refused.
+            let spare = file.try_clone().map_err(io_err)?;
+            match UringDevice::new(file, is_block, geometry, identity.clone()) {
+                Ok(dev) => Box::new(dev),
+                Err(_) => Box::new(SyncDevice::new(spare, is_block, geometry, identity)),
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_find_their_opener() {
+        let r = Registry::real();
+        assert_eq!(r.find("/dev/sdb").unwrap().kind, "block");
+        assert_eq!(r.find("/dev/ng0n1").unwrap().kind, "nvme-generic");
+        assert_eq!(r.find("file:/tmp/x.img:4G").unwrap().kind, "file");
+        let e = r.find("/tmp/x.img").err().unwrap().to_string();
+        assert!(e.contains("file:PATH"), "{e}");
+        assert!(r.find("file:").is_err(), "a prefix alone names nothing");
+        assert_eq!(
+            file::parse("file:/tmp/x.img:4G").unwrap(),
+            ("/tmp/x.img".into(), Some(4 << 30))
+        );
+        assert_eq!(
+            file::parse("file:/tmp/x.img").unwrap(),
+            ("/tmp/x.img".into(), None)
+        );
+        let e = file::parse("file:/tmp/x:4Q").unwrap_err().to_string();
+        assert!(e.contains("unknown unit"), "{e}");
+    }
+
+    #[test]
+    fn missing_file_needs_a_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = format!("file:{}", dir.path().join("nope.img").display());
+        let e = Registry::real()
+            .open(&spec, &OpenRequest::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("give a size"), "{e}");
+    }
+}
