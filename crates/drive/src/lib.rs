@@ -93,6 +93,23 @@ pub fn detect(fd: BorrowedFd<'_>) -> Result<Option<(Interface, Option<u32>)>> {
     }
 }
 
+/// Whether a block device fd is a partition (sysfs has `partition` for it).
+fn is_partition(fd: BorrowedFd<'_>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(owned) = fd.try_clone_to_owned() else {
+        return false;
+    };
+    let Ok(meta) = std::fs::File::from(owned).metadata() else {
+        return false;
+    };
+    if !meta.file_type().is_block_device() {
+        return false;
+    }
+    let rdev = meta.rdev();
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    Path::new(&format!("/sys/dev/block/{major}:{minor}/partition")).exists()
+}
+
 enum Fd<'a> {
     Owned(OwnedFd),
     Borrowed(BorrowedFd<'a>),
@@ -192,6 +209,13 @@ impl<'fd> Drive<'fd> {
                 Ok(Health::from_ata(&id.model, ata::smart_data(fd)?))
             }
         }
+    }
+
+    /// Whether the node is a partition (/dev/nvme0n1p1, /dev/sda1): drive commands act on
+    /// the whole namespace or device all the same, so a purge erases the other partitions
+    /// too.
+    pub fn is_partition(&self) -> bool {
+        is_partition(self.fd())
     }
 
     /// The purges this drive supports for `method`, best first (see [`plan`]).

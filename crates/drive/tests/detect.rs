@@ -2,6 +2,7 @@
 //! device. The ioctl paths themselves need a real (or QEMU-emulated) NVMe / SATA drive.
 
 use std::os::fd::AsFd;
+use std::os::unix::fs::OpenOptionsExt;
 use std::process::Command;
 
 #[test]
@@ -81,4 +82,12 @@ fn a_loop_device_is_not_a_drive() {
         "{} detected as a drive",
         dev.0
     );
+    // The same through the fd the engine holds: O_DIRECT | O_EXCL, read-write.
+    let held = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_DIRECT | libc::O_EXCL)
+        .open(&dev.0)
+        .unwrap();
+    assert!(drive::Drive::from_fd(held.as_fd()).unwrap().is_none());
 }
