@@ -397,10 +397,13 @@ impl Device for PassthroughDevice {
     }
 
     fn submit_all(&mut self, ios: &[Io]) -> Result<(), DeviceError> {
-        // One system call per command, not one per batch: io_uring plugs a batch of three or
-        // more, and on Linux 6.1 the NVMe doorbell of a plugged passthrough batch was seen
-        // never to ring (the last commands hung until the 30 s timeout aborted them).
-        ios.iter().try_for_each(|io| self.submit(*io))
+        for io in ios {
+            self.queue(*io)?;
+        }
+        self.ring
+            .submit()
+            .map(drop)
+            .map_err(|e| DeviceError::os("io_uring submit", e))
     }
 
     fn reap(

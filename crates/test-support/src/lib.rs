@@ -32,6 +32,7 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("kill", "procps"),
     ("chromium", "chromium"),
     ("qemu-system-x86_64", "qemu-system-x86"),
+    ("taskset", "util-linux"),
     ("busybox", "busybox-static"),
     ("strip", "binutils"),
     ("nvme", "nvme-cli"),
