@@ -246,7 +246,8 @@ impl PassthroughDevice {
             cmd.opcode = NVME_CMD_FLUSH;
             return Ok(cmd);
         }
-        if io.offset % block != 0 || io.len as u64 % block != 0 || io.len == 0 {
+        if !io.offset.is_multiple_of(block) || !(io.len as u64).is_multiple_of(block) || io.len == 0
+        {
             return Err(DeviceError::Invalid(format!(
                 "{} of {} bytes at {} is not in whole {block}-byte blocks",
                 io.op.name(),
