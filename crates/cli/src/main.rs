@@ -1,6 +1,7 @@
 //! `ssdlab`: argument parsing, progress display and wiring. The logic lives in the crates.
 
 mod cmd_bench;
+mod cmd_identify;
 mod cmd_run;
 mod cmd_sim;
 mod cmd_suite;
@@ -41,6 +42,9 @@ enum Command {
         /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET.
         #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
         target: String,
+        /// Everything as JSON, the drive's own identify data and health included.
+        #[arg(long)]
+        json: bool,
     },
     /// Simulated drive presets: list them, show one resolved.
     #[command(subcommand)]
@@ -86,7 +90,7 @@ fn main() -> ExitCode {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Identify { target } => identify(&target),
+        Command::Identify { target, json } => cmd_identify::identify(&target, json),
         Command::Log(LogCmd::Csv { log, output }) => log_csv(&log, output.as_deref()),
     };
     match result {
@@ -96,17 +100,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-fn identify(target: &str) -> anyhow::Result<ExitCode> {
-    let dev = suite::target::open(target, &Default::default())?;
-    let out = serde_json::json!({
-        "identity": dev.identity(),
-        "geometry": dev.geometry(),
-        "clock": dev.clock(),
-    });
-    println!("{}", serde_json::to_string_pretty(&out)?);
-    Ok(ExitCode::SUCCESS)
 }
 
 fn log_csv(log: &std::path::Path, output: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {

@@ -11,6 +11,7 @@ pub mod blockdev;
 pub mod buffer;
 pub mod device;
 pub mod driver;
+pub mod erase;
 pub mod identity;
 pub mod iolog;
 pub mod measure;

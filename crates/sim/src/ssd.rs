@@ -220,6 +220,7 @@ impl Device for SimSsd {
             physical_block_bytes: UNIT_BYTES as u32,
             rotational: Some(false),
             details,
+            drive: None,
         }
     }
 

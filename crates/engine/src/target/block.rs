@@ -82,5 +82,22 @@ pub(crate) fn open_block(
     };
     let node = BlockNode::of_device(path).map_err(io_err)?;
     sysfs::describe_block(&node, &mut identity);
+    let identity = ask_the_drive(&file, identity);
     Ok((file, true, geometry, identity))
+}
+
+/// Add what the drive says through its own commands (NVMe Identify, ATA IDENTIFY DEVICE),
+/// when it speaks one; a drive that will not say (no privileges) is noted, not an error.
+fn ask_the_drive(file: &File, mut identity: Identity) -> Identity {
+    use std::os::fd::AsFd;
+    match drive::Drive::from_fd(file.as_fd()).and_then(|d| d.map(|d| d.identify()).transpose()) {
+        Ok(Some(id)) => identity.with_drive(id),
+        Ok(None) => identity,
+        Err(e) => {
+            identity
+                .details
+                .insert("drive_commands".into(), format!("unavailable: {e}"));
+            identity
+        }
+    }
 }
