@@ -6,22 +6,45 @@ use test_support::guest::{Disk, Guest};
 const SSDLAB: &str = env!("CARGO_BIN_EXE_ssdlab");
 
 #[test]
-fn the_guest_sees_the_emulated_drives() {
-    let Some(run) = Guest::new()
+fn identify_asks_the_drives_themselves() {
+    let Some(guest) = Guest::new()
         .disk(Disk::nvme("SSDLAB0001", 256 << 20))
         .disk(Disk::sata("SATA0001", "SSDLAB-SATA", 256 << 20))
         .program(SSDLAB)
-        .step("identify-nvme", "ssdlab identify --target /dev/nvme0n1")
-        .step("identify-sata", "ssdlab identify --target /dev/sda")
+        .program(test_support::find_tool("nvme").expect("nvme-cli"))
+        .step("nvme", "ssdlab identify --target /dev/nvme0n1")
+        .step("nvme-json", "ssdlab identify --target /dev/nvme0n1 --json")
+        .step("nvme-cli", "nvme id-ctrl /dev/nvme0 -o json")
+        .step("sata", "ssdlab identify --target /dev/sda")
+        .step("sata-json", "ssdlab identify --target /dev/sda --json")
         .run()
     else {
         return;
     };
-    eprintln!("guest ran in {:?}", run.elapsed);
-    let nvme = &run.step("identify-nvme").ok().output;
-    assert!(nvme.contains("QEMU NVMe Ctrl"), "{nvme}");
-    let sata = &run.step("identify-sata").ok().output;
-    assert!(sata.contains("SSDLAB-SATA"), "{sata}");
+    let text = &guest.step("nvme").ok().output;
+    for expected in ["QEMU NVMe Ctrl", "SSDLAB0001", "Format NVM", "Sanitize"] {
+        assert!(text.contains(expected), "no {expected} in:\n{text}");
+    }
+    // ssdlab's parse of Identify Controller agrees with nvme-cli's.
+    let ours: serde_json::Value = serde_json::from_str(&guest.step("nvme-json").ok().output).unwrap();
+    let theirs: serde_json::Value = serde_json::from_str(&guest.step("nvme-cli").ok().output).unwrap();
+    let controller = &ours["identity"]["drive"]["detail"]["nvme"]["controller"];
+    assert_eq!(controller["serial"], theirs["sn"].as_str().unwrap().trim());
+    assert_eq!(controller["model"], theirs["mn"].as_str().unwrap().trim());
+    assert_eq!(controller["firmware"], theirs["fr"].as_str().unwrap().trim());
+    assert_eq!(controller["vendor_id"], theirs["vid"]);
+    assert_eq!(controller["namespaces"], theirs["nn"]);
+    assert_eq!(controller["mdts"], theirs["mdts"]);
+    assert_eq!(ours["identity"]["serial"], "SSDLAB0001");
+    assert!(ours["health"]["temperature_c"].as_i64().is_some(), "{ours:#}");
+
+    let sata = &guest.step("sata").ok().output;
+    for expected in ["ATA", "SSDLAB-SATA", "SATA0001"] {
+        assert!(sata.contains(expected), "no {expected} in:\n{sata}");
+    }
+    let sata: serde_json::Value = serde_json::from_str(&guest.step("sata-json").ok().output).unwrap();
+    assert_eq!(sata["identity"]["drive"]["interface"], "ata", "{sata:#}");
+    assert_eq!(sata["identity"]["model"], "SSDLAB-SATA", "{sata:#}");
 }
 
 #[test]
