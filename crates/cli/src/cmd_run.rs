@@ -168,6 +168,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let stop = stop_flag()?;
     let mut bar = Bar::new(a.common.quiet);
     let mut ctx = Context::new(&stop, &mut bar);
+    ctx.purge = a.common.purge;
     ctx.iolog = a.iolog.clone();
     // The run's identity, in its directory from the start and in every result.
     let run_id = suite::results_dir::new_run_id();

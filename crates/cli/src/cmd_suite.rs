@@ -55,6 +55,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = Bar::new(a.common.quiet);
     let mut ctx = Context::new(&stop, &mut bar);
+    ctx.purge = a.common.purge;
     if !a.common.quiet {
         eprintln!("reviewing {target} into {}", dir.display());
     }

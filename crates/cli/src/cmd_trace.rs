@@ -283,6 +283,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = crate::progress::Bar::new(a.common.quiet);
     let mut ctx = suite::context::Context::new(&stop, &mut bar);
+    ctx.purge = a.common.purge;
     let reader = trace::open_with(&a.trace, opts)?;
     let mut bad = None;
     let records = reader.map_while(|r| r.map_err(|e| bad = Some(e)).ok());

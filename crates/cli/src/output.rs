@@ -99,6 +99,17 @@ pub fn print_summary(results: &[TestResult]) {
         for d in &r.deviations {
             println!("    deviation: {d}");
         }
+        for w in &r.warnings {
+            println!("    warning: {w}");
+        }
+        if let Some(h) = &r.host_writes {
+            println!(
+                "    the drive counted {} written by the host, ssdlab wrote {}{}",
+                engine::size::format_size(h.drive_bytes),
+                engine::size::format_size(h.ssdlab_bytes),
+                if h.agrees { " (they agree)" } else { "" }
+            );
+        }
         if let Some(ss) = r.analysis.get("steady_state").filter(|v| !v.is_null()) {
             println!(
                 "    steady state from {}s: mean {:.0} IOPS, median {:.0}, min {:.0}, stddev {:.0}, p1 {:.0}, p99 {:.0}; drop at {}",

@@ -15,6 +15,11 @@ pub struct TargetArgs {
     /// passthrough on the namespace's generic device /dev/ngXnY).
     #[arg(long, default_value = "auto", value_parser = Backend::parse)]
     pub backend: Backend,
+    /// How a test from a clean drive purges it: auto (NVMe Sanitize, else Format NVM, else ATA
+    /// SANITIZE or SECURITY ERASE, else discard), sanitize, format, secure-erase, discard or
+    /// none.
+    #[arg(long, default_value = "auto", value_parser = str::parse::<engine::drive::PurgeMethod>)]
+    pub purge: engine::drive::PurgeMethod,
     /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
     #[arg(long, value_name = "DEVICE")]
     pub destroy_data: Option<String>,

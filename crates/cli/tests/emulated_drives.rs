@@ -26,23 +26,32 @@ fn identify_asks_the_drives_themselves() {
         assert!(text.contains(expected), "no {expected} in:\n{text}");
     }
     // ssdlab's parse of Identify Controller agrees with nvme-cli's.
-    let ours: serde_json::Value = serde_json::from_str(&guest.step("nvme-json").ok().output).unwrap();
-    let theirs: serde_json::Value = serde_json::from_str(&guest.step("nvme-cli").ok().output).unwrap();
+    let ours: serde_json::Value =
+        serde_json::from_str(&guest.step("nvme-json").ok().output).unwrap();
+    let theirs: serde_json::Value =
+        serde_json::from_str(&guest.step("nvme-cli").ok().output).unwrap();
     let controller = &ours["identity"]["drive"]["detail"]["nvme"]["controller"];
     assert_eq!(controller["serial"], theirs["sn"].as_str().unwrap().trim());
     assert_eq!(controller["model"], theirs["mn"].as_str().unwrap().trim());
-    assert_eq!(controller["firmware"], theirs["fr"].as_str().unwrap().trim());
+    assert_eq!(
+        controller["firmware"],
+        theirs["fr"].as_str().unwrap().trim()
+    );
     assert_eq!(controller["vendor_id"], theirs["vid"]);
     assert_eq!(controller["namespaces"], theirs["nn"]);
     assert_eq!(controller["mdts"], theirs["mdts"]);
     assert_eq!(ours["identity"]["serial"], "SSDLAB0001");
-    assert!(ours["health"]["temperature_c"].as_i64().is_some(), "{ours:#}");
+    assert!(
+        ours["health"]["temperature_c"].as_i64().is_some(),
+        "{ours:#}"
+    );
 
     let sata = &guest.step("sata").ok().output;
     for expected in ["ATA", "SSDLAB-SATA", "SATA0001"] {
         assert!(sata.contains(expected), "no {expected} in:\n{sata}");
     }
-    let sata: serde_json::Value = serde_json::from_str(&guest.step("sata-json").ok().output).unwrap();
+    let sata: serde_json::Value =
+        serde_json::from_str(&guest.step("sata-json").ok().output).unwrap();
     assert_eq!(sata["identity"]["drive"]["interface"], "ata", "{sata:#}");
     assert_eq!(sata["identity"]["model"], "SSDLAB-SATA", "{sata:#}");
 }

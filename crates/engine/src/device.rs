@@ -130,16 +130,32 @@ pub trait Device {
         done: &mut Vec<Completion>,
     ) -> Result<(), DeviceError>;
 
-    /// Counters the device keeps about itself (the simulator's FTL statistics), for results.
-    fn counters(&self) -> Option<serde_json::Value> {
+    /// The drive behind the target when it speaks NVMe or ATA, for its own commands
+    /// (identify, health, purge). `None` for files, loop devices and the simulator.
+    fn drive(&self) -> Option<drive::Drive<'_>> {
         None
     }
 
-    /// Erase every block of the device at once, as a secure erase or format does (no IO in
-    /// flight). Returns the method's name, or `None` when the device has no such command and
-    /// a purge must fall back to discards.
-    fn secure_erase(&mut self) -> Result<Option<String>, DeviceError> {
-        Ok(None)
+    /// Counters the device keeps about itself, for results: the simulator's FTL statistics,
+    /// a real drive's health (NVMe SMART / Health log, ATA SMART attributes).
+    fn counters(&self) -> Option<serde_json::Value> {
+        let health = self.drive()?.health().ok()?;
+        serde_json::to_value(health).ok()
+    }
+
+    /// Erase every block of the device at once (no IO in flight), as a sanitize, format or
+    /// secure erase does; `method` says which (`Auto`: the best the device has). Returns what
+    /// was done, or `None` when the device has no such command and a purge must fall back to
+    /// discards.
+    fn erase(
+        &mut self,
+        method: drive::PurgeMethod,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<Option<String>, DeviceError> {
+        match self.drive() {
+            Some(drive) => crate::erase::erase(&drive, method, progress),
+            None => Ok(None),
+        }
     }
 }
 
@@ -176,10 +192,17 @@ impl<D: Device + ?Sized> Device for Box<D> {
     ) -> Result<(), DeviceError> {
         (**self).reap(min, until_ns, done)
     }
+    fn drive(&self) -> Option<drive::Drive<'_>> {
+        (**self).drive()
+    }
     fn counters(&self) -> Option<serde_json::Value> {
         (**self).counters()
     }
-    fn secure_erase(&mut self) -> Result<Option<String>, DeviceError> {
-        (**self).secure_erase()
+    fn erase(
+        &mut self,
+        method: drive::PurgeMethod,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<Option<String>, DeviceError> {
+        (**self).erase(method, progress)
     }
 }

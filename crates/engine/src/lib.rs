@@ -28,4 +28,7 @@ pub mod uring;
 pub mod workload;
 
 pub use device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op};
+/// The drive's own command set (NVMe admin, ATA pass-through), re-exported for the
+/// crates that name its types through the device contract.
+pub use drive;
 pub use identity::Identity;

@@ -360,6 +360,11 @@ impl Device for PassthroughDevice {
         self.geometry
     }
 
+    fn drive(&self) -> Option<drive::Drive<'_>> {
+        use std::os::fd::AsFd;
+        drive::Drive::from_fd(self.generic.as_fd()).ok().flatten()
+    }
+
     fn clock(&self) -> Clock {
         Clock::Wall
     }

@@ -130,6 +130,11 @@ impl Device for SyncDevice {
         self.geometry
     }
 
+    fn drive(&self) -> Option<drive::Drive<'_>> {
+        use std::os::fd::AsFd;
+        drive::Drive::from_fd(self.file.as_fd()).ok().flatten()
+    }
+
     fn clock(&self) -> Clock {
         Clock::Wall
     }

@@ -349,7 +349,17 @@ impl Device for SimSsd {
         }
     }
 
-    fn secure_erase(&mut self) -> Result<Option<String>, DeviceError> {
+    fn erase(
+        &mut self,
+        method: engine::drive::PurgeMethod,
+        _progress: &mut dyn FnMut(f64),
+    ) -> Result<Option<String>, DeviceError> {
+        if matches!(
+            method,
+            engine::drive::PurgeMethod::Discard | engine::drive::PurgeMethod::None
+        ) {
+            return Ok(None);
+        }
         if !self.inflight.is_empty() {
             return Err(DeviceError::Invalid(
                 "secure erase with IO in flight: reap every IO first".into(),

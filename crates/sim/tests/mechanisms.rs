@@ -351,7 +351,10 @@ fn a_secure_erase_empties_the_drive_whatever_its_trim_does() {
     fill(&mut dev, cap, 128 << 10);
     let before = dev.now_ns();
     let hosts = counter(&dev, "host_write_pages");
-    assert!(dev.secure_erase().unwrap().is_some());
+    assert!(dev
+        .erase(engine::drive::PurgeMethod::Auto, &mut |_| {})
+        .unwrap()
+        .is_some());
     assert!(dev.now_ns() > before, "erasing takes time");
     assert_eq!(
         counter(&dev, "host_write_pages"),

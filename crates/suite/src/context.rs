@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
+use engine::drive::PurgeMethod;
 use engine::driver::{self, Hooks, Outcome, Progress};
 use engine::iolog::IoLogWriter;
 use engine::workload::Workload;
@@ -35,6 +36,8 @@ pub struct Context<'a> {
     pub observer: &'a mut dyn Observer,
     /// Write a per-IO log of the measured phase here.
     pub iolog: Option<PathBuf>,
+    /// How a test that starts from a clean drive purges it (`--purge`).
+    pub purge: PurgeMethod,
 }
 
 impl<'a> Context<'a> {
@@ -43,6 +46,7 @@ impl<'a> Context<'a> {
             stop,
             observer,
             iolog: None,
+            purge: PurgeMethod::Auto,
         }
     }
 

@@ -1,10 +1,11 @@
 //! Preconditioning states of the methodology (section 0): clean (purged), full (one
 //! sequential pass), and the purge method actually used, recorded honestly.
 
-use engine::driver::{self, Outcome};
+use engine::drive::PurgeMethod;
+use engine::driver::{self, Outcome, Progress};
 use engine::pattern::DataKind;
 use engine::workload::{Access, Limit, Workload};
-use engine::Device;
+use engine::{Clock, Device};
 
 use crate::context::Context;
 use crate::result::Phase;
@@ -13,30 +14,81 @@ use crate::SuiteError;
 /// Discard chunk: large enough to be quick, small enough for every device's limit.
 const DISCARD_CHUNK: u64 = 1 << 30;
 
-/// Make `offset..offset+len` clean. The whole device is secure-erased where the device can
-/// (the simulator: every block erased, whatever its TRIM does); otherwise, and for part of
-/// a device, it is unmapped with discards. A device that can do neither is reported as not
-/// clean rather than pretending.
+/// Make `offset..offset+len` clean, as `--purge` says. The whole device is erased through
+/// its own commands where it has them (NVMe Sanitize or Format, ATA SANITIZE or SECURITY
+/// ERASE; the simulator: every block erased, whatever its TRIM does); otherwise, and for part
+/// of a device, it is unmapped with discards. A purge that cannot be done is reported as
+/// "not clean" rather than pretended.
 pub fn purge(ctx: &mut Context, dev: &mut dyn Device, offset: u64, len: u64) -> Phase {
-    if offset == 0 && len >= dev.geometry().capacity_bytes {
-        match dev.secure_erase() {
-            Ok(Some(method)) => {
-                ctx.observer.note(&format!("purging with {method}"));
-                return Phase {
-                    name: "purge".into(),
-                    description: format!("erased the whole device ({len} bytes)"),
-                    method: Some(method),
-                    summary: None,
-                    complete: true,
-                };
+    let method = ctx.purge;
+    let not_clean = |ctx: &mut Context, why: String| {
+        ctx.observer
+            .note(&format!("{why}: the device is NOT clean"));
+        Phase {
+            name: "purge".into(),
+            description: format!("{why}: results are not from a clean drive"),
+            method: Some("none".into()),
+            summary: None,
+            complete: false,
+        }
+    };
+    match method {
+        PurgeMethod::None => return not_clean(ctx, "not purged (--purge none)".into()),
+        PurgeMethod::Discard => return trim(ctx, dev, offset, len),
+        _ => {}
+    }
+    let device_level = !matches!(method, PurgeMethod::Auto);
+    if offset != 0 || len < dev.geometry().capacity_bytes {
+        if device_level {
+            return not_clean(
+                ctx,
+                format!("--purge {method} erases a whole device, but this test purges part of it"),
+            );
+        }
+        return trim(ctx, dev, offset, len);
+    }
+    let label = format!("purge ({method})");
+    ctx.observer.phase(&label, Clock::Wall);
+    let started = std::time::Instant::now();
+    let observer = &mut *ctx.observer;
+    let mut progress = |fraction: f64| {
+        observer.progress(&Progress {
+            fraction,
+            elapsed_ns: started.elapsed().as_nanos() as u64,
+            ios: 0,
+            bytes: 0,
+            recent_iops: 0.0,
+            recent_mbps: 0.0,
+        })
+    };
+    let erased = dev.erase(method, &mut progress);
+    ctx.observer.phase_done();
+    match erased {
+        Ok(Some(done)) => {
+            ctx.observer.note(&format!("purged with {done}"));
+            Phase {
+                name: "purge".into(),
+                description: format!("erased the whole device ({len} bytes)"),
+                method: Some(done),
+                summary: None,
+                complete: true,
             }
-            Ok(None) => {}
-            Err(e) => ctx
-                .observer
-                .note(&format!("secure erase failed ({e}); discarding instead")),
+        }
+        Ok(None) if device_level => not_clean(
+            ctx,
+            format!(
+                "--purge {method} needs a drive that speaks NVMe or ATA; {} has no such command",
+                dev.identity().path
+            ),
+        ),
+        Ok(None) => trim(ctx, dev, offset, len),
+        Err(e) if device_level => not_clean(ctx, format!("--purge {method} failed ({e})")),
+        Err(e) => {
+            ctx.observer
+                .note(&format!("device erase failed ({e}); discarding instead"));
+            trim(ctx, dev, offset, len)
         }
     }
-    trim(ctx, dev, offset, len)
 }
 
 /// TRIM `offset..offset+len` with discards (what the TRIM test measures).

@@ -51,11 +51,12 @@ pub struct WriteAmplification {
 
 impl WriteAmplification {
     pub fn from_counters(c: &CounterSnapshots) -> Option<WriteAmplification> {
+        // The simulator counts pages; a real drive's health counts bytes.
         let get = |v: &serde_json::Value| {
-            Some((
-                v.get("host_write_pages")?.as_f64()?,
-                v.get("nand_write_pages")?.as_f64()?,
-            ))
+            let pair =
+                |host: &str, nand: &str| Some((v.get(host)?.as_f64()?, v.get(nand)?.as_f64()?));
+            pair("host_write_pages", "nand_write_pages")
+                .or_else(|| pair("host_bytes_written", "nand_bytes_written"))
         };
         let wa = |a: (f64, f64), b: (f64, f64)| {
             let host = b.0 - a.0;
@@ -122,6 +123,42 @@ pub struct TestResult {
     pub device_counters: Option<CounterSnapshots>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_amplification: Option<WriteAmplification>,
+    /// On a real drive that counts host writes: its count against ssdlab's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_writes: Option<HostWrites>,
+    /// What a reader must know about these figures (a drive's counter disagreeing, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// A real drive's own count of what the host wrote in the measured phase (NVMe SMART data
+/// units, ATA SMART host-writes attributes) against what ssdlab wrote: they must agree to
+/// within the counter's granularity, or something else wrote to the drive or its counter is
+/// wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostWrites {
+    pub drive_bytes: u64,
+    pub ssdlab_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub granularity_bytes: Option<u64>,
+    pub agrees: bool,
+}
+
+impl HostWrites {
+    pub fn from_counters(c: &CounterSnapshots, ssdlab_bytes: u64) -> Option<HostWrites> {
+        let health =
+            |v: &serde_json::Value| serde_json::from_value::<engine::drive::Health>(v.clone()).ok();
+        let delta = engine::drive::Health::delta(&health(&c.start)?, &health(&c.end)?);
+        let drive_bytes = delta.host_bytes_written?;
+        // A counter rounded to its unit is off by less than one unit at each end.
+        let slack = delta.granularity_bytes.unwrap_or(0);
+        Some(HostWrites {
+            drive_bytes,
+            ssdlab_bytes,
+            granularity_bytes: delta.granularity_bytes,
+            agrees: drive_bytes.abs_diff(ssdlab_bytes) <= slack,
+        })
+    }
 }
 
 /// One point of a curve: x (e.g. transfer size in bytes) and what was measured there.
@@ -185,6 +222,24 @@ impl Report {
             .counters
             .as_ref()
             .and_then(WriteAmplification::from_counters);
+        let written = outcome
+            .measurements
+            .summary
+            .write
+            .as_ref()
+            .map_or(0, |w| w.bytes);
+        let host_writes = outcome
+            .counters
+            .as_ref()
+            .and_then(|c| HostWrites::from_counters(c, written));
+        let mut warnings = Vec::new();
+        if let Some(h) = host_writes.filter(|h| !h.agrees) {
+            warnings.push(format!(
+                "the drive counted {} bytes written by the host in the measured phase, ssdlab \
+                 wrote {}: something else wrote to the drive, or its counter is wrong",
+                h.drive_bytes, h.ssdlab_bytes
+            ));
+        }
         // A test that stops in a preconditioning phase hands over that phase's outcome: the
         // figures are the phase's, and the result must not pass them off as the test's.
         let measured_phase = self
@@ -222,6 +277,8 @@ impl Report {
             analysis: self.analysis,
             device_counters: outcome.counters,
             write_amplification,
+            host_writes,
+            warnings,
         }
     }
 }

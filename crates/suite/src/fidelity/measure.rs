@@ -297,7 +297,8 @@ fn spec_bursts(
     };
     let mut run = |dev: &mut sim::SimSsd, w: &Workload, erase: bool| {
         if erase {
-            dev.secure_erase().map_err(|e| e.to_string())?;
+            dev.erase(engine::drive::PurgeMethod::Auto, &mut |_| {})
+                .map_err(|e| e.to_string())?;
         }
         ctx.drive(dev, w, "spec burst", false)
             .map(|o| o.measurements.summary)
