@@ -2,6 +2,7 @@
 
 mod cmd_bench;
 mod cmd_identify;
+mod cmd_purge;
 mod cmd_run;
 mod cmd_sim;
 mod cmd_suite;
@@ -29,6 +30,9 @@ struct Cli {
 enum Command {
     /// Run one test of the review methodology (see `ssdlab tests`).
     Run(cmd_run::RunArgs),
+    /// Purge a whole target as the clean-drive tests do (--purge auto: NVMe Sanitize, else
+    /// Format NVM, else ATA SANITIZE or SECURITY ERASE, else discard). Destroys its data.
+    Purge(target_args::TargetArgs),
     /// The whole review: every test of the methodology, one results directory.
     Suite(cmd_suite::SuiteArgs),
     /// The Bench: every stored run; compare drives, serve the web page.
@@ -76,6 +80,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd_run::run(args),
+        Command::Purge(args) => cmd_purge::purge(&args),
         Command::Suite(args) => cmd_suite::run(args),
         Command::Bench(args) => cmd_bench::run(args),
         Command::Trace(cmd) => cmd_trace::run(cmd),

@@ -112,3 +112,74 @@ fn passthrough_runs_nvme_commands_through_io_uring() {
         large.output
     );
 }
+
+#[test]
+fn smart_counts_what_ssdlab_wrote_and_purge_erases() {
+    let nvme = "--target /dev/nvme0n1 --destroy-data=/dev/nvme0n1";
+    let marker = "dd if=/dev/urandom of=/dev/nvme0n1 bs=1M count=1 2>/dev/null";
+    let first_mib = "dd if=/dev/nvme0n1 bs=1M count=1 2>/dev/null | md5sum; \
+                     dd if=/dev/zero bs=1M count=1 2>/dev/null | md5sum";
+    let Some(guest) = Guest::new()
+        .disk(Disk::nvme("SSDLAB0003", 256 << 20))
+        .disk(Disk::sata("SATA0003", "SSDLAB-SATA", 128 << 20))
+        .program(SSDLAB)
+        .step(
+            "write",
+            &format!(
+                "ssdlab run custom {nvme} --no-store -q --access sequential --bs 128K --qd 4 \
+                 --read-pct 0 --bytes 64M --json w.json && cat w.json"
+            ),
+        )
+        .step("marker", marker)
+        .step("refused", "ssdlab purge --target /dev/nvme0n1")
+        .step("purge", &format!("ssdlab purge {nvme}"))
+        .step("after", first_mib)
+        .step(
+            "sata",
+            "ssdlab purge --target /dev/sda --destroy-data=/dev/sda",
+        )
+        .step(
+            "sata-format",
+            "ssdlab purge --target /dev/sda --destroy-data=/dev/sda --purge format",
+        )
+        .run()
+    else {
+        return;
+    };
+    // QEMU counts data units of 1000 x 512 bytes, rounded up: the delta over the measured
+    // phase must equal ssdlab's bytes written to within one unit.
+    let out = &guest.step("write").ok().output;
+    let result: serde_json::Value = serde_json::from_str(out).unwrap();
+    let host = &result["host_writes"];
+    assert_eq!(host["ssdlab_bytes"], 64u64 << 20, "{host}");
+    assert_eq!(host["granularity_bytes"], 512_000, "{host}");
+    assert_eq!(host["agrees"], true, "{host}");
+    let drive = host["drive_bytes"].as_u64().unwrap();
+    assert!(drive.abs_diff(64 << 20) <= 512_000, "{host}");
+    assert!(result.get("warnings").is_none(), "{out}");
+
+    // A drive holding data is not purged without naming it.
+    let refused = guest.step("refused");
+    assert_ne!(refused.status, 0);
+    assert!(refused.output.contains("holds data"), "{}", refused.output);
+    // QEMU's controller has Format NVM but no Sanitize: auto formats, and the old data is gone.
+    let purge = &guest.step("purge").ok().output;
+    assert!(
+        purge.contains("NVMe Format NVM (user data erase)"),
+        "{purge}"
+    );
+    let sums: Vec<&str> = guest.step("after").ok().output.lines().collect();
+    assert_eq!(sums.len(), 2);
+    assert_eq!(
+        sums[0], sums[1],
+        "the first MiB reads back as zeroes after the format"
+    );
+    // QEMU's SATA disk has neither SANITIZE nor the security feature set: auto discards, and
+    // asking for a format is refused by name.
+    let sata = &guest.step("sata").ok().output;
+    assert!(sata.contains("BLKDISCARD"), "{sata}");
+    let format = guest.step("sata-format");
+    assert_ne!(format.status, 0, "{}", format.output);
+    assert!(format.output.contains("format"), "{}", format.output);
+    eprintln!("{purge}\n{sata}\n{}", format.output);
+}
