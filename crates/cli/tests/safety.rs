@@ -154,3 +154,23 @@ fn a_suite_stops_at_the_first_failed_io_and_fails() {
     let after = statuses.iter().skip_while(|s| **s != "failed").skip(1);
     assert!(after.clone().all(|s| *s == "pending"), "{statuses:?}");
 }
+
+#[test]
+fn passthrough_on_a_loop_device_says_it_is_not_available() {
+    let Some(dev) = LoopDev::ram("passthrough", "64M") else {
+        return;
+    };
+    let o = write_test(
+        dev.dev(),
+        &["--backend", "io_uring-cmd", "--no-store"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("not an NVMe namespace"), "{t}");
+    assert!(t.contains("--backend io_uring"), "{t}");
+    // Refused before anything was written: the device is still blank.
+    let mut head = vec![0u8; 1 << 20];
+    std::io::Read::read_exact(&mut std::fs::File::open(dev.dev()).unwrap(), &mut head).unwrap();
+    assert!(head.iter().all(|&b| b == 0));
+}
