@@ -101,6 +101,12 @@ pub fn identity(r: &TestResult) -> String {
     for (k, v) in t.details.iter().filter(|(k, _)| k.as_str() != "clock") {
         rows.push(vec![escape(k), escape(v)]);
     }
+    // What the drive said through its own commands, past what the rows above show.
+    if let Some(d) = &t.drive {
+        for (k, v) in d.summary().into_iter().skip(4) {
+            rows.push(vec![escape(k), escape(&v)]);
+        }
+    }
     let s = &r.system;
     let sys = vec![
         vec![
@@ -518,6 +524,65 @@ pub fn custom(results: &[TestResult]) -> String {
         )
         .series(Series::line("IOPS", iops_points(r)));
         s += &figure(&c.to_svg());
+    }
+    s
+}
+
+/// A real drive's own counters over each measured phase: its count of host writes against
+/// ssdlab's, NAND writes and write amplification where it reports them, temperature.
+pub fn drive_counters(results: &[TestResult]) -> String {
+    let health =
+        |v: &serde_json::Value| serde_json::from_value::<engine::drive::Health>(v.clone()).ok();
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .filter_map(|r| {
+            let c = r.device_counters.as_ref()?;
+            let (start, end) = (health(&c.start)?, health(&c.end)?);
+            let bytes =
+                |b: Option<u64>| b.map_or("-".into(), |b| format!("{:.1} MB", b as f64 / 1e6));
+            let temp = |h: &engine::drive::Health| {
+                h.temperature_c.map_or("-".into(), |t| format!("{t} °C"))
+            };
+            let hw = r.host_writes;
+            Some(vec![
+                escape(&r.label),
+                bytes(hw.map(|h| h.drive_bytes)),
+                bytes(hw.map(|h| h.ssdlab_bytes)),
+                match hw {
+                    Some(h) if h.agrees => "yes".into(),
+                    Some(_) => "<span class=\"bad\">no</span>".into(),
+                    None => "-".into(),
+                },
+                bytes(engine::drive::Health::delta(&start, &end).nand_bytes_written),
+                r.write_amplification
+                    .map_or("-".into(), |w| format!("{:.2}", w.cumulative)),
+                format!("{} → {}", temp(&start), temp(&end)),
+            ])
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "<h2 id=\"drive-counters\">The drive's own counters</h2><p>Over each measured phase, from \
+         the drive's SMART / Health log: what it counted the host writing against what ssdlab \
+         wrote (they agree to within the counter's unit), NAND writes and write amplification \
+         where the drive reports them, and its temperature before and after.</p>{}",
+        table(
+            &[
+                "test",
+                "drive counted",
+                "ssdlab wrote",
+                "agree",
+                "NAND written",
+                "WA",
+                "temperature"
+            ],
+            &rows
+        )
+    );
+    for w in results.iter().flat_map(|r| &r.warnings) {
+        let _ = write!(s, "<p class=\"bad\">{}</p>", escape(w));
     }
     s
 }

@@ -292,6 +292,23 @@ pub(super) fn result(bench: &Bench, id: i64) -> Result<Page> {
             ),
         ]);
     }
+    if let Some(h) = r.host_writes {
+        rows.push(vec![
+            "Host writes (drive / ssdlab)".into(),
+            format!(
+                "{} / {} bytes{}",
+                h.drive_bytes,
+                h.ssdlab_bytes,
+                flag(h.agrees, "", " (disagree)")
+            ),
+        ]);
+    }
+    for w in &r.warnings {
+        rows.push(vec![
+            "Warning".into(),
+            format!("<span class=\"bad\">{}</span>", escape(w)),
+        ]);
+    }
     let mut s = format!(
         "<h1>{}</h1><p class=\"sub\">result {id}</p>{}",
         escape(&r.label),
