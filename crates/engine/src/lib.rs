@@ -5,6 +5,7 @@
 //!   or [`sync`] (pread/pwrite threads), guarded by [`safety`].
 //! - [`workload`] and [`driver`]: what to issue and the loop that issues it.
 //! - [`measure`] and [`iolog`]: per-second buckets, latency histograms, busy time, per-IO log.
+//! - [`verify`]: data verification (headers with LBA, generation and crc32c; read-backs).
 
 pub mod blockdev;
 pub mod buffer;
@@ -22,7 +23,10 @@ pub mod sysfs;
 pub mod system;
 pub mod target;
 pub mod uring;
+pub mod verify;
 pub mod workload;
 
-pub use device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op};
+pub use device::{
+    Clock, Completion, DataNeed, Device, DeviceError, Geometry, Io, Op, TrimmedReads,
+};
 pub use identity::Identity;

@@ -39,7 +39,7 @@ pub struct SimSsd {
 impl SimSsd {
     /// A drive from a resolved configuration; `spec` is recorded in its identity.
     pub fn new(cfg: Config, spec: &str) -> Result<SimSsd, SimError> {
-        if let Some(avail) = available_memory() {
+        if let Some(avail) = engine::system::available_memory() {
             check_memory(&cfg, avail)?;
         }
         let ftl = Ftl::new(&cfg)?;
@@ -123,30 +123,6 @@ pub fn check_memory(cfg: &Config, available: u64) -> Result<(), SimError> {
         fmt_bytes(available),
         (fits >> 30).max(1),
     )))
-}
-
-/// MemAvailable from /proc/meminfo, bounded by a cgroup v2 memory limit if one is set.
-fn available_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    let mut avail = kib * 1024;
-    if let Ok(limit) = std::fs::read_to_string("/sys/fs/cgroup/memory.max") {
-        if let Ok(limit) = limit.trim().parse::<u64>() {
-            let used = std::fs::read_to_string("/sys/fs/cgroup/memory.current")
-                .ok()
-                .and_then(|s| s.trim().parse::<u64>().ok())
-                .unwrap_or(0);
-            avail = avail.min(limit.saturating_sub(used));
-        }
-    }
-    Some(avail)
 }
 
 impl Device for SimSsd {
