@@ -161,7 +161,10 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             if hooks.verify.is_some()
                 && op == Op::Write
                 && slots.iter().any(|f| {
-                    f.busy && f.op == Op::Write && f.offset < offset + len as u64 && offset < f.offset + len as u64
+                    f.busy
+                        && f.op == Op::Write
+                        && f.offset < offset + len as u64
+                        && offset < f.offset + len as u64
                 })
             {
                 // Two overlapping writes in flight land in an undefined order: wait.
@@ -196,10 +199,13 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             issued_bytes += len as u64;
         }
         if rec.in_flight() == 0 {
-            if backlog_due {
-                if let Some(v) = hooks.verify.as_deref_mut() {
-                    v.check_backlog(dev, w.qd)?;
+            if let Some(v) = hooks.verify.as_deref_mut() {
+                // A full backlog, or what is left of one when the run ends well.
+                if backlog_due || (stopped.is_none() && v.backlog_pending()) {
+                    v.check_backlog(dev, w.qd, len)?;
                 }
+            }
+            if backlog_due {
                 backlog_due = false;
                 continue;
             }

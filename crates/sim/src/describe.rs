@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::config::{fmt_bytes, fmt_ns, BurstSize, Config, GcStyle, SlcRegion, TrimStyle};
+use crate::config::{
+    fmt_bytes, fmt_ns, BurstSize, Config, DataMode, GcStyle, SlcRegion, TrimStyle,
+};
 use crate::error::SimError;
 use crate::geometry::UNIT_BYTES;
 use crate::preset::KEYS;
@@ -223,11 +225,30 @@ impl Config {
         let _ = writeln!(
             w,
             "data mode         {}",
-            if self.data {
-                "on: reads return zeros (unmapped) or an LBA stamp (mapped); no user data is stored"
-            } else {
-                "off (the simulator stores no data)"
+            match self.data_mode() {
+                DataMode::Off => "off (the simulator stores no data; a test that needs data turns it on)",
+                DataMode::Stamp =>
+                    "stamp: reads return zeros (unmapped) or an LBA stamp (mapped); no user data is stored",
+                DataMode::On => "on: the drive keeps what is written, per 4 KiB unit (RAM for what is written)",
             }
+        );
+        let _ = writeln!(
+            w,
+            "injected faults   {}",
+            if self.faults.is_empty() {
+                "none".to_string()
+            } else {
+                format!(
+                    "{} (into the kept data only: the FTL and timing never see them; KIND:N hits every {}th eligible write)",
+                    self.faults.label(),
+                    crate::faults::COUNT_SPACING
+                )
+            }
+        );
+        let _ = writeln!(
+            w,
+            "trimmed reads     the drive claims {}",
+            self.trimmed_reads().name()
         );
         let ram = self.ram_estimate(&l);
         let _ = writeln!(

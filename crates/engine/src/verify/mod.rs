@@ -146,12 +146,30 @@ impl Verification {
         self.opts.backlog_units > 0 && self.backlog_pending >= self.opts.backlog_units
     }
 
+    /// Whether written units wait in the backlog.
+    pub fn backlog_pending(&self) -> bool {
+        !self.backlog.is_empty()
+    }
+
     /// Read back every write in the backlog (nothing may be in flight), `qd` at a time on
-    /// slots `0..qd` (prepared at least as large as the writes).
-    pub fn check_backlog(&mut self, dev: &mut dyn Device, qd: u32) -> Result<(), DeviceError> {
+    /// slots `0..qd` of `max_len` bytes (a larger write is read in pieces).
+    pub fn check_backlog(
+        &mut self,
+        dev: &mut dyn Device,
+        qd: u32,
+        max_len: u32,
+    ) -> Result<(), DeviceError> {
         let start = dev.now_ns();
         let backlog = std::mem::take(&mut self.backlog);
-        let r = self.read_back(dev, qd, backlog.iter().copied(), None);
+        let max_len =
+            max_len.max(self.expected.unit()) / self.expected.unit() * self.expected.unit();
+        let pieces = backlog.iter().flat_map(|&(offset, len)| {
+            (0..len.div_ceil(max_len)).map(move |i| {
+                let at = i * max_len;
+                (offset + at as u64, (len - at).min(max_len))
+            })
+        });
+        let r = self.read_back(dev, qd, pieces, None);
         self.backlog = backlog;
         self.backlog.clear();
         self.backlog_pending = 0;
@@ -247,9 +265,9 @@ impl Verification {
                         .unreadable(offset, len, c.result, self.logical, &mut self.report);
                     continue;
                 }
-                let buf = dev.buffer(c.slot).ok_or_else(|| {
-                    DeviceError::Invalid(VerifyError::NoData.to_string())
-                })?;
+                let buf = dev
+                    .buffer(c.slot)
+                    .ok_or_else(|| DeviceError::Invalid(VerifyError::NoData.to_string()))?;
                 self.expected
                     .check(&buf[..len as usize], offset, self.logical, &mut self.report);
             }
