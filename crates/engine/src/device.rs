@@ -97,6 +97,9 @@ pub enum DataNeed {
     Mapping,
     /// Exactly what was written (data verification).
     Exact,
+    /// No data any more: the simulator may go back to not looking at data (what a test
+    /// asked for with `Mapping`); data it keeps for verification it keeps.
+    Nothing,
 }
 
 /// What a device claims trimmed blocks read back as: NVMe's DLFEAT, ATA's RZAT and DRAT.

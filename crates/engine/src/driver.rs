@@ -302,7 +302,7 @@ fn fraction(w: &Workload, elapsed_ns: u64, ios: u64, bytes: u64) -> f64 {
     parts.into_iter().flatten().fold(0.0, f64::max).min(1.0)
 }
 
-pub(crate) fn describe_failure(op: Op, offset: u64, len: u32, result: i64) -> String {
+pub fn describe_failure(op: Op, offset: u64, len: u32, result: i64) -> String {
     if result < 0 {
         format!(
             "{} of {len} bytes at offset {offset} failed: {}",

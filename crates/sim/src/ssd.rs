@@ -211,7 +211,7 @@ pub fn check_data_memory(cfg: &Config, available: u64) -> Result<(), SimError> {
         fmt_bytes(cfg.capacity_bytes),
         fmt_bytes(need),
         fmt_bytes(available),
-        (available / 2 >> 30).max(1),
+        ((available / 2) >> 30).max(1),
     )))
 }
 
@@ -493,6 +493,13 @@ impl Device for SimSsd {
         let mode = match need {
             DataNeed::Mapping => DataMode::Stamp,
             DataNeed::Exact => DataMode::On,
+            DataNeed::Nothing => {
+                // Back to the configured mode, unless data is kept.
+                if self.data == DataMode::Stamp {
+                    self.data = self.cfg.data_mode();
+                }
+                return Ok(());
+            }
         };
         self.set_data(mode)
             .map_err(|e| DeviceError::Other(format!("sim:{}: {e}", self.spec)))

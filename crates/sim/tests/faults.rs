@@ -135,7 +135,7 @@ fn torn_writes_are_found_as_torn_past_the_cut() {
     let mut missing = 0;
     for f in &injected {
         let landed = f.landed_bytes.unwrap() as u64;
-        assert!(landed > 0 && landed < f.len as u64 && landed % 4096 == 0);
+        assert!(landed > 0 && landed < f.len as u64 && landed.is_multiple_of(4096));
         for at in (f.offset + landed..f.offset + f.len as u64).step_by(4096) {
             let m = find(&r, at, MismatchKind::Torn).unwrap_or_else(|| panic!("{f:?} at {at}"));
             assert!(m.to_string().contains("torn write"), "{m}");

@@ -122,6 +122,10 @@ pub struct TestResult {
     pub device_counters: Option<CounterSnapshots>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_amplification: Option<WriteAmplification>,
+    /// What data verification found (`--verify`, `ssdlab run verify`): units checked,
+    /// mismatches by kind, the first bad LBAs with what was expected and what was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<engine::verify::VerifyReport>,
 }
 
 /// One point of a curve: x (e.g. transfer size in bytes) and what was measured there.
@@ -222,6 +226,7 @@ impl Report {
             analysis: self.analysis,
             device_counters: outcome.counters,
             write_amplification,
+            verify: outcome.verify,
         }
     }
 }
