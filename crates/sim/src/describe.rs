@@ -247,8 +247,12 @@ impl Config {
         );
         let _ = writeln!(
             w,
-            "trimmed reads     the drive claims {}",
-            self.trimmed_reads().name()
+            "trimmed reads     {} (trim_reads)",
+            match self.trimmed_reads() {
+                engine::TrimmedReads::Unspecified =>
+                    "no claim: old data, zeroes or anything".into(),
+                claim => format!("the drive claims {}", claim.name()),
+            }
         );
         let ram = self.ram_estimate(&l);
         let _ = writeln!(
