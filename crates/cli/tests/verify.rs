@@ -62,6 +62,33 @@ fn verify_finds_nothing_on_a_healthy_simulated_drive_or_file() {
     );
     assert_eq!(code, 0, "{t}");
     assert_clean(&r, &t);
+
+    // 4 KiB random writes at QD32 over 16 units overlap all the time: the driver never has
+    // two overlapping writes in flight (their order on the device is undefined).
+    let out = tempfile::tempdir().unwrap();
+    let (code, t, r) = run_in(
+        out.path(),
+        &[
+            "custom",
+            "--target",
+            &file,
+            "--span",
+            "64K",
+            "--read-pct",
+            "0",
+            "--qd",
+            "32",
+            "--ios",
+            "5000",
+            "--verify",
+            "--verify-backlog",
+            "64",
+        ],
+        "custom",
+    );
+    assert_eq!(code, 0, "{t}");
+    assert_clean(&r, &t);
+    assert_eq!(r["summary"]["ios"], 5000);
 }
 
 #[test]

@@ -264,3 +264,53 @@ impl VerifyReport {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bad(lba: u64, kind: MismatchKind) -> Mismatch {
+        Mismatch {
+            lba,
+            offset: lba * 512,
+            len: 4096,
+            kind,
+            expected_generation: 2,
+            found_generation: Some(1),
+            found_lba: None,
+            found_seed: None,
+            read_result: None,
+        }
+    }
+
+    #[test]
+    fn a_report_lists_the_lowest_lbas_and_counts_every_mismatch_once() {
+        let mut a = VerifyReport {
+            complete: true,
+            ..VerifyReport::default()
+        };
+        for lba in (0..100u64).rev() {
+            a.add(bad(lba * 8, MismatchKind::Stale));
+        }
+        a.sort();
+        assert_eq!(a.mismatches, 100);
+        assert_eq!(a.first.len(), LISTED);
+        assert_eq!(a.first[0].lba, 0);
+        assert_eq!(a.first[LISTED - 1].lba, (LISTED as u64 - 1) * 8);
+        let mut b = VerifyReport {
+            complete: true,
+            ..VerifyReport::default()
+        };
+        b.add(bad(4, MismatchKind::Corrupt));
+        a.merge(&b);
+        assert_eq!(a.mismatches, 101);
+        assert_eq!((a.by_kind.stale, a.by_kind.corrupt), (100, 1));
+        assert_eq!(a.first[1].lba, 4);
+        assert!(a
+            .headline()
+            .contains("101 bad units (100 stale, 1 corrupt)"));
+        assert!(a.first[0]
+            .to_string()
+            .starts_with("LBA 0 (byte 0): lost write"));
+    }
+}
