@@ -9,6 +9,7 @@ use clap::Args;
 
 use engine::pattern::DataKind;
 use engine::size::{parse_duration, parse_size, Span};
+use engine::verify::VerifyOptions;
 use engine::workload::Access;
 use suite::context::Context;
 use suite::params::Overrides;
@@ -81,6 +82,15 @@ pub struct RunArgs {
     /// Write a per-IO log of the measured phase (binary; `ssdlab log csv` exports it).
     #[arg(long)]
     pub iolog: Option<PathBuf>,
+    /// Verify the data written by the measured phase: every 4 KiB carries its LBA, a write
+    /// generation and a crc32c, read back as the test goes and at the end; corruption is
+    /// reported by LBA and the run exits with status 1.
+    #[arg(long)]
+    pub verify: bool,
+    /// With --verify (and `run verify`): read back what was written every this many 4 KiB
+    /// units (0: only at the end).
+    #[arg(long)]
+    pub verify_backlog: Option<u64>,
 }
 
 /// A block size: at least 512 bytes (the smallest sector), at most 4 GiB - 1.
@@ -132,6 +142,35 @@ pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
     Ok(stop)
 }
 
+/// `--verify` and `--verify-backlog`, checked against the test.
+fn verify_options(a: &RunArgs) -> anyhow::Result<Option<VerifyOptions>> {
+    let always = a.test == "verify";
+    if !(a.verify || always) {
+        anyhow::ensure!(
+            a.verify_backlog.is_none(),
+            "--verify-backlog needs --verify"
+        );
+        return Ok(None);
+    }
+    anyhow::ensure!(
+        always || suite::tests::takes_verify(&a.test),
+        "--verify: {} cannot verify its data (the TRIM test checks what trimmed blocks read as \
+         on its own; the Storage Bench replays a trace): use it with a test that writes, or \
+         `ssdlab run verify`",
+        a.test
+    );
+    Ok(Some(VerifyOptions {
+        backlog_units: a.verify_backlog.unwrap_or(if always {
+            suite::tests::verify::BACKLOG_UNITS
+        } else {
+            DEFAULT_BACKLOG_UNITS
+        }),
+    }))
+}
+
+/// `--verify`'s backlog: read back every 16 MiB of 4 KiB units.
+const DEFAULT_BACKLOG_UNITS: u64 = 4096;
+
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     suite::tests::find(&a.test)?;
     let data = a
@@ -157,6 +196,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         trace: a.trace.clone(),
         trace_scale: a.trace_scale,
     };
+    let verify = verify_options(&a)?;
     let (mut dev, mut created) = a
         .common
         .open(&a.common.target, suite::tests::writes(&a.test, &overrides))?;
@@ -170,6 +210,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
     ctx.iolog = a.iolog.clone();
+    ctx.verify = verify;
     // The run's identity, in its directory from the start and in every result.
     let run_id = suite::results_dir::new_run_id();
     let fresh = !out_dir.exists();
@@ -204,6 +245,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     }
     if !results.is_empty() {
         a.common.store.store(&out_dir, &run_id, a.common.quiet);
+    }
+    if let Some(text) = output::corruption(&results) {
+        eprintln!("{text}");
+        return Ok(ExitCode::from(1));
     }
     let complete = !results.is_empty() && results.iter().all(|r| r.complete);
     Ok(if complete {

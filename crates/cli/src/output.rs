@@ -19,6 +19,27 @@ pub fn failure(results: &[TestResult]) -> Option<&str> {
     })
 }
 
+/// When verification found corruption: what to tell the user (how many bad units, and the
+/// first bad LBAs with what was expected and what was found).
+pub fn corruption(results: &[TestResult]) -> Option<String> {
+    let reports: Vec<_> = results.iter().filter_map(|r| r.verify.as_ref()).collect();
+    let bad: u64 = reports.iter().map(|v| v.mismatches).sum();
+    if bad == 0 {
+        return None;
+    }
+    let mut first: Vec<&engine::verify::Mismatch> = reports.iter().flat_map(|v| &v.first).collect();
+    first.sort_by_key(|m| m.lba);
+    let mut text =
+        format!("VERIFY FAILED: {bad} unit(s) did not read back as written; the first bad LBAs:");
+    for m in first.iter().take(10) {
+        text += &format!("\n  {m}");
+    }
+    if bad > 10 {
+        text += "\n  ... (every result's \"verify\" lists the first 32)";
+    }
+    Some(text)
+}
+
 pub fn write(dir: &Path, results: &[TestResult], json: Option<&Path>) -> anyhow::Result<()> {
     for r in results {
         suite::results_dir::write_result(dir, r)?;
@@ -144,6 +165,15 @@ pub fn print_summary(results: &[TestResult]) {
                 "    peak {peak:.1} MB/s at {} bytes; 90% of peak from {} bytes",
                 a["peak_at_bytes"], a["reaches_90pct_at_bytes"]
             );
+        }
+        if let Some(v) = &r.verify {
+            println!("    {}", v.headline());
+            for m in v.first.iter().take(5) {
+                println!("      {m}");
+            }
+        }
+        if let Some(t) = a.get("trimmed_reads").and_then(|t| t.get("verdict")) {
+            println!("    trimmed reads: {}", t.as_str().unwrap_or_default());
         }
         if let Some(wa) = &r.write_amplification {
             println!(

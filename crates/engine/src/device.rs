@@ -89,6 +89,44 @@ impl DeviceError {
     }
 }
 
+/// What a test needs reads to return, for [`Device::need_data`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataNeed {
+    /// Written blocks told apart from unwritten or trimmed ones (which read as zeroes): the
+    /// contents may be a stand-in.
+    Mapping,
+    /// Exactly what was written (data verification).
+    Exact,
+    /// No data any more: the simulator may go back to not looking at data (what a test
+    /// asked for with `Mapping`); data it keeps for verification it keeps.
+    Nothing,
+}
+
+/// What a device claims trimmed blocks read back as: NVMe's DLFEAT, ATA's RZAT and DRAT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrimmedReads {
+    /// Deterministic zeroes (RZAT; DLFEAT 001b).
+    Zeroes,
+    /// Every byte 0xFF (DLFEAT 010b).
+    Ones,
+    /// The same data every time, not necessarily zeroes (DRAT without RZAT).
+    Deterministic,
+    /// No promise: old data, zeroes or anything.
+    Unspecified,
+}
+
+impl TrimmedReads {
+    pub fn name(self) -> &'static str {
+        match self {
+            TrimmedReads::Zeroes => "zeroes",
+            TrimmedReads::Ones => "ones",
+            TrimmedReads::Deterministic => "deterministic",
+            TrimmedReads::Unspecified => "unspecified",
+        }
+    }
+}
+
 /// A block device, a file or a simulated SSD.
 pub trait Device {
     /// Who the device is: model, serial, firmware, kind of target.
@@ -157,6 +195,19 @@ pub trait Device {
             None => Ok(None),
         }
     }
+
+    /// Make reads return data of at least this fidelity from now on (no IO in flight). A
+    /// real device always returns what it holds; the simulator looks at data only when
+    /// asked, and refuses when it cannot keep it (an error that says why).
+    fn need_data(&mut self, need: DataNeed) -> Result<(), DeviceError> {
+        let _ = need;
+        Ok(())
+    }
+
+    /// What the device claims trimmed blocks read back as; `None` when it does not say.
+    fn trimmed_reads(&self) -> Option<TrimmedReads> {
+        None
+    }
 }
 
 impl<D: Device + ?Sized> Device for Box<D> {
@@ -204,5 +255,11 @@ impl<D: Device + ?Sized> Device for Box<D> {
         progress: &mut dyn FnMut(f64),
     ) -> Result<Option<String>, DeviceError> {
         (**self).erase(method, progress)
+    }
+    fn need_data(&mut self, need: DataNeed) -> Result<(), DeviceError> {
+        (**self).need_data(need)
+    }
+    fn trimmed_reads(&self) -> Option<TrimmedReads> {
+        (**self).trimmed_reads()
     }
 }

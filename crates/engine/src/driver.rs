@@ -11,6 +11,7 @@ use crate::device::{Completion, Device, DeviceError, Io, Op};
 use crate::iolog::{IoLogWriter, IoRecord};
 use crate::measure::{CpuUsage, Measurements, Recorder};
 use crate::pattern;
+use crate::verify::{Verification, VerifyError, VerifyReport};
 use crate::workload::{Workload, WorkloadError};
 
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +20,8 @@ pub enum DriverError {
     Workload(#[from] WorkloadError),
     #[error(transparent)]
     Device(#[from] DeviceError),
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
 }
 
 /// A snapshot for a progress display.
@@ -52,6 +55,8 @@ pub struct Outcome {
     /// The device's own counters (see [`Device::counters`]) at the start, at the checkpoint
     /// and at the end, when the device keeps any.
     pub counters: Option<CounterSnapshots>,
+    /// What data verification found, when the run was verified.
+    pub verify: Option<VerifyReport>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -75,6 +80,9 @@ pub struct Hooks<'a> {
     /// When to snapshot the device's counters mid-run, in ns after the start (e.g. half the
     /// duration, to measure steady-state write amplification over the second half).
     pub checkpoint_ns: Option<u64>,
+    /// Verify the run's writes: stamp them, and read back each backlog as it fills (the
+    /// caller runs the final pass, [`Verification::read_back_all`]).
+    pub verify: Option<&'a mut Verification>,
 }
 
 #[derive(Clone, Copy)]
@@ -82,6 +90,7 @@ struct InFlight {
     op: Op,
     offset: u64,
     submit_ns: u64,
+    busy: bool,
 }
 
 /// Run a closed-loop workload: keep `qd` IOs in flight until a limit is reached.
@@ -98,11 +107,19 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         InFlight {
             op: Op::Read,
             offset: 0,
-            submit_ns: 0
+            submit_ns: 0,
+            busy: false,
         };
         w.qd as usize
     ];
     let mut done: Vec<Completion> = Vec::with_capacity(w.qd as usize);
+    if hooks.verify.is_some() && dev.buffer(0).is_none() {
+        return Err(VerifyError::NoData.into());
+    }
+    // While verifying: an IO held back because it overlaps a write in flight, and whether
+    // the queue is draining for a backlog read-back.
+    let mut held: Option<(Op, u64)> = None;
+    let mut backlog_due = false;
 
     let cpu_start = CpuUsage::now();
     let start_ns = dev.now_ns();
@@ -122,7 +139,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let checkpoint_at = hooks.checkpoint_ns.map(|c| start_ns.saturating_add(c));
 
     loop {
-        while submitting {
+        while submitting && !backlog_due {
             if let Some(stop) = hooks.stop {
                 if stop.load(Ordering::Relaxed) {
                     stopped = Some(Stopped::Interrupted);
@@ -137,11 +154,31 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 submitting = false;
                 break;
             }
-            let Some(slot) = free.pop() else { break };
-            let (op, offset) = gen.next_io();
+            if free.is_empty() {
+                break;
+            }
+            let (op, offset) = held.take().unwrap_or_else(|| gen.next_io());
+            if hooks.verify.is_some()
+                && op == Op::Write
+                && slots.iter().any(|f| {
+                    f.busy
+                        && f.op == Op::Write
+                        && f.offset < offset + len as u64
+                        && offset < f.offset + len as u64
+                })
+            {
+                // Two overlapping writes in flight land in an undefined order: wait.
+                held = Some((op, offset));
+                break;
+            }
+            let slot = free.pop().expect("a free slot");
             if op == Op::Write {
                 if let Some(buf) = dev.buffer(slot) {
-                    pattern::fill(&mut buf[..len as usize], w.data, &mut data_rng);
+                    let buf = &mut buf[..len as usize];
+                    pattern::fill(buf, w.data, &mut data_rng);
+                    if let Some(v) = hooks.verify.as_deref_mut() {
+                        v.stamp_write(buf, offset);
+                    }
                 }
             }
             let now = dev.now_ns();
@@ -155,17 +192,29 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 op,
                 offset,
                 submit_ns: now,
+                busy: true,
             };
             rec.submitted(op, now);
             issued_ios += 1;
             issued_bytes += len as u64;
         }
         if rec.in_flight() == 0 {
+            if let Some(v) = hooks.verify.as_deref_mut() {
+                // A full backlog, or what is left of one when the run ends well.
+                if backlog_due || (stopped.is_none() && v.backlog_pending()) {
+                    v.check_backlog(dev, w.qd, len)?;
+                }
+            }
+            if backlog_due {
+                backlog_due = false;
+                continue;
+            }
             break;
         }
         done.clear();
         dev.reap(1, None, &mut done)?;
         for c in &done {
+            slots[c.slot as usize].busy = false;
             let f = slots[c.slot as usize];
             let bytes = if matches!(f.op, Op::Read | Op::Write) {
                 len as u64
@@ -191,6 +240,12 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                     )));
                 }
                 submitting = false;
+            }
+            if f.op == Op::Write {
+                if let Some(v) = hooks.verify.as_deref_mut() {
+                    v.write_done(f.offset, len, ok);
+                    backlog_due |= submitting && v.backlog_due();
+                }
             }
             if let Some(log) = hooks.iolog.as_deref_mut() {
                 log.record(&IoRecord {
@@ -234,6 +289,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         measurements: rec.finish(dev.now_ns(), Some(cpu)),
         stopped,
         counters,
+        verify: hooks.verify.map(|v| v.report()),
     })
 }
 
@@ -246,7 +302,7 @@ fn fraction(w: &Workload, elapsed_ns: u64, ios: u64, bytes: u64) -> f64 {
     parts.into_iter().flatten().fold(0.0, f64::max).min(1.0)
 }
 
-pub(crate) fn describe_failure(op: Op, offset: u64, len: u32, result: i64) -> String {
+pub fn describe_failure(op: Op, offset: u64, len: u32, result: i64) -> String {
     if result < 0 {
         format!(
             "{} of {len} bytes at offset {offset} failed: {}",

@@ -6,6 +6,7 @@
 //!   through io_uring), guarded by [`safety`].
 //! - [`workload`] and [`driver`]: what to issue and the loop that issues it.
 //! - [`measure`] and [`iolog`]: per-second buckets, latency histograms, busy time, per-IO log.
+//! - [`verify`]: data verification (headers with LBA, generation and crc32c; read-backs).
 
 pub mod blockdev;
 pub mod buffer;
@@ -25,9 +26,12 @@ pub mod sysfs;
 pub mod system;
 pub mod target;
 pub mod uring;
+pub mod verify;
 pub mod workload;
 
-pub use device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op};
+pub use device::{
+    Clock, Completion, DataNeed, Device, DeviceError, Geometry, Io, Op, TrimmedReads,
+};
 /// The drive's own command set (NVMe admin, ATA pass-through), re-exported for the
 /// crates that name its types through the device contract.
 pub use drive;

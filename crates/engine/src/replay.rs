@@ -256,6 +256,7 @@ pub fn replay(
                 checkpoint: None,
                 end: dev.counters().unwrap_or_default(),
             }),
+            verify: None,
         },
         fidelity: Fidelity {
             issue_late_us: LatencyStats::of(&late),

@@ -41,3 +41,28 @@ impl SystemInfo {
         }
     }
 }
+
+/// Memory this process may still take: MemAvailable from /proc/meminfo, bounded by a cgroup v2
+/// memory limit if one is set. `None` where neither can be read.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    let mut avail = kib * 1024;
+    if let Ok(limit) = std::fs::read_to_string("/sys/fs/cgroup/memory.max") {
+        if let Ok(limit) = limit.trim().parse::<u64>() {
+            let used = std::fs::read_to_string("/sys/fs/cgroup/memory.current")
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .unwrap_or(0);
+            avail = avail.min(limit.saturating_sub(used));
+        }
+    }
+    Some(avail)
+}

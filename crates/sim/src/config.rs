@@ -119,6 +119,31 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// What reads return: the simulator looks at data only when asked.
+    DataMode {
+        /// Nothing: no buffers, reads return no data.
+        Off = "off" | "false" | "no" | "0",
+        /// Reads return zeroes for unmapped (never written or trimmed) 4 KiB units and a
+        /// deterministic non-zero stamp of the unit's LBA for mapped ones; nothing is stored.
+        Stamp = "stamp",
+        /// The drive keeps what is written (sparse, per written 4 KiB unit) and reads return it.
+        On = "on" | "true" | "yes" | "1",
+    }
+}
+
+named_enum! {
+    /// What the drive claims trimmed blocks read back as (NVMe DLFEAT, ATA RZAT/DRAT).
+    TrimClaim {
+        /// Zeroes when TRIM unmaps at once (trim=on), otherwise no promise.
+        Auto = "auto",
+        Zeroes = "zeroes" | "zeros" | "zero",
+        Ones = "ones",
+        Deterministic = "deterministic",
+        Unspecified = "unspecified" | "any" | "none",
+    }
+}
+
 /// How much a bursty GC frees per burst.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -222,8 +247,12 @@ pub struct Config {
     pub read_ahead: bool,
     /// Host reads go ahead of queued programs on a die (waiting only for the one in progress).
     pub read_priority: bool,
-    /// Data mode: real buffers, reads return zeros or an LBA stamp.
-    pub data: bool,
+    /// What reads return (`faults` imply `DataMode::On`).
+    pub data: DataMode,
+    /// Injected data faults (lost, flipped, misdirected and torn writes).
+    pub faults: crate::faults::FaultSpec,
+    /// What the drive claims trimmed blocks read back as.
+    pub trim_reads: TrimClaim,
     /// Seed of the drive's own variation (burst sizes, which trimmed units are kept).
     pub seed: u64,
 }
@@ -248,6 +277,27 @@ impl Config {
     /// each at about the same time.
     pub fn gc_trigger(&self) -> u32 {
         self.gc_threshold() + 2 * self.dies()
+    }
+
+    /// The data mode the drive runs in: faults need the data kept.
+    pub fn data_mode(&self) -> DataMode {
+        if self.faults.is_empty() {
+            self.data
+        } else {
+            DataMode::On
+        }
+    }
+
+    /// What the drive claims trimmed blocks read as (`trim_reads`, resolved).
+    pub fn trimmed_reads(&self) -> engine::TrimmedReads {
+        use engine::TrimmedReads as T;
+        match self.trim_reads {
+            TrimClaim::Auto if self.trim.style == TrimStyle::Immediate => T::Zeroes,
+            TrimClaim::Auto | TrimClaim::Unspecified => T::Unspecified,
+            TrimClaim::Zeroes => T::Zeroes,
+            TrimClaim::Ones => T::Ones,
+            TrimClaim::Deterministic => T::Deterministic,
+        }
     }
 
     pub fn gc_burst(&self) -> BurstSize {

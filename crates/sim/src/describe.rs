@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::config::{fmt_bytes, fmt_ns, BurstSize, Config, GcStyle, SlcRegion, TrimStyle};
+use crate::config::{
+    fmt_bytes, fmt_ns, BurstSize, Config, DataMode, GcStyle, SlcRegion, TrimStyle,
+};
 use crate::error::SimError;
 use crate::geometry::UNIT_BYTES;
 use crate::preset::KEYS;
@@ -223,10 +225,33 @@ impl Config {
         let _ = writeln!(
             w,
             "data mode         {}",
-            if self.data {
-                "on: reads return zeros (unmapped) or an LBA stamp (mapped); no user data is stored"
+            match self.data_mode() {
+                DataMode::Off => "off (the simulator stores no data; a test that needs data turns it on)",
+                DataMode::Stamp =>
+                    "stamp: reads return zeros (unmapped) or an LBA stamp (mapped); no user data is stored",
+                DataMode::On => "on: the drive keeps what is written, per 4 KiB unit (RAM for what is written)",
+            }
+        );
+        let _ = writeln!(
+            w,
+            "injected faults   {}",
+            if self.faults.is_empty() {
+                "none".to_string()
             } else {
-                "off (the simulator stores no data)"
+                format!(
+                    "{} (into the kept data only: the FTL and timing never see them; KIND:N hits every {}th eligible write)",
+                    self.faults.label(),
+                    crate::faults::COUNT_SPACING
+                )
+            }
+        );
+        let _ = writeln!(
+            w,
+            "trimmed reads     {} (trim_reads)",
+            match self.trimmed_reads() {
+                engine::TrimmedReads::Unspecified =>
+                    "no claim: old data, zeroes or anything".into(),
+                claim => format!("the drive claims {}", claim.name()),
             }
         );
         let ram = self.ram_estimate(&l);

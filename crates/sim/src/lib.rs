@@ -7,20 +7,25 @@
 //!   `ultra-plus-256,op=25%,gc=fifo,capacity=8GiB`, or `drive.toml`;
 //! - [`presets`], [`resolve`] and [`Config::describe`] for `ssdlab sim list/show`.
 //!
-//! The simulator stores no user data. In data mode (`data=on`) reads return zeros for
-//! unmapped (never written or trimmed) 4 KiB units and a deterministic non-zero stamp of the
-//! unit's LBA ([`lba_stamp`]) for mapped ones.
+//! The simulator looks at data only when asked ([`data`]): with `data=stamp` reads return
+//! zeros for unmapped (never written or trimmed) 4 KiB units and a deterministic non-zero
+//! stamp of the unit's LBA ([`lba_stamp`]) for mapped ones; with `data=on` it keeps what is
+//! written. `faults=` injects lost, flipped, misdirected and torn writes into the kept data
+//! ([`faults`]).
 //!
 //! Files are named after what they model, in MQSim's vocabulary: [`geometry`], [`timing`],
 //! [`mapping`], [`block_manager`], [`victim`], [`gc`], [`slc_cache`], [`trim`],
-//! [`write_buffer`], [`ftl`], [`preset`], [`config`], [`counters`], [`ssd`].
+//! [`write_buffer`], [`ftl`], [`preset`], [`config`], [`counters`], [`ssd`]; the data a drive
+//! returns in [`data`], injected faults in [`faults`].
 
 pub mod block_manager;
 pub mod config;
 pub mod counters;
+pub mod data;
 pub mod describe;
 pub mod drives;
 pub mod error;
+pub mod faults;
 pub mod ftl;
 pub mod gc;
 pub mod geometry;
@@ -33,11 +38,15 @@ pub mod trim;
 pub mod victim;
 pub mod write_buffer;
 
-pub use config::{Config, GcStyle, LinkKind, SlcDrain, SlcRegion, SlcWhenFull, TrimStyle};
+pub use config::{
+    Config, DataMode, GcStyle, LinkKind, SlcDrain, SlcRegion, SlcWhenFull, TrimClaim, TrimStyle,
+};
+pub use data::lba_stamp;
 pub use error::SimError;
+pub use faults::{FaultKind, FaultSpec, InjectedFault};
 pub use geometry::CellType;
 pub use preset::{presets, resolve, KEYS};
-pub use ssd::{lba_stamp, SimSsd};
+pub use ssd::SimSsd;
 pub use victim::GcPolicy;
 
 /// Open a simulated drive from a spec: a preset name, optional `key=value` overrides, or a

@@ -9,11 +9,12 @@
 //!   `preset = "name"` to start from (default `default`).
 
 use crate::config::{
-    BurstSize, Config, GcConfig, GcStyle, LinkKind, SlcConfig, SlcDrain, SlcRegion, SlcWhenFull,
-    TrimConfig, TrimStyle,
+    BurstSize, Config, DataMode, GcConfig, GcStyle, LinkKind, SlcConfig, SlcDrain, SlcRegion,
+    SlcWhenFull, TrimClaim, TrimConfig, TrimStyle,
 };
 use crate::drives;
 use crate::error::SimError;
+use crate::faults::FaultSpec;
 use crate::geometry::{CellType, UNIT_BYTES};
 use crate::timing::{NandLatency, ProgramTimes};
 use crate::victim::GcPolicy;
@@ -162,7 +163,15 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "data",
-        "on/off: real buffers; reads return zeros (unmapped) or an LBA stamp (mapped)",
+        "off, stamp (reads return zeroes when unmapped, an LBA stamp when mapped; nothing stored) or on (keeps what is written, per 4 KiB; needs RAM for the capacity)",
+    ),
+    (
+        "faults",
+        "injected data faults, KIND:1/R (one eligible write in R, seeded) or KIND:N (N of them, every 1000th eligible write), joined by +: faults=lost:1/5000+flip:1/20000+misdirect:1/8000+torn:1. Kinds: lost (acknowledged, never lands), flip (one bit flipped), misdirect (lands at the previous write's LBA), torn (a power cut: a prefix of a multi-4KiB write lands). Implies data=on",
+    ),
+    (
+        "trim_reads",
+        "what the drive claims trimmed blocks read as: zeroes, ones, deterministic, unspecified, or auto (zeroes with trim=on)",
     ),
     (
         "seed",
@@ -208,6 +217,8 @@ const BASE: &[(&str, &str)] = &[
     ("read_ahead", "on"),
     ("read_priority", "on"),
     ("data", "off"),
+    ("faults", "none"),
+    ("trim_reads", "auto"),
     ("seed", "1"),
 ];
 
@@ -269,7 +280,9 @@ fn base() -> Config {
         },
         read_ahead: true,
         read_priority: true,
-        data: false,
+        data: DataMode::Off,
+        faults: FaultSpec::default(),
+        trim_reads: TrimClaim::Auto,
         seed: 1,
     };
     let all: Vec<(String, String)> = BASE
@@ -498,7 +511,9 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
         "trim_rate" => cfg.trim.rate_mbps = rate_or_zero(key, v)?,
         "read_ahead" => cfg.read_ahead = boolean(key, v)?,
         "read_priority" => cfg.read_priority = boolean(key, v)?,
-        "data" => cfg.data = boolean(key, v)?,
+        "data" => cfg.data = choice(key, v, DataMode::parse, DataMode::NAMES)?,
+        "faults" => cfg.faults = FaultSpec::parse(v).map_err(|e| format!("faults={v}: {e}"))?,
+        "trim_reads" => cfg.trim_reads = choice(key, v, TrimClaim::parse, TrimClaim::NAMES)?,
         "seed" => {
             cfg.seed = v
                 .parse()

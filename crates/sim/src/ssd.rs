@@ -9,19 +9,16 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use engine::{Clock, Completion, Device, DeviceError, Geometry, Identity, Io, Op};
+use engine::{
+    Clock, Completion, DataNeed, Device, DeviceError, Geometry, Identity, Io, Op, TrimmedReads,
+};
 
-use crate::config::{fmt_bytes, Config};
+use crate::config::{fmt_bytes, Config, DataMode};
+use crate::data::{self, DataStore};
 use crate::error::SimError;
+use crate::faults::{FaultKind, Faults, InjectedFault};
 use crate::ftl::Ftl;
 use crate::geometry::UNIT_BYTES;
-use crate::mapping::UNMAPPED;
-
-/// The stamp a mapped 4 KiB unit reads back as in data mode: every little-endian u64 word is
-/// this value. Never zero, so it cannot be mistaken for an unmapped unit.
-pub fn lba_stamp(unit: u64) -> u64 {
-    (unit + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1
-}
 
 pub struct SimSsd {
     cfg: Config,
@@ -34,17 +31,25 @@ pub struct SimSsd {
     slots: u32,
     max_len: usize,
     buffers: Vec<Vec<u8>>,
+    /// What reads return; raised by [`Device::need_data`].
+    data: DataMode,
+    /// The data kept in `DataMode::On`.
+    store: Option<Box<DataStore>>,
+    /// Injected faults, when `faults=` is set (always with a store).
+    faults: Option<Box<Faults>>,
+    /// The previous write's offset (where a misdirected write lands).
+    last_write: Option<u64>,
 }
 
 impl SimSsd {
     /// A drive from a resolved configuration; `spec` is recorded in its identity.
     pub fn new(cfg: Config, spec: &str) -> Result<SimSsd, SimError> {
-        if let Some(avail) = available_memory() {
+        if let Some(avail) = engine::system::available_memory() {
             check_memory(&cfg, avail)?;
         }
         let ftl = Ftl::new(&cfg)?;
-        Ok(SimSsd {
-            cfg,
+        let faults = (!cfg.faults.is_empty()).then(|| Box::new(Faults::new(&cfg.faults, cfg.seed)));
+        let mut ssd = SimSsd {
             spec: spec.to_string(),
             ftl,
             now: 0,
@@ -53,7 +58,41 @@ impl SimSsd {
             slots: 0,
             max_len: 0,
             buffers: Vec::new(),
-        })
+            data: DataMode::Off,
+            store: None,
+            faults,
+            last_write: None,
+            cfg,
+        };
+        ssd.set_data(ssd.cfg.data_mode())?;
+        Ok(ssd)
+    }
+
+    /// Switch to a data mode (only ever up: off, stamp, on), checking that the kept data
+    /// would fit in memory.
+    fn set_data(&mut self, mode: DataMode) -> Result<(), SimError> {
+        if rank(mode) <= rank(self.data) {
+            return Ok(());
+        }
+        if mode == DataMode::On {
+            if let Some(avail) = engine::system::available_memory() {
+                check_data_memory(&self.cfg, avail)?;
+            }
+            self.store = Some(Box::default());
+        }
+        self.data = mode;
+        self.buffers = (0..self.slots).map(|_| vec![0u8; self.max_len]).collect();
+        Ok(())
+    }
+
+    /// The faults injected so far (the first 100,000 of them), in order.
+    pub fn injected_faults(&self) -> &[InjectedFault] {
+        self.faults.as_ref().map_or(&[], |f| &f.log)
+    }
+
+    /// 4 KiB units whose data the drive keeps (`data=on`).
+    pub fn kept_units(&self) -> usize {
+        self.store.as_ref().map_or(0, |s| s.len())
     }
 
     pub fn config(&self) -> &Config {
@@ -84,25 +123,96 @@ impl SimSsd {
         let Some(buf) = self.buffers.get_mut(slot as usize) else {
             return;
         };
-        let buf = &mut buf[..len as usize];
-        let end = offset + len;
-        let mut at = offset;
-        let map_unit = self.ftl.layout.unit_bytes;
-        while at < end {
-            let unit = at / UNIT_BYTES;
-            let stop = ((unit + 1) * UNIT_BYTES).min(end);
-            let chunk = &mut buf[(at - offset) as usize..(stop - offset) as usize];
-            if self.ftl.map.lookup((at / map_unit) as u32) == UNMAPPED {
-                chunk.fill(0);
-            } else {
-                let word = lba_stamp(unit).to_le_bytes();
-                for (i, byte) in chunk.iter_mut().enumerate() {
-                    *byte = word[(at as usize + i) % 8];
-                }
-            }
-            at = stop;
-        }
+        data::read(
+            &self.ftl,
+            self.store.as_deref(),
+            offset,
+            &mut buf[..len as usize],
+        );
     }
+
+    /// Keep a write's data (`data=on`), with any fault that hits it. Runs before the FTL
+    /// maps the write, so what the write's units held before is still readable.
+    fn keep_write(&mut self, slot: u32, offset: u64, len: u64) {
+        let (Some(store), Some(buf)) = (self.store.as_deref_mut(), self.buffers.get(slot as usize))
+        else {
+            return;
+        };
+        let data = &buf[..len as usize];
+        let cap = self.cfg.capacity_bytes;
+        let previous = self.last_write.replace(offset);
+        let Some(faults) = self.faults.as_deref_mut() else {
+            store.write(&self.ftl, offset, data, cap);
+            return;
+        };
+        let units = (offset + len).div_ceil(UNIT_BYTES) - offset / UNIT_BYTES;
+        let elsewhere = previous.filter(|&p| p.abs_diff(offset) >= len);
+        let mut fault = InjectedFault {
+            kind: FaultKind::Lost,
+            offset,
+            len: len as u32,
+            landed_at: None,
+            landed_bytes: None,
+            flipped_byte: None,
+        };
+        match faults.draw(units, elsewhere.is_some()) {
+            None => {
+                store.write(&self.ftl, offset, data, cap);
+                return;
+            }
+            Some(FaultKind::Lost) => store.freeze(&self.ftl, offset, len),
+            Some(FaultKind::Flip) => {
+                store.write(&self.ftl, offset, data, cap);
+                let byte = offset + faults.pick(len);
+                store.flip(byte, faults.pick(8) as u8);
+                fault.kind = FaultKind::Flip;
+                fault.flipped_byte = Some(byte);
+            }
+            Some(FaultKind::Misdirect) => {
+                let at = elsewhere.expect("eligible");
+                store.freeze(&self.ftl, offset, len);
+                store.write(&self.ftl, at, data, cap);
+                fault.kind = FaultKind::Misdirect;
+                fault.landed_at = Some(at);
+            }
+            Some(FaultKind::Torn) => {
+                // Whole 4 KiB units land, up to the cut: at least one, never all.
+                let first_end = ((offset / UNIT_BYTES + 1) * UNIT_BYTES).min(offset + len);
+                let cut = first_end + faults.pick(units - 1) * UNIT_BYTES;
+                let landed = cut - offset;
+                store.freeze(&self.ftl, cut, offset + len - cut);
+                store.write(&self.ftl, offset, &data[..landed as usize], cap);
+                fault.kind = FaultKind::Torn;
+                fault.landed_bytes = Some(landed as u32);
+            }
+        }
+        faults.record(fault);
+    }
+}
+
+fn rank(mode: DataMode) -> u8 {
+    match mode {
+        DataMode::Off => 0,
+        DataMode::Stamp => 1,
+        DataMode::On => 2,
+    }
+}
+
+/// Refuse to keep data (`data=on`, or faults) for a drive whose capacity, were it all
+/// written, would not fit in half of `available` bytes of memory.
+pub fn check_data_memory(cfg: &Config, available: u64) -> Result<(), SimError> {
+    let need = cfg.capacity_bytes;
+    if need <= available / 2 {
+        return Ok(());
+    }
+    Err(SimError::Config(format!(
+        "keeping the data written to {} (data=on, which faults and verification need) could take \
+         {} of RAM, but only {} is available: use a smaller capacity (capacity={}G fits)",
+        fmt_bytes(cfg.capacity_bytes),
+        fmt_bytes(need),
+        fmt_bytes(available),
+        ((available / 2) >> 30).max(1),
+    )))
 }
 
 /// Refuse a drive whose simulation would not fit in `available` bytes of memory, before
@@ -123,30 +233,6 @@ pub fn check_memory(cfg: &Config, available: u64) -> Result<(), SimError> {
         fmt_bytes(available),
         (fits >> 30).max(1),
     )))
-}
-
-/// MemAvailable from /proc/meminfo, bounded by a cgroup v2 memory limit if one is set.
-fn available_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    let mut avail = kib * 1024;
-    if let Ok(limit) = std::fs::read_to_string("/sys/fs/cgroup/memory.max") {
-        if let Ok(limit) = limit.trim().parse::<u64>() {
-            let used = std::fs::read_to_string("/sys/fs/cgroup/memory.current")
-                .ok()
-                .and_then(|s| s.trim().parse::<u64>().ok())
-                .unwrap_or(0);
-            avail = avail.min(limit.saturating_sub(used));
-        }
-    }
-    Some(avail)
 }
 
 impl Device for SimSsd {
@@ -194,7 +280,10 @@ impl Device for SimSsd {
         details.insert("write_buffer".into(), fmt_bytes(cfg.write_buffer_bytes));
         details.insert("dram".into(), fmt_bytes(cfg.dram_bytes));
         details.insert("link".into(), cfg.link.label().into());
-        details.insert("data".into(), if cfg.data { "on" } else { "off" }.into());
+        details.insert("data".into(), self.data.name().into());
+        if !cfg.faults.is_empty() {
+            details.insert("faults".into(), cfg.faults.label());
+        }
         details.insert("clock".into(), "virtual".into());
         Identity {
             kind: "sim".into(),
@@ -243,14 +332,14 @@ impl Device for SimSsd {
     fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError> {
         self.slots = slots;
         self.max_len = max_len;
-        if self.cfg.data {
+        if self.data != DataMode::Off {
             self.buffers = (0..slots).map(|_| vec![0u8; max_len]).collect();
         }
         Ok(())
     }
 
     fn buffer(&mut self, slot: u32) -> Option<&mut [u8]> {
-        if !self.cfg.data {
+        if self.data == DataMode::Off {
             return None;
         }
         self.buffers
@@ -279,7 +368,7 @@ impl Device for SimSsd {
                 self.complete_at(now, io.slot, -(libc::EINVAL as i64));
                 return Ok(());
             }
-            if self.cfg.data && io.op != Op::Discard && len as usize > self.max_len {
+            if self.data != DataMode::Off && io.op != Op::Discard && len as usize > self.max_len {
                 return Err(DeviceError::Invalid(format!(
                     "IO of {len} bytes exceeds the {} byte buffers prepared",
                     self.max_len
@@ -288,10 +377,20 @@ impl Device for SimSsd {
         }
         let (done, result) = match io.op {
             Op::Read => {
-                if self.cfg.data {
+                if self.data != DataMode::Off {
                     self.fill_read(io.slot, offset, len);
                 }
                 (self.ftl.read(now, offset, len), len as i64)
+            }
+            Op::Write if self.store.is_some() => {
+                self.keep_write(io.slot, offset, len);
+                match self.ftl.write(now, offset, len) {
+                    Some(t) => (t, len as i64),
+                    None => {
+                        self.ftl.c.failed_ios += 1;
+                        (now, -(libc::ENOSPC as i64))
+                    }
+                }
             }
             Op::Write => match self.ftl.write(now, offset, len) {
                 Some(t) => (t, len as i64),
@@ -300,7 +399,13 @@ impl Device for SimSsd {
                     (now, -(libc::ENOSPC as i64))
                 }
             },
-            Op::Discard => (self.ftl.discard(now, offset, len), 0),
+            Op::Discard => {
+                let done = self.ftl.discard(now, offset, len);
+                if let Some(store) = self.store.as_deref_mut() {
+                    store.drop_unmapped(&self.ftl, offset, len);
+                }
+                (done, 0)
+            }
             Op::Flush => (self.ftl.flush(now), 0),
         };
         self.complete_at(done.max(now), io.slot, result);
@@ -366,15 +471,52 @@ impl Device for SimSsd {
             ));
         }
         self.now = self.ftl.secure_erase(self.now);
+        if let Some(store) = self.store.as_deref_mut() {
+            store.clear();
+        }
         Ok(Some("secure erase (simulated: every block erased)".into()))
     }
 
     fn counters(&self) -> Option<serde_json::Value> {
-        Some(self.ftl.c.to_json(
+        let mut c = self.ftl.c.to_json(
             &self.ftl.layout,
             &self.ftl.blocks,
             self.ftl.trims.pending_units(),
             self.now,
-        ))
+        );
+        if let (Some(f), Some(obj)) = (&self.faults, c.as_object_mut()) {
+            for kind in [
+                FaultKind::Lost,
+                FaultKind::Flip,
+                FaultKind::Misdirect,
+                FaultKind::Torn,
+            ] {
+                obj.insert(
+                    format!("faults_{}", kind.name()),
+                    f.counts[kind as usize].into(),
+                );
+            }
+        }
+        Some(c)
+    }
+
+    fn need_data(&mut self, need: DataNeed) -> Result<(), DeviceError> {
+        let mode = match need {
+            DataNeed::Mapping => DataMode::Stamp,
+            DataNeed::Exact => DataMode::On,
+            DataNeed::Nothing => {
+                // Back to the configured mode, unless data is kept.
+                if self.data == DataMode::Stamp {
+                    self.data = self.cfg.data_mode();
+                }
+                return Ok(());
+            }
+        };
+        self.set_data(mode)
+            .map_err(|e| DeviceError::Other(format!("sim:{}: {e}", self.spec)))
+    }
+
+    fn trimmed_reads(&self) -> Option<TrimmedReads> {
+        Some(self.cfg.trimmed_reads())
     }
 }

@@ -106,7 +106,7 @@ fn io(dev: &mut sim::SimSsd, op: Op, offset: u64, len: u32) -> Completion {
 
 #[test]
 fn data_mode_reads_zeros_when_unmapped_or_trimmed_and_a_stamp_when_mapped() {
-    let mut dev = sim::open("default,capacity=64MiB,op=25%,pages_per_block=8,data=on").unwrap();
+    let mut dev = sim::open("default,capacity=64MiB,op=25%,pages_per_block=8,data=stamp").unwrap();
     dev.prepare(1, 1 << 20).unwrap();
     // Never written: zeros.
     assert_eq!(io(&mut dev, Op::Read, 0, 65536).result, 65536);

@@ -182,7 +182,7 @@ fn toml_files_load_with_a_base_preset_and_overrides() {
     assert_eq!(cfg.capacity_bytes, 16 << 30);
     assert_eq!(cfg.op_pct, 12.0);
     assert_eq!(cfg.planes, 4);
-    assert!(cfg.data);
+    assert_eq!(cfg.data, sim::DataMode::On);
     assert_eq!(
         cfg.gc.policy,
         sim::GcPolicy::Greedy,

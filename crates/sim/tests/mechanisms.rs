@@ -297,7 +297,7 @@ fn partial_trim_keeps_its_share_of_trimmed_data() {
 
 #[test]
 fn deferred_trim_unmaps_in_idle_time_and_never_undoes_a_later_write() {
-    let spec = "default,capacity=1GiB,pages_per_block=32,trim=deferred,trim_rate=100,data=on";
+    let spec = "default,capacity=1GiB,pages_per_block=32,trim=deferred,trim_rate=100,data=stamp";
     let mut dev = sim::open(spec).unwrap();
     let cap = dev.geometry().capacity_bytes;
     fill(&mut dev, cap, 128 << 10);
@@ -346,7 +346,8 @@ fn deferred_trim_unmaps_in_idle_time_and_never_undoes_a_later_write() {
 
 #[test]
 fn a_secure_erase_empties_the_drive_whatever_its_trim_does() {
-    let mut dev = sim::open("default,capacity=512MiB,pages_per_block=32,trim=off,data=on").unwrap();
+    let mut dev =
+        sim::open("default,capacity=512MiB,pages_per_block=32,trim=off,data=stamp").unwrap();
     let cap = dev.geometry().capacity_bytes;
     fill(&mut dev, cap, 128 << 10);
     let before = dev.now_ns();

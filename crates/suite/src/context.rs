@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use engine::drive::PurgeMethod;
-use engine::driver::{self, Hooks, Outcome, Progress};
+use engine::driver::{self, DriverError, Hooks, Outcome, Progress};
 use engine::iolog::IoLogWriter;
+use engine::verify::{Verification, VerifyOptions};
 use engine::workload::Workload;
-use engine::{Clock, Device};
+use engine::{Clock, Device, Op};
 
 use crate::SuiteError;
 
@@ -38,6 +39,8 @@ pub struct Context<'a> {
     pub iolog: Option<PathBuf>,
     /// How a test that starts from a clean drive purges it (`--purge`).
     pub purge: PurgeMethod,
+    /// Verify the data of measured phases that write (`--verify`).
+    pub verify: Option<VerifyOptions>,
 }
 
 impl<'a> Context<'a> {
@@ -47,6 +50,7 @@ impl<'a> Context<'a> {
             observer,
             iolog: None,
             purge: PurgeMethod::Auto,
+            verify: None,
         }
     }
 
@@ -55,13 +59,81 @@ impl<'a> Context<'a> {
     }
 
     /// Run one workload with progress and the stop flag attached. `measured` phases get the
-    /// per-IO log and a counter checkpoint half-way.
+    /// per-IO log, a counter checkpoint half-way and, when asked, data verification: their
+    /// writes are read back as they go and all at once at the end (the outcome's `verify`).
     pub fn drive(
         &mut self,
         dev: &mut dyn Device,
         w: &Workload,
         label: &str,
         measured: bool,
+    ) -> Result<Outcome, SuiteError> {
+        let writes = w.op.map_or(w.read_pct < 100, |op| op == Op::Write);
+        let mut verification = match self.verify.filter(|_| measured && writes) {
+            Some(opts) => Some(
+                Verification::new(
+                    dev,
+                    w.offset_bytes,
+                    w.span_bytes,
+                    w.block_bytes,
+                    w.seed,
+                    opts,
+                )
+                .map_err(DriverError::from)?,
+            ),
+            None => None,
+        };
+        let mut outcome = self.run(dev, w, label, measured, verification.as_mut())?;
+        if let Some(v) = verification.as_mut() {
+            self.finish_verify(dev, v, w.qd, &mut outcome)?;
+        }
+        Ok(outcome)
+    }
+
+    /// Run one measured workload whose writes `v` verifies, reading back each backlog as it
+    /// fills; [`Context::finish_verify`] reads back the rest. Several workloads may share
+    /// one verification.
+    pub fn drive_verified(
+        &mut self,
+        dev: &mut dyn Device,
+        w: &Workload,
+        label: &str,
+        v: &mut Verification,
+    ) -> Result<Outcome, SuiteError> {
+        self.run(dev, w, label, true, Some(v))
+    }
+
+    /// Read back everything `v` expects (unless the run stopped: then verification is
+    /// incomplete) and put its report in `outcome`.
+    pub fn finish_verify(
+        &mut self,
+        dev: &mut dyn Device,
+        v: &mut Verification,
+        qd: u32,
+        outcome: &mut Outcome,
+    ) -> Result<(), SuiteError> {
+        if outcome.stopped.is_none() {
+            self.observer
+                .phase("verifying: reading back everything written", dev.clock());
+            let done = v.read_back_all(dev, qd, Some(self.stop));
+            self.observer.phase_done();
+            done.map_err(DriverError::from)?;
+        } else {
+            v.incomplete();
+        }
+        let report = v.report();
+        self.observer.note(&report.headline());
+        outcome.verify = Some(report);
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        dev: &mut dyn Device,
+        w: &Workload,
+        label: &str,
+        measured: bool,
+        verify: Option<&mut Verification>,
     ) -> Result<Outcome, SuiteError> {
         self.observer.phase(label, dev.clock());
         let mut log = match (&self.iolog, measured) {
@@ -88,6 +160,7 @@ impl<'a> Context<'a> {
                 } else {
                     None
                 },
+                verify,
             },
         );
         self.observer.phase_done();

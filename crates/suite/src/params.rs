@@ -47,6 +47,7 @@ pub const TAKES_OFFSET: &[&str] = &[
     "random-write-qd32",
     "seq-read",
     "seq-write",
+    "verify",
 ];
 
 impl Overrides {

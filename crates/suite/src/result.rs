@@ -129,6 +129,10 @@ pub struct TestResult {
     /// What a reader must know about these figures (a drive's counter disagreeing, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What data verification found (`--verify`, `ssdlab run verify`): units checked,
+    /// mismatches by kind, the first bad LBAs with what was expected and what was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<engine::verify::VerifyReport>,
 }
 
 /// A real drive's own count of what the host wrote in the measured phase (NVMe SMART data
@@ -279,6 +283,7 @@ impl Report {
             write_amplification,
             host_writes,
             warnings,
+            verify: outcome.verify,
         }
     }
 }

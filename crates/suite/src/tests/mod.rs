@@ -8,6 +8,8 @@ pub mod steady_state;
 pub mod storage_bench;
 pub mod transfer_sweep;
 pub mod trim;
+pub mod trim_reads;
+pub mod verify;
 
 use engine::Device;
 
@@ -85,6 +87,11 @@ pub const TESTS: &[TestInfo] = &[
         writes: true,
     },
     TestInfo {
+        name: "verify",
+        about: "data verification: write a span (256 MiB) with 4 KiB-128 KiB transfers at QD1-32, read back as it goes and at the end; exits non-zero on corruption",
+        writes: true,
+    },
+    TestInfo {
         name: "custom",
         about: "any workload from the flags (--access, --bs, --qd, --read-pct, --span, --ios/--bytes/--duration)",
         writes: true,
@@ -96,6 +103,13 @@ pub const TESTS: &[TestInfo] = &[
 pub fn writes(name: &str, o: &Overrides) -> bool {
     let info = TESTS.iter().find(|t| t.name == name);
     info.is_some_and(|t| t.writes) && !(name == "custom" && o.read_pct == Some(100))
+}
+
+/// Whether `--verify` applies to a test: those whose measured phase is driven workloads.
+/// TRIM checks what trimmed blocks read as on its own; the Storage Bench replays a trace;
+/// `verify` always verifies.
+pub fn takes_verify(name: &str) -> bool {
+    !matches!(name, "trim" | "storage-bench" | "verify")
 }
 
 pub fn find(name: &str) -> Result<&'static TestInfo, SuiteError> {
@@ -122,6 +136,7 @@ pub fn run(
         "seq-incompressible" => seq_incompressible::run(dev, ctx, o),
         "transfer-sweep" => transfer_sweep::run(dev, ctx, o),
         "trim" => Ok(vec![trim::run(dev, ctx, o)?]),
+        "verify" => Ok(vec![verify::run(dev, ctx, o)?]),
         "storage-bench" => storage_bench::run(dev, ctx, o),
         corner => Ok(vec![corners::run_one(corners::find(corner)?, dev, ctx, o)?]),
     }

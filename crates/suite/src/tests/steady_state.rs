@@ -132,9 +132,17 @@ pub fn run(
     let mut series = Vec::new();
     let mut last = None;
     let mut reached = None;
+    // Every round is verified on its own (--verify); the result carries them all.
+    let mut verified: Option<engine::verify::VerifyReport> = None;
     for r in 0..PTS.max_rounds {
         let w = round_workload(r as u64);
         let outcome = ctx.drive(dev, &w, &format!("steady state: round {}", r + 1), true)?;
+        if let Some(v) = &outcome.verify {
+            match verified.as_mut() {
+                Some(all) => all.merge(v),
+                None => verified = Some(v.clone()),
+            }
+        }
         let m = &outcome.measurements;
         rounds.push(m.summary.iops);
         report.points.push(CurvePoint {
@@ -176,6 +184,7 @@ pub fn run(
     let (w, outcome) = last.expect("at least one round ran");
     let mut result = report.finish(dev, &w, outcome);
     result.per_second = series;
+    result.verify = verified;
     Ok(result)
 }
 

@@ -2,7 +2,9 @@
 //! style (128 KiB, QD1, MB/s sampled along the LBA range): on a clean drive, on a tortured
 //! one (full, then 4 KiB random writes at QD32 over the whole span), and after TRIM-ing the
 //! whole span. The table is the first 60 s of each pass (a 60 s 128 KiB sequential write);
-//! TRIM is "functional" when after-TRIM is within 10% of clean.
+//! TRIM is "functional" when after-TRIM is within 10% of clean. Sample blocks are read before
+//! and after the TRIM, and what they read as is checked against what the drive claims
+//! ([`super::trim_reads`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +18,8 @@ use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
+
+use super::trim_reads::{self, TrimmedReadCheck};
 
 /// Torture length: the articles used 40 or 60 minutes.
 pub const TORTURE_S: f64 = 2400.0;
@@ -49,6 +53,10 @@ pub struct TrimAnalysis {
     pub functional: bool,
     pub verdict: String,
     pub trim_method: String,
+    /// What trimmed blocks read back as, against the drive's claim; absent when the target
+    /// returns no data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trimmed_reads: Option<TrimmedReadCheck>,
 }
 
 /// TRIM restores performance when after-TRIM is within `margin` of clean.
@@ -214,12 +222,34 @@ pub fn run(
     if out.stopped.is_some() {
         return interrupted(report, dev, &torture, out);
     }
+    let samples = trim_reads::sample_offsets(span);
+    let before = trim_reads::read(dev, &samples)?;
     let trim = precondition::trim(ctx, dev, 0, span);
     let trim_method = trim.method.clone().unwrap_or_default();
     report.preconditioning.push(crate::result::Phase {
         name: "trim".into(),
         ..trim
     });
+    // Read right after the TRIM, as a host would (what DLFEAT and RZAT promise).
+    let trimmed_reads = match before {
+        Some(before) => {
+            let first = trim_reads::read(dev, &samples)?;
+            let second = trim_reads::read(dev, &samples)?;
+            first.zip(second).map(|(first, second)| {
+                let c = trim_reads::check(
+                    dev.trimmed_reads(),
+                    &samples,
+                    &before,
+                    &first,
+                    &second,
+                    geo.logical_block_bytes,
+                );
+                ctx.observer.note(&format!("trimmed reads: {}", c.verdict));
+                c
+            })
+        }
+        None => None,
+    };
     ctx.observer
         .note(&format!("idle for {IDLE_BEFORE_PASS_S} s after TRIM"));
     engine::driver::idle(dev, ns(IDLE_BEFORE_PASS_S))?;
@@ -246,6 +276,7 @@ pub fn run(
         functional,
         verdict: verdict_text,
         trim_method,
+        trimmed_reads,
     })
     .expect("analysis serializes");
     let w = precondition::fill_workload(0, span, DataKind::Incompressible, seed);
