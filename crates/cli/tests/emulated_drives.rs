@@ -130,6 +130,10 @@ fn smart_counts_what_ssdlab_wrote_and_purge_erases() {
                  --read-pct 0 --bytes 64M --json w.json && cat w.json"
             ),
         )
+        .step(
+            "verify",
+            &format!("ssdlab run verify {nvme} --no-store -q --span 32M --json v.json; cat v.json"),
+        )
         .step("marker", marker)
         .step("refused", "ssdlab purge --target /dev/nvme0n1")
         .step("purge", &format!("ssdlab purge {nvme}"))
@@ -157,6 +161,19 @@ fn smart_counts_what_ssdlab_wrote_and_purge_erases() {
     let drive = host["drive_bytes"].as_u64().unwrap();
     assert!(drive.abs_diff(64 << 20) <= 512_000, "{host}");
     assert!(result.get("warnings").is_none(), "{out}");
+    // The drive's temperature, sampled into the per-second series.
+    let celsius = result["per_second"][0]["temperature_c"].as_f64();
+    assert!(celsius.is_some_and(|c| c > 0.0 && c < 100.0), "{out}");
+
+    // Verification finds nothing wrong on a healthy drive.
+    let verify = guest.step("verify");
+    let report: serde_json::Value = serde_json::from_str(&verify.output)
+        .unwrap_or_else(|e| panic!("{e}: {}", verify.output));
+    assert_eq!(verify.status, 0, "{}", verify.output);
+    let v = &report["verify"];
+    assert_eq!(v["mismatches"], 0, "{v}");
+    assert_eq!(v["complete"], true, "{v}");
+    assert!(v["units_checked"].as_u64().unwrap() >= (32 << 20) / 4096, "{v}");
 
     // A drive holding data is not purged without naming it.
     let refused = guest.step("refused");

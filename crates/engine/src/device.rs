@@ -174,6 +174,14 @@ pub trait Device {
         None
     }
 
+    /// The drive's temperature now, sampled once a second into the per-second series. NVMe
+    /// only: its SMART log read is cheap, while an ATA SMART read is not a queued command and
+    /// would drain the drive's queue every second.
+    fn temperature_c(&self) -> Option<f64> {
+        let drive = self.drive().filter(|d| d.interface() == drive::Interface::Nvme)?;
+        drive.health().ok()?.temperature_c.map(f64::from)
+    }
+
     /// Counters the device keeps about itself, for results: the simulator's FTL statistics,
     /// a real drive's health (NVMe SMART / Health log, ATA SMART attributes).
     fn counters(&self) -> Option<serde_json::Value> {
@@ -248,6 +256,9 @@ impl<D: Device + ?Sized> Device for Box<D> {
     }
     fn counters(&self) -> Option<serde_json::Value> {
         (**self).counters()
+    }
+    fn temperature_c(&self) -> Option<f64> {
+        (**self).temperature_c()
     }
     fn erase(
         &mut self,

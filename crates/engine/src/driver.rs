@@ -137,6 +137,9 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let counters_start = dev.counters();
     let mut counters_checkpoint = None;
     let checkpoint_at = hooks.checkpoint_ns.map(|c| start_ns.saturating_add(c));
+    // Once a second of the device's clock, where the drive reports its temperature.
+    let mut sample_temperature = dev.clock() == crate::device::Clock::Wall;
+    let mut next_sample_ns = start_ns;
 
     loop {
         while submitting && !backlog_due {
@@ -261,6 +264,13 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         reaps += 1;
         if counters_checkpoint.is_none() && checkpoint_at.is_some_and(|c| dev.now_ns() >= c) {
             counters_checkpoint = dev.counters();
+        }
+        if sample_temperature && reaps.is_multiple_of(64) && dev.now_ns() >= next_sample_ns {
+            match dev.temperature_c() {
+                Some(celsius) => rec.temperature(dev.now_ns(), celsius),
+                None => sample_temperature = false,
+            }
+            next_sample_ns += 1_000_000_000;
         }
         if reaps.is_multiple_of(64) && last_report.elapsed() >= every {
             if let Some(progress) = hooks.progress.as_deref_mut() {

@@ -86,6 +86,8 @@ pub struct Recorder {
     latency_ns: [Histogram<u64>; 3],
     occupancy: [Occupancy; 3],
     all: Occupancy,
+    /// The drive's temperature by second since the start, where it reports one.
+    temperature: Vec<(u64, f64)>,
 }
 
 fn histogram() -> Histogram<u64> {
@@ -96,6 +98,14 @@ fn histogram() -> Histogram<u64> {
 }
 
 impl Recorder {
+    /// The drive's temperature at `now_ns` (the first reading of a second counts).
+    pub fn temperature(&mut self, now_ns: u64, celsius: f64) {
+        let second = now_ns.saturating_sub(self.start_ns) / NS;
+        if self.temperature.last().is_none_or(|&(s, _)| s < second) {
+            self.temperature.push((second, celsius));
+        }
+    }
+
     pub fn new(start_ns: u64) -> Recorder {
         Recorder {
             start_ns,
@@ -104,6 +114,7 @@ impl Recorder {
             idle: Vec::new(),
             failed: 0,
             latency_ns: [histogram(), histogram(), histogram()],
+            temperature: Vec::new(),
             occupancy: Default::default(),
             all: Occupancy {
                 since_ns: start_ns,
@@ -242,6 +253,11 @@ impl Recorder {
                 write_iops: both.then(|| rate(b.ios[1])),
                 write_mbps: both.then(|| mb(b.bytes[1])),
                 covered_s: (covered < 1.0).then_some(covered),
+                temperature_c: self
+                    .temperature
+                    .iter()
+                    .find(|&&(s, _)| s == t)
+                    .map(|&(_, c)| c),
             }
         };
         // Every second from the first to the last with a completion, at zero where none
@@ -450,6 +466,10 @@ pub struct SecondPoint {
     /// Set on a last second that the run covered only partly; rates are over this time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub covered_s: Option<f64>,
+    /// The drive's temperature in that second, where it reports one (NVMe), so throttling
+    /// shows beside the IOPS it explains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature_c: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
