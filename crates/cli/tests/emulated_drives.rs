@@ -167,13 +167,16 @@ fn smart_counts_what_ssdlab_wrote_and_purge_erases() {
 
     // Verification finds nothing wrong on a healthy drive.
     let verify = guest.step("verify");
-    let report: serde_json::Value = serde_json::from_str(&verify.output)
-        .unwrap_or_else(|e| panic!("{e}: {}", verify.output));
+    let report: serde_json::Value =
+        serde_json::from_str(&verify.output).unwrap_or_else(|e| panic!("{e}: {}", verify.output));
     assert_eq!(verify.status, 0, "{}", verify.output);
     let v = &report["verify"];
     assert_eq!(v["mismatches"], 0, "{v}");
     assert_eq!(v["complete"], true, "{v}");
-    assert!(v["units_checked"].as_u64().unwrap() >= (32 << 20) / 4096, "{v}");
+    assert!(
+        v["units_checked"].as_u64().unwrap() >= (32 << 20) / 4096,
+        "{v}"
+    );
 
     // A drive holding data is not purged without naming it.
     let refused = guest.step("refused");

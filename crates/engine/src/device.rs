@@ -117,6 +117,25 @@ pub enum TrimmedReads {
 }
 
 impl TrimmedReads {
+    /// The claim in a drive's identify data.
+    pub fn claimed_by(id: &drive::Identify) -> Option<TrimmedReads> {
+        use drive::identify::Detail;
+        use drive::nvme::identify::DeallocatedRead;
+        match &id.detail {
+            Detail::Nvme { namespace, .. } => match namespace.as_ref()?.dlfeat.read_value {
+                DeallocatedRead::Zeroes => Some(TrimmedReads::Zeroes),
+                DeallocatedRead::Ones => Some(TrimmedReads::Ones),
+                _ => Some(TrimmedReads::Unspecified),
+            },
+            Detail::Ata(d) if !d.trim => None,
+            Detail::Ata(d) if d.deterministic_read_after_trim && d.zeroes_after_trim => {
+                Some(TrimmedReads::Zeroes)
+            }
+            Detail::Ata(d) if d.deterministic_read_after_trim => Some(TrimmedReads::Deterministic),
+            Detail::Ata(_) => Some(TrimmedReads::Unspecified),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             TrimmedReads::Zeroes => "zeroes",
@@ -178,7 +197,9 @@ pub trait Device {
     /// only: its SMART log read is cheap, while an ATA SMART read is not a queued command and
     /// would drain the drive's queue every second.
     fn temperature_c(&self) -> Option<f64> {
-        let drive = self.drive().filter(|d| d.interface() == drive::Interface::Nvme)?;
+        let drive = self
+            .drive()
+            .filter(|d| d.interface() == drive::Interface::Nvme)?;
         drive.health().ok()?.temperature_c.map(f64::from)
     }
 
@@ -212,9 +233,10 @@ pub trait Device {
         Ok(())
     }
 
-    /// What the device claims trimmed blocks read back as; `None` when it does not say.
+    /// What the device claims trimmed blocks read back as; `None` when it does not say. A
+    /// real drive says so in its identify data (NVMe DLFEAT, ATA RZAT/DRAT).
     fn trimmed_reads(&self) -> Option<TrimmedReads> {
-        None
+        TrimmedReads::claimed_by(self.identity().drive.as_ref()?)
     }
 }
 
@@ -272,5 +294,62 @@ impl<D: Device + ?Sized> Device for Box<D> {
     }
     fn trimmed_reads(&self) -> Option<TrimmedReads> {
         (**self).trimmed_reads()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TrimmedReads;
+    use drive::ata::IdentifyDevice;
+    use drive::nvme::{IdentifyController, IdentifyNamespace};
+    use drive::Identify;
+
+    fn nvme(dlfeat: u8) -> Identify {
+        let mut ns = vec![0u8; 4096];
+        ns[33] = dlfeat;
+        Identify::from_nvme(
+            Some(1),
+            IdentifyController::parse(&[0; 4096]).unwrap(),
+            Some(IdentifyNamespace::parse(&ns).unwrap()),
+        )
+    }
+
+    fn ata(word69: u16, word169: u16) -> Identify {
+        let mut words = [0u16; 256];
+        words[69] = word69;
+        words[169] = word169;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        Identify::from_ata(IdentifyDevice::parse(&bytes).unwrap())
+    }
+
+    #[test]
+    fn a_drive_claims_what_trimmed_blocks_read_as_in_its_identify_data() {
+        assert_eq!(
+            TrimmedReads::claimed_by(&nvme(0b001)),
+            Some(TrimmedReads::Zeroes)
+        );
+        assert_eq!(
+            TrimmedReads::claimed_by(&nvme(0b010)),
+            Some(TrimmedReads::Ones)
+        );
+        assert_eq!(
+            TrimmedReads::claimed_by(&nvme(0)),
+            Some(TrimmedReads::Unspecified)
+        );
+        // ATA: TRIM supported (word 169 bit 0), DRAT (word 69 bit 14), RZAT (bit 5).
+        let (drat, rzat) = (1 << 14, 1 << 5);
+        assert_eq!(
+            TrimmedReads::claimed_by(&ata(drat | rzat, 1)),
+            Some(TrimmedReads::Zeroes)
+        );
+        assert_eq!(
+            TrimmedReads::claimed_by(&ata(drat, 1)),
+            Some(TrimmedReads::Deterministic)
+        );
+        assert_eq!(
+            TrimmedReads::claimed_by(&ata(0, 1)),
+            Some(TrimmedReads::Unspecified)
+        );
+        assert_eq!(TrimmedReads::claimed_by(&ata(drat | rzat, 0)), None);
     }
 }

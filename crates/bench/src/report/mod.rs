@@ -54,6 +54,7 @@ pub fn render(results: &[TestResult], suite: Option<&SuiteRecord>) -> String {
     body += &sections::trim(results);
     body += &sections::storage_bench(results);
     body += &sections::custom(results);
+    body += &sections::verify(results);
     body += &sections::drive_counters(results);
     body += &sections::parameters(results);
     page(&title, &body)

@@ -43,6 +43,7 @@ pub fn toc(results: &[TestResult]) -> String {
         ("trim", "TRIM validation"),
         ("storage-bench", "Storage Bench"),
         ("custom", "Custom workloads"),
+        ("verify", "Data verification"),
     ];
     let corner = |t: &str| {
         [
@@ -56,10 +57,11 @@ pub fn toc(results: &[TestResult]) -> String {
     };
     let mut s = String::from("<nav><ul><li><a href=\"#drive\">Drive and test system</a></li>");
     for (id, name) in sections {
-        if results
-            .iter()
-            .any(|r| r.test == id || (id == "corners" && corner(&r.test)))
-        {
+        if results.iter().any(|r| {
+            r.test == id
+                || (id == "corners" && corner(&r.test))
+                || (id == "verify" && r.verify.is_some())
+        }) {
             let _ = write!(s, "<li><a href=\"#{id}\">{name}</a></li>");
         }
     }
@@ -440,8 +442,21 @@ pub fn trim(results: &[TestResult]) -> String {
         ]);
     }
     let functional = a["functional"].as_bool().unwrap_or(false);
+    let trimmed = &a["trimmed_reads"];
+    let trimmed = match trimmed["verdict"].as_str() {
+        Some(v) => format!(
+            "<p class=\"{}\">Trimmed blocks read back: {}</p>",
+            if trimmed["violation"].as_bool() == Some(true) {
+                "bad"
+            } else {
+                "ok"
+            },
+            escape(v)
+        ),
+        None => String::new(),
+    };
     format!(
-        "<h2 id=\"trim\">TRIM validation</h2><p class=\"{}\">{}</p>{}{}",
+        "<h2 id=\"trim\">TRIM validation</h2><p class=\"{}\">{}</p>{trimmed}{}{}",
         if functional { "ok" } else { "bad" },
         escape(a["verdict"].as_str().unwrap_or("no verdict")),
         table(
@@ -614,6 +629,36 @@ pub fn parameters(results: &[TestResult]) -> String {
             escape(&r.started_at),
             escape(&params)
         );
+    }
+    s
+}
+
+/// Every verified result: what was checked, what was found, the first bad LBAs.
+pub fn verify(results: &[TestResult]) -> String {
+    let verified: Vec<(&TestResult, &engine::verify::VerifyReport)> = results
+        .iter()
+        .filter_map(|r| r.verify.as_ref().map(|v| (r, v)))
+        .collect();
+    if verified.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h2 id=\"verify\">Data verification</h2>");
+    for (r, v) in verified {
+        let _ = write!(
+            s,
+            "<h3>{}{}</h3><p class=\"{}\">{}</p>",
+            escape(&r.label),
+            incomplete(r),
+            if v.ok() { "ok" } else { "bad" },
+            escape(&v.headline())
+        );
+        if !v.first.is_empty() {
+            s += "<ul>";
+            for m in &v.first {
+                let _ = write!(s, "<li>{}</li>", escape(&m.to_string()));
+            }
+            s += "</ul>";
+        }
     }
     s
 }

@@ -84,7 +84,7 @@ impl fmt::Display for Mismatch {
         let held = || match (self.found_generation, self.found_seed) {
             (Some(g), Some(s)) => format!("another run's write (seed {s}, generation {g})"),
             (Some(g), None) => format!("generation {g}"),
-            _ => "older data".to_string(),
+            _ => "older data (zeroes, or data this run did not write)".to_string(),
         };
         match self.kind {
             MismatchKind::Misdirected => write!(
