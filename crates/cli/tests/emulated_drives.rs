@@ -214,10 +214,15 @@ fn bench_passthrough_against_fio() {
     let secs = std::env::var("BENCH_SECONDS").unwrap_or_else(|_| "5".into());
     let rounds: u32 = std::env::var("BENCH_ROUNDS").map_or(3, |r| r.parse().unwrap());
     let fio = |engine: &str, file: &str| {
-        let cmd_type = if engine == "io_uring_cmd" { " --cmd_type=nvme" } else { "" };
+        // A generic char device takes no O_DIRECT: passthrough bypasses the page cache anyway.
+        let mode = if engine == "io_uring_cmd" {
+            " --cmd_type=nvme"
+        } else {
+            " --direct=1"
+        };
         format!(
-            "fio --name=b --filename={file} --ioengine={engine}{cmd_type} --rw=randread --bs=4k \
-             --iodepth=32 --direct=1 --time_based --runtime={secs} --output-format=terse \
+            "fio --name=b --filename={file} --ioengine={engine}{mode} --rw=randread --bs=4k \
+             --iodepth=32 --time_based --runtime={secs} --output-format=terse \
              --terse-version=3 | cut -d';' -f8"
         )
     };
@@ -234,31 +239,58 @@ fn bench_passthrough_against_fio() {
         .program(test_support::find_tool("fio").expect("fio"))
         .memory_mib(2048)
         .timeout(std::time::Duration::from_secs(1800))
-        .step("fill", "dd if=/dev/urandom of=/dev/nvme0n1 bs=1M count=1024 2>/dev/null");
+        .step(
+            "fill",
+            "dd if=/dev/urandom of=/dev/nvme0n1 bs=1M count=1024 2>/dev/null",
+        );
     for r in 0..rounds {
         guest = guest
             .step(&format!("fio-cmd-{r}"), &fio("io_uring_cmd", "/dev/ng0n1"))
-            .step(&format!("ssdlab-cmd-{r}"), &ssdlab("/dev/ng0n1", "io_uring-cmd"))
+            .step(
+                &format!("ssdlab-cmd-{r}"),
+                &ssdlab("/dev/ng0n1", "io_uring-cmd"),
+            )
             .step(&format!("fio-block-{r}"), &fio("io_uring", "/dev/nvme0n1"))
-            .step(&format!("ssdlab-block-{r}"), &ssdlab("/dev/nvme0n1", "io_uring"));
+            .step(
+                &format!("ssdlab-block-{r}"),
+                &ssdlab("/dev/nvme0n1", "io_uring"),
+            );
     }
     let Some(run) = guest.run() else {
         return;
     };
     let iops = |name: &str| -> f64 {
         let out = &run.step(name).ok().output;
-        out.trim().parse().unwrap_or_else(|_| panic!("{name}: {out}"))
+        out.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}: {out}"))
     };
     println!("4 KiB random read, QD32, {secs} s per run, on QEMU's emulated NVMe (TCG)");
-    println!("round  fio io_uring_cmd  ssdlab io_uring-cmd  ratio  fio io_uring  ssdlab io_uring  ratio");
+    println!(
+        "round  fio io_uring_cmd  ssdlab io_uring-cmd  ratio  fio io_uring  ssdlab io_uring  ratio"
+    );
     let (mut cmd, mut block) = (Vec::new(), Vec::new());
     for r in 0..rounds {
-        let (fc, sc) = (iops(&format!("fio-cmd-{r}")), iops(&format!("ssdlab-cmd-{r}")));
-        let (fb, sb) = (iops(&format!("fio-block-{r}")), iops(&format!("ssdlab-block-{r}")));
-        println!("{r:>5}  {fc:>16.0}  {sc:>19.0}  {:>5.3}  {fb:>12.0}  {sb:>15.0}  {:>5.3}", sc / fc, sb / fb);
+        let (fc, sc) = (
+            iops(&format!("fio-cmd-{r}")),
+            iops(&format!("ssdlab-cmd-{r}")),
+        );
+        let (fb, sb) = (
+            iops(&format!("fio-block-{r}")),
+            iops(&format!("ssdlab-block-{r}")),
+        );
+        println!(
+            "{r:>5}  {fc:>16.0}  {sc:>19.0}  {:>5.3}  {fb:>12.0}  {sb:>15.0}  {:>5.3}",
+            sc / fc,
+            sb / fb
+        );
         cmd.push(sc / fc);
         block.push(sb / fb);
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    println!("mean ratio ssdlab/fio: passthrough {:.3}, block {:.3}", mean(&cmd), mean(&block));
+    println!(
+        "mean ratio ssdlab/fio: passthrough {:.3}, block {:.3}",
+        mean(&cmd),
+        mean(&block)
+    );
 }

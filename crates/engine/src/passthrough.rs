@@ -14,6 +14,8 @@ use std::time::Instant;
 
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
 
+use drive::nvme::passthru::PassthruCmd;
+
 use crate::blockdev;
 use crate::buffer::BufferPool;
 use crate::device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op};
@@ -21,8 +23,6 @@ use crate::identity::Identity;
 use crate::target::{OpenRequest, TargetError};
 use crate::uring;
 
-/// `_IO('N', 0x40)`: the namespace id of an NVMe device node.
-const NVME_IOCTL_ID: libc::c_ulong = 0x4E40;
 /// `_IOWR('N', 0x80, struct nvme_uring_cmd)`: an NVMe IO command through io_uring.
 const NVME_URING_CMD_IO: u32 = 0xC048_4E80;
 
@@ -33,42 +33,6 @@ const NVME_CMD_READ: u8 = 0x02;
 const NVME_CMD_DSM: u8 = 0x09;
 /// Dataset Management attribute: deallocate.
 const NVME_DSM_AD: u32 = 1 << 2;
-
-/// `struct nvme_uring_cmd` from <linux/nvme_ioctl.h>: 72 bytes, carried in a big SQE's
-/// 80-byte command area.
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct NvmeUringCmd {
-    opcode: u8,
-    flags: u8,
-    rsvd1: u16,
-    nsid: u32,
-    cdw2: u32,
-    cdw3: u32,
-    metadata: u64,
-    addr: u64,
-    metadata_len: u32,
-    data_len: u32,
-    cdw10: u32,
-    cdw11: u32,
-    cdw12: u32,
-    cdw13: u32,
-    cdw14: u32,
-    cdw15: u32,
-    timeout_ms: u32,
-    rsvd2: u32,
-}
-
-impl NvmeUringCmd {
-    fn bytes(&self) -> [u8; 80] {
-        const _: () = assert!(std::mem::size_of::<NvmeUringCmd>() == 72);
-        let mut out = [0u8; 80];
-        // SAFETY: a plain-old-data repr(C) struct without padding, copied into a larger array.
-        let raw: [u8; 72] = unsafe { std::mem::transmute(*self) };
-        out[..72].copy_from_slice(&raw);
-        out
-    }
-}
 
 /// One Dataset Management range.
 #[repr(C)]
@@ -166,15 +130,13 @@ impl PassthroughDevice {
                     _ => format!("{}: {e}", generic_path.display()),
                 })
             })?;
-        // SAFETY: NVME_IOCTL_ID takes no argument and returns the namespace id.
-        let nsid = unsafe { libc::ioctl(generic.as_raw_fd(), NVME_IOCTL_ID as _) };
-        if nsid <= 0 {
+        use std::os::fd::AsFd;
+        let Some(nsid) = drive::nvme::namespace_id(generic.as_fd()) else {
             return Err(refuse(format!(
-                "{} is not an NVMe namespace ({})",
-                generic_path.display(),
-                io::Error::last_os_error()
+                "{} is not an NVMe namespace",
+                generic_path.display()
             )));
-        }
+        };
         let ring = ring_with(64).map_err(|e| {
             refuse(format!(
                 "io_uring with big entries (SQE128/CQE32) is not available ({e}): NVMe \
@@ -195,7 +157,7 @@ impl PassthroughDevice {
             ring,
             generic,
             _claim: claim,
-            nsid: nsid as u32,
+            nsid,
             lba_shift: geometry.logical_block_bytes.trailing_zeros(),
             max_bytes: max_hw_kb << 10,
             geometry,
@@ -236,11 +198,11 @@ impl PassthroughDevice {
         }
     }
 
-    fn command(&mut self, io: Io) -> Result<NvmeUringCmd, DeviceError> {
+    fn command(&mut self, io: Io) -> Result<PassthruCmd, DeviceError> {
         let block = 1u64 << self.lba_shift;
-        let mut cmd = NvmeUringCmd {
+        let mut cmd = PassthruCmd {
             nsid: self.nsid,
-            ..NvmeUringCmd::default()
+            ..PassthruCmd::default()
         };
         if io.op == Op::Flush {
             cmd.opcode = NVME_CMD_FLUSH;
@@ -306,7 +268,7 @@ impl PassthroughDevice {
         let cmd = self.command(io)?;
         self.lens[io.slot as usize] = if io.op == Op::Flush { 0 } else { io.len };
         let sqe = opcode::UringCmd80::new(types::Fd(self.generic.as_raw_fd()), NVME_URING_CMD_IO)
-            .cmd(cmd.bytes())
+            .cmd(cmd.uring_cmd_bytes())
             .build()
             .user_data(io.slot as u64);
         // SAFETY: the buffer and DSM range the command points at live in `self`, and are

@@ -7,27 +7,40 @@ use std::os::fd::{AsRawFd, BorrowedFd};
 use crate::error::{ioctl_error, Error, Result};
 
 /// `struct nvme_passthru_cmd` (alias `nvme_admin_cmd`) from <linux/nvme_ioctl.h>: 72 bytes.
+/// `struct nvme_uring_cmd`, an IO command through io_uring, has the same layout (its last
+/// field is reserved).
 #[repr(C)]
-#[derive(Debug, Default)]
-struct PassthruCmd {
-    opcode: u8,
-    flags: u8,
-    rsvd1: u16,
-    nsid: u32,
-    cdw2: u32,
-    cdw3: u32,
-    metadata: u64,
-    addr: u64,
-    metadata_len: u32,
-    data_len: u32,
-    cdw10: u32,
-    cdw11: u32,
-    cdw12: u32,
-    cdw13: u32,
-    cdw14: u32,
-    cdw15: u32,
-    timeout_ms: u32,
-    result: u32,
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PassthruCmd {
+    pub opcode: u8,
+    pub flags: u8,
+    pub rsvd1: u16,
+    pub nsid: u32,
+    pub cdw2: u32,
+    pub cdw3: u32,
+    pub metadata: u64,
+    pub addr: u64,
+    pub metadata_len: u32,
+    pub data_len: u32,
+    pub cdw10: u32,
+    pub cdw11: u32,
+    pub cdw12: u32,
+    pub cdw13: u32,
+    pub cdw14: u32,
+    pub cdw15: u32,
+    pub timeout_ms: u32,
+    pub result: u32,
+}
+
+impl PassthruCmd {
+    /// The command as a big io_uring SQE carries it (`IORING_OP_URING_CMD`'s 80 bytes).
+    pub fn uring_cmd_bytes(&self) -> [u8; 80] {
+        let mut out = [0u8; 80];
+        // SAFETY: a plain-old-data repr(C) struct without padding (72 bytes, asserted below).
+        let raw: [u8; 72] = unsafe { std::mem::transmute(*self) };
+        out[..72].copy_from_slice(&raw);
+        out
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<PassthruCmd>() == 72);
