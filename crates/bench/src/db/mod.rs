@@ -113,10 +113,22 @@ impl Bench {
             conn,
             path: path.to_path_buf(),
         };
-        let found = bench.version().map_err(|e| BenchError::NotADatabase {
-            path: path.display().to_string(),
-            detail: e.to_string(),
-        })?;
+        // One statement, so one snapshot: another writer creating the schema meanwhile is
+        // seen either not at all or whole (tables and version together), never as tables
+        // without a version, which would look like another program's database.
+        let (found, tables, ours): (u32, i64, i64) = bench
+            .conn
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version), \
+                        (SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'), \
+                        (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs')",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(|e| BenchError::NotADatabase {
+                path: path.display().to_string(),
+                detail: e.to_string(),
+            })?;
         if found > SCHEMA_VERSION {
             return Err(BenchError::Newer {
                 path: path.display().to_string(),
@@ -124,33 +136,20 @@ impl Bench {
                 latest: SCHEMA_VERSION,
             });
         }
-        if found == 0 {
+        if found == 0 && tables > 0 {
             // A new database is empty; one with tables but no version is another program's,
             // and the Bench's tables must not be added to it.
-            let tables: i64 = bench.conn.query_row(
-                "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
-                [],
-                |r| r.get(0),
-            )?;
-            if tables > 0 {
-                return Err(BenchError::NotADatabase {
-                    path: path.display().to_string(),
-                    detail: format!("an SQLite database of another program, with {tables} tables or indexes and no Bench schema"),
-                });
-            }
-        } else {
+            return Err(BenchError::NotADatabase {
+                path: path.display().to_string(),
+                detail: format!("an SQLite database of another program, with {tables} tables or indexes and no Bench schema"),
+            });
+        }
+        if found > 0 && ours == 0 {
             // Our tables must be there: a stranger's database with a user_version is not ours.
-            let ours: i64 = bench.conn.query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'",
-                [],
-                |r| r.get(0),
-            )?;
-            if ours == 0 {
-                return Err(BenchError::NotADatabase {
-                    path: path.display().to_string(),
-                    detail: "no runs table".into(),
-                });
-            }
+            return Err(BenchError::NotADatabase {
+                path: path.display().to_string(),
+                detail: "no runs table".into(),
+            });
         }
         bench.conn.pragma_update(None, "foreign_keys", "ON")?;
         Ok(bench)
