@@ -34,6 +34,11 @@ impl BufferPool {
         }
     }
 
+    /// Whether the pool already has `slots` buffers of at least `max_len` bytes.
+    pub fn fits(&self, slots: u32, max_len: usize) -> bool {
+        self.slots >= slots && self.slot_len >= max_len
+    }
+
     pub fn slots(&self) -> u32 {
         self.slots
     }

@@ -273,17 +273,7 @@ impl PassthroughDevice {
             .user_data(io.slot as u64);
         // SAFETY: the buffer and DSM range the command points at live in `self`, and are
         // replaced only in `prepare`, with nothing in flight.
-        unsafe {
-            if self.ring.submission().push(&sqe).is_err() {
-                self.ring
-                    .submit()
-                    .map_err(|e| DeviceError::os("io_uring submit", e))?;
-                self.ring
-                    .submission()
-                    .push(&sqe)
-                    .map_err(|_| DeviceError::Other("io_uring submission queue full".into()))?;
-            }
-        }
+        unsafe { uring::push(&mut self.ring, &sqe)? };
         self.in_flight += 1;
         Ok(())
     }
@@ -336,10 +326,8 @@ impl Device for PassthroughDevice {
     }
 
     fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError> {
-        if let Some(pool) = &self.pool {
-            if pool.slots() >= slots && pool.slot_len() >= max_len {
-                return Ok(());
-            }
+        if self.pool.as_ref().is_some_and(|p| p.fits(slots, max_len)) {
+            return Ok(());
         }
         assert_eq!(self.in_flight, 0, "prepare with IO in flight");
         let entries = slots.next_power_of_two().max(64);

@@ -144,10 +144,7 @@ impl Device for SyncDevice {
     }
 
     fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError> {
-        let fits = self
-            .pool
-            .as_ref()
-            .is_some_and(|p| p.slots() >= slots && p.slot_len() >= max_len);
+        let fits = self.pool.as_ref().is_some_and(|p| p.fits(slots, max_len));
         if !fits {
             assert_eq!(self.in_flight, 0, "prepare with IO in flight");
             self.pool = Some(BufferPool::new(slots, max_len));

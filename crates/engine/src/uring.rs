@@ -54,23 +54,6 @@ impl UringDevice {
         })
     }
 
-    fn push(&mut self, sqe: io_uring::squeue::Entry) -> Result<(), DeviceError> {
-        // SAFETY: the buffers an SQE points at live in `self.pool`, which is only replaced in
-        // `prepare` when nothing is in flight.
-        unsafe {
-            if self.ring.submission().push(&sqe).is_err() {
-                self.ring
-                    .submit()
-                    .map_err(|e| DeviceError::os("io_uring submit", e))?;
-                self.ring
-                    .submission()
-                    .push(&sqe)
-                    .map_err(|_| DeviceError::Other("io_uring submission queue full".into()))?;
-            }
-        }
-        Ok(())
-    }
-
     /// Put an IO on the submission queue (a discard on a block device runs now).
     fn queue(&mut self, io: Io) -> Result<(), DeviceError> {
         let fd = types::Fixed(0);
@@ -122,7 +105,9 @@ impl UringDevice {
                 return Ok(());
             }
         };
-        self.push(sqe.user_data(user))?;
+        // SAFETY: the buffers an SQE points at live in `self.pool`, which is only replaced in
+        // `prepare` when nothing is in flight.
+        unsafe { push(&mut self.ring, &sqe.user_data(user))? };
         self.in_flight += 1;
         Ok(())
     }
@@ -176,10 +161,8 @@ impl Device for UringDevice {
     }
 
     fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError> {
-        if let Some(pool) = &self.pool {
-            if pool.slots() >= slots && pool.slot_len() >= max_len {
-                return Ok(());
-            }
+        if self.pool.as_ref().is_some_and(|p| p.fits(slots, max_len)) {
+            return Ok(());
         }
         assert_eq!(self.in_flight, 0, "prepare with IO in flight");
         let entries = slots.next_power_of_two().max(64);
@@ -260,6 +243,27 @@ impl Drop for UringDevice {
             let _ = self.ring.submitter().unregister_buffers();
         }
     }
+}
+
+/// Put an SQE on a ring's submission queue, entering the kernel first when it is full.
+///
+/// # Safety
+/// What the SQE points at must stay valid until its completion is reaped.
+pub(crate) unsafe fn push<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue::EntryMarker>(
+    ring: &mut IoUring<S, C>,
+    sqe: &S,
+) -> Result<(), DeviceError> {
+    // SAFETY: the caller keeps what the SQE points at alive.
+    unsafe {
+        if ring.submission().push(sqe).is_err() {
+            ring.submit()
+                .map_err(|e| DeviceError::os("io_uring submit", e))?;
+            ring.submission()
+                .push(sqe)
+                .map_err(|_| DeviceError::Other("io_uring submission queue full".into()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Submit what is queued and wait for `want` completions, or at most `left_ns` when given
