@@ -7,4 +7,5 @@ pub mod compare;
 pub mod db;
 pub mod report;
 pub mod term;
+pub mod view;
 pub mod web;

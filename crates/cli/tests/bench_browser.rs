@@ -1,10 +1,12 @@
-//! The Bench web page in a real browser: three simulated drives stored by quick suites,
-//! `ssdlab bench serve` on a free port, and headless Chromium on `/compare` switching the
-//! consistency charts' drive and spare-area selectors, seeing the chart change each time,
-//! with no console error. Skipped where Chromium is not installed (apt-get install chromium).
+//! The Bench web page in a real browser: twenty drives (two simulated drives measured by
+//! quick suites, and copies of their results under other names), `ssdlab bench serve` on a
+//! free port, and headless Chromium on `/compare`: page weight, every consistency view
+//! switched to (fetched on selection), hover text on points and bars, no text under 11 px
+//! at a desktop and a phone width, no console error. Skipped where Chromium is not
+//! installed (apt-get install chromium).
 
 mod common;
-use common::cdp::{Browser, Page};
+use common::cdp::Browser;
 use common::*;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -15,6 +17,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+
+use common::page_checks::{bars_and_untitled, hover_a_point, small_text, switch_every_view};
 
 /// `ssdlab bench serve`, killed when dropped.
 struct Server {
@@ -90,68 +94,63 @@ fn status(response: &str) -> &str {
     response.split(' ').nth(1).unwrap_or("")
 }
 
-/// The consistency chart sets a user sees: drive, spare area and the chart markup.
-fn visible_sets(browser: &mut Browser, page: &Page) -> Vec<Value> {
-    let js = "[...document.querySelectorAll('#consistency .cset')]\
-              .filter(c => !c.hidden && c.offsetParent !== null && c.getBoundingClientRect().height > 0)\
-              .map(c => ({drive: c.dataset.drive, spare: c.dataset.spare,\
-                          charts: c.querySelectorAll('svg').length,\
-                          svg: [...c.querySelectorAll('svg')].map(s => s.outerHTML).join('')}))";
-    browser
-        .eval(page, js)
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-}
-
-fn choose(browser: &mut Browser, page: &Page, select: &str, value: &str) {
-    let js = format!(
-        "(() => {{ const s = document.getElementById({}); s.value = {}; \
-         s.dispatchEvent(new Event('change', {{bubbles: true}})); return s.value; }})()",
-        json!(select),
-        json!(value)
-    );
-    assert_eq!(
-        browser.eval(page, &js),
-        json!(value),
-        "#{select} took {value}"
-    );
-}
-
-/// The only visible chart set, with its drive, spare area and markup.
-fn the_visible(browser: &mut Browser, page: &Page) -> (String, String, String) {
-    let sets = visible_sets(browser, page);
-    assert_eq!(sets.len(), 1, "exactly one chart set visible: {sets:?}");
-    let v = &sets[0];
-    assert_eq!(v["charts"], 3, "the three consistency views");
-    let s = |k: &str| v[k].as_str().unwrap().to_string();
-    (s("drive"), s("spare"), s("svg"))
+/// A copy of results directory `from` in `to` as another drive: every result (and the suite
+/// record) names its own target, model `model` and serial `serial`, and belongs to run
+/// `run_id`.
+fn copy_as(from: &Path, to: &Path, model: &str, serial: &str, run_id: &str) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if !name.ends_with(".json") {
+            continue;
+        }
+        let mut v: Value = serde_json::from_slice(&std::fs::read(entry.path()).unwrap()).unwrap();
+        // A simulated drive is known by its spec: the copy gets its own.
+        v["target"]["path"] = json!(format!("sim:copy-{serial}"));
+        v["target"]["model"] = json!(model);
+        v["target"]["serial"] = json!(serial);
+        v["run_id"] = json!(run_id);
+        if name == "suite.json" {
+            v["target_spec"] = json!(format!("sim:copy-{serial}"));
+        }
+        std::fs::write(to.join(&name), serde_json::to_vec(&v).unwrap()).unwrap();
+    }
 }
 
 #[test]
-fn bench_compare_page_switches_consistency_charts() {
+fn bench_compare_page_with_twenty_drives() {
     let dir = tempfile::tempdir().unwrap();
     let Some(mut browser) = Browser::launch(&dir.path().join("profile")) else {
         return;
     };
     let db = dir.path().join("bench.db");
-    for (i, target) in [
-        "sim:default",
-        "sim:default,capacity=4GiB",
-        "sim:default,channels=2",
-    ]
-    .iter()
-    .enumerate()
-    {
+    let measured = ["sim:default", "sim:default,channels=2"];
+    for (i, target) in measured.iter().enumerate() {
         let o = ssdlab()
             .env("SSDLAB_DB", &db)
             .args(["suite", "--target", target, "--quick", "-q"])
-            .args(["--only", "consistency", "--only", "transfer-sweep"])
             .arg("--out")
             .arg(dir.path().join(format!("run{i}")))
             .output()
             .unwrap();
         assert!(o.status.success(), "suite on {target}: {}", text(&o));
+    }
+    for n in 2..20 {
+        let copy = dir.path().join(format!("copy{n}"));
+        copy_as(
+            &dir.path().join(format!("run{}", n % 2)),
+            &copy,
+            &format!("Copy drive {n:02} of {}", measured[n % 2]),
+            &format!("COPY-{n:02}"),
+            &format!("00000000-0000-4000-8000-{n:012}"),
+        );
+        let o = ssdlab()
+            .env("SSDLAB_DB", &db)
+            .args(["bench", "import"])
+            .arg(&copy)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "import {n}: {}", text(&o));
     }
     let server = Server::start(&db, &dir.path().join("serve.log"));
 
@@ -172,6 +171,20 @@ fn bench_compare_page_switches_consistency_charts() {
     }
     assert_eq!(status(&http(server.addr, "GET", "/compare?d=x")), "400");
 
+    // The compare page loads what it shows: twenty drives in well under a megabyte.
+    let compare = http(server.addr, "GET", "/compare");
+    let body = &compare[compare.find("\r\n\r\n").unwrap() + 4..];
+    assert!(
+        body.matches("<span class=\"swatch\"").count() >= 20,
+        "every drive named"
+    );
+    assert!(
+        body.len() < 1_000_000,
+        "/compare with 20 drives is {} bytes",
+        body.len()
+    );
+    println!("/compare with 20 drives: {} bytes", body.len());
+
     let page = browser.new_page();
     browser.set_viewport(&page, 1280, 1000);
 
@@ -179,9 +192,9 @@ fn bench_compare_page_switches_consistency_charts() {
     browser.navigate(&page, &server.url("/"));
     let rows =
         "[...document.querySelectorAll('#drives tr[data-kind]')].filter(r => !r.hidden).length";
-    assert_eq!(browser.eval(&page, rows), 3);
+    assert_eq!(browser.eval(&page, rows), 20);
     let filter =
-        "(() => { const f = document.getElementById('drive-filter'); f.value = 'channels=2'; \
+        "(() => { const f = document.getElementById('drive-filter'); f.value = 'copy drive 07'; \
                   f.dispatchEvent(new Event('input')); return 0; })()";
     browser.eval(&page, filter);
     assert_eq!(browser.eval(&page, rows), 1, "the text filter");
@@ -195,65 +208,71 @@ fn bench_compare_page_switches_consistency_charts() {
         json!(format!("/compare?d={}", ticked.as_str().unwrap())),
         "Compare asks for the ticked drive"
     );
-    assert_eq!(
-        browser.eval(
-            &page,
-            "document.querySelectorAll('#consistency-drive option').length"
-        ),
-        1
-    );
 
     browser.navigate(&page, &server.url("/compare"));
-    let options = |browser: &mut Browser, id: &str| -> Vec<String> {
-        let js = format!("[...document.getElementById('{id}').options].map(o => o.value)");
-        serde_json::from_value(browser.eval(&page, &js)).unwrap()
-    };
-    let drives = options(&mut browser, "consistency-drive");
-    assert_eq!(drives.len(), 3, "three drives to choose from: {drives:?}");
-    let spares = options(&mut browser, "consistency-spare");
-    assert_eq!(spares, ["default", "25"]);
-    assert_eq!(
-        browser.eval(
-            &page,
-            "document.querySelectorAll('#consistency .cset').length"
-        ),
-        6,
-        "a chart set per drive and spare area"
+    let paint = browser.eval(
+        &page,
+        "(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null",
     );
+    println!("/compare with 20 drives: first contentful paint at {paint} ms");
+    let drives = browser.eval(
+        &page,
+        "document.querySelectorAll('#consistency select[data-dim=drive] option').length",
+    );
+    assert_eq!(drives, 20, "twenty drives to choose from");
+    // Every drive and spare-area setting, the views beyond the first fetched on selection.
+    let shown = switch_every_view(&mut browser, &page, "#consistency", 3);
+    assert_eq!(shown, 40, "20 drives x 2 spare-area settings");
+    let fetched = browser.eval(
+        &page,
+        "document.querySelectorAll('#consistency .view[data-loaded]').length",
+    );
+    assert_eq!(fetched, 39, "all but the first view fetched when selected");
+    assert_eq!(
+        switch_every_view(&mut browser, &page, "#steady-state", 1),
+        20
+    );
+    assert_eq!(switch_every_view(&mut browser, &page, "#trim", 1), 20);
 
-    let (drive0, spare0, svg0) = the_visible(&mut browser, &page);
-    assert_eq!(
-        (drive0.as_str(), spare0.as_str()),
-        (drives[0].as_str(), "default")
+    // Hover values on a consistency point and on every bar.
+    let (point, tip) = hover_a_point(&mut browser, &page, "#consistency");
+    assert!(
+        tip.contains("IOPS") && tip.contains(" s,"),
+        "hover text {tip:?} for {point}"
     );
+    let iops = point[1].as_f64().unwrap();
+    let shown_iops: f64 = tip
+        .rsplit(", ")
+        .next()
+        .and_then(|t| t.trim_end_matches(" IOPS").replace(',', "").parse().ok())
+        .unwrap_or(f64::NAN);
+    assert!(
+        (shown_iops - iops).abs() <= 0.5 + iops * 1e-4,
+        "{tip:?} for {point}"
+    );
+    let (point, tip) = hover_a_point(&mut browser, &page, "#transfer-sweep");
+    assert!(
+        tip.contains("MB/s") && tip.contains("iB"),
+        "hover text {tip:?} for {point}"
+    );
+    let (bars, untitled) = bars_and_untitled(&mut browser, &page);
+    assert!(bars >= 20 * 8, "{bars} bars");
+    assert!(untitled.is_empty(), "bars without hover text: {untitled:?}");
 
-    // Another drive: its charts, same spare area.
-    choose(&mut browser, &page, "consistency-drive", &drives[1]);
-    let (drive1, spare1, svg1) = the_visible(&mut browser, &page);
-    assert_eq!(
-        (drive1.as_str(), spare1.as_str()),
-        (drives[1].as_str(), "default")
-    );
-    assert_ne!(svg1, svg0, "the chart changed with the drive");
-
-    // 25% spare area: same drive, other charts.
-    choose(&mut browser, &page, "consistency-spare", "25");
-    let (drive2, spare2, svg2) = the_visible(&mut browser, &page);
-    assert_eq!(
-        (drive2.as_str(), spare2.as_str()),
-        (drives[1].as_str(), "25")
-    );
-    assert_ne!(svg2, svg1, "the chart changed with the spare area");
-    assert_ne!(svg2, svg0);
-    assert_eq!(
-        browser.eval(&page, "document.getElementById('consistency-none').hidden"),
-        true
-    );
+    for (w, h) in [(1280, 1000), (390, 844)] {
+        browser.set_viewport(&page, w, h);
+        let small = small_text(&mut browser, &page);
+        assert!(
+            small.is_empty(),
+            "text under 11 px at {w} px wide: {small:?}"
+        );
+    }
+    browser.set_viewport(&page, 1280, 1000);
 
     // Charts link to the results that made them, and those pages load.
     let link = browser.eval(
         &page,
-        "[...document.querySelectorAll('#consistency .cset')].find(c => !c.hidden)\
+        "[...document.querySelectorAll('#consistency .view')].find(c => !c.hidden)\
          .querySelector('.src a').getAttribute('href')",
     );
     let link = link.as_str().expect("a parameters link").to_string();
@@ -267,23 +286,23 @@ fn bench_compare_page_switches_consistency_charts() {
     browser.screenshot(&page, &png);
     let bytes = std::fs::read(&png).unwrap();
     assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
-    let (w, h) = (
-        u32::from_be_bytes(bytes[16..20].try_into().unwrap()),
-        u32::from_be_bytes(bytes[20..24].try_into().unwrap()),
-    );
-    assert_eq!((w, h), (1280, 1000), "the viewport's size");
     assert!(bytes.len() > 20_000, "a PNG of {} bytes", bytes.len());
 
     browser.navigate(&page, &server.url(&link));
     assert_eq!(
-        browser.eval(&page, "!!document.getElementById('parameters')"),
-        true
+        browser.eval(
+            &page,
+            "document.querySelectorAll('#parameters ~ div table td').length > 4"
+        ),
+        true,
+        "the parameters as a table"
     );
     browser.navigate(&page, &server.url("/run/1"));
     assert_eq!(
         browser.eval(&page, "document.querySelectorAll('svg').length > 0"),
         true
     );
+    assert!(small_text(&mut browser, &page).is_empty());
 
     // Console events may trail the last reply; a round trip later they are in.
     browser.eval(&page, "0");

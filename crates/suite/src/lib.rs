@@ -1,6 +1,7 @@
 //! The review suite: the tests of METHODOLOGY.md on any target, the preconditioning they
 //! need, and the self-describing results they produce.
 
+pub mod analysis;
 pub mod context;
 pub mod fidelity;
 pub mod params;

@@ -11,6 +11,9 @@ use super::theme::*;
 pub struct BarRow {
     pub label: String,
     pub values: Vec<f64>,
+    /// The row's own colour (a drive's colour kept across a page); groups then differ by
+    /// shade. `None`: each group takes its palette colour.
+    pub color: Option<String>,
 }
 
 /// A horizontal bar chart.
@@ -18,6 +21,8 @@ pub struct BarRow {
 pub struct BarChart {
     pub title: String,
     pub subtitle: Option<String>,
+    /// A line in red under the subtitle: what makes these figures deviate from the methodology.
+    pub warning: Option<String>,
     /// Label of the value axis, with units ("MB/s").
     pub value_label: String,
     /// Names of the bars within a row ("Incompressible", "Compressible"); with two or more
@@ -35,10 +40,13 @@ pub struct BarChart {
     pub value_format: NumberFormat,
 }
 
-const MAX_LABEL_SHARE: f64 = 0.4;
+/// Drive names are long ("ssdlab model of Samsung SSD 840 EVO 250GB"): up to half the width.
+const MAX_LABEL_SHARE: f64 = 0.5;
 const VALUE_SIZE: f64 = 11.0;
 const ROW_LABEL_SIZE: f64 = 12.0;
 const HIGHLIGHT_BAND: &str = "#fff1c2";
+/// With rows in their own colours, the groups of a row: a legend grey and the bar's opacity.
+const GROUP_SHADES: [(&str, &str); 3] = [("#444444", "1"), ("#999999", "0.5"), ("#cccccc", "0.25")];
 
 impl BarChart {
     /// An empty chart, 800 units wide; its height follows from the number of rows.
@@ -46,6 +54,7 @@ impl BarChart {
         BarChart {
             title: title.to_string(),
             subtitle: None,
+            warning: None,
             value_label: value_label.to_string(),
             groups: Vec::new(),
             rows: Vec::new(),
@@ -60,6 +69,20 @@ impl BarChart {
     /// A second line under the title.
     pub fn subtitle(mut self, text: &str) -> BarChart {
         self.subtitle = Some(text.to_string());
+        self
+    }
+
+    /// A warning line in red under the subtitle.
+    pub fn warning(mut self, text: Option<&str>) -> BarChart {
+        self.warning = text.map(str::to_string);
+        self
+    }
+
+    /// Draws row `index` in `color` (groups then differ by shade).
+    pub fn row_color(mut self, index: usize, color: &str) -> BarChart {
+        if let Some(r) = self.rows.get_mut(index) {
+            r.color = Some(color.to_string());
+        }
         self
     }
 
@@ -78,6 +101,7 @@ impl BarChart {
     /// Adds a row to a chart held by reference; returns its index.
     pub fn push_row(&mut self, label: &str, values: &[f64]) -> usize {
         self.rows.push(BarRow {
+            color: None,
             label: label.to_string(),
             values: values.to_vec(),
         });
@@ -151,14 +175,19 @@ impl BarChart {
                 .enumerate()
                 .map(|(i, g)| LegendItem {
                     name: g.clone(),
-                    color: super::palette(i).to_string(),
+                    // Rows in their drive's colour: the legend shows the groups' shades.
+                    color: if self.rows.iter().any(|r| r.color.is_some()) {
+                        GROUP_SHADES[i % GROUP_SHADES.len()].0.to_string()
+                    } else {
+                        super::palette(i).to_string()
+                    },
                     swatch: Swatch::Box,
                 })
                 .collect()
         } else {
             Vec::new()
         };
-        let head = heading_height(self.subtitle.as_deref());
+        let head = heading_height(self.subtitle.as_deref(), self.warning.as_deref());
         let legend = Legend::place(legend_items, PAD, w - PAD, head);
         let top = head
             + if legend.height > 0.0 {
@@ -223,7 +252,13 @@ impl BarChart {
         let zero = map.map_t(0f64.clamp(lo, hi));
 
         let mut svg = Svg::new(w, height, &self.title);
-        draw_heading(&mut svg, PAD, &self.title, self.subtitle.as_deref());
+        draw_heading(
+            &mut svg,
+            PAD,
+            &self.title,
+            self.subtitle.as_deref(),
+            self.warning.as_deref(),
+        );
         legend.draw(&mut svg);
 
         // Highlight band behind the row, then gridlines.
@@ -266,10 +301,10 @@ impl BarChart {
             );
             for (g, &v) in row.values.iter().enumerate() {
                 let by = y0 + g as f64 * (bar_h + 2.0);
-                let color = if n == 1 && highlighted {
-                    super::palette(1)
-                } else {
-                    super::palette(g)
+                let (color, opacity) = match &row.color {
+                    Some(c) => (c.as_str(), GROUP_SHADES[g % GROUP_SHADES.len()].1),
+                    None if n == 1 && highlighted => (super::palette(1), "1"),
+                    None => (super::palette(g), "1"),
                 };
                 let end = if v.is_finite() {
                     map.map_t(v.clamp(lo, hi))
@@ -277,8 +312,26 @@ impl BarChart {
                     zero
                 };
                 let (x, bw) = (zero.min(end), (end - zero).abs());
-                if bw > 0.0 {
-                    svg.rect(x, by, bw, bar_h, &[("fill", color)]);
+                // Every bar says what it is on hover (its value label too, and "n/a").
+                svg.group(&[("class", "bar")]);
+                svg.tooltip(&match self.groups.get(g).filter(|_| n > 1) {
+                    Some(group) => format!(
+                        "{}, {group}: {} {}",
+                        row.label,
+                        self.value_text(v),
+                        self.value_label
+                    ),
+                    None => format!("{}: {} {}", row.label, self.value_text(v), self.value_label),
+                });
+                if v.is_finite() {
+                    // At least a pixel wide, so even a zero has something to hover.
+                    svg.rect(
+                        x,
+                        by,
+                        bw.max(1.0),
+                        bar_h,
+                        &[("fill", color), ("fill-opacity", opacity)],
+                    );
                 }
                 let negative = v.is_finite() && v < 0.0;
                 let style = TextStyle {
@@ -294,6 +347,7 @@ impl BarChart {
                     style,
                     &self.value_text(v),
                 );
+                svg.end_group();
             }
             svg.end_group();
         }

@@ -87,20 +87,25 @@ impl Legend {
 }
 
 /// Height taken by the title and optional subtitle, starting at the top of the image.
-pub(crate) fn heading_height(subtitle: Option<&str>) -> f64 {
+pub(crate) fn heading_height(subtitle: Option<&str>, warning: Option<&str>) -> f64 {
+    let line = SUBTITLE_SIZE + 6.0;
     PAD + TITLE_SIZE
         + 4.0
-        + if subtitle.is_some() {
-            SUBTITLE_SIZE + 6.0
-        } else {
-            0.0
-        }
+        + if subtitle.is_some() { line } else { 0.0 }
+        + if warning.is_some() { line } else { 0.0 }
         + 8.0
 }
 
-/// Draws the title (bold, left) and subtitle (grey, below it) at x.
-pub(crate) fn draw_heading(svg: &mut Svg, x: f64, title: &str, subtitle: Option<&str>) {
-    let y = PAD + TITLE_SIZE;
+/// Draws the title (bold, left), the subtitle (grey, below it) and a warning (red, below
+/// that: a deviation from the methodology a reader must see on the chart itself) at x.
+pub(crate) fn draw_heading(
+    svg: &mut Svg,
+    x: f64,
+    title: &str,
+    subtitle: Option<&str>,
+    warning: Option<&str>,
+) {
+    let mut y = PAD + TITLE_SIZE;
     let style = TextStyle {
         size: TITLE_SIZE,
         anchor: Anchor::Start,
@@ -108,13 +113,16 @@ pub(crate) fn draw_heading(svg: &mut Svg, x: f64, title: &str, subtitle: Option<
         fill: TEXT,
     };
     svg.text(x, y, style, title);
-    if let Some(sub) = subtitle {
-        let style = TextStyle {
-            size: SUBTITLE_SIZE,
-            anchor: Anchor::Start,
-            bold: false,
-            fill: MUTED,
-        };
-        svg.text(x, y + SUBTITLE_SIZE + 6.0, style, sub);
+    for (text, fill, bold) in [(subtitle, MUTED, false), (warning, WARNING, true)] {
+        if let Some(text) = text {
+            y += SUBTITLE_SIZE + 6.0;
+            let style = TextStyle {
+                size: SUBTITLE_SIZE,
+                anchor: Anchor::Start,
+                bold,
+                fill,
+            };
+            svg.text(x, y, style, text);
+        }
     }
 }

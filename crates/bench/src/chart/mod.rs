@@ -7,7 +7,7 @@
 //!
 //! Output has no external fonts, stylesheets or scripts: every attribute is inline, and a
 //! `viewBox` lets the chart scale. The same input gives the same bytes. All text (titles,
-//! drive names, series names) is escaped with [`escape`], which HTML writers can reuse.
+//! drive names, series names) is escaped by the SVG writer: no caller ever places raw markup.
 //!
 //! ```
 //! use bench::chart::{Axis, Series, XYChart};
@@ -39,7 +39,7 @@ pub use axis::{
     nice_step, Axis, AxisMap, NumberFormat, Scale, Tick,
 };
 pub use bar::BarChart;
-pub use svg::{escape, text_width};
+pub use svg::text_width;
 pub use xy::{Layout, Rect, Series, Style, XYChart};
 
 /// The Okabe-Ito colour-blind-safe palette, in the order series get their colours
@@ -69,6 +69,7 @@ pub(crate) mod theme {
     pub const LEGEND_SIZE: f64 = 12.0;
     pub const TEXT: &str = "#222222";
     pub const MUTED: &str = "#555555";
+    pub const WARNING: &str = "#b3261e";
     pub const GRID: &str = "#dcdcdc";
     pub const GRID_MINOR: &str = "#f0f0f0";
     pub const FRAME: &str = "#888888";

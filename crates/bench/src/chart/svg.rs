@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 /// forbids (everything below U+0020 except tab, newline and carriage return), so the
 /// result is always well-formed wherever it is placed. Drive names are user input: a name
 /// like `<script>alert(1)</script>` comes out as text, never as markup.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -77,15 +77,22 @@ impl Svg {
     /// Starts a document `width` x `height` user units, with a white background.
     /// `label` becomes the accessible name (`<title>`).
     pub fn new(width: f64, height: f64, label: &str) -> Svg {
+        Svg::with_attrs(width, height, label, &[])
+    }
+
+    /// [`Svg::new`] with extra attributes on the root element (data for the page's script).
+    pub fn with_attrs(width: f64, height: f64, label: &str, attrs: &[(&str, &str)]) -> Svg {
         let mut svg = Svg {
             buf: String::with_capacity(8 * 1024),
         };
         let (w, h) = (num(width), num(height));
-        let _ = writeln!(
+        let _ = write!(
             svg.buf,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" \
-             height=\"{h}\" role=\"img\" font-family=\"Helvetica, Arial, sans-serif\">"
+             height=\"{h}\" role=\"img\" font-family=\"Helvetica, Arial, sans-serif\""
         );
+        svg.attrs(attrs);
+        svg.buf.push_str(">\n");
         let _ = writeln!(svg.buf, "<title>{}</title>", escape(label));
         svg.rect(0.0, 0.0, width, height, &[("fill", "#ffffff")]);
         svg

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::axis::{Axis, AxisMap, Scale, Tick};
+use super::axis::{Axis, AxisMap, NumberFormat, Scale, Tick};
 use super::legend::{draw_heading, heading_height, Legend, LegendItem, Swatch};
 use super::svg::{num, text_width, Anchor, Svg, TextStyle};
 use super::theme::*;
@@ -103,6 +103,8 @@ impl Layout {
 pub struct XYChart {
     pub title: String,
     pub subtitle: Option<String>,
+    /// A line in red under the subtitle: what makes this chart deviate from the methodology.
+    pub warning: Option<String>,
     pub x: Axis,
     pub y: Axis,
     pub series: Vec<Series>,
@@ -118,6 +120,7 @@ impl XYChart {
         XYChart {
             title: title.to_string(),
             subtitle: None,
+            warning: None,
             x,
             y,
             series: Vec::new(),
@@ -129,6 +132,12 @@ impl XYChart {
     /// A second line under the title (drive, test parameters).
     pub fn subtitle(mut self, text: &str) -> XYChart {
         self.subtitle = Some(text.to_string());
+        self
+    }
+
+    /// A warning line in red under the subtitle (e.g. "shortened: 20 s of 2000 s").
+    pub fn warning(mut self, text: Option<&str>) -> XYChart {
+        self.warning = text.map(str::to_string);
         self
     }
 
@@ -191,14 +200,17 @@ impl XYChart {
         } else {
             Vec::new()
         };
-        let head = heading_height(self.subtitle.as_deref());
+        let head = heading_height(self.subtitle.as_deref(), self.warning.as_deref());
         let legend = Legend::place(legend_items, PAD, w - PAD, head);
-        let top = head
-            + if legend.height > 0.0 {
-                legend.height + 6.0
-            } else {
-                0.0
-            };
+        let legend_h = if legend.height > 0.0 {
+            legend.height + 6.0
+        } else {
+            0.0
+        };
+        // The legend (twenty drives make several rows) and the heading add to the height:
+        // the plot keeps its size.
+        let h = h + legend_h + (head - heading_height(None, None));
+        let top = head + legend_h;
         let bottom = h - (PAD + LABEL_SIZE + 8.0 + TICK_SIZE + TICK_GAP);
 
         // y ticks first: their labels decide the left margin.
@@ -259,8 +271,42 @@ impl XYChart {
     pub fn to_svg(&self) -> String {
         let lay = self.layout();
         let p = lay.plot;
-        let mut svg = Svg::new(lay.width, lay.height, &self.title);
-        draw_heading(&mut svg, PAD, &self.title, self.subtitle.as_deref());
+        // The axis maps and each series' points let the page's script show the value under
+        // the pointer (see `assets/bench.js`): "scale t0 t1 p0 p1" and "x,y x,y ...".
+        let map = |m: &AxisMap| {
+            let scale = match m.scale {
+                Scale::Linear => "lin",
+                Scale::Log10 => "log10",
+                Scale::Log2 => "log2",
+            };
+            format!("{scale} {} {} {} {}", m.t0, m.t1, num(m.p0), num(m.p1))
+        };
+        let kind = |a: &Axis| match a.format {
+            NumberFormat::Bytes => "bytes",
+            _ if a.scale == Scale::Log2 => "bytes",
+            _ => "number",
+        };
+        let mut svg = Svg::with_attrs(
+            lay.width,
+            lay.height,
+            &self.title,
+            &[
+                ("class", "xy"),
+                ("data-x", &map(&lay.x)),
+                ("data-y", &map(&lay.y)),
+                ("data-xlabel", &self.x.label),
+                ("data-ylabel", &self.y.label),
+                ("data-xkind", kind(&self.x)),
+                ("data-ykind", kind(&self.y)),
+            ],
+        );
+        draw_heading(
+            &mut svg,
+            PAD,
+            &self.title,
+            self.subtitle.as_deref(),
+            self.warning.as_deref(),
+        );
         lay.legend.draw(&mut svg);
 
         // Gridlines: minor first so major ones sit on top.
@@ -291,7 +337,11 @@ impl XYChart {
                 continue;
             }
             let width = if s.style == Style::Dots { "3" } else { "2" };
-            svg.group(&[("class", &class)]);
+            svg.group(&[
+                ("class", &class),
+                ("data-name", &s.name),
+                ("data-points", &hover_points(&s.points)),
+            ]);
             svg.tooltip(&s.name);
             svg.path(
                 &d,
@@ -384,6 +434,31 @@ fn thin_labels(ticks: &mut [Tick], map: &AxisMap, from_end: bool, size: impl Fn(
             ticks[i].label = None;
         }
     }
+}
+
+/// A series' points as "x,y x,y ..." for the hover script: values to 5 significant
+/// digits (what a tooltip shows), points no scale can show left out.
+fn hover_points(points: &[(f64, f64)]) -> String {
+    let short = |v: f64| {
+        if v == 0.0 || !v.is_finite() {
+            return "0".to_string();
+        }
+        let decimals = (4 - v.abs().log10().floor() as i32).max(0) as usize;
+        let s = format!("{v:.decimals$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    let mut out = String::with_capacity(points.len() * 10);
+    for &(x, y) in points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let _ = write!(out, "{},{}", short(x), short(y));
+    }
+    out
 }
 
 /// Path data for a scatter series: `M x y h0` per point (a zero-length segment that a

@@ -1,49 +1,49 @@
 //! `/compare?d=ID&d=ID...`: the reviews' comparisons across drives, from each drive's newest
-//! result of every test. No `d` compares every drive.
+//! result of every test (no `d` compares every drive); and `/view/KIND/ID?c=N`, the charts
+//! of one result that a compare page's selector fetches.
 
-use std::fmt::Write as _;
+use maud::html;
 
-use suite::result::TestResult;
+use crate::db::{Bench, DriveRow, Result};
+use crate::view::{fragment, page, Drive, Entry, Facts, Fragment, Mode, Review};
 
-use crate::chart::{escape, palette};
-use crate::db::{Bench, DriveRow, Result, StoredResult};
-use crate::report::table;
+use super::pages::{drive_labels, nav};
+use super::{query_id, Page, HTML};
 
-use super::bars::{bar_section, CORNERS, SEQ_INCOMPRESSIBLE, STEADY};
-use super::pages::drive_labels;
-use super::sections::{storage_bench, transfer_sweep, trim};
-use super::{capacity, query_id, Page};
-
-/// A drive on the page: what to call it, its colour in overlaid charts, its results.
-pub(super) struct Drive {
-    pub row: DriveRow,
-    pub label: String,
-    pub color: &'static str,
-    pub results: Vec<StoredResult>,
+/// A page's drive from the Bench: annotated facts first, what the drive says after.
+fn drive(bench: &Bench, row: DriveRow, label: String, index: usize) -> Result<Drive> {
+    let entries: Vec<Entry> = bench
+        .latest_results(row.id)?
+        .into_iter()
+        .map(|s| Entry {
+            id: Some(s.id),
+            result: s.result,
+        })
+        .collect();
+    let said = entries
+        .first()
+        .map(|e| Facts::of(&e.result))
+        .unwrap_or_default();
+    let facts = Facts {
+        model: row.model.clone().or(said.model),
+        firmware: row.firmware.clone().or(said.firmware),
+        capacity_bytes: row.capacity_bytes,
+        controller: row.specs.controller.clone().or(said.controller),
+        nand: row.specs.nand.clone().or(said.nand),
+        dram: row.specs.dram.clone().or(said.dram),
+        price_usd: row.specs.price_usd,
+        notes: row.specs.notes.clone(),
+    };
+    Ok(Drive {
+        id: Some(row.id),
+        label,
+        index,
+        facts,
+        entries,
+    })
 }
 
-impl Drive {
-    pub fn find(&self, test: &str, variant: Option<&str>) -> Option<&StoredResult> {
-        self.results
-            .iter()
-            .find(|r| r.result.test == test && r.result.variant.as_deref() == variant)
-    }
-
-    pub fn of<'a>(&'a self, test: &'a str) -> impl Iterator<Item = &'a StoredResult> + 'a {
-        self.results.iter().filter(move |r| r.result.test == test)
-    }
-}
-
-/// A label with "(incomplete)" after it when the result is.
-pub(super) fn marked(label: &str, r: &TestResult) -> String {
-    if r.complete {
-        label.to_string()
-    } else {
-        format!("{label} (incomplete)")
-    }
-}
-
-pub(super) fn page(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
+pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
     let mut ids: Vec<i64> = Vec::new();
     for (name, value) in query.iter().filter(|(k, _)| k == "d") {
         match query_id(name, value) {
@@ -53,13 +53,14 @@ pub(super) fn page(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
         }
     }
     let all = bench.drives()?;
-    let mut rows = Vec::new();
+    let labels = drive_labels(&all, &bench.runs()?);
+    let mut chosen: Vec<(DriveRow, String)> = Vec::new();
     if ids.is_empty() {
-        rows = all;
+        chosen = all.into_iter().zip(labels).collect();
     } else {
         for id in &ids {
-            match all.iter().find(|d| d.id == *id) {
-                Some(d) => rows.push(d.clone()),
+            match all.iter().position(|d| d.id == *id) {
+                Some(i) => chosen.push((all[i].clone(), labels[i].clone())),
                 None => {
                     return Ok(Page::error(
                         404,
@@ -69,108 +70,83 @@ pub(super) fn page(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
             }
         }
     }
-    if rows.is_empty() {
-        return Ok(Page::html(
-            "Compare",
-            "<h1>Compare drives</h1><p>The Bench holds no drives yet.</p>",
-        ));
-    }
-    let labels = drive_labels(&rows, &bench.runs()?);
     let mut drives = Vec::new();
-    for (i, (row, label)) in rows.into_iter().zip(labels).enumerate() {
-        let results = bench.latest_results(row.id)?;
-        drives.push(Drive {
-            row,
-            label,
-            color: palette(i),
-            results,
-        });
+    for (i, (row, label)) in chosen.into_iter().enumerate() {
+        drives.push(drive(bench, row, label, i)?);
     }
-
-    let sections: Vec<(&str, &str, String)> = vec![
-        ("drives", "Drives", drive_table(&drives)),
-        (
-            "consistency",
-            "Performance consistency",
-            super::consistency::section(&drives),
-        ),
-        ("corners", "Four corners", bar_section(&drives, &CORNERS)),
-        (
-            "seq-incompressible",
-            "Incompressible sequential",
-            bar_section(&drives, &SEQ_INCOMPRESSIBLE),
-        ),
-        (
-            "transfer-sweep",
-            "Performance vs transfer size",
-            transfer_sweep(&drives),
-        ),
-        (
-            "steady-state",
-            "Steady-state random write",
-            bar_section(&drives, &STEADY),
-        ),
-        ("trim", "TRIM validation", trim(&drives)),
-        ("storage-bench", "Storage Bench", storage_bench(&drives)),
-    ];
-    let names: Vec<String> = drives.iter().map(|d| escape(&d.label)).collect();
-    let mut s = format!(
-        "<h1>Compare drives</h1><p class=\"sub\">{}: each drive's newest result of every test. \
-         Every chart links to the stored results that made it.</p><nav><ul>",
-        names.join(", ")
-    );
-    for (id, title, html) in &sections {
-        if !html.is_empty() {
-            let _ = write!(s, "<li><a href=\"#{id}\">{title}</a></li>");
+    let review = Review {
+        drives: &drives,
+        mode: Mode::Web,
+        suite: None,
+    };
+    let names: Vec<&str> = drives.iter().map(|d| d.label.as_str()).collect();
+    let body = html! {
+        h1 { "Compare drives" }
+        @if drives.is_empty() {
+            p { "The Bench holds no drives yet." }
+        } @else {
+            p.sub {
+                (names.join(", ")) ": each drive's newest result of every test. Every chart links to \
+                 the stored results that made it."
+            }
+            @if drives.iter().all(|d| d.entries.is_empty()) {
+                p { "These drives have no stored results." }
+            }
+            (review.body())
         }
-    }
-    s += "</ul></nav>";
-    for (id, title, html) in &sections {
-        if !html.is_empty() {
-            let _ = write!(s, "<section id=\"{id}\"><h2>{title}</h2>{html}</section>");
-        }
-    }
-    if drives.iter().all(|d| d.results.is_empty()) {
-        s += "<p>These drives have no stored results.</p>";
-    }
-    Ok(Page::html("Compare", &s))
+    };
+    Ok(Page::html_page(page(
+        "Compare",
+        "ssdlab Bench",
+        Some(nav()),
+        body,
+    )))
 }
 
-fn drive_table(drives: &[Drive]) -> String {
-    let opt = |v: &Option<String>| escape(v.as_deref().unwrap_or("-"));
-    let rows: Vec<Vec<String>> = drives
-        .iter()
-        .map(|d| {
-            let r = &d.row;
-            vec![
-                format!(
-                    "<span style=\"color:{}\">&#9632;</span> {}",
-                    d.color,
-                    escape(&d.label)
-                ),
-                opt(&r.model),
-                opt(&r.firmware),
-                capacity(r.capacity_bytes),
-                opt(&r.specs.controller),
-                opt(&r.specs.nand),
-                opt(&r.specs.dram),
-                r.price_per_gb().map_or("-".into(), |p| format!("${p:.3}")),
-                escape(r.specs.notes.as_deref().unwrap_or("")),
-            ]
-        })
-        .collect();
-    table(
-        &[
-            "drive",
-            "model",
-            "firmware",
-            "capacity",
-            "controller",
-            "NAND",
-            "DRAM",
-            "$/GB",
-            "notes",
-        ],
-        &rows,
-    )
+/// The charts of result `id` as the compare page's selector shows them; `c` is the drive's
+/// position on that page (its colour).
+pub(super) fn view(bench: &Bench, kind: &str, id: i64, query: &[(String, String)]) -> Result<Page> {
+    let Some(kind) = Fragment::from_name(kind) else {
+        return Ok(Page::not_found());
+    };
+    let index = match query.iter().find(|(k, _)| k == "c") {
+        Some((_, c)) => match c.parse::<usize>() {
+            Ok(c) if c < 10_000 => c,
+            _ => return Ok(Page::error(400, "c: not a colour index (a small number)")),
+        },
+        None => 0,
+    };
+    let Some(stored) = bench.result(id)? else {
+        return Ok(Page::error(
+            404,
+            &format!("There is no result {id} in the Bench."),
+        ));
+    };
+    let all = bench.drives()?;
+    let labels = drive_labels(&all, &bench.runs()?);
+    let Some(at) = all.iter().position(|d| d.id == stored.drive_id) else {
+        return Ok(Page::not_found());
+    };
+    let d = Drive {
+        id: Some(stored.drive_id),
+        label: labels[at].clone(),
+        index,
+        facts: Facts::default(),
+        entries: Vec::new(),
+    };
+    let e = Entry {
+        id: Some(stored.id),
+        result: stored.result,
+    };
+    let drives = [d];
+    let review = Review {
+        drives: &drives,
+        mode: Mode::Web,
+        suite: None,
+    };
+    Ok(Page {
+        status: 200,
+        content_type: HTML,
+        body: fragment(kind, &review, &drives[0], &e).into_string(),
+    })
 }

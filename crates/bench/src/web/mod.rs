@@ -12,23 +12,21 @@
 //! side around it (`server.rs`): concurrent, with limits and timeouts per connection, so no
 //! client holds up another.
 
-mod bars;
 mod compare;
-mod consistency;
 mod pages;
-mod sections;
 mod server;
 #[cfg(test)]
 mod tests;
 
 pub use server::{serve_with, Limits};
 
-use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use crate::chart::escape;
+use maud::html;
+
 use crate::db::{Bench, Result};
+use crate::view::page;
 
 pub const HTML: &str = "text/html; charset=utf-8";
 pub const TEXT: &str = "text/plain; charset=utf-8";
@@ -42,12 +40,12 @@ pub struct Page {
 }
 
 impl Page {
-    /// A 200 HTML page: `body` (already escaped) inside the common layout.
-    pub(crate) fn html(title: &str, body: &str) -> Page {
+    /// A 200 HTML page, made by the template layer.
+    pub(crate) fn html_page(body: String) -> Page {
         Page {
             status: 200,
             content_type: HTML,
-            body: layout(title, body),
+            body,
         }
     }
 
@@ -61,16 +59,15 @@ impl Page {
             431 => "Headers too large",
             _ => "Server error",
         };
+        let body = html! {
+            h1 { (status) " " (title) }
+            p { (message) }
+            p { a href="/" { "Back to the Bench" } }
+        };
         Page {
             status,
             content_type: HTML,
-            body: layout(
-                title,
-                &format!(
-                    "<h1>{status} {title}</h1><p>{}</p><p><a href=\"/\">Back to the Bench</a></p>",
-                    escape(message)
-                ),
-            ),
+            body: page(title, "ssdlab Bench", Some(pages::nav()), body),
         }
     }
 
@@ -111,7 +108,7 @@ pub fn respond(bench: &Bench, method: &str, url: &str) -> Page {
     let page = match path {
         "/" => pages::index(bench),
         "/compare" => match parse_query(query) {
-            Ok(q) => compare::page(bench, &q),
+            Ok(q) => compare::page_of(bench, &q),
             Err(e) => Ok(Page::error(400, &e)),
         },
         _ => {
@@ -119,6 +116,15 @@ pub fn respond(bench: &Bench, method: &str, url: &str) -> Page {
                 pages::run(bench, id)
             } else if let Some(id) = path.strip_prefix("/result/").and_then(parse_id) {
                 pages::result(bench, id)
+            } else if let Some((kind, id)) = path
+                .strip_prefix("/view/")
+                .and_then(|rest| rest.split_once('/'))
+                .and_then(|(kind, id)| Some((kind, parse_id(id)?)))
+            {
+                match parse_query(query) {
+                    Ok(q) => compare::view(bench, kind, id, &q),
+                    Err(e) => Ok(Page::error(400, &e)),
+                }
             } else {
                 Ok(Page::not_found())
             }
@@ -179,69 +185,3 @@ pub(crate) fn query_id(name: &str, value: &str) -> std::result::Result<i64, Stri
         )
     })
 }
-
-/// A link to a stored result: `text` is already escaped.
-pub(crate) fn result_link(id: i64, text: &str) -> String {
-    format!("<a href=\"/result/{id}\">{text}</a>")
-}
-
-/// The "parameters" line under a chart: links to the results that made it.
-pub(crate) fn sources(links: &[(String, i64)]) -> String {
-    if links.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from("<p class=\"src\">parameters:");
-    for (i, (label, id)) in links.iter().enumerate() {
-        let sep = if i == 0 { " " } else { " &middot; " };
-        let _ = write!(s, "{sep}{}", result_link(*id, &escape(label)));
-    }
-    s + "</p>"
-}
-
-/// Capacity as the reviews wrote it: decimal GB (TB from 1000 GB).
-pub(crate) fn capacity(bytes: u64) -> String {
-    let gb = bytes as f64 / 1e9;
-    if gb >= 1000.0 {
-        format!("{:.2} TB", gb / 1000.0)
-    } else if gb >= 100.0 {
-        format!("{gb:.0} GB")
-    } else {
-        format!("{gb:.1} GB")
-    }
-}
-
-pub(crate) fn fixed(v: Option<f64>, decimals: usize) -> String {
-    v.filter(|v| v.is_finite())
-        .map_or("-".into(), |v| format!("{v:.decimals$}"))
-}
-
-/// The page around a body: head, style, the Bench's navigation.
-fn layout(title: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<link rel=\"icon\" href=\"data:,\"><title>{} - ssdlab Bench</title><style>{STYLE}</style></head>\
-<body><header class=\"top\"><a href=\"/\"><b>ssdlab Bench</b></a> <a href=\"/\">drives</a> \
-<a href=\"/compare\">compare all</a></header>{body}\
-<footer>ssdlab Bench. Throughput in MB/s = 10^6 bytes/s; capacities in GB = 10^9 bytes; \
-block sizes and spans in KiB/MiB/GiB.</footer></body></html>\n",
-        escape(title)
-    )
-}
-
-const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;\
-max-width:1200px;margin:0 auto 2em;padding:0 1em;color:#222;line-height:1.4}\
-header.top{display:flex;gap:1.2em;padding:.6em 0;border-bottom:1px solid #ddd;margin-bottom:1em}\
-a{color:#0060a0}h1{margin-bottom:.2em}h2{border-bottom:2px solid #0072B2;padding-bottom:.2em;margin-top:2em}\
-h3{margin-bottom:.3em}.sub,.note{color:#555}.note{font-size:.9em}\
-table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ccc;padding:.25em .6em;\
-text-align:left;vertical-align:top}th{background:#f3f6fa}\
-td.num{text-align:right;font-variant-numeric:tabular-nums}\
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(480px,100%),1fr));\
-gap:0 1em}.charts figure{margin:0}\
-figure{margin:0 0 .5em}figure svg{width:100%;height:auto;border:1px solid #e3e3e3}\
-.src{font-size:.8em;color:#555;margin:.2em 0 1em}.src a{color:#555}\
-.ok{color:#00734d;font-weight:bold}.bad{color:#b3261e;font-weight:bold}\
-.controls{display:flex;flex-wrap:wrap;gap:.8em;align-items:center;margin:.5em 0}\
-pre{background:#f6f6f6;padding:.6em;overflow:auto;font-size:.85em}nav ul{columns:2}\
-[hidden]{display:none!important}footer{margin-top:3em;color:#777;font-size:.85em}";

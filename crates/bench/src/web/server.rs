@@ -198,7 +198,7 @@ fn response(page: Page) -> Response<Full<Bytes>> {
         .header("Referrer-Policy", "no-referrer")
         .header(
             "Content-Security-Policy",
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+            "default-src 'none'; connect-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
              img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
         );
     if page.status == 405 {

@@ -204,7 +204,7 @@ fn drive_names_are_escaped_everywhere() {
     }
     let index = get(&b, "/").body;
     assert!(index.contains("$99.00"), "price");
-    assert!(index.contains("&lt;b&gt;bold&lt;/b&gt; &amp; &#39;quoted&#39;"));
+    assert!(index.contains("&lt;b&gt;bold&lt;/b&gt; &amp; 'quoted'"));
 }
 
 #[test]
@@ -232,26 +232,50 @@ fn index_lists_drives_and_runs() {
 }
 
 #[test]
-fn compare_has_selectors_and_one_chart_set_per_drive_and_spare() {
+fn compare_has_selectors_and_one_view_per_drive_and_spare() {
     let dir = tempfile::tempdir().unwrap();
     let b = bench(&dir);
     let p = get(&b, "/compare?d=1&d=2");
     assert_eq!(p.status, 200);
     let body = &p.body;
-    assert!(body.contains("id=\"consistency-drive\""));
-    assert!(body.contains("id=\"consistency-spare\""));
-    for drive in ["1", "2"] {
+    assert!(body.contains("data-switch=\"consistency\" data-dim=\"drive\""));
+    assert!(body.contains("data-switch=\"consistency\" data-dim=\"spare\""));
+    // Drives by their position on the page: 0 is drive 1, 1 is drive 2.
+    for drive in ["0", "1"] {
         assert!(body.contains(&format!("<option value=\"{drive}\"")));
         for spare in ["default", "25"] {
-            let tag = format!("class=\"cset\" data-drive=\"{drive}\" data-spare=\"{spare}\"");
+            let tag = format!("data-key=\"drive={drive};spare={spare}\"");
             assert_eq!(body.matches(&tag).count(), 1, "{tag}");
         }
     }
-    assert_eq!(body.matches("class=\"cset\"").count(), 4);
-    // Exactly one set visible at first: drive 1 at its default spare area.
-    assert_eq!(body.matches("class=\"cset\" data-drive=").count(), 4);
-    assert!(body.contains("data-drive=\"1\" data-spare=\"default\">"));
-    assert_eq!(body.matches("\" hidden><div class=\"charts\">").count(), 3);
+    // The first view (drive 1, default spare area) is on the page; the others are fetched
+    // when selected, from an address that serves them.
+    assert!(body.contains("data-key=\"drive=0;spare=default\"><div class=\"charts\">"));
+    let srcs: Vec<&str> = body
+        .match_indices("data-src=\"")
+        .map(|(at, m)| {
+            let rest = &body[at + m.len()..];
+            &rest[..rest.find('"').unwrap()]
+        })
+        .collect();
+    assert!(srcs.len() >= 3, "{srcs:?}");
+    for src in srcs {
+        let f = get(&b, src);
+        assert_eq!(f.status, 200, "{src}");
+        assert!(
+            f.body.starts_with("<div class=\"charts\">")
+                || f.body.starts_with("<p")
+                || f.body.starts_with("<figure"),
+            "{src}: {}",
+            &f.body[..80.min(f.body.len())]
+        );
+        for svg in svgs(&f.body) {
+            roxmltree::Document::parse(svg).unwrap();
+        }
+    }
+    assert_eq!(get(&b, "/view/nosuch/1").status, 404);
+    assert_eq!(get(&b, "/view/consistency/99999").status, 404);
+    assert_eq!(get(&b, "/view/consistency/1?c=x").status, 400);
     for section in [
         "id=\"consistency\"",
         "id=\"corners\"",
@@ -266,7 +290,7 @@ fn compare_has_selectors_and_one_chart_set_per_drive_and_spare() {
     ] {
         assert!(body.contains(section), "no {section}");
     }
-    // Every result a chart came from is linked.
+    // Every result a chart or table came from is linked.
     for r in b.latest_results(1).unwrap() {
         assert!(
             body.contains(&format!("href=\"/result/{}\"", r.id)),
@@ -294,8 +318,12 @@ fn run_and_result_pages() {
     let r = &b.results_of_run(2).unwrap()[0];
     let page = get(&b, &format!("/result/{}", r.id));
     assert_eq!(page.status, 200);
-    assert!(page.body.contains(&escape(&r.result.label)));
+    assert!(page.body.contains(&r.result.label));
     assert!(page.body.contains("id=\"parameters\""));
     assert!(page.body.contains("href=\"/run/2\""));
-    assert!(page.body.contains("&quot;qd&quot;"), "escaped JSON");
+    // Parameters as a readable table, not JSON.
+    assert!(
+        page.body.contains("<td>queue depth</td>"),
+        "readable parameters"
+    );
 }

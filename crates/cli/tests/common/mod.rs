@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod cdp;
+pub mod page_checks;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,0 +1,166 @@
+//! The template layer: every HTML page ssdlab writes, from typed results, through `maud`
+//! templates that escape by default. The report of a results directory is the comparison
+//! page for one drive: both are a [`Review`] of [`Drive`]s, rendered section by section.
+//! SVG charts come from [`crate::chart`], whose writer escapes by construction; they are
+//! the only pre-escaped text placed here.
+//!
+//! The stylesheet and the one small script are asset files (`crates/bench/assets`),
+//! inlined into every page so a report opens offline.
+
+mod format;
+mod review;
+pub mod sections;
+mod table;
+
+pub use format::{capacity, fixed, grouped, human_bytes};
+pub use review::{fragment, Fragment, Review};
+pub use table::{Cell, Table};
+
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+
+use suite::result::TestResult;
+
+use crate::chart::palette;
+
+/// The page's stylesheet and script.
+pub const STYLE: &str = include_str!("../../assets/style.css");
+pub const SCRIPT: &str = include_str!("../../assets/bench.js");
+
+/// Where links to a result's parameters go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// A self-contained file: links go to the parameters section of the same page, and
+    /// every chart is inline.
+    Report,
+    /// The Bench's web page: links go to `/result/ID`, and switchable charts beyond the
+    /// first are fetched when selected.
+    Web,
+}
+
+/// One result on a page, with its id in the Bench when it has one.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub id: Option<i64>,
+    pub result: TestResult,
+}
+
+/// What is known of a drive besides its results: from `bench annotate`, else from what the
+/// drive (or the simulator's preset) says about itself.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    pub model: Option<String>,
+    pub firmware: Option<String>,
+    pub capacity_bytes: u64,
+    pub controller: Option<String>,
+    pub nand: Option<String>,
+    pub dram: Option<String>,
+    pub price_usd: Option<f64>,
+    pub notes: Option<String>,
+}
+
+impl Facts {
+    /// The facts a result's target states about itself.
+    pub fn of(r: &TestResult) -> Facts {
+        let detail = |k: &str| r.target.details.get(k).cloned();
+        Facts {
+            model: r.target.model.clone(),
+            firmware: r.target.firmware.clone(),
+            capacity_bytes: r.target.capacity_bytes,
+            controller: detail("controller"),
+            nand: detail("nand"),
+            dram: detail("dram"),
+            price_usd: None,
+            notes: None,
+        }
+    }
+
+    /// Dollars per decimal gigabyte, as the reviews priced drives.
+    pub fn price_per_gb(&self) -> Option<f64> {
+        let gb = self.capacity_bytes as f64 / 1e9;
+        self.price_usd.filter(|_| gb > 0.0).map(|p| p / gb)
+    }
+}
+
+/// A drive on a page: what to call it, its colour (the same in every chart of the page),
+/// its facts and results.
+#[derive(Clone, Debug)]
+pub struct Drive {
+    pub id: Option<i64>,
+    pub label: String,
+    /// Its position on the page, which gives its colour.
+    pub index: usize,
+    pub facts: Facts,
+    pub entries: Vec<Entry>,
+}
+
+impl Drive {
+    pub fn color(&self) -> &'static str {
+        palette(self.index)
+    }
+
+    /// Its results of `test`, in order.
+    pub fn of<'a>(&'a self, test: &'a str) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.entries.iter().filter(move |e| e.result.test == test)
+    }
+
+    /// Its result of `test` and `variant`.
+    pub fn find(&self, test: &str, variant: Option<&str>) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| e.result.test == test && e.result.variant.as_deref() == variant)
+    }
+}
+
+/// What a reader must know about a result's figures before trusting them: incomplete, or
+/// measured other than the methodology says. Shown on the chart itself.
+pub fn caveat(r: &TestResult) -> Option<String> {
+    let mut parts = Vec::new();
+    if !r.complete {
+        parts.push(format!("incomplete ({} s measured)", r.per_second.len()));
+    }
+    if !r.deviations.is_empty() {
+        parts.push(format!("deviates: {}", r.deviations.join("; ")));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// A label with a short mark when the result is incomplete or deviates.
+pub fn marked(label: &str, r: &TestResult) -> String {
+    match (r.complete, r.deviations.is_empty()) {
+        (true, true) => label.to_string(),
+        (false, _) => format!("{label} (incomplete)"),
+        (true, false) => format!("{label} (deviates)"),
+    }
+}
+
+/// A whole page: head with the stylesheet, an optional navigation bar, the body and the
+/// script.
+pub fn page(title: &str, site: &str, nav: Option<Markup>, body: Markup) -> String {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                link rel="icon" href="data:,";
+                title { (title) " - " (site) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                @if let Some(nav) = nav { (nav) }
+                (body)
+                footer {
+                    "Made by ssdlab. Throughput in MB/s = 10^6 bytes/s; capacities in GB = 10^9 bytes; \
+                     block sizes and spans in KiB/MiB/GiB. Hover over a chart for its values."
+                }
+                script { (PreEscaped(SCRIPT)) }
+            }
+        }
+    }
+    .into_string()
+}
+
+/// An SVG chart from [`crate::chart`] in a figure.
+pub fn figure(svg: String) -> Markup {
+    html! { figure { (PreEscaped(svg)) } }
+}
