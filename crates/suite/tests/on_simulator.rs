@@ -17,9 +17,10 @@ fn run(spec: &str, test: &str, o: Overrides) -> Vec<TestResult> {
 }
 
 fn steady_mean(r: &TestResult) -> f64 {
-    r.analysis["steady_state"]["mean"]
-        .as_f64()
-        .expect("steady-state mean")
+    r.consistency()
+        .and_then(|a| a.steady_state)
+        .expect("steady-state figures")
+        .mean
 }
 
 #[test]
@@ -31,9 +32,10 @@ fn consistency_drops_when_spare_area_runs_out_and_25pct_spare_helps() {
     let default_op = &run("sim:default", "consistency", o.clone())[0];
     assert!(default_op.complete);
     let iops: Vec<f64> = default_op.per_second.iter().map(|p| p.iops).collect();
-    let drop = default_op.analysis["drop_s"]
-        .as_u64()
-        .expect("the burst ends") as usize;
+    let drop = default_op
+        .consistency()
+        .and_then(|a| a.drop_s)
+        .expect("the burst ends");
     assert!(drop >= 1, "a burst before the drop");
     let burst = iops[..drop].iter().sum::<f64>() / drop as f64;
     let steady = steady_mean(default_op);
@@ -75,7 +77,7 @@ fn transfer_sweep_rises_and_saturates_at_the_link() {
             r.variant
         );
         // Saturates below the SATA 6 Gb/s payload limit (~600 MB/s) and flattens.
-        let peak = r.analysis["peak_mbps"].as_f64().unwrap();
+        let peak = r.transfer_sweep().expect("sweep figures").peak_mbps;
         assert!(peak <= 600.0, "{:?} peak {peak}", r.variant);
         let last4 = &mbps[mbps.len() - 4..];
         let (lo, hi) = last4
@@ -96,10 +98,9 @@ fn trim_restores_a_tortured_simulated_drive() {
         ..Overrides::default()
     };
     let r = &run("sim:default", "trim", o)[0];
-    let a = &r.analysis;
-    assert_eq!(a["functional"], true, "{}", a["verdict"]);
-    let dirty = a["dirty"]["first_60s_mbps"].as_f64().unwrap();
-    let clean = a["clean"]["first_60s_mbps"].as_f64().unwrap();
+    let a = r.trim().expect("TRIM figures");
+    assert!(a.functional, "{}", a.verdict);
+    let (dirty, clean) = (a.dirty.first_60s_mbps, a.clean.first_60s_mbps);
     assert!(
         dirty < 0.8 * clean,
         "torture should hurt: dirty {dirty} clean {clean}"
@@ -113,9 +114,7 @@ fn trim_ignored_is_not_functional() {
         ..Overrides::default()
     };
     let r = &run("sim:default,trim=off", "trim", o)[0];
-    assert_eq!(r.analysis["functional"], false, "{}", r.analysis["verdict"]);
-    assert!(r.analysis["verdict"]
-        .as_str()
-        .unwrap()
-        .contains("not functional"));
+    let a = r.trim().expect("TRIM figures");
+    assert!(!a.functional, "{}", a.verdict);
+    assert!(a.verdict.contains("not functional"));
 }
