@@ -330,6 +330,59 @@ fn preset_names() -> String {
         .join(", ")
 }
 
+/// Why `name` is no preset, with the presets it was probably meant to be and the fix.
+pub fn unknown_preset(name: &str) -> String {
+    let near = near_presets(name);
+    let guess = match near.as_slice() {
+        [] => String::new(),
+        [one] => format!(" (did you mean {one}?)"),
+        many => format!(" (did you mean one of {}?)", many.join(", ")),
+    };
+    format!(
+        "unknown preset '{name}'{guess}: use one of {} (`ssdlab sim list` describes them)",
+        preset_names()
+    )
+}
+
+/// The presets `name` is probably a typo or an abbreviation of: those containing it, else
+/// those within a few edits of it.
+fn near_presets(name: &str) -> Vec<&'static str> {
+    let name = name.to_ascii_lowercase();
+    let names = drives::PRESETS.iter().map(|p| p.name);
+    let containing: Vec<&str> = names.clone().filter(|n| n.contains(&name)).collect();
+    if !name.is_empty() && !containing.is_empty() {
+        return containing;
+    }
+    let most = (name.len() / 3).max(1);
+    let scored: Vec<(usize, &str)> = names.map(|n| (edit_distance(&name, n), n)).collect();
+    let best = scored.iter().map(|&(d, _)| d).min().unwrap_or(usize::MAX);
+    if best > most {
+        return Vec::new();
+    }
+    scored
+        .into_iter()
+        .filter(|&(d, _)| d == best)
+        .map(|(_, n)| n)
+        .collect()
+}
+
+/// Levenshtein distance: the fewest single-character insertions, deletions and substitutions
+/// turning `a` into `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
 /// Resolve a spec (what follows `sim:`) into a configuration. It is validated too.
 pub fn resolve(spec: &str) -> Result<Config, SimError> {
     let err = |msg: String| SimError::Spec {
@@ -356,12 +409,8 @@ pub fn resolve(spec: &str) -> Result<Config, SimError> {
         }
         Some(first) if !first.contains('=') => {
             rest = &tokens[1..];
-            preset(first).ok_or_else(|| {
-                err(format!(
-                    "unknown preset '{first}': use one of {} (see `ssdlab sim list`), or a .toml file",
-                    preset_names()
-                ))
-            })?
+            preset(first)
+                .ok_or_else(|| err(format!("{}, or a .toml file", unknown_preset(first))))?
         }
         Some(_) => preset("default").expect("the default preset exists"),
     };
@@ -646,12 +695,7 @@ pub fn load_toml(path: &str) -> Result<(Config, Vec<(String, String)>), SimError
             ))
         }
     };
-    let cfg = preset(&base_name).ok_or_else(|| {
-        spec_err(format!(
-            "unknown preset '{base_name}': use one of {}",
-            preset_names()
-        ))
-    })?;
+    let cfg = preset(&base_name).ok_or_else(|| spec_err(unknown_preset(&base_name)))?;
     let mut overrides = Vec::new();
     for (k, v) in &table {
         if k == "preset" {
