@@ -27,7 +27,8 @@ pub enum BenchCmd {
     List,
     /// One run: its drive, and a line per result.
     Show { run: i64 },
-    /// The reviews' tables for some drives (id or part of the name), best values marked.
+    /// The reviews' tables for some drives, best values marked. A drive is its id or a part of
+    /// its name only it has (any case), e.g. `compare 840 m500`.
     Compare {
         #[arg(required = true)]
         drives: Vec<String>,
@@ -92,18 +93,31 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchCmd::Show { run } => show(&read()?, run)?,
         BenchCmd::Compare { drives, test } => {
             let b = read()?;
-            let drives = b.find_drives(&drives)?;
+            let drives =
+                compare::select_drives(&b.drives()?, &drives).map_err(anyhow::Error::msg)?;
             let with: Vec<compare::DriveResults> = drives
                 .into_iter()
                 .map(|d| Ok((b.latest_results(d.id)?, d)))
                 .map(|r: bench::db::Result<_>| r.map(|(rs, d)| (d, rs)))
                 .collect::<Result<_, _>>()?;
             let tables = compare::tables(&with, test.as_deref());
-            anyhow::ensure!(
-                !tables.is_empty(),
-                "none of these drives has {}",
-                test.map_or("any results".into(), |t| format!("a {t} result"))
-            );
+            if tables.is_empty() {
+                let Some(test) = test else {
+                    anyhow::bail!("none of these drives has any results");
+                };
+                // What they do have, to suggest from: tests and result names.
+                let mut have: Vec<String> = compare::tables(&with, None)
+                    .into_iter()
+                    .flat_map(|t| [t.test, t.stem])
+                    .collect();
+                have.sort();
+                have.dedup();
+                anyhow::bail!(
+                    "none of these drives has a {test} result{}: they have {}",
+                    crate::suggest::did_you_mean(&test, have.iter().map(String::as_str)),
+                    have.join(", ")
+                );
+            }
             let rows: Vec<_> = with.into_iter().map(|(d, _)| d).collect();
             print!("{}", compare::render_text(&rows, &tables));
         }
@@ -127,18 +141,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             notes,
         } => {
             let mut b = write()?;
-            let found = b.find_drives(std::slice::from_ref(&drive))?;
-            let [d] = &found[..] else {
-                anyhow::bail!(
-                    "{drive:?} matches {} drives ({}): give its id",
-                    found.len(),
-                    found
-                        .iter()
-                        .map(|d| format!("{} = {}", d.id, d.name))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            };
+            // One selector selects one drive, or fails saying why.
+            let found = compare::select_drives(&b.drives()?, std::slice::from_ref(&drive))
+                .map_err(anyhow::Error::msg)?;
+            let d = found.first().context("no drive selected")?;
             if let Some(p) = price {
                 anyhow::ensure!(
                     p.is_finite() && (0.0..=compare::MAX_PRICE_USD).contains(&p),
@@ -374,7 +380,10 @@ fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> any
             }
             t
         }
-        other => anyhow::bail!("unknown export format '{other}': use json or csv"),
+        other => anyhow::bail!(
+            "unknown export format '{other}'{}: use json or csv",
+            crate::suggest::did_you_mean(other, ["json", "csv"])
+        ),
     };
     match output {
         Some(p) => std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?,

@@ -38,6 +38,8 @@ enum Mode {
 struct Phase {
     bar: Option<ProgressBar>,
     group: String,
+    /// Phases of the group so far.
+    count: usize,
     last: Option<Progress>,
     /// Ended, its bar at 100% and left for the next phase of its group to reuse.
     done: bool,
@@ -92,10 +94,9 @@ impl Bar {
 
     /// End the last bar (before the summary is printed).
     pub fn close(&mut self) {
-        if let Some(p) = self.current.take() {
-            if let Some(bar) = p.bar {
-                bar.finish();
-            }
+        if let Some(bar) = self.current.take().and_then(|p| p.bar) {
+            bar.finish();
+            leave(&bar);
         }
     }
 
@@ -116,6 +117,14 @@ impl Bar {
             Some(s) => format!("[{}/{}] {label}", s.number, s.of),
             None => label.to_string(),
         }
+    }
+}
+
+/// A finished bar stays drawn with the cursor at its end: move on to the next line, so what
+/// is printed next does not start beside it.
+fn leave(bar: &ProgressBar) {
+    if !bar.is_hidden() {
+        eprintln!();
     }
 }
 
@@ -177,6 +186,7 @@ impl Observer for Bar {
                 self.current = Some(Phase {
                     bar: None,
                     group,
+                    count: 1,
                     last: None,
                     done: false,
                 });
@@ -187,12 +197,13 @@ impl Observer for Bar {
         let prefix = self.prefix(label);
         if let Some(p) = self.current.as_mut().filter(|p| p.done && p.group == group) {
             if let Some(bar) = &p.bar {
-                bar.reset();
                 bar.set_prefix(prefix);
                 bar.set_message("");
+                bar.reset();
             }
             p.done = false;
             p.last = None;
+            p.count += 1;
             return;
         }
         self.close();
@@ -212,6 +223,7 @@ impl Observer for Bar {
         self.current = Some(Phase {
             bar: Some(bar),
             group,
+            count: 1,
             last: None,
             done: false,
         });
@@ -244,15 +256,29 @@ impl Observer for Bar {
         let Some(bar) = &phase.bar else {
             return;
         };
-        let so_far = phase.last.as_ref().map(figures).unwrap_or_default();
+        // A phase's own figures; a group's would be partial (its short phases report none).
+        let figures = match (&phase.last, phase.count) {
+            (Some(last), 1) => format!(": {}", figures(last)),
+            _ => String::new(),
+        };
+        if phase.count > 1 {
+            // The group, not its last member ("TRIM test, dirty pass", not "...: 99%").
+            bar.set_prefix(self.suite.as_ref().map_or(phase.group.clone(), |s| {
+                format!("[{}/{}] {}", s.number, s.of, phase.group)
+            }));
+        }
         if interrupted {
             // Its true final state: where it stopped.
-            bar.abandon_with_message(format!("stopped: {so_far}"));
+            bar.abandon_with_message(format!("stopped{figures}"));
+            leave(bar);
             self.current = None;
         } else {
             // Shown at 100% when the next phase (or the end) finishes it.
             bar.set_position(STEPS);
-            bar.set_message(format!("done: {so_far}"));
+            match phase.count {
+                1 => bar.set_message(format!("done{figures}")),
+                n => bar.set_message(format!("done ({n} phases)")),
+            }
             phase.done = true;
         }
     }
