@@ -332,29 +332,43 @@ fn preset_names() -> String {
 
 /// Why `name` is no preset, with the presets it was probably meant to be and the fix.
 pub fn unknown_preset(name: &str) -> String {
-    let near = near_presets(name);
-    let guess = match near.as_slice() {
-        [] => String::new(),
-        [one] => format!(" (did you mean {one}?)"),
-        many => format!(" (did you mean one of {}?)", many.join(", ")),
-    };
-    format!(
-        "unknown preset '{name}'{guess}: use one of {} (`ssdlab sim list` describes them)",
-        preset_names()
-    )
+    match near_presets(name).as_slice() {
+        [] => format!(
+            "unknown preset '{name}': use one of {} (`ssdlab sim list` describes them)",
+            preset_names()
+        ),
+        [one] => format!(
+            "unknown preset '{name}': did you mean {one}? (`ssdlab sim list` lists them all)"
+        ),
+        many => format!(
+            "unknown preset '{name}': did you mean one of {}? (`ssdlab sim list` lists them all)",
+            many.join(", ")
+        ),
+    }
 }
 
-/// The presets `name` is probably a typo or an abbreviation of: those containing it, else
-/// those within a few edits of it.
+/// The presets `name` is probably a typo or an abbreviation of: those containing it (if not
+/// most of them), else those it (or their start) is a few edits from.
 fn near_presets(name: &str) -> Vec<&'static str> {
     let name = name.to_ascii_lowercase();
     let names = drives::PRESETS.iter().map(|p| p.name);
-    let containing: Vec<&str> = names.clone().filter(|n| n.contains(&name)).collect();
-    if !name.is_empty() && !containing.is_empty() {
+    // "840evo" and "840_evo" are abbreviations of "840-evo-250" too.
+    let bare = |s: &str| s.replace(['-', '_', ' '], "");
+    let containing: Vec<&str> = names
+        .clone()
+        .filter(|n| bare(n).contains(&bare(&name)))
+        .collect();
+    // A fragment most presets contain ("0") suggests nothing.
+    if !bare(&name).is_empty() && !containing.is_empty() && containing.len() * 2 <= names.len() {
         return containing;
     }
     let most = (name.len() / 3).max(1);
-    let scored: Vec<(usize, &str)> = names.map(|n| (edit_distance(&name, n), n)).collect();
+    // Against the whole name, or its start for a mistyped abbreviation ("840-prp").
+    let distance = |n: &str| {
+        let start: String = n.chars().take(name.chars().count()).collect();
+        edit_distance(&name, n).min(edit_distance(&name, &start))
+    };
+    let scored: Vec<(usize, &str)> = names.map(|n| (distance(n), n)).collect();
     let best = scored.iter().map(|&(d, _)| d).min().unwrap_or(usize::MAX);
     if best > most {
         return Vec::new();
