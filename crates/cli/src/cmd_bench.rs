@@ -212,16 +212,17 @@ fn gb(bytes: u64) -> String {
 }
 
 fn print_drives(drives: &[bench::db::DriveRow]) {
-    let w = drives
-        .iter()
-        .map(|d| printable(&d.name).chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(5, 64);
-    println!(
-        "{:>4}  {:<w$} {:<6} {:>8} {:>9} {:>8} {:>5}  controller / NAND / DRAM",
-        "id", "drive", "kind", "capacity", "price", "$/GB", "runs"
-    );
+    use crate::table::{Align::*, Table};
+    let mut t = Table::new(&[
+        ("id", Right),
+        ("drive", Left),
+        ("kind", Left),
+        ("capacity", Right),
+        ("price", Right),
+        ("$/GB", Right),
+        ("runs", Right),
+        ("controller / NAND / DRAM", Left),
+    ]);
     for d in drives {
         let s = &d.specs;
         let facts: Vec<String> = [&s.controller, &s.nand, &s.dram]
@@ -229,32 +230,47 @@ fn print_drives(drives: &[bench::db::DriveRow]) {
             .flatten()
             .map(|f| printable(f).into_owned())
             .collect();
-        println!(
-            "{:>4}  {:<w$} {:<6} {:>8} {:>9} {:>8} {:>5}  {}",
-            d.id,
-            printable(&d.name),
-            printable(&d.kind),
+        t.row(vec![
+            d.id.to_string(),
+            printable(&d.name).into_owned(),
+            printable(&d.kind).into_owned(),
             gb(d.capacity_bytes),
             s.price_usd.map_or("-".into(), |p| compare::usd(p, 2)),
             d.price_per_gb().map_or("-".into(), |p| compare::usd(p, 3)),
-            d.runs,
-            facts.join(" / ")
-        );
+            d.runs.to_string(),
+            facts.join(" / "),
+        ]);
     }
+    print!("{}", t.render());
 }
 
-fn run_line(r: &RunRow) -> String {
-    format!(
-        "{:>4}  {:<20} {:<5} {:>3} results  {}  {}{}{}",
-        r.id,
-        printable(&r.started_at),
-        printable(&r.kind),
-        r.results,
-        printable(&r.drive),
-        printable(&r.target_spec),
-        if r.quick { "  quick" } else { "" },
-        if r.complete { "" } else { "  (incomplete)" }
-    )
+fn print_runs(runs: &[RunRow]) {
+    use crate::table::{Align::*, Table};
+    let mut t = Table::new(&[
+        ("run", Right),
+        ("started", Left),
+        ("kind", Left),
+        ("results", Right),
+        ("drive", Left),
+        ("target", Left),
+        ("", Left),
+    ]);
+    for r in runs {
+        let flags: Vec<&str> = [(r.quick, "quick"), (!r.complete, "(incomplete)")]
+            .into_iter()
+            .filter_map(|(on, flag)| on.then_some(flag))
+            .collect();
+        t.row(vec![
+            r.id.to_string(),
+            printable(&r.started_at).into_owned(),
+            printable(&r.kind).into_owned(),
+            r.results.to_string(),
+            printable(&r.drive).into_owned(),
+            printable(&r.target_spec).into_owned(),
+            flags.join(" "),
+        ]);
+    }
+    print!("{}", t.render());
 }
 
 fn list(b: &Bench) -> anyhow::Result<()> {
@@ -267,13 +283,8 @@ fn list(b: &Bench) -> anyhow::Result<()> {
         return Ok(());
     }
     print_drives(&drives);
-    println!(
-        "\n{:>4}  {:<20} {:<5} {:>11}  drive  target",
-        "run", "started", "kind", ""
-    );
-    for r in b.runs()? {
-        println!("{}", run_line(&r));
-    }
+    println!();
+    print_runs(&b.runs()?);
     Ok(())
 }
 
@@ -281,7 +292,7 @@ fn show(b: &Bench, id: i64) -> anyhow::Result<()> {
     let run = b
         .run(id)?
         .with_context(|| format!("no run {id} (`ssdlab bench list` shows them)"))?;
-    println!("{}", run_line(&run));
+    print_runs(std::slice::from_ref(&run));
     println!(
         "ssdlab {}, stored {}{}\nrun identity {}",
         printable(&run.tool_version),
