@@ -179,6 +179,14 @@ pub fn summary_table(results: &[TestResult]) -> String {
         if let Some(engine::driver::Stopped::Failed(why)) = &r.stopped {
             note(format!("FAILED: {why}"));
         }
+        if let (Some(_), Some(read)) = (&s.write, &s.read) {
+            // The latency columns are the writes'; a mixed workload's reads differ.
+            let l = &read.latency_us;
+            note(format!(
+                "latency columns are the writes'; reads: mean {:.1} us, p99 {:.1} us, max {:.1} us",
+                l.mean, l.p99, l.max
+            ));
+        }
         if let Some(l) = lat.filter(|l| l.mean > l.p99) {
             // Not a mistake: a drive as steady as a simulator takes the same time for 99% of
             // IOs, and a handful of slow ones lift the mean, never the p99.
