@@ -178,7 +178,7 @@ fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
         ],
         "transfer-sweep" => vec![
             ("peak", "MB/s", Higher, |r| at(&r.analysis, &["peak_mbps"])),
-            ("90% of peak from", "bytes", Lower, |r| {
+            ("90% of peak from", "size", Lower, |r| {
                 at(&r.analysis, &["reaches_90pct_at_bytes"])
             }),
         ],
@@ -213,67 +213,193 @@ pub fn usd(v: f64, decimals: usize) -> String {
     }
 }
 
-/// A figure as a table shows it.
+/// A figure as a table shows it; a "size" in KiB, MiB, GiB.
 pub fn format_value(v: f64, unit: &str) -> String {
     match unit {
         "x" => format!("{v:.2}"),
+        "size" if v >= 0.0 => engine::size::format_size(v as u64),
         "MB/s" | "s" if v.abs() < 100.0 => format!("{v:.1}"),
         _ => format!("{v:.0}"),
     }
 }
 
-/// The tables as text: a column per drive, `*` after each row's best value.
-pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
-    let mut out = String::new();
-    let width = drives
-        .iter()
-        .map(|d| crate::term::printable(&d.name).chars().count().min(32))
-        .max()
-        .unwrap_or(0)
-        .max(12);
-    let short = |s: &str| {
-        crate::term::printable(s)
-            .chars()
-            .take(32)
-            .collect::<String>()
+/// The drives `selectors` name, in order, each once: a selector is a drive's id or a part of
+/// its name, model or serial (any case) that only one drive has; a whole name picks its drive
+/// even when longer names contain it.
+pub fn select_drives(all: &[DriveRow], selectors: &[String]) -> Result<Vec<DriveRow>, String> {
+    let listing = |drives: &[&DriveRow]| {
+        drives
+            .iter()
+            .map(|d| format!("{} = {}", d.id, crate::term::printable(&d.name)))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
-    let _ = write!(out, "{:<36}", "drive");
-    for d in drives {
-        let _ = write!(out, " {:>width$}", short(&d.name));
+    // "840-evo" finds "Samsung SSD 840 EVO": case, '-' and '_' do not matter.
+    let fold = |s: &str| s.to_lowercase().replace(['-', '_'], " ");
+    let mut chosen: Vec<DriveRow> = Vec::new();
+    for selector in selectors {
+        let needle = fold(selector.trim());
+        let by_id = selector
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .and_then(|id| all.iter().find(|d| d.id == id));
+        let whole: Vec<&DriveRow> = all.iter().filter(|d| fold(&d.name) == needle).collect();
+        let partial: Vec<&DriveRow> = all
+            .iter()
+            .filter(|d| {
+                [Some(&d.name), d.model.as_ref(), d.serial.as_ref()]
+                    .into_iter()
+                    .flatten()
+                    .any(|s| fold(s).contains(&needle))
+            })
+            .collect();
+        let drive = match (by_id, whole.as_slice(), partial.as_slice()) {
+            (Some(d), _, _) => d,
+            (None, [d], _) => d,
+            (None, _, [d]) => d,
+            (None, _, []) => {
+                return Err(format!(
+                    "no drive matches {selector:?}: give a drive's id or part of its name ({}; \
+                     `ssdlab bench list` shows them)",
+                    match all.len() {
+                        0 => "the Bench has no drives yet".to_string(),
+                        _ => listing(&all.iter().collect::<Vec<_>>()),
+                    }
+                ))
+            }
+            (None, _, many) => {
+                return Err(format!(
+                    "{selector:?} matches {} drives ({}): give more of the name, or the id",
+                    many.len(),
+                    listing(many)
+                ))
+            }
+        };
+        if !chosen.iter().any(|c| c.id == drive.id) {
+            chosen.push(drive.clone());
+        }
     }
-    out.push('\n');
-    let _ = write!(out, "{:<36}", "  price per GB");
-    for d in drives {
-        let p = d.price_per_gb().map_or("-".into(), |p| usd(p, 2));
-        let _ = write!(out, " {p:>width$}");
+    Ok(chosen)
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a longer word alone
+/// on its line, whole).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
     }
-    out.push('\n');
+    lines
+}
+
+/// The tables as text: a column per drive headed by its whole name (wrapped, never cut, so
+/// two drives always read apart), `*` after each row's best value.
+pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
+    use crate::term::printable;
+    // Every row first, to size the columns.
+    enum Row {
+        Title(String),
+        Figures(String, Vec<String>),
+    }
+    let mut rows = vec![Row::Figures(
+        "price per GB".into(),
+        drives
+            .iter()
+            .map(|d| d.price_per_gb().map_or("-".into(), |p| usd(p, 2)) + " ")
+            .collect(),
+    )];
     for t in tables {
-        let _ = writeln!(
-            out,
-            "\n{} [{}]",
-            crate::term::printable(&t.title),
-            crate::term::printable(&t.stem)
-        );
+        rows.push(Row::Title(format!(
+            "{} [{}]",
+            printable(&t.title),
+            printable(&t.stem)
+        )));
         for m in &t.metrics {
             let best = m.best();
             let label = match m.unit {
+                "size" => m.name.to_string(),
                 unit if unit == m.name => m.name.to_string(),
                 unit => format!("{} ({unit})", m.name),
             };
-            let _ = write!(out, "  {label:<34}");
-            for (i, v) in m.values.iter().enumerate() {
-                let cell = match v {
+            let cells = m
+                .values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
                     Some(v) => format!(
                         "{}{}",
                         format_value(*v, m.unit),
                         if best == Some(i) { "*" } else { " " }
                     ),
                     None => "- ".into(),
-                };
-                let _ = write!(out, " {cell:>width$}", width = width + 1);
+                })
+                .collect();
+            rows.push(Row::Figures(label, cells));
+        }
+    }
+    let label_width = rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Figures(label, _) => Some(label.chars().count() + 2),
+            Row::Title(_) => None,
+        })
+        .max()
+        .unwrap_or(0)
+        .max("drive".len());
+    // A column is as wide as its widest figure, at least 16, and wider for a long word.
+    let widths: Vec<usize> = drives
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let figures = rows.iter().filter_map(|r| match r {
+                Row::Figures(_, cells) => cells.get(i).map(|c| c.chars().count()),
+                Row::Title(_) => None,
+            });
+            let words = printable(&d.name)
+                .split_whitespace()
+                .map(|w| w.chars().count() + 1)
+                .max()
+                .unwrap_or(0);
+            figures.chain([16, words]).max().unwrap_or(16)
+        })
+        .collect();
+    let names: Vec<Vec<String>> = drives
+        .iter()
+        .zip(&widths)
+        // One column of space is the best-value mark's.
+        .map(|(d, &w)| wrap(&printable(&d.name), w - 1))
+        .collect();
+    let header_lines = names.iter().map(Vec::len).max().unwrap_or(0).max(1);
+    let mut out = String::new();
+    for line in 0..header_lines {
+        let mut text = format!("{:<label_width$}", if line == 0 { "drive" } else { "" });
+        for (name, &w) in names.iter().zip(&widths) {
+            let part = name.get(line).map_or("", String::as_str);
+            text += &format!("  {:>w$}", format!("{part} "));
+        }
+        out += text.trim_end();
+        out.push('\n');
+    }
+    for row in &rows {
+        match row {
+            Row::Title(title) => {
+                let _ = writeln!(out, "\n{title}");
             }
-            out.push('\n');
+            Row::Figures(label, cells) => {
+                let mut text = format!("{:<label_width$}", format!("  {label}"));
+                for (cell, &w) in cells.iter().zip(&widths) {
+                    text += &format!("  {cell:>w$}");
+                }
+                out += text.trim_end();
+                out.push('\n');
+            }
         }
     }
     out += "\n* best of the drives compared\n";
@@ -337,6 +463,93 @@ mod tests {
         let text = render_text(&[drives[0].0.clone(), drives[1].0.clone()], &all);
         assert!(text.contains("400.0*") || text.contains("400*"), "{text}");
         assert!(!text.contains("100*") && !text.contains("100.0*"), "{text}");
+    }
+
+    fn drive(id: i64, name: &str) -> DriveRow {
+        DriveRow {
+            id,
+            name: name.into(),
+            kind: "sim".into(),
+            model: Some(name.into()),
+            serial: None,
+            firmware: None,
+            capacity_bytes: 250_000_000_000,
+            specs: Default::default(),
+            runs: 1,
+            last_run: None,
+        }
+    }
+
+    #[test]
+    fn drives_are_selected_by_id_or_a_part_of_the_name_only_one_has() {
+        let all = [
+            drive(1, "ssdlab model of Samsung SSD 840 EVO 250GB"),
+            drive(2, "Crucial M500 240GB"),
+            drive(3, "ssdlab model of Samsung SSD 840 Pro 256GB"),
+            drive(4, "Crucial M500"),
+        ];
+        let ids = |sel: &[&str]| {
+            let sel: Vec<String> = sel.iter().map(|s| s.to_string()).collect();
+            select_drives(&all, &sel).map(|ds| ds.iter().map(|d| d.id).collect::<Vec<_>>())
+        };
+        // The README's example: a number that is no id is a part of a name.
+        assert_eq!(ids(&["840 evo", "m500 240"]), Ok(vec![1, 2]));
+        assert_eq!(ids(&["3", "1", "3"]), Ok(vec![3, 1]), "ids, each once");
+        assert_eq!(ids(&["PRO"]), Ok(vec![3]), "any case");
+        assert_eq!(ids(&["840-evo"]), Ok(vec![1]), "a preset's spelling");
+        assert_eq!(ids(&["crucial m500"]), Ok(vec![4]), "a whole name wins");
+        let ambiguous = ids(&["840"]).unwrap_err();
+        assert!(
+            ambiguous.contains("matches 2 drives")
+                && ambiguous.contains("1 = ssdlab model of Samsung SSD 840 EVO 250GB")
+                && ambiguous.contains("3 = "),
+            "{ambiguous}"
+        );
+        let unknown = ids(&["970"]).unwrap_err();
+        assert!(
+            unknown.contains("no drive matches \"970\"")
+                && unknown.contains("2 = Crucial M500 240GB"),
+            "{unknown}"
+        );
+    }
+
+    #[test]
+    fn drives_whose_names_share_a_long_prefix_stay_apart_and_columns_align() {
+        let drives = [
+            drive(1, "ssdlab model of Samsung SSD 840 EVO 250GB"),
+            drive(2, "ssdlab model of Samsung SSD 840 Pro 256GB"),
+        ];
+        let metric = |name, unit, values: Vec<Option<f64>>| Metric {
+            name,
+            unit,
+            better: Better::Higher,
+            values,
+        };
+        let table = Table {
+            stem: "transfer-sweep-read".into(),
+            test: "transfer-sweep".into(),
+            title: "read MB/s against transfer size".into(),
+            metrics: vec![
+                metric("peak", "MB/s", vec![Some(54.2), Some(12345.0)]),
+                metric("90% of peak from", "size", vec![Some(131072.0), None]),
+            ],
+            result_ids: vec![Some(1), Some(2)],
+        };
+        let text = render_text(&drives, &[table]);
+        assert!(text.contains("EVO") && text.contains("Pro"), "{text}");
+        assert!(text.contains("128 KiB"), "sizes in units: {text}");
+        assert!(!text.contains("131072"), "{text}");
+        // The first drive's name, every line of it, and its figures end at one column.
+        let end_of = |row: &str, figure: &str| {
+            let line = text.lines().find(|l| l.contains(row)).unwrap();
+            line.find(figure).unwrap() + figure.len()
+        };
+        let edge = end_of("peak (MB/s)", "54.2");
+        assert_eq!(end_of("90% of peak", "128 KiB"), edge, "{text}");
+        for line in text.lines().take_while(|l| !l.is_empty()) {
+            let b = line.as_bytes();
+            assert!(b[edge - 1] != b' ' && b[edge] == b' ', "{edge}: {text}");
+        }
     }
 
     #[test]

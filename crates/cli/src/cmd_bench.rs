@@ -27,7 +27,8 @@ pub enum BenchCmd {
     List,
     /// One run: its drive, and a line per result.
     Show { run: i64 },
-    /// The reviews' tables for some drives (id or part of the name), best values marked.
+    /// The reviews' tables for some drives, best values marked. A drive is its id or a part of
+    /// its name only it has (any case), e.g. `compare 840 m500`.
     Compare {
         #[arg(required = true)]
         drives: Vec<String>,
@@ -92,18 +93,31 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchCmd::Show { run } => show(&read()?, run)?,
         BenchCmd::Compare { drives, test } => {
             let b = read()?;
-            let drives = b.find_drives(&drives)?;
+            let drives =
+                compare::select_drives(&b.drives()?, &drives).map_err(anyhow::Error::msg)?;
             let with: Vec<compare::DriveResults> = drives
                 .into_iter()
                 .map(|d| Ok((b.latest_results(d.id)?, d)))
                 .map(|r: bench::db::Result<_>| r.map(|(rs, d)| (d, rs)))
                 .collect::<Result<_, _>>()?;
             let tables = compare::tables(&with, test.as_deref());
-            anyhow::ensure!(
-                !tables.is_empty(),
-                "none of these drives has {}",
-                test.map_or("any results".into(), |t| format!("a {t} result"))
-            );
+            if tables.is_empty() {
+                let Some(test) = test else {
+                    anyhow::bail!("none of these drives has any results");
+                };
+                // What they do have, to suggest from: tests and result names.
+                let mut have: Vec<String> = compare::tables(&with, None)
+                    .into_iter()
+                    .flat_map(|t| [t.test, t.stem])
+                    .collect();
+                have.sort();
+                have.dedup();
+                anyhow::bail!(
+                    "none of these drives has a {test} result{}: they have {}",
+                    crate::suggest::did_you_mean(&test, have.iter().map(String::as_str)),
+                    have.join(", ")
+                );
+            }
             let rows: Vec<_> = with.into_iter().map(|(d, _)| d).collect();
             print!("{}", compare::render_text(&rows, &tables));
         }
@@ -127,18 +141,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             notes,
         } => {
             let mut b = write()?;
-            let found = b.find_drives(std::slice::from_ref(&drive))?;
-            let [d] = &found[..] else {
-                anyhow::bail!(
-                    "{drive:?} matches {} drives ({}): give its id",
-                    found.len(),
-                    found
-                        .iter()
-                        .map(|d| format!("{} = {}", d.id, d.name))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            };
+            // One selector selects one drive, or fails saying why.
+            let found = compare::select_drives(&b.drives()?, std::slice::from_ref(&drive))
+                .map_err(anyhow::Error::msg)?;
+            let d = found.first().context("no drive selected")?;
             if let Some(p) = price {
                 anyhow::ensure!(
                     p.is_finite() && (0.0..=compare::MAX_PRICE_USD).contains(&p),
@@ -206,16 +212,17 @@ fn gb(bytes: u64) -> String {
 }
 
 fn print_drives(drives: &[bench::db::DriveRow]) {
-    let w = drives
-        .iter()
-        .map(|d| printable(&d.name).chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(5, 64);
-    println!(
-        "{:>4}  {:<w$} {:<6} {:>8} {:>9} {:>8} {:>5}  controller / NAND / DRAM",
-        "id", "drive", "kind", "capacity", "price", "$/GB", "runs"
-    );
+    use crate::table::{Align::*, Table};
+    let mut t = Table::new(&[
+        ("id", Right),
+        ("drive", Left),
+        ("kind", Left),
+        ("capacity", Right),
+        ("price", Right),
+        ("$/GB", Right),
+        ("runs", Right),
+        ("controller / NAND / DRAM", Left),
+    ]);
     for d in drives {
         let s = &d.specs;
         let facts: Vec<String> = [&s.controller, &s.nand, &s.dram]
@@ -223,32 +230,47 @@ fn print_drives(drives: &[bench::db::DriveRow]) {
             .flatten()
             .map(|f| printable(f).into_owned())
             .collect();
-        println!(
-            "{:>4}  {:<w$} {:<6} {:>8} {:>9} {:>8} {:>5}  {}",
-            d.id,
-            printable(&d.name),
-            printable(&d.kind),
+        t.row(vec![
+            d.id.to_string(),
+            printable(&d.name).into_owned(),
+            printable(&d.kind).into_owned(),
             gb(d.capacity_bytes),
             s.price_usd.map_or("-".into(), |p| compare::usd(p, 2)),
             d.price_per_gb().map_or("-".into(), |p| compare::usd(p, 3)),
-            d.runs,
-            facts.join(" / ")
-        );
+            d.runs.to_string(),
+            facts.join(" / "),
+        ]);
     }
+    print!("{}", t.render());
 }
 
-fn run_line(r: &RunRow) -> String {
-    format!(
-        "{:>4}  {:<20} {:<5} {:>3} results  {}  {}{}{}",
-        r.id,
-        printable(&r.started_at),
-        printable(&r.kind),
-        r.results,
-        printable(&r.drive),
-        printable(&r.target_spec),
-        if r.quick { "  quick" } else { "" },
-        if r.complete { "" } else { "  (incomplete)" }
-    )
+fn print_runs(runs: &[RunRow]) {
+    use crate::table::{Align::*, Table};
+    let mut t = Table::new(&[
+        ("run", Right),
+        ("started", Left),
+        ("kind", Left),
+        ("results", Right),
+        ("drive", Left),
+        ("target", Left),
+        ("", Left),
+    ]);
+    for r in runs {
+        let flags: Vec<&str> = [(r.quick, "quick"), (!r.complete, "(incomplete)")]
+            .into_iter()
+            .filter_map(|(on, flag)| on.then_some(flag))
+            .collect();
+        t.row(vec![
+            r.id.to_string(),
+            printable(&r.started_at).into_owned(),
+            printable(&r.kind).into_owned(),
+            r.results.to_string(),
+            printable(&r.drive).into_owned(),
+            printable(&r.target_spec).into_owned(),
+            flags.join(" "),
+        ]);
+    }
+    print!("{}", t.render());
 }
 
 fn list(b: &Bench) -> anyhow::Result<()> {
@@ -261,13 +283,8 @@ fn list(b: &Bench) -> anyhow::Result<()> {
         return Ok(());
     }
     print_drives(&drives);
-    println!(
-        "\n{:>4}  {:<20} {:<5} {:>11}  drive  target",
-        "run", "started", "kind", ""
-    );
-    for r in b.runs()? {
-        println!("{}", run_line(&r));
-    }
+    println!();
+    print_runs(&b.runs()?);
     Ok(())
 }
 
@@ -275,7 +292,7 @@ fn show(b: &Bench, id: i64) -> anyhow::Result<()> {
     let run = b
         .run(id)?
         .with_context(|| format!("no run {id} (`ssdlab bench list` shows them)"))?;
-    println!("{}", run_line(&run));
+    print_runs(std::slice::from_ref(&run));
     println!(
         "ssdlab {}, stored {}{}\nrun identity {}",
         printable(&run.tool_version),
@@ -374,7 +391,10 @@ fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> any
             }
             t
         }
-        other => anyhow::bail!("unknown export format '{other}': use json or csv"),
+        other => anyhow::bail!(
+            "unknown export format '{other}'{}: use json or csv",
+            crate::suggest::did_you_mean(other, ["json", "csv"])
+        ),
     };
     match output {
         Some(p) => std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?,

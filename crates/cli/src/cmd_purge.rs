@@ -11,12 +11,13 @@ use suite::context::Context;
 pub fn purge(a: &TargetArgs) -> anyhow::Result<ExitCode> {
     let (mut dev, _created) = a.open(&a.target, true)?;
     let stop = crate::cmd_run::stop_flag()?;
-    let mut bar = Bar::new(a.quiet);
+    let mut bar = Bar::new(a.quiet, &stop);
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.purge = a.purge;
     let capacity = dev.geometry().capacity_bytes;
     let phase = suite::precondition::purge(&mut ctx, dev.as_mut(), 0, capacity);
     drop(ctx);
+    bar.close();
     let method = phase.method.as_deref().unwrap_or("none");
     if phase.complete {
         println!("purged {}: {method}", a.target);

@@ -172,7 +172,15 @@ fn verify_options(a: &RunArgs) -> anyhow::Result<Option<VerifyOptions>> {
 const DEFAULT_BACKLOG_UNITS: u64 = 4096;
 
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
-    suite::tests::find(&a.test)?;
+    if suite::tests::find(&a.test).is_err() {
+        let names: Vec<&str> = suite::tests::TESTS.iter().map(|t| t.name).collect();
+        anyhow::bail!(
+            "unknown test '{}'{}: use one of {} (`ssdlab tests` describes them)",
+            a.test,
+            crate::suggest::did_you_mean(&a.test, names.iter().copied()),
+            names.join(", ")
+        );
+    }
     let data = a
         .data
         .as_deref()
@@ -206,7 +214,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| output::default_dir(&a.test));
 
     let stop = stop_flag()?;
-    let mut bar = Bar::new(a.common.quiet);
+    let mut bar = Bar::new(a.common.quiet, &stop);
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
     ctx.iolog = a.iolog.clone();
@@ -215,7 +223,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let run_id = suite::results_dir::new_run_id();
     let fresh = !out_dir.exists();
     suite::results_dir::start_run(&out_dir, &run_id)?;
-    let mut results = match suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides) {
+    let outcome = suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides);
+    bar.close();
+    let mut results = match outcome {
         Ok(results) => results,
         Err(e) => {
             if fresh {
@@ -234,14 +244,18 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     output::write(&out_dir, &results, a.json.as_deref())?;
     // Results refer to the target file now: keep it.
     created.keep();
-    if !results.is_empty() {
-        output::write_report(&out_dir)?;
-    }
+    let report = match results.is_empty() {
+        true => None,
+        false => Some(output::write_report(&out_dir)?),
+    };
     if !a.common.quiet {
         output::print_summary(&results);
-    }
-    if !a.common.quiet {
-        eprintln!("results: {}", out_dir.display());
+        if !results.is_empty() {
+            eprintln!("results: {}", out_dir.display());
+        }
+        if let Some(report) = report {
+            eprintln!("report: {}", report.display());
+        }
     }
     if !results.is_empty() {
         a.common.store.store(&out_dir, &run_id, a.common.quiet);

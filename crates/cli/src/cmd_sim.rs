@@ -151,10 +151,7 @@ fn validate(
     let known: BTreeSet<&str> = sim::presets().into_iter().map(|(n, _)| n).collect();
     for p in &presets {
         if !known.contains(p.as_str()) {
-            bail!(
-                "unknown preset '{p}': use one of {} (see `ssdlab sim list`)",
-                known.iter().copied().collect::<Vec<_>>().join(", ")
-            );
+            bail!("{}", sim::preset::unknown_preset(p));
         }
     }
     if record && (fast || !presets.is_empty()) {

@@ -50,10 +50,21 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         }
         false => (a.common.target.clone(), a.quick),
     };
-    let steps = runner::select(runner::plan(quick), &a.only, &a.skip)?;
+    let plan = runner::plan(quick);
+    for name in a.only.iter().chain(&a.skip) {
+        if !plan.iter().any(|s| &s.id == name || s.test == name) {
+            let ids: Vec<&str> = plan.iter().map(|s| s.id.as_str()).collect();
+            anyhow::bail!(
+                "no suite step named '{name}'{}: use one of {}",
+                crate::suggest::did_you_mean(name, ids.iter().copied()),
+                ids.join(", ")
+            );
+        }
+    }
+    let steps = runner::select(plan, &a.only, &a.skip)?;
     let (mut dev, mut created) = a.common.open(&target, true)?;
     let stop = crate::cmd_run::stop_flag()?;
-    let mut bar = Bar::new(a.common.quiet);
+    let mut bar = Bar::new(a.common.quiet, &stop);
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
     if !a.common.quiet {
@@ -77,7 +88,9 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         &dir,
         resume,
         &run_id,
-    )?;
+    );
+    bar.close();
+    let rec = rec?;
     created.keep();
     let report = output::write_report(&dir).ok();
     if !a.common.quiet {

@@ -281,7 +281,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         .common
         .open(&a.common.target, stats.writes > 0 || stats.discards > 0)?;
     let stop = crate::cmd_run::stop_flag()?;
-    let mut bar = crate::progress::Bar::new(a.common.quiet);
+    let mut bar = crate::progress::Bar::new(a.common.quiet, &stop);
     let mut ctx = suite::context::Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
     let reader = trace::open_with(&a.trace, opts)?;
@@ -298,7 +298,9 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         plan,
         stats.avg_queue_depth,
         Some(stats.ios),
-    )?;
+    );
+    bar.close();
+    let result = result?;
     if let Some(e) = bad {
         bail!("{e} (replayed up to there; use `trace convert --skip-bad` to clean the trace)");
     }
@@ -314,10 +316,11 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     }];
     crate::output::write(&dir, &results, a.json.as_deref())?;
     created.keep();
-    crate::output::write_report(&dir)?;
+    let report = crate::output::write_report(&dir)?;
     if !a.common.quiet {
         crate::output::print_summary(&results);
         eprintln!("results: {}", dir.display());
+        eprintln!("report: {}", report.display());
     }
     a.common.store.store(&dir, &run_id, a.common.quiet);
     Ok(if results[0].complete {

@@ -9,6 +9,8 @@ mod cmd_suite;
 mod cmd_trace;
 mod output;
 mod progress;
+mod suggest;
+mod table;
 mod target_args;
 
 use std::process::ExitCode;

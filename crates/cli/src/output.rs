@@ -88,99 +88,196 @@ pub fn write_report(dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
+/// A rate as the summary prints it: one decimal below 100, none above.
+fn rate(v: f64) -> String {
+    if v.abs() < 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// The Storage Bench's metrics of a result (a Storage Bench or trace replay), if it is one.
+fn storage_bench_metrics(r: &TestResult) -> Option<suite::replay::StorageBenchMetrics> {
+    serde_json::from_value(r.analysis.get("metrics")?.clone()).ok()
+}
+
+/// The Storage Bench's data rate as the reviews defined it: bytes over disk busy time.
+fn data_rate_text(m: &suite::replay::StorageBenchMetrics) -> String {
+    let mut text = format!("data rate (over busy time) {} MB/s", rate(m.data_rate_mbps));
+    let dirs: Vec<String> = [("read", m.read_rate_mbps), ("write", m.write_rate_mbps)]
+        .into_iter()
+        .filter_map(|(d, v)| v.map(|v| format!("{d} {}", rate(v))))
+        .collect();
+    if !dirs.is_empty() {
+        text += &format!(" ({})", dirs.join(", "));
+    }
+    text
+}
+
+/// A result's headline figure in a few words: what the reviews charted for its test.
+pub fn headline(r: &TestResult) -> String {
+    let a = &r.analysis;
+    if let Some(m) = storage_bench_metrics(r) {
+        return data_rate_text(&m);
+    }
+    if let Some(mean) = a.pointer("/steady_state/mean").and_then(|v| v.as_f64()) {
+        return format!("steady-state mean {mean:.0} IOPS");
+    }
+    if let Some(peak) = a.get("peak_mbps").and_then(|v| v.as_f64()) {
+        return format!("peak {} MB/s", rate(peak));
+    }
+    format!("{:.0} IOPS, {} MB/s", r.summary.iops, rate(r.summary.mbps))
+}
+
+/// The results as an aligned table, a row per result with what to know about it under it.
 pub fn print_summary(results: &[TestResult]) {
-    println!(
-        "{:<58} {:>10} {:>9} {:>10} {:>10}",
-        "test", "IOPS", "MB/s", "mean us", "p99 us"
-    );
+    print!("{}", summary_table(results));
+}
+
+pub fn summary_table(results: &[TestResult]) -> String {
+    use crate::table::{Align::*, Table};
+    let mut t = Table::new(&[
+        ("IOPS", Right),
+        ("MB/s", Right),
+        ("mean us", Right),
+        ("p99 us", Right),
+        ("max us", Right),
+        ("test", Left),
+    ]);
     for r in results {
         let s = &r.summary;
         let lat = s.write.as_ref().or(s.read.as_ref()).map(|d| &d.latency_us);
-        println!(
-            "{:<58} {:>10.0} {:>9.1} {:>10.1} {:>10.1}{}",
-            r.label,
-            s.iops,
-            s.mbps,
-            lat.map_or(0.0, |l| l.mean),
-            lat.map_or(0.0, |l| l.p99),
-            if r.complete { "" } else { "  (incomplete)" }
-        );
+        let metrics = storage_bench_metrics(r);
+        // A trace replay's figures over wall time would be a second, different "MB/s": its
+        // data rate (over busy time) is printed under it instead.
+        let (iops, mbps) = match metrics {
+            Some(_) => (String::new(), String::new()),
+            None => (format!("{:.0}", s.iops), rate(s.mbps)),
+        };
+        t.row(vec![
+            iops,
+            mbps,
+            lat.map_or(String::new(), |l| format!("{:.1}", l.mean)),
+            lat.map_or(String::new(), |l| format!("{:.1}", l.p99)),
+            lat.map_or(String::new(), |l| format!("{:.1}", l.max)),
+            format!(
+                "{}{}",
+                r.label,
+                if r.complete { "" } else { "  (incomplete)" }
+            ),
+        ]);
+        let mut note = |text: String| t.note(format!("    {text}"));
+        if let Some(m) = &metrics {
+            note(format!(
+                "{}; disk busy {:.1} s; average service time {:.0} us",
+                data_rate_text(m),
+                m.busy_time_s,
+                m.avg_service_time_us
+            ));
+        }
         if let Some(engine::driver::Stopped::Failed(why)) = &r.stopped {
-            println!("    FAILED: {why}");
+            note(format!("FAILED: {why}"));
+        }
+        if let (Some(_), Some(read)) = (&s.write, &s.read) {
+            // The latency columns are the writes'; a mixed workload's reads differ.
+            let l = &read.latency_us;
+            note(format!(
+                "latency columns are the writes'; reads: mean {:.1} us, p99 {:.1} us, max {:.1} us",
+                l.mean, l.p99, l.max
+            ));
+        }
+        if let Some(l) = lat.filter(|l| l.mean > l.p99) {
+            // Not a mistake: a drive as steady as a simulator takes the same time for 99% of
+            // IOs, and a handful of slow ones lift the mean, never the p99.
+            note(format!(
+                "mean above p99: fewer than 1% of the IOs were far slower than the rest (p99.9 {:.1} us, max {:.1} us)",
+                l.p999, l.max
+            ));
         }
         if let Some(p) = &r.measured_phase {
-            println!("    the figures above are the {p} phase's: the test itself did not run");
+            note(format!(
+                "the figures above are the {p} phase's: the test itself did not run"
+            ));
         }
         if r.summary.failed_ios > 0 {
-            println!(
-                "    {} IO(s) failed (not counted in the figures)",
+            note(format!(
+                "{} IO(s) failed (not counted in the figures)",
                 r.summary.failed_ios
-            );
+            ));
         }
         for d in &r.deviations {
-            println!("    deviation: {d}");
+            note(format!("deviation: {d}"));
         }
         for w in &r.warnings {
-            println!("    warning: {w}");
+            note(format!("warning: {w}"));
         }
         if let Some(h) = &r.host_writes {
-            println!(
-                "    the drive counted {} written by the host, ssdlab wrote {}{}",
+            note(format!(
+                "the drive counted {} written by the host, ssdlab wrote {}{}",
                 engine::size::format_size(h.drive_bytes),
                 engine::size::format_size(h.ssdlab_bytes),
                 if h.agrees { " (they agree)" } else { "" }
-            );
-        }
-        if let Some(ss) = r.analysis.get("steady_state").filter(|v| !v.is_null()) {
-            println!(
-                "    steady state from {}s: mean {:.0} IOPS, median {:.0}, min {:.0}, stddev {:.0}, p1 {:.0}, p99 {:.0}; drop at {}",
-                r.analysis["steady_from_s"],
-                ss["mean"].as_f64().unwrap_or(0.0),
-                ss["median"].as_f64().unwrap_or(0.0),
-                ss["min"].as_f64().unwrap_or(0.0),
-                ss["stddev"].as_f64().unwrap_or(0.0),
-                ss["p1"].as_f64().unwrap_or(0.0),
-                ss["p99"].as_f64().unwrap_or(0.0),
-                r.analysis["drop_s"].as_u64().map_or("none".into(), |t| format!("{t} s")),
-            );
+            ));
         }
         let a = &r.analysis;
+        if let Some(ss) = a.get("steady_state").filter(|v| !v.is_null()) {
+            let f = |k: &str| ss[k].as_f64().unwrap_or(0.0);
+            note(format!(
+                "steady state from {} s: mean {:.0} IOPS, median {:.0}, min {:.0}, stddev {:.0}, p1 {:.0}, p99 {:.0}; {}",
+                a["steady_from_s"].as_f64().unwrap_or(0.0),
+                f("mean"),
+                f("median"),
+                f("min"),
+                f("stddev"),
+                f("p1"),
+                f("p99"),
+                a["drop_s"]
+                    .as_u64()
+                    .map_or("no drop".into(), |t| format!("drop at {t} s")),
+            ));
+        }
         if let Some(v) = a.get("verdict").and_then(|v| v.as_str()) {
-            println!("    {v}");
+            note(v.to_string());
         }
         if let Some(reached) = a.get("reached").and_then(|v| v.as_bool()) {
+            let iops = a["steady_iops"].as_f64().unwrap_or(0.0);
             match a["round"].as_u64() {
-                Some(round) if reached => println!(
-                    "    steady state reached at round {round}: {:.0} IOPS",
-                    a["steady_iops"].as_f64().unwrap_or(0.0)
-                ),
-                _ => println!(
-                    "    steady state NOT reached; last window {:.0} IOPS",
-                    a["steady_iops"].as_f64().unwrap_or(0.0)
-                ),
+                Some(round) if reached => note(format!(
+                    "steady state reached at round {round}: {iops:.0} IOPS"
+                )),
+                _ => note(format!(
+                    "steady state NOT reached; last window {iops:.0} IOPS"
+                )),
             }
         }
         if let Some(peak) = a.get("peak_mbps").and_then(|v| v.as_f64()) {
-            println!(
-                "    peak {peak:.1} MB/s at {} bytes; 90% of peak from {} bytes",
-                a["peak_at_bytes"], a["reaches_90pct_at_bytes"]
-            );
+            let size = |k: &str| a[k].as_u64().map(engine::size::format_size);
+            let mut text = format!("peak {} MB/s", rate(peak));
+            if let Some(at) = size("peak_at_bytes") {
+                text += &format!(" at {at}");
+            }
+            if let Some(from) = size("reaches_90pct_at_bytes") {
+                text += &format!("; 90% of peak from {from}");
+            }
+            note(text);
         }
         if let Some(v) = &r.verify {
-            println!("    {}", v.headline());
+            note(v.headline());
             for m in v.first.iter().take(5) {
-                println!("      {m}");
+                note(format!("  {m}"));
             }
         }
-        if let Some(t) = a.get("trimmed_reads").and_then(|t| t.get("verdict")) {
-            println!("    trimmed reads: {}", t.as_str().unwrap_or_default());
+        if let Some(v) = a.pointer("/trimmed_reads/verdict") {
+            note(format!("trimmed reads: {}", v.as_str().unwrap_or_default()));
         }
         if let Some(wa) = &r.write_amplification {
-            println!(
-                "    write amplification: {:.2} over the run, {} over its second half",
-                wa.cumulative,
-                wa.steady_state.map_or("-".into(), |w| format!("{w:.2}"))
-            );
+            let mut text = format!("write amplification {:.2} over the run", wa.cumulative);
+            if let Some(w) = wa.steady_state {
+                text += &format!(", {w:.2} over its second half");
+            }
+            note(text);
         }
     }
+    t.render()
 }

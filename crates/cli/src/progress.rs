@@ -1,27 +1,145 @@
-//! The progress bar: live IOPS, MB/s and ETA per phase; silent when not on a terminal.
+//! Progress: on a terminal, a bar per phase with live IOPS, MB/s and ETA (and in a suite the
+//! step number and the suite's ETA); otherwise a plain log of a line per step (or per group of
+//! phases outside a suite), so a log file gets a few lines, not hundreds.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use engine::driver::Progress;
 use engine::Clock;
 use suite::context::Observer;
+use suite::result::TestResult;
+use suite::runner::Status;
+
+/// The bar's length: progress fractions in thousandths.
+const STEPS: u64 = 1000;
 
 pub struct Bar {
+    mode: Mode,
+    /// Set by Ctrl-C: a phase ending then was stopped, not finished.
+    stop: Arc<AtomicBool>,
+    current: Option<Phase>,
+    suite: Option<SuiteProgress>,
+    /// Outside a suite, the plain log's last phase group.
+    logged_group: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Bars,
+    Plain,
+    Quiet,
+}
+
+struct Phase {
     bar: Option<ProgressBar>,
-    visible: bool,
-    quiet: bool,
+    group: String,
+    /// Phases of the group so far.
+    count: usize,
+    last: Option<Progress>,
+    /// Ended, its bar at 100% and left for the next phase of its group to reuse.
+    done: bool,
+}
+
+struct SuiteProgress {
+    number: usize,
+    of: usize,
+    id: String,
+    started: Instant,
+    /// Wall seconds of each step run so far.
+    took: Vec<f64>,
+}
+
+impl SuiteProgress {
+    /// A rough time left for the suite: the steps still to come at the mean time of those
+    /// run so far; None before one has run.
+    fn left_s(&self) -> Option<f64> {
+        if self.took.is_empty() {
+            return None;
+        }
+        let mean = self.took.iter().sum::<f64>() / self.took.len() as f64;
+        let current = (mean - self.started.elapsed().as_secs_f64()).max(0.0);
+        Some(mean * (self.of - self.number) as f64 + current)
+    }
+
+    fn eta(&self) -> String {
+        match self.left_s() {
+            Some(s) => format!("suite ETA ~{}", duration(s)),
+            None => "suite ETA after the first step".into(),
+        }
+    }
 }
 
 impl Bar {
-    pub fn new(quiet: bool) -> Bar {
+    pub fn new(quiet: bool, stop: &Arc<AtomicBool>) -> Bar {
+        let mode = if quiet {
+            Mode::Quiet
+        } else if std::io::stderr().is_terminal() {
+            Mode::Bars
+        } else {
+            Mode::Plain
+        };
         Bar {
-            bar: None,
-            visible: !quiet && std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
-            quiet,
+            mode,
+            stop: Arc::clone(stop),
+            current: None,
+            suite: None,
+            logged_group: None,
         }
     }
+
+    /// End the last bar (before the summary is printed).
+    pub fn close(&mut self) {
+        if let Some(bar) = self.current.take().and_then(|p| p.bar) {
+            bar.finish();
+            leave(&bar);
+        }
+    }
+
+    fn interrupted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// A line for the log, above the bar when there is one.
+    fn say(&self, text: &str) {
+        match self.current.as_ref().and_then(|p| p.bar.as_ref()) {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn prefix(&self, label: &str) -> String {
+        match &self.suite {
+            Some(s) => format!("[{}/{}] {label}", s.number, s.of),
+            None => label.to_string(),
+        }
+    }
+}
+
+/// A finished bar stays drawn with the cursor at its end: move on to the next line, so what
+/// is printed next does not start beside it.
+fn leave(bar: &ProgressBar) {
+    if !bar.is_hidden() {
+        eprintln!();
+    }
+}
+
+/// Phases whose labels agree up to the first ':' but for numbers and sizes ("TRIM test, dirty
+/// pass: 42%", "transfer size 4 KiB: sequential read") form a group: they share a bar and a
+/// line of the plain log.
+fn group_of(label: &str) -> String {
+    let head = label.split(':').next().unwrap_or(label);
+    head.split_whitespace()
+        .filter(|w| {
+            !w.starts_with(|c: char| c.is_ascii_digit())
+                && !matches!(*w, "B" | "KiB" | "MiB" | "GiB" | "TiB")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn si(v: f64) -> String {
@@ -32,55 +150,242 @@ fn si(v: f64) -> String {
     }
 }
 
+/// Seconds as a reader takes them: 45 s, 2m31s, 1h05m.
+pub fn duration(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    match s {
+        s if s < 60 => format!("{s} s"),
+        s if s < 3600 => format!("{}m{:02}s", s / 60, s % 60),
+        s => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// What a phase did, over all of it.
+fn figures(p: &Progress) -> String {
+    let s = p.elapsed_ns as f64 / 1e9;
+    let per_s = |v: f64| if s > 0.0 { v / s } else { 0.0 };
+    format!(
+        "{} IOPS {} MB/s in {}",
+        si(per_s(p.ios as f64)),
+        si(per_s(p.bytes as f64 / 1e6)),
+        duration(s)
+    )
+}
+
 impl Observer for Bar {
     fn phase(&mut self, label: &str, clock: Clock) {
-        if !self.visible {
-            if !self.quiet {
-                eprintln!("{label}...");
+        let group = group_of(label);
+        match self.mode {
+            Mode::Quiet => return,
+            Mode::Plain => {
+                // In a suite the step lines say enough; alone, a line per group of phases.
+                if self.suite.is_none() && self.logged_group.as_deref() != Some(&group) {
+                    eprintln!("{label}...");
+                    self.logged_group = Some(group.clone());
+                }
+                self.current = Some(Phase {
+                    bar: None,
+                    group,
+                    count: 1,
+                    last: None,
+                    done: false,
+                });
+                return;
             }
+            Mode::Bars => {}
+        }
+        let prefix = self.prefix(label);
+        if let Some(p) = self.current.as_mut().filter(|p| p.done && p.group == group) {
+            if let Some(bar) = &p.bar {
+                bar.set_prefix(prefix);
+                bar.set_message("");
+                bar.reset();
+            }
+            p.done = false;
+            p.last = None;
+            p.count += 1;
             return;
         }
-        let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr_with_hz(5));
+        self.close();
+        let bar = ProgressBar::with_draw_target(Some(STEPS), ProgressDrawTarget::stderr_with_hz(5));
         let time = match clock {
             Clock::Wall => "",
             Clock::Virtual => " (virtual time)",
         };
         bar.set_style(
             ProgressStyle::with_template(&format!(
-                "{{prefix}} [{{bar:30}}] {{percent:>3}}% {{msg}}{time} ETA {{eta}}"
+                "{{prefix}} [{{bar:30}}] {{percent:>3}}% {{msg}}{time}"
             ))
             .expect("progress template")
             .progress_chars("=> "),
         );
-        bar.set_prefix(label.to_string());
-        self.bar = Some(bar);
+        bar.set_prefix(prefix);
+        self.current = Some(Phase {
+            bar: Some(bar),
+            group,
+            count: 1,
+            last: None,
+            done: false,
+        });
     }
 
     fn progress(&mut self, p: &Progress) {
-        if let Some(bar) = &self.bar {
-            bar.set_position((p.fraction * 1000.0) as u64);
+        let suite_eta = self.suite.as_ref().map(SuiteProgress::eta);
+        let Some(phase) = self.current.as_mut() else {
+            return;
+        };
+        phase.last = Some(*p);
+        if let Some(bar) = &phase.bar {
+            bar.set_position((p.fraction.clamp(0.0, 1.0) * STEPS as f64) as u64);
+            let eta = indicatif::HumanDuration(bar.eta());
             bar.set_message(format!(
-                "{} IOPS {} MB/s t={:.0}s",
+                "{} IOPS {} MB/s t={:.0}s ETA {eta}{}",
                 si(p.recent_iops),
                 si(p.recent_mbps),
-                p.elapsed_ns as f64 / 1e9
+                p.elapsed_ns as f64 / 1e9,
+                suite_eta.map_or(String::new(), |e| format!(", {e}"))
             ));
         }
     }
 
     fn phase_done(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
+        let interrupted = self.interrupted();
+        let Some(phase) = self.current.as_mut() else {
+            return;
+        };
+        let Some(bar) = &phase.bar else {
+            return;
+        };
+        // A phase's own figures; a group's would be partial (its short phases report none).
+        let figures = match (&phase.last, phase.count) {
+            (Some(last), 1) => format!(": {}", figures(last)),
+            _ => String::new(),
+        };
+        if phase.count > 1 {
+            // The group, not its last member ("TRIM test, dirty pass", not "...: 99%").
+            bar.set_prefix(self.suite.as_ref().map_or(phase.group.clone(), |s| {
+                format!("[{}/{}] {}", s.number, s.of, phase.group)
+            }));
+        }
+        if interrupted {
+            // Its true final state: where it stopped.
+            bar.abandon_with_message(format!("stopped{figures}"));
+            leave(bar);
+            self.current = None;
+        } else {
+            // Shown at 100% when the next phase (or the end) finishes it.
+            bar.set_position(STEPS);
+            match phase.count {
+                1 => bar.set_message(format!("done{figures}")),
+                n => bar.set_message(format!("done ({n} phases)")),
+            }
+            phase.done = true;
         }
     }
 
     fn note(&mut self, text: &str) {
-        if self.quiet {
+        if self.mode != Mode::Quiet {
+            self.say(&format!("note: {text}"));
+        }
+    }
+
+    fn step(&mut self, number: usize, of: usize, id: &str) {
+        let took = self.suite.take().map(|s| s.took).unwrap_or_default();
+        let s = SuiteProgress {
+            number,
+            of,
+            id: id.to_string(),
+            started: Instant::now(),
+            took,
+        };
+        if self.mode != Mode::Quiet {
+            self.close();
+            let eta = s.left_s().map_or(String::new(), |left| {
+                format!(" (suite ETA ~{})", duration(left))
+            });
+            self.say(&format!("step {number} of {of}: {id}{eta}"));
+        }
+        self.suite = Some(s);
+    }
+
+    fn step_done(&mut self, status: Status, results: &[TestResult]) {
+        let Some(s) = self.suite.as_mut() else {
             return;
+        };
+        let took = s.started.elapsed().as_secs_f64();
+        s.took.push(took);
+        let line = format!(
+            "step {} of {}: {} {} in {}{}",
+            s.number,
+            s.of,
+            s.id,
+            format!("{status:?}").to_lowercase(),
+            duration(took),
+            step_headline(results)
+        );
+        if self.mode != Mode::Quiet {
+            self.close();
+            self.say(&line);
         }
-        match &self.bar {
-            Some(bar) => bar.println(format!("note: {text}")),
-            None => eprintln!("note: {text}"),
-        }
+    }
+}
+
+/// ": the first result's headline figure (+N more)", or nothing without results.
+fn step_headline(results: &[TestResult]) -> String {
+    match results {
+        [] => String::new(),
+        [one] => format!(": {}", crate::output::headline(one)),
+        [first, rest @ ..] => format!(
+            ": {} (+{} more result{})",
+            crate::output::headline(first),
+            rest.len(),
+            if rest.len() == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_group_by_their_label_before_the_colon() {
+        assert_eq!(
+            group_of("TRIM test, dirty pass: 42%"),
+            "TRIM test, dirty pass"
+        );
+        assert_eq!(
+            group_of("transfer size 512 B: sequential write, QD4"),
+            group_of("transfer size 64 MiB: sequential read, QD4")
+        );
+        assert_ne!(
+            group_of("TRIM test, clean pass: 0%"),
+            "TRIM test, dirty pass"
+        );
+        assert_eq!(group_of("seq write"), "seq write");
+    }
+
+    #[test]
+    fn durations_read_as_minutes_and_hours() {
+        assert_eq!(duration(45.2), "45 s");
+        assert_eq!(duration(151.0), "2m31s");
+        assert_eq!(duration(3900.0), "1h05m");
+    }
+
+    #[test]
+    fn suite_eta_waits_for_a_step_then_extrapolates() {
+        let mut s = SuiteProgress {
+            number: 1,
+            of: 4,
+            id: "a".into(),
+            started: Instant::now(),
+            took: Vec::new(),
+        };
+        assert_eq!(s.left_s(), None);
+        s.took = vec![100.0];
+        s.number = 2;
+        // Two steps after this one at 100 s each, and this one just begun.
+        let left = s.left_s().unwrap();
+        assert!((left - 300.0).abs() < 1.0, "{left}");
     }
 }

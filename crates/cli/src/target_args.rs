@@ -1,6 +1,5 @@
 //! The flags every command that drives a target shares.
 
-use anyhow::Context;
 use clap::Args;
 
 use engine::target::{Backend, OpenRequest};
@@ -112,8 +111,8 @@ impl TargetArgs {
                 .filter(|p| !p.exists()),
             _ => None,
         };
-        let dev = suite::target::open(spec, &request)
-            .with_context(|| format!("opening target {spec}"))?;
+        // Every target error names the target: no context to repeat it.
+        let dev = suite::target::open(spec, &request)?;
         Ok((dev, CreatedFile(new_file)))
     }
 }

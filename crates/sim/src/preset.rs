@@ -330,6 +330,73 @@ fn preset_names() -> String {
         .join(", ")
 }
 
+/// Why `name` is no preset, with the presets it was probably meant to be and the fix.
+pub fn unknown_preset(name: &str) -> String {
+    match near_presets(name).as_slice() {
+        [] => format!(
+            "unknown preset '{name}': use one of {} (`ssdlab sim list` describes them)",
+            preset_names()
+        ),
+        [one] => format!(
+            "unknown preset '{name}': did you mean {one}? (`ssdlab sim list` lists them all)"
+        ),
+        many => format!(
+            "unknown preset '{name}': did you mean one of {}? (`ssdlab sim list` lists them all)",
+            many.join(", ")
+        ),
+    }
+}
+
+/// The presets `name` is probably a typo or an abbreviation of: those containing it (if not
+/// most of them), else those it (or their start) is a few edits from.
+fn near_presets(name: &str) -> Vec<&'static str> {
+    let name = name.to_ascii_lowercase();
+    let names = drives::PRESETS.iter().map(|p| p.name);
+    // "840evo" and "840_evo" are abbreviations of "840-evo-250" too.
+    let bare = |s: &str| s.replace(['-', '_', ' '], "");
+    let containing: Vec<&str> = names
+        .clone()
+        .filter(|n| bare(n).contains(&bare(&name)))
+        .collect();
+    // A fragment most presets contain ("0") suggests nothing.
+    if !bare(&name).is_empty() && !containing.is_empty() && containing.len() * 2 <= names.len() {
+        return containing;
+    }
+    let most = (name.len() / 3).max(1);
+    // Against the whole name, or its start for a mistyped abbreviation ("840-prp").
+    let distance = |n: &str| {
+        let start: String = n.chars().take(name.chars().count()).collect();
+        edit_distance(&name, n).min(edit_distance(&name, &start))
+    };
+    let scored: Vec<(usize, &str)> = names.map(|n| (distance(n), n)).collect();
+    let best = scored.iter().map(|&(d, _)| d).min().unwrap_or(usize::MAX);
+    if best > most {
+        return Vec::new();
+    }
+    scored
+        .into_iter()
+        .filter(|&(d, _)| d == best)
+        .map(|(_, n)| n)
+        .collect()
+}
+
+/// Levenshtein distance: the fewest single-character insertions, deletions and substitutions
+/// turning `a` into `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
 /// Resolve a spec (what follows `sim:`) into a configuration. It is validated too.
 pub fn resolve(spec: &str) -> Result<Config, SimError> {
     let err = |msg: String| SimError::Spec {
@@ -356,12 +423,8 @@ pub fn resolve(spec: &str) -> Result<Config, SimError> {
         }
         Some(first) if !first.contains('=') => {
             rest = &tokens[1..];
-            preset(first).ok_or_else(|| {
-                err(format!(
-                    "unknown preset '{first}': use one of {} (see `ssdlab sim list`), or a .toml file",
-                    preset_names()
-                ))
-            })?
+            preset(first)
+                .ok_or_else(|| err(format!("{}, or a .toml file", unknown_preset(first))))?
         }
         Some(_) => preset("default").expect("the default preset exists"),
     };
@@ -646,12 +709,7 @@ pub fn load_toml(path: &str) -> Result<(Config, Vec<(String, String)>), SimError
             ))
         }
     };
-    let cfg = preset(&base_name).ok_or_else(|| {
-        spec_err(format!(
-            "unknown preset '{base_name}': use one of {}",
-            preset_names()
-        ))
-    })?;
+    let cfg = preset(&base_name).ok_or_else(|| spec_err(unknown_preset(&base_name)))?;
     let mut overrides = Vec::new();
     for (k, v) in &table {
         if k == "preset" {

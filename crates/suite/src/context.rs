@@ -20,6 +20,15 @@ pub trait Observer {
     fn phase_done(&mut self);
     /// A remark for the user (a deviation, a skipped step).
     fn note(&mut self, text: &str);
+    /// A suite's step `number` (from 1) of `of` begins.
+    fn step(&mut self, _number: usize, _of: usize, _id: &str) {}
+    /// The step begun last ended with `status` and these results (none if it did not run).
+    fn step_done(
+        &mut self,
+        _status: crate::runner::Status,
+        _results: &[crate::result::TestResult],
+    ) {
+    }
 }
 
 /// An observer that shows nothing.

@@ -278,7 +278,9 @@ pub fn run(
         if ctx.stopped() {
             break;
         }
+        ctx.observer.step(i + 1, steps.len(), &step.id);
         let record = &mut rec.steps[i];
+        let mut step_results = Vec::new();
         match crate::tests::run(step.test, dev, ctx, &step.overrides) {
             Ok(mut results) => {
                 record.results.clear();
@@ -309,6 +311,7 @@ pub fn run(
                     Status::Incomplete
                 };
                 record.message = None;
+                step_results = results;
                 if let Some(why) = failed {
                     // A target whose IOs fail would fail every later step too: stop here.
                     let message = format!(
@@ -317,6 +320,7 @@ pub fn run(
                     ctx.observer.note(&format!("{}: {message}", step.id));
                     rec.steps[i].message = Some(message);
                     save(dir, &mut rec)?;
+                    ctx.observer.step_done(rec.steps[i].status, &step_results);
                     break;
                 }
             }
@@ -336,6 +340,7 @@ pub fn run(
             }
         }
         save(dir, &mut rec)?;
+        ctx.observer.step_done(rec.steps[i].status, &step_results);
     }
     save(dir, &mut rec)?;
     Ok(rec)

@@ -31,6 +31,10 @@ pub fn kind(spec: &str) -> Result<&'static str, SuiteError> {
 
 fn open_sim(spec: &str, _req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
     let preset = spec.strip_prefix("sim:").unwrap_or(spec);
-    let dev = sim::open(preset).map_err(|e| TargetError::Open(format!("{spec}: {e}")))?;
+    // A spec error names the target already ("sim:PRESET: ...").
+    let dev = sim::open(preset).map_err(|e| match e {
+        sim::SimError::Spec { .. } => TargetError::Open(e.to_string()),
+        other => TargetError::Open(format!("{spec}: {other}")),
+    })?;
     Ok(Box::new(dev))
 }

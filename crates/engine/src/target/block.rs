@@ -30,7 +30,13 @@ pub(crate) fn open_block(
         path: shown.clone(),
         error,
     };
-    let meta = std::fs::metadata(path).map_err(io_err)?;
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => TargetError::Open(format!(
+            "{shown} does not exist: `lsblk` lists the block devices (a file is file:PATH[:SIZE], \
+             a simulated drive sim:PRESET)"
+        )),
+        _ => io_err(e),
+    })?;
     if !meta.file_type().is_block_device() {
         return Err(TargetError::NotBlock(shown));
     }

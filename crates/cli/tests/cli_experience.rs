@@ -1,0 +1,322 @@
+//! What a new user sees: aligned tables with sizes in units, the Storage Bench's data rate as
+//! the reviews defined it, a report path after every run, a plain log off a terminal, errors
+//! that name the target once and guess what was meant, and drives compared by a part of
+//! their names.
+
+mod common;
+use common::*;
+
+use std::path::Path;
+use std::process::Output;
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs a command that must succeed, with a Bench of the test's own.
+fn ok(db: &Path, args: &[&str]) -> Output {
+    let o = ssdlab().env("SSDLAB_DB", db).args(args).output().unwrap();
+    assert!(o.status.success(), "{args:?}: {}", text(&o));
+    o
+}
+
+/// The summary has `results` rows, each with only figures before the header's "test" column
+/// and its label starting there (the notes under a row are text from their start).
+fn assert_aligned(summary: &str, results: usize) {
+    let mut lines = summary
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("IOPS"));
+    let header = lines.next().expect("a summary header");
+    let at = header.find("test").unwrap();
+    let rows: Vec<&str> = lines
+        .filter(|l| {
+            l.get(..at).is_some_and(|figures| {
+                figures
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == '.' || c == ' ')
+            })
+        })
+        .collect();
+    assert_eq!(rows.len(), results, "{summary}");
+    for row in rows {
+        assert!(
+            row.len() > at && row.as_bytes()[at - 1] == b' ' && row.as_bytes()[at] != b' ',
+            "the label is not in the test column:\n{summary}"
+        );
+    }
+}
+
+#[test]
+fn transfer_sweep_summary_is_aligned_with_sizes_in_units_and_a_report_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let o = ok(
+        &dir.path().join("bench.db"),
+        &[
+            "run",
+            "transfer-sweep",
+            "--target",
+            "sim:default",
+            "--span",
+            "8M",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let summary = stdout(&o);
+    assert_aligned(&summary, 2);
+    assert!(
+        summary.contains("MiB") && summary.contains("peak"),
+        "{summary}"
+    );
+    assert!(!summary.contains(" bytes"), "raw byte counts: {summary}");
+    assert!(!summary.contains("- over"), "a dangling dash: {summary}");
+    let report = out.join("report.html");
+    assert!(report.exists());
+    assert!(
+        stderr(&o).contains(&format!("report: {}", report.display())),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn storage_bench_prints_its_data_rate_over_busy_time_and_no_wall_time_mbps() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sb");
+    let o = ok(
+        &dir.path().join("bench.db"),
+        &[
+            "run",
+            "storage-bench",
+            "--target",
+            "sim:default",
+            "--trace-scale",
+            "0.01",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let summary = stdout(&o);
+    assert_aligned(&summary, 2);
+    let header = summary.lines().find(|l| l.contains("IOPS")).unwrap();
+    let mbps_end = header.find("MB/s").unwrap() + "MB/s".len();
+    let rows: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.contains("replay of"))
+        .collect();
+    assert!(!rows.is_empty(), "{summary}");
+    for row in rows {
+        assert!(
+            row[..mbps_end].trim().is_empty(),
+            "a replay's row has a wall-time IOPS or MB/s:\n{summary}"
+        );
+    }
+    // The figure the report and the web page show: bytes over disk busy time.
+    let file = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("run.json"))
+        .unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let rate = r["analysis"]["metrics"]["data_rate_mbps"].as_f64().unwrap();
+    let shown = if rate < 100.0 {
+        format!("{rate:.1}")
+    } else {
+        format!("{rate:.0}")
+    };
+    assert!(
+        summary.contains(&format!("data rate (over busy time) {shown} MB/s")),
+        "{shown}: {summary}"
+    );
+}
+
+#[test]
+fn off_a_terminal_progress_is_a_short_plain_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("trim");
+    let o = ok(
+        &dir.path().join("bench.db"),
+        &[
+            "run",
+            "trim",
+            "--target",
+            "sim:default",
+            "--duration",
+            "30",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let log = stderr(&o);
+    // The TRIM test runs some 300 phases; it printed a line for each.
+    assert!(log.lines().count() < 30, "{log}");
+    assert!(log.contains("TRIM test, dirty pass"), "{log}");
+
+    let suite = dir.path().join("suite");
+    let o = ok(
+        &dir.path().join("bench.db"),
+        &[
+            "suite",
+            "--target",
+            "sim:default",
+            "--quick",
+            "--only",
+            "transfer-sweep",
+            "--only",
+            "trim",
+            "--out",
+            suite.to_str().unwrap(),
+        ],
+    );
+    let log = stderr(&o);
+    for line in [
+        "step 1 of 2: transfer-sweep",
+        "step 1 of 2: transfer-sweep complete in",
+        "step 2 of 2: trim (suite ETA",
+        "step 2 of 2: trim complete in",
+    ] {
+        assert!(log.contains(line), "{line}: {log}");
+    }
+    assert!(
+        log.contains("peak") && log.contains("MB/s"),
+        "headline figures: {log}"
+    );
+    assert!(
+        !log.contains("TRIM test, dirty pass"),
+        "phases in a suite: {log}"
+    );
+}
+
+#[test]
+fn errors_name_the_target_once_and_guess_what_was_meant() {
+    let o = run(&["run", "custom", "--target", "sim:nosuch", "--no-store"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert_eq!(t.matches("sim:nosuch").count(), 1, "{t}");
+    assert!(t.contains("ssdlab sim list"), "{t}");
+
+    for (args, says) in [
+        (
+            vec!["run", "custom", "--target", "sim:840-evo", "--no-store"],
+            "did you mean one of 840-evo-120, 840-evo-250",
+        ),
+        (
+            vec![
+                "run",
+                "custom",
+                "--target",
+                "sim:ultra-plus-265",
+                "--no-store",
+            ],
+            "ultra-plus-256",
+        ),
+        (
+            vec!["run", "consistensy", "--target", "sim:default"],
+            "unknown test 'consistensy' (did you mean consistency?)",
+        ),
+        (
+            vec!["suite", "--only", "trmi", "--target", "sim:default"],
+            "did you mean trim?",
+        ),
+        (vec!["sim", "show", "840evo"], "840-evo-250"),
+        (
+            vec!["run", "custom", "--target", "/dev/ssdlab-nonexistent"],
+            "lsblk",
+        ),
+    ] {
+        let o = run(&args);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        assert!(t.contains(says), "{args:?}: expected '{says}' in: {t}");
+        assert!(!t.contains("panicked"), "{args:?}: {t}");
+    }
+}
+
+#[test]
+fn readme_bench_compare_finds_drives_by_a_part_of_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    for preset in ["840-evo-250", "840-pro-256", "ultra-plus-64"] {
+        ok(
+            &db,
+            &[
+                "run",
+                "consistency",
+                "--target",
+                &format!("sim:{preset}"),
+                "--duration",
+                "10",
+                "-q",
+                "--out",
+                dir.path().join(preset).to_str().unwrap(),
+            ],
+        );
+    }
+    // The README's command, with the drives this Bench has.
+    let o = ok(
+        &db,
+        &[
+            "bench",
+            "compare",
+            "840 evo",
+            "ultra",
+            "--test",
+            "consistency",
+        ],
+    );
+    let table = stdout(&o);
+    assert!(table.contains("EVO") && table.contains("Ultra"), "{table}");
+    assert!(table.contains("steady-state mean"), "{table}");
+    // Drives whose names share a long start stay apart.
+    let o = ok(
+        &db,
+        &["bench", "compare", "evo", "pro", "--test", "consistency"],
+    );
+    let table = stdout(&o);
+    assert!(table.contains("EVO") && table.contains("Pro"), "{table}");
+
+    for (args, says) in [
+        (
+            vec!["bench", "compare", "840", "ultra"],
+            "\"840\" matches 2 drives",
+        ),
+        (
+            vec!["bench", "compare", "m500"],
+            "no drive matches \"m500\"",
+        ),
+        (
+            vec!["bench", "compare", "evo", "--test", "consistensy"],
+            "did you mean consistency?",
+        ),
+        (
+            vec!["bench", "annotate", "840", "--price", "1"],
+            "matches 2 drives",
+        ),
+        (
+            vec!["bench", "export", "--format", "jsno"],
+            "did you mean json?",
+        ),
+    ] {
+        let o = ssdlab().env("SSDLAB_DB", &db).args(&args).output().unwrap();
+        let t = text(&o);
+        assert!(!o.status.success(), "{args:?}: {t}");
+        assert!(t.contains(says), "{args:?}: expected '{says}' in: {t}");
+    }
+    // Both candidates are listed for an ambiguous selector.
+    let o = ssdlab()
+        .env("SSDLAB_DB", &db)
+        .args(["bench", "compare", "840"])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(
+        t.contains("840 EVO 250GB") && t.contains("840 Pro 256GB"),
+        "{t}"
+    );
+}
