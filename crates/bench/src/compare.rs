@@ -4,8 +4,6 @@
 
 use std::fmt::Write;
 
-use serde_json::Value;
-
 use crate::db::{DriveRow, StoredResult};
 use suite::result::TestResult;
 
@@ -110,80 +108,76 @@ pub fn tables(drives: &[DriveResults], only: Option<&str>) -> Vec<Table> {
 
 type Getter = fn(&TestResult) -> Option<f64>;
 
-fn at(v: &Value, path: &[&str]) -> Option<f64> {
-    path.iter().try_fold(v, |v, k| v.get(k))?.as_f64()
-}
-
 /// Which figures each test is compared on, as the reviews charted them.
 fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
     use Better::{Higher, Lower};
     match test {
         "consistency" => vec![
             ("steady-state mean", "IOPS", Higher, |r| {
-                at(&r.analysis, &["steady_state", "mean"])
+                r.consistency()?.steady_state.map(|s| s.mean)
             }),
             ("steady-state median", "IOPS", Higher, |r| {
-                at(&r.analysis, &["steady_state", "median"])
+                r.consistency()?.steady_state.map(|s| s.median)
             }),
             ("steady-state min", "IOPS", Higher, |r| {
-                at(&r.analysis, &["steady_state", "min"])
+                r.consistency()?.steady_state.map(|s| s.min)
             }),
             ("steady-state p1", "IOPS", Higher, |r| {
-                at(&r.analysis, &["steady_state", "p1"])
+                r.consistency()?.steady_state.map(|s| s.p1)
             }),
             ("steady-state p99", "IOPS", Higher, |r| {
-                at(&r.analysis, &["steady_state", "p99"])
+                r.consistency()?.steady_state.map(|s| s.p99)
             }),
             ("steady-state stddev", "IOPS", Lower, |r| {
-                at(&r.analysis, &["steady_state", "stddev"])
+                r.consistency()?.steady_state.map(|s| s.stddev)
             }),
-            ("drop at", "s", Higher, |r| at(&r.analysis, &["drop_s"])),
+            ("drop at", "s", Higher, |r| {
+                r.consistency()?.drop_s.map(|t| t as f64)
+            }),
             ("write amplification (steady)", "x", Lower, |r| {
                 r.write_amplification.and_then(|w| w.steady_state)
             }),
         ],
         "storage-bench" | "replay" => vec![
             ("data rate", "MB/s", Higher, |r| {
-                at(&r.analysis, &["metrics", "data_rate_mbps"])
+                Some(r.replay()?.metrics.data_rate_mbps)
             }),
             ("read data rate", "MB/s", Higher, |r| {
-                at(&r.analysis, &["metrics", "read_rate_mbps"])
+                r.replay()?.metrics.read_rate_mbps
             }),
             ("write data rate", "MB/s", Higher, |r| {
-                at(&r.analysis, &["metrics", "write_rate_mbps"])
+                r.replay()?.metrics.write_rate_mbps
             }),
             ("disk busy time", "s", Lower, |r| {
-                at(&r.analysis, &["metrics", "busy_time_s"])
+                Some(r.replay()?.metrics.busy_time_s)
             }),
             ("read busy time", "s", Lower, |r| {
-                at(&r.analysis, &["metrics", "read_busy_time_s"])
+                r.replay()?.metrics.read_busy_time_s
             }),
             ("write busy time", "s", Lower, |r| {
-                at(&r.analysis, &["metrics", "write_busy_time_s"])
+                r.replay()?.metrics.write_busy_time_s
             }),
             ("average service time", "us", Lower, |r| {
-                at(&r.analysis, &["metrics", "avg_service_time_us"])
+                Some(r.replay()?.metrics.avg_service_time_us)
             }),
         ],
         "trim" => vec![
-            ("clean", "MB/s", Higher, |r| {
-                at(&r.analysis, &["clean", "mbps"])
-            }),
-            ("dirty", "MB/s", Higher, |r| {
-                at(&r.analysis, &["dirty", "mbps"])
-            }),
+            ("clean", "MB/s", Higher, |r| Some(r.trim()?.clean.mbps)),
+            ("dirty", "MB/s", Higher, |r| Some(r.trim()?.dirty.mbps)),
             ("after TRIM", "MB/s", Higher, |r| {
-                at(&r.analysis, &["after_trim", "mbps"])
+                Some(r.trim()?.after_trim.mbps)
             }),
         ],
         "transfer-sweep" => vec![
-            ("peak", "MB/s", Higher, |r| at(&r.analysis, &["peak_mbps"])),
+            ("peak", "MB/s", Higher, |r| {
+                Some(r.transfer_sweep()?.peak_mbps)
+            }),
             ("90% of peak from", "size", Lower, |r| {
-                at(&r.analysis, &["reaches_90pct_at_bytes"])
+                r.transfer_sweep()?.reaches_90pct_at_bytes.map(|b| b as f64)
             }),
         ],
         "steady-state" => vec![("steady state", "IOPS", Higher, |r| {
-            at(&r.analysis, &["steady_iops"])
+            Some(r.steady_state()?.steady_iops)
         })],
         _ => vec![
             ("throughput", "MB/s", Higher, |r| Some(r.summary.mbps)),

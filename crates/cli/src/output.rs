@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use suite::analysis::Analysis;
 use suite::result::TestResult;
 
 pub fn default_dir(test: &str) -> PathBuf {
@@ -99,7 +100,7 @@ fn rate(v: f64) -> String {
 
 /// The Storage Bench's metrics of a result (a Storage Bench or trace replay), if it is one.
 fn storage_bench_metrics(r: &TestResult) -> Option<suite::replay::StorageBenchMetrics> {
-    serde_json::from_value(r.analysis.get("metrics")?.clone()).ok()
+    r.replay().map(|a| a.metrics)
 }
 
 /// The Storage Bench's data rate as the reviews defined it: bytes over disk busy time.
@@ -117,15 +118,15 @@ fn data_rate_text(m: &suite::replay::StorageBenchMetrics) -> String {
 
 /// A result's headline figure in a few words: what the reviews charted for its test.
 pub fn headline(r: &TestResult) -> String {
-    let a = &r.analysis;
-    if let Some(m) = storage_bench_metrics(r) {
-        return data_rate_text(&m);
-    }
-    if let Some(mean) = a.pointer("/steady_state/mean").and_then(|v| v.as_f64()) {
-        return format!("steady-state mean {mean:.0} IOPS");
-    }
-    if let Some(peak) = a.get("peak_mbps").and_then(|v| v.as_f64()) {
-        return format!("peak {} MB/s", rate(peak));
+    match Analysis::of(r) {
+        Ok(Analysis::Replay(a)) => return data_rate_text(&a.metrics),
+        Ok(Analysis::Consistency(a)) => {
+            if let Some(ss) = a.steady_state {
+                return format!("steady-state mean {:.0} IOPS", ss.mean);
+            }
+        }
+        Ok(Analysis::TransferSweep(a)) => return format!("peak {} MB/s", rate(a.peak_mbps)),
+        _ => {}
     }
     format!("{:.0} IOPS, {} MB/s", r.summary.iops, rate(r.summary.mbps))
 }
@@ -220,56 +221,58 @@ pub fn summary_table(results: &[TestResult]) -> String {
                 if h.agrees { " (they agree)" } else { "" }
             ));
         }
-        let a = &r.analysis;
-        if let Some(ss) = a.get("steady_state").filter(|v| !v.is_null()) {
-            let f = |k: &str| ss[k].as_f64().unwrap_or(0.0);
-            note(format!(
-                "steady state from {} s: mean {:.0} IOPS, median {:.0}, min {:.0}, stddev {:.0}, p1 {:.0}, p99 {:.0}; {}",
-                a["steady_from_s"].as_f64().unwrap_or(0.0),
-                f("mean"),
-                f("median"),
-                f("min"),
-                f("stddev"),
-                f("p1"),
-                f("p99"),
-                a["drop_s"]
-                    .as_u64()
-                    .map_or("no drop".into(), |t| format!("drop at {t} s")),
-            ));
-        }
-        if let Some(v) = a.get("verdict").and_then(|v| v.as_str()) {
-            note(v.to_string());
-        }
-        if let Some(reached) = a.get("reached").and_then(|v| v.as_bool()) {
-            let iops = a["steady_iops"].as_f64().unwrap_or(0.0);
-            match a["round"].as_u64() {
-                Some(round) if reached => note(format!(
-                    "steady state reached at round {round}: {iops:.0} IOPS"
+        match Analysis::of(r) {
+            Ok(Analysis::Consistency(a)) => {
+                if let Some(ss) = &a.steady_state {
+                    note(format!(
+                        "steady state from {} s: mean {:.0} IOPS, median {:.0}, min {:.0}, stddev {:.0}, p1 {:.0}, p99 {:.0}; {}",
+                        a.steady_from_s,
+                        ss.mean,
+                        ss.median,
+                        ss.min,
+                        ss.stddev,
+                        ss.p1,
+                        ss.p99,
+                        a.drop_s
+                            .map_or("no drop".into(), |t| format!("drop at {t} s")),
+                    ));
+                }
+            }
+            Ok(Analysis::Trim(a)) => {
+                note(a.verdict.clone());
+                if let Some(t) = &a.trimmed_reads {
+                    note(format!("trimmed reads: {}", t.verdict));
+                }
+            }
+            Ok(Analysis::SteadyState(a)) => match a.round {
+                Some(round) if a.reached => note(format!(
+                    "steady state reached at round {round}: {:.0} IOPS",
+                    a.steady_iops
                 )),
                 _ => note(format!(
-                    "steady state NOT reached; last window {iops:.0} IOPS"
+                    "steady state NOT reached; last window {:.0} IOPS",
+                    a.steady_iops
                 )),
+            },
+            Ok(Analysis::TransferSweep(a)) => {
+                let mut text = format!(
+                    "peak {} MB/s at {}",
+                    rate(a.peak_mbps),
+                    engine::size::format_size(a.peak_at_bytes)
+                );
+                if let Some(from) = a.reaches_90pct_at_bytes {
+                    text += &format!("; 90% of peak from {}", engine::size::format_size(from));
+                }
+                note(text);
             }
-        }
-        if let Some(peak) = a.get("peak_mbps").and_then(|v| v.as_f64()) {
-            let size = |k: &str| a[k].as_u64().map(engine::size::format_size);
-            let mut text = format!("peak {} MB/s", rate(peak));
-            if let Some(at) = size("peak_at_bytes") {
-                text += &format!(" at {at}");
-            }
-            if let Some(from) = size("reaches_90pct_at_bytes") {
-                text += &format!("; 90% of peak from {from}");
-            }
-            note(text);
+            Ok(_) => {}
+            Err(e) => note(e),
         }
         if let Some(v) = &r.verify {
             note(v.headline());
             for m in v.first.iter().take(5) {
                 note(format!("  {m}"));
             }
-        }
-        if let Some(v) = a.pointer("/trimmed_reads/verdict") {
-            note(format!("trimmed reads: {}", v.as_str().unwrap_or_default()));
         }
         if let Some(wa) = &r.write_amplification {
             let mut text = format!("write amplification {:.2} over the run", wa.cumulative);

@@ -32,7 +32,14 @@ pub(crate) fn result(
             "busy_time_s": 1.0, "avg_in_flight": 1.0, "max_in_flight": 1
         },
         "per_second": [{"t": 0, "ios": 50, "iops": 50.0, "mbps": mbps}, {"t": 1, "ios": 50, "iops": 50.0, "mbps": mbps}],
-        "analysis": {"steady_state": {"mean": mbps * 244.0}}
+        "analysis": if test == "consistency" {
+            let iops = mbps * 244.0;
+            json!({"spare_pct": 0.0, "steady_from_s": 1.0, "drop_s": null, "whole_run": null,
+                   "steady_state": {"count": 1, "mean": iops, "median": iops, "min": iops,
+                                    "max": iops, "stddev": 0.0, "p1": iops, "p99": iops}})
+        } else {
+            serde_json::Value::Null
+        }
     }))
     .expect("fixture parses")
 }
