@@ -65,7 +65,7 @@ pub fn bar_figure(
         .any(flawed)
         .then_some("Rows marked (incomplete) or (deviates) were not measured as the methodology says: see their parameters");
     let mut chart = BarChart::new(title, unit)
-        .width(640.0)
+        .width(560.0)
         .subtitle(&format!("{unit}, {word} is better; the best highlighted"))
         .warning(warning)
         .value_format(format);
