@@ -366,7 +366,7 @@ fn near_presets(name: &str) -> Vec<&'static str> {
     // Against the whole name, or its start for a mistyped abbreviation ("840-prp").
     let distance = |n: &str| {
         let start: String = n.chars().take(name.chars().count()).collect();
-        edit_distance(&name, n).min(edit_distance(&name, &start))
+        strsim::levenshtein(&name, n).min(strsim::levenshtein(&name, &start))
     };
     let scored: Vec<(usize, &str)> = names.map(|n| (distance(n), n)).collect();
     let best = scored.iter().map(|&(d, _)| d).min().unwrap_or(usize::MAX);
@@ -378,23 +378,6 @@ fn near_presets(name: &str) -> Vec<&'static str> {
         .filter(|&(d, _)| d == best)
         .map(|(_, n)| n)
         .collect()
-}
-
-/// Levenshtein distance: the fewest single-character insertions, deletions and substitutions
-/// turning `a` into `b`.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 /// Resolve a spec (what follows `sim:`) into a configuration. It is validated too.

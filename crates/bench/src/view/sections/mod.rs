@@ -96,6 +96,17 @@ pub fn switcher(
     }
 }
 
+/// One view per result of `test`, keyed by drive, for a switcher over drives.
+pub fn views_by_drive<'a>(rv: &Review<'a>, test: &'a str) -> Vec<(String, &'a Drive, &'a Entry)> {
+    rv.drives
+        .iter()
+        .flat_map(|d| {
+            d.of(test)
+                .map(move |e| (format!("drive={}", d.index), d, e))
+        })
+        .collect()
+}
+
 /// The drive dimension of a switcher: the drives that have views, by page position.
 pub fn drive_dim<'a>(drives: impl Iterator<Item = &'a Drive>) -> Dim {
     let mut options: Vec<(String, String)> = Vec::new();

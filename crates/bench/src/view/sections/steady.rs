@@ -7,7 +7,7 @@ use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::view::review::{Fragment, Review};
 use crate::view::{caveat, figure, grouped, Drive, Entry};
 
-use super::{drive_dim, sources, switcher};
+use super::{drive_dim, sources, switcher, views_by_drive};
 
 /// One result's rounds and verdict.
 pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
@@ -42,14 +42,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
 }
 
 pub fn section(rv: &Review) -> Option<Markup> {
-    let views: Vec<(String, &Drive, &Entry)> = rv
-        .drives
-        .iter()
-        .flat_map(|d| {
-            d.of("steady-state")
-                .map(move |e| (format!("drive={}", d.index), d, e))
-        })
-        .collect();
+    let views = views_by_drive(rv, "steady-state");
     if views.is_empty() {
         return None;
     }

@@ -7,7 +7,7 @@ use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::{Fragment, Review};
 use crate::view::{caveat, figure, fixed, Cell, Drive, Entry, Table};
 
-use super::{drive_dim, drive_name, parameters_link, sources, switcher};
+use super::{drive_dim, drive_name, parameters_link, sources, switcher, views_by_drive};
 
 /// One result's three passes along the LBA range.
 pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
@@ -41,14 +41,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
 }
 
 pub fn section(rv: &Review) -> Option<Markup> {
-    let views: Vec<(String, &Drive, &Entry)> = rv
-        .drives
-        .iter()
-        .flat_map(|d| {
-            d.of("trim")
-                .map(move |e| (format!("drive={}", d.index), d, e))
-        })
-        .collect();
+    let views = views_by_drive(rv, "trim");
     if views.is_empty() {
         return None;
     }
