@@ -124,13 +124,26 @@ pub fn caveat(r: &TestResult) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-/// A label with a short mark when the result is incomplete or deviates.
-pub fn marked(label: &str, r: &TestResult) -> String {
+/// The short mark of a result that is incomplete or deviates from the methodology.
+pub fn mark(r: &TestResult) -> Option<&'static str> {
     match (r.complete, r.deviations.is_empty()) {
-        (true, true) => label.to_string(),
-        (false, _) => format!("{label} (incomplete)"),
-        (true, false) => format!("{label} (deviates)"),
+        (true, true) => None,
+        (false, _) => Some("(incomplete)"),
+        (true, false) => Some("(deviates)"),
     }
+}
+
+/// A label with its result's [`mark`].
+pub fn marked(label: &str, r: &TestResult) -> String {
+    match mark(r) {
+        Some(m) => format!("{label} {m}"),
+        None => label.to_string(),
+    }
+}
+
+/// A drive's name, marked like its result, for a table's first cell.
+pub fn drive_cell(d: &Drive, r: &TestResult) -> Markup {
+    html! { (sections::drive_name(d)) @if let Some(m) = mark(r) { " " span.bad { (m) } } }
 }
 
 /// A whole page: head with the stylesheet, an optional navigation bar, the body and the

@@ -11,10 +11,10 @@ use suite::tests::consistency::ConsistencyAnalysis;
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::compare::Better;
 use crate::view::review::{Fragment, Review};
-use crate::view::{caveat, figure, fixed, grouped, marked, Cell, Drive, Entry, Table};
+use crate::view::{caveat, drive_cell, figure, fixed, grouped, Cell, Drive, Entry, Table};
 
 use super::bars::{bar_figure, BarRowSrc};
-use super::{drive_dim, drive_name, parameters_link, sources, switcher, Dim};
+use super::{drive_dim, parameters_link, sources, switcher, Dim};
 
 /// "default" for the drive's own spare area, else the percentage ("25").
 fn spare_key(r: &TestResult, a: Option<&ConsistencyAnalysis>) -> String {
@@ -200,7 +200,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
         let ss = a.as_ref().and_then(|a| a.steady_state.as_ref());
         let g = |f: fn(&suite::stats::SeriesStats) -> f64| Cell::Num(grouped(ss.map(f), 0));
         table.row(vec![
-            Cell::Markup(html! { (drive_name(d)) @if !e.result.complete || !e.result.deviations.is_empty() { " " span.bad { (marked("", &e.result).trim()) } } }),
+            Cell::Markup(drive_cell(d, &e.result)),
             spare_name(k).into(),
             g(|s| s.mean),
             g(|s| s.median),
@@ -208,8 +208,15 @@ pub fn section(rv: &Review) -> Option<Markup> {
             g(|s| s.stddev),
             g(|s| s.p1),
             g(|s| s.p99),
-            Cell::Num(a.as_ref().and_then(|a| a.drop_s).map_or("no drop".into(), |t| format!("{t} s"))),
-            Cell::Num(fixed(e.result.write_amplification.and_then(|w| w.steady_state), 2)),
+            Cell::Num(
+                a.as_ref()
+                    .and_then(|a| a.drop_s)
+                    .map_or("no drop".into(), |t| format!("{t} s")),
+            ),
+            Cell::Num(fixed(
+                e.result.write_amplification.and_then(|w| w.steady_state),
+                2,
+            )),
             parameters_link(rv, e).into(),
         ]);
     }

@@ -8,10 +8,10 @@ use suite::replay::StorageBenchMetrics;
 use crate::chart::NumberFormat;
 use crate::compare::Better;
 use crate::view::review::Review;
-use crate::view::{fixed, grouped, marked, Cell, Drive, Entry, Table};
+use crate::view::{drive_cell, fixed, grouped, Cell, Drive, Entry, Table};
 
 use super::bars::{bar_figure, BarRowSrc};
-use super::{drive_name, parameters_link};
+use super::parameters_link;
 
 /// A drive's replays: the suite's Storage Bench and its own traces'.
 fn replays(d: &Drive) -> impl Iterator<Item = &Entry> {
@@ -96,7 +96,7 @@ fn one_trace(rv: &Review, t: &str) -> Markup {
     for (d, e, m) in &found {
         let m = m.as_ref();
         table.row(vec![
-            html! { (drive_name(d)) @if !e.result.complete || !e.result.deviations.is_empty() { " " span.bad { (marked("", &e.result).trim()) } } }.into(),
+            drive_cell(d, &e.result).into(),
             Cell::Num(fixed(m.map(|m| m.data_rate_mbps), 1)),
             Cell::Num(fixed(m.and_then(|m| m.read_rate_mbps), 1)),
             Cell::Num(fixed(m.and_then(|m| m.write_rate_mbps), 1)),

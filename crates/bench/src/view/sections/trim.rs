@@ -7,7 +7,7 @@ use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::{Fragment, Review};
 use crate::view::{caveat, figure, fixed, Cell, Drive, Entry, Table};
 
-use super::{drive_dim, drive_name, parameters_link, sources, switcher, views_by_drive};
+use super::{drive_dim, parameters_link, sources, switcher, views_by_drive};
 
 /// One result's three passes along the LBA range.
 pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
@@ -73,7 +73,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
             } @else { "–" }
         };
         table.row(vec![
-            html! { (drive_name(d)) @if !e.result.complete { " (incomplete)" } }.into(),
+            crate::view::drive_cell(d, &e.result).into(),
             pass(|a| a.clean.first_60s_mbps),
             pass(|a| a.dirty.first_60s_mbps),
             pass(|a| a.after_trim.first_60s_mbps),
