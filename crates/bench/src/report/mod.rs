@@ -61,3 +61,31 @@ pub fn render(results: &[TestResult], suite: Option<&SuiteRecord>) -> String {
     };
     page(&title, "ssdlab", None, body)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::db::tests::result;
+
+    const XSS: &str = "<script>alert(1)</script>";
+
+    #[test]
+    fn user_text_is_escaped_and_deviations_are_shown() {
+        let mut seq = result("seq-read", None, XSS, "2026-01-01T00:00:00Z", 100.0);
+        seq.deviations = vec![format!("duration 20 s instead of 60 s {XSS}")];
+        let mut c = result("consistency", None, XSS, "2026-01-01T00:00:00Z", 10.0);
+        c.label = XSS.into();
+        let html = super::render(&[seq, c], None);
+        // The one script is the page's own, at the end.
+        assert_eq!(html.matches("<script").count(), 1);
+        assert!(!html.contains("<script>alert"));
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        // The deviation is in the banner and on the chart it concerns.
+        assert!(html.contains("class=\"banner\""));
+        assert!(html.contains("deviates: duration 20 s instead of 60 s"));
+        assert!(html.contains("(deviates)"), "the bar's row is marked");
+        for svg in html.match_indices("<svg").map(|(at, _)| &html[at..]) {
+            let end = svg.find("</svg>").unwrap() + 6;
+            roxmltree::Document::parse(&svg[..end]).unwrap();
+        }
+    }
+}
