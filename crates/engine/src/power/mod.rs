@@ -329,6 +329,9 @@ impl Meter {
         }
         let description = thread.join().ok();
         let mut log = self.recording.lock();
+        // Recording ended when it was asked to: readings that came in while the meter was
+        // being stopped are past it.
+        log.samples.retain(|s| s.t_s <= end_s);
         log.end_s = end_s;
         if let Some(d) = description {
             log.description = d;

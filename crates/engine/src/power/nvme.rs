@@ -22,6 +22,8 @@ pub fn current_power_state(fd: BorrowedFd<'_>) -> drive::Result<u8> {
         opcode: OPC_GET_FEATURES,
         // SEL (bits 10:8) 0: the current value.
         cdw10: FID_POWER_MANAGEMENT,
+        // A drive that takes longer to say its power state is stuck, not busy.
+        timeout_ms: 5_000,
         ..AdminCommand::default()
     };
     let dword0 = admin(fd, "Get Features (Power Management)", &cmd, None)?;
