@@ -212,7 +212,8 @@ fn a_meter_that_dies_mid_run_leaves_power_missing_from_then() {
 #[test]
 fn a_silent_meter_is_missing_from_its_last_reading() {
     let options = MeterOptions {
-        silence_timeout: Duration::from_millis(300),
+        // Long enough for a loaded machine to start the command and print its first line.
+        silence_timeout: Duration::from_millis(1500),
         ..MeterOptions::default()
     };
     let meter = start("cmd:echo 2.5; sleep 30", &options);
@@ -221,7 +222,7 @@ fn a_silent_meter_is_missing_from_its_last_reading() {
     assert_eq!(log.samples.len(), 1);
     let missing = log.missing.unwrap();
     assert!(
-        missing.reason.contains("no reading for 0.3 s"),
+        missing.reason.contains("no reading for 1.5 s"),
         "{}",
         missing.reason
     );
