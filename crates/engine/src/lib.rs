@@ -7,6 +7,8 @@
 //! - [`workload`] and [`driver`]: what to issue and the loop that issues it.
 //! - [`measure`] and [`iolog`]: per-second buckets, latency histograms, busy time, per-IO log.
 //! - [`verify`]: data verification (headers with LBA, generation and crc32c; read-backs).
+//! - [`power`]: power meters for real drives (`--power-meter`): commands, hwmon, powercap and
+//!   the NVMe power-state table as a labelled estimate.
 
 pub mod blockdev;
 pub mod buffer;
@@ -18,6 +20,7 @@ pub mod iolog;
 pub mod measure;
 pub mod passthrough;
 pub mod pattern;
+pub mod power;
 pub mod replay;
 pub mod safety;
 pub mod size;

@@ -1,0 +1,483 @@
+//! Power meters end to end: a real command replaying a recorded power trace, commands that
+//! die, stall or print nonsense, and hwmon / powercap on a fake sysfs tree.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use engine::driver::{self, Hooks};
+use engine::pattern::DataKind;
+use engine::power::command::parse_reading;
+use engine::power::{Meter, MeterError, MeterOptions, MeterSpec, PowerLog};
+use engine::target::{Backend, OpenRequest, Registry};
+use engine::workload::{Access, Limit, Workload};
+
+/// Only keeps a broken meter from hanging the test run; nothing is timed against it.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/power-trace.txt")
+}
+
+/// The fixture's readings, through the same grammar the meter uses.
+fn fixture_watts() -> Vec<f64> {
+    std::fs::read_to_string(fixture())
+        .unwrap()
+        .lines()
+        .filter_map(|l| parse_reading(l).unwrap())
+        .collect()
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// A shell loop printing the fixture's lines 10 ms apart, as a USB meter's tool would.
+fn replay(lines: &str) -> String {
+    format!(
+        "{lines} '{}' | while IFS= read -r line; do printf '%s\\n' \"$line\"; sleep 0.01; done",
+        fixture().display()
+    )
+}
+
+fn start(spec: &str, options: &MeterOptions) -> Meter {
+    let spec: MeterSpec = spec.parse().unwrap();
+    Meter::start(&spec, options).unwrap().expect("a meter")
+}
+
+/// Wait until `done` holds for the meter's log so far.
+fn wait_for(meter: &Meter, done: impl Fn(&PowerLog) -> bool) -> PowerLog {
+    let deadline = Instant::now() + HANG_GUARD;
+    loop {
+        let log = meter.snapshot();
+        if done(&log) {
+            return log;
+        }
+        assert!(Instant::now() < deadline, "meter stuck: {log:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_replayed_trace_gives_its_mean_with_timestamps_on_the_elapsed_clock() {
+    let expected = fixture_watts();
+    assert!(expected.len() >= 300);
+    let meter = start(&format!("cmd:{}", replay("cat")), &MeterOptions::default());
+    // The command ends after the last line: power is missing from then on.
+    wait_for(&meter, |l| l.missing.is_some());
+    let stopped_s = meter.now_s();
+    let log = meter.stop();
+
+    let watts: Vec<f64> = log.samples.iter().map(|s| s.watts).collect();
+    assert_eq!(watts, expected, "every reading, in order");
+    let summary = log.summary(0.0, log.end_s).expect("power");
+    let fixture_mean = mean(&expected);
+    assert!((summary.mean_w - fixture_mean).abs() <= 0.01 * fixture_mean);
+    assert!(summary.min_w >= 1.5 && summary.max_w <= 4.5);
+
+    // Stamped on arrival: in order, never before the replay could have printed them (10 ms
+    // apart from the meter's start), never after the meter was stopped.
+    for (i, pair) in log.samples.windows(2).enumerate() {
+        assert!(pair[1].t_s >= pair[0].t_s, "sample {} runs back", i + 1);
+    }
+    for (i, s) in log.samples.iter().enumerate() {
+        assert!(
+            s.t_s >= i as f64 * 0.01,
+            "sample {i} at {} s is too early",
+            s.t_s
+        );
+        assert!(s.t_s <= stopped_s);
+    }
+    let missing = log.missing.expect("missing after the end");
+    assert!(
+        missing.reason.contains("exited with status 0 after"),
+        "{}",
+        missing.reason
+    );
+    assert!(missing.from_s >= log.samples.last().unwrap().t_s);
+}
+
+#[test]
+fn power_lines_up_with_the_io_series_of_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = format!(
+        "file:{}:{}",
+        dir.path().join("target.img").display(),
+        64 << 20
+    );
+    let request = OpenRequest {
+        write: true,
+        backend: Backend::Sync,
+        destroy_data: None,
+    };
+    let mut dev = Registry::real().open(&spec, &request).unwrap();
+    let workload = Workload {
+        access: Access::Random,
+        block_bytes: 4096,
+        offset_bytes: 0,
+        span_bytes: 32 << 20,
+        read_pct: 0,
+        op: None,
+        data: DataKind::Incompressible,
+        qd: 4,
+        limit: Limit {
+            duration_ns: Some(2_000_000_000),
+            ..Limit::default()
+        },
+        seed: 7,
+    };
+    // The trace over and over, until the meter is stopped.
+    let endless = format!("while true; do {}; done", replay("cat"));
+    let meter = start(&format!("cmd:{endless}"), &MeterOptions::default());
+    wait_for(&meter, |l| !l.samples.is_empty());
+
+    let run_start_s = meter.now_s();
+    let outcome = driver::run(dev.as_mut(), &workload, Hooks::default()).unwrap();
+    let run_end_s = meter.now_s();
+    let log = meter.stop();
+    assert_eq!(log.missing, None, "the meter ran throughout");
+
+    let watts = log.per_second(run_start_s, run_end_s);
+    let seconds = &outcome.measurements.per_second;
+    assert!(seconds.len() >= 2);
+    for point in seconds {
+        let w = watts[point.t as usize].unwrap_or_else(|| panic!("no power in second {}", point.t));
+        assert!((1.5..=4.5).contains(&w));
+        // The same second of the meter's timeline, read directly: its readings, or in a
+        // sliver of a last second without one, the reading standing then.
+        let from = run_start_s + point.t as f64;
+        let direct: Vec<f64> = log
+            .samples
+            .iter()
+            .filter(|s| s.t_s >= from && s.t_s < (from + 1.0).min(run_end_s))
+            .map(|s| s.watts)
+            .collect();
+        let standing = || {
+            log.samples
+                .iter()
+                .rev()
+                .find(|s| s.t_s <= from)
+                .unwrap()
+                .watts
+        };
+        let expected = if direct.is_empty() {
+            standing()
+        } else {
+            mean(&direct)
+        };
+        assert_eq!(w, expected, "second {}", point.t);
+    }
+    let whole = log.summary(run_start_s, run_end_s).unwrap();
+    assert!(whole.coverage() > 0.99, "{whole:?}");
+}
+
+#[test]
+fn a_meter_that_dies_mid_run_leaves_power_missing_from_then() {
+    let command = format!(
+        "{}; echo 'meter: USB device went away' >&2; exit 3",
+        replay("head -n 52")
+    );
+    let meter = start(&format!("cmd:{command}"), &MeterOptions::default());
+    let log = wait_for(&meter, |l| l.missing.is_some());
+    drop(meter); // Dropping a meter stops it too.
+
+    // head -n 52: the two comment lines and 50 readings.
+    let kept: Vec<f64> = log.samples.iter().map(|s| s.watts).collect();
+    assert_eq!(kept, fixture_watts()[..50]);
+    let missing = log.missing.clone().unwrap();
+    assert!(
+        missing
+            .reason
+            .contains("exited with status 3 after 50 readings")
+            && missing.reason.contains("USB device went away"),
+        "{}",
+        missing.reason
+    );
+    let last = log.samples.last().unwrap().t_s;
+    assert!(missing.from_s >= last);
+
+    // Before: measured. After: missing, not zero.
+    assert!(log.summary(0.0, last).is_some());
+    assert_eq!(
+        log.summary(missing.from_s + 0.01, missing.from_s + 5.0),
+        None
+    );
+    let seconds = log.per_second(0.0, missing.from_s + 3.0);
+    assert!(seconds[0].is_some());
+    assert_eq!(seconds.last().unwrap(), &None);
+    assert!(seconds.iter().flatten().all(|&w| w > 0.0));
+    let whole = log.summary(0.0, missing.from_s + 3.0).unwrap();
+    assert!(whole.coverage() < 1.0);
+}
+
+#[test]
+fn a_silent_meter_is_missing_from_its_last_reading() {
+    let options = MeterOptions {
+        // Long enough for a loaded machine to start the command and print its first line.
+        silence_timeout: Duration::from_millis(1500),
+        ..MeterOptions::default()
+    };
+    let meter = start("cmd:echo 2.5; sleep 30", &options);
+    let log = wait_for(&meter, |l| l.missing.is_some());
+    let log_at_stop = meter.stop(); // Stops the sleeping command (its process group).
+    assert_eq!(log.samples.len(), 1);
+    let missing = log.missing.unwrap();
+    assert!(
+        missing.reason.contains("no reading for 1.5 s"),
+        "{}",
+        missing.reason
+    );
+    assert_eq!(missing.from_s, log.samples[0].t_s);
+    assert_eq!(log_at_stop.samples, log.samples);
+
+    // One that never prints is missing from the start.
+    let meter = start("cmd:sleep 30", &options);
+    let log = wait_for(&meter, |l| l.missing.is_some());
+    assert!(log.samples.is_empty());
+    assert_eq!(log.missing.unwrap().from_s, 0.0);
+}
+
+#[test]
+fn malformed_and_nonsense_lines_are_reported_with_their_line_number() {
+    let run = |command: &str| {
+        let meter = start(&format!("cmd:{command}"), &MeterOptions::default());
+        wait_for(&meter, |l| l.missing.is_some());
+        meter.stop()
+    };
+    let log = run("printf '3.1\\n3.2 W\\n# note\\n\\nVoltage,Current\\n3.3\\n'; sleep 30");
+    assert_eq!(log.samples.len(), 2);
+    let reason = log.missing.unwrap().reason;
+    assert!(reason.contains("line 5 of the meter's output"), "{reason}");
+    assert!(
+        reason.contains("'Voltage,Current' is not a reading"),
+        "{reason}"
+    );
+
+    let log = run("printf '3.1\\n3100\\n'; sleep 30");
+    let reason = log.missing.unwrap().reason;
+    assert!(
+        reason.contains("line 2") && reason.contains("milliwatts"),
+        "{reason}"
+    );
+
+    let log = run("printf 'nan\\n'; sleep 30");
+    let reason = log.missing.unwrap().reason;
+    assert!(
+        reason.contains("line 1") && reason.contains("not a finite number"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn volts_and_amps_lines_become_watts() {
+    let meter = start(
+        "cmd:printf '5.0 V 0.5 A\\n5.0,0.6\\n0.7 A 5 V\\n5000 mV 800 mA\\n'",
+        &MeterOptions::default(),
+    );
+    let log = wait_for(&meter, |l| l.missing.is_some());
+    let watts: Vec<f64> = log.samples.iter().map(|s| s.watts).collect();
+    let expected = [2.5, 3.0, 3.5, 4.0];
+    assert_eq!(watts.len(), expected.len());
+    for (w, e) in watts.iter().zip(expected) {
+        assert!((w - e).abs() < 1e-9, "{watts:?}");
+    }
+}
+
+#[test]
+fn a_command_that_cannot_run_says_why() {
+    let meter = start("cmd:no-such-meter-tool --watts", &MeterOptions::default());
+    let log = wait_for(&meter, |l| l.missing.is_some());
+    let reason = log.missing.unwrap().reason;
+    assert!(
+        reason.contains("exited with status 127 after 0 readings"),
+        "{reason}"
+    );
+    assert!(reason.contains("no-such-meter-tool"), "{reason}");
+}
+
+#[test]
+fn none_starts_no_meter() {
+    let spec: MeterSpec = "none".parse().unwrap();
+    assert!(Meter::start(&spec, &MeterOptions::default())
+        .unwrap()
+        .is_none());
+}
+
+// A fake sysfs: the kernel's files, written the way the kernel presents them.
+
+/// Replace a sysfs attribute at once (a reader never sees it half written).
+fn set(path: &Path, value: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, format!("{value}\n")).unwrap();
+    std::fs::rename(tmp, path).unwrap();
+}
+
+fn fake_sysfs() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let hwmon = root.path().join("class/hwmon");
+    set(&hwmon.join("hwmon0/name"), "nvme");
+    set(&hwmon.join("hwmon0/temp1_input"), "38850");
+    set(&hwmon.join("hwmon1/name"), "ina226");
+    set(&hwmon.join("hwmon1/in0_input"), "2");
+    set(&hwmon.join("hwmon1/in1_input"), "12000");
+    set(&hwmon.join("hwmon1/curr1_input"), "250");
+    set(&hwmon.join("hwmon1/power1_input"), "3250000");
+    root
+}
+
+fn sysfs_options(root: &Path) -> MeterOptions {
+    MeterOptions {
+        sysfs_root: root.to_path_buf(),
+        poll_interval: Duration::from_millis(5),
+        silence_timeout: Duration::from_millis(500),
+        ..MeterOptions::default()
+    }
+}
+
+#[test]
+fn hwmon_power_input_in_microwatts() {
+    let root = fake_sysfs();
+    let options = sysfs_options(root.path());
+    let meter = start("hwmon:ina226", &options);
+    wait_for(&meter, |l| l.samples.len() >= 3);
+    set(
+        &root.path().join("class/hwmon/hwmon1/power1_input"),
+        "4100000",
+    );
+    wait_for(&meter, |l| l.samples.last().is_some_and(|s| s.watts == 4.1));
+    let log = meter.stop();
+    assert!(log
+        .samples
+        .iter()
+        .all(|s| s.watts == 3.25 || s.watts == 4.1));
+    assert_eq!(log.missing, None);
+    assert!(log.description.contains("ina226") && log.description.contains("power1_input"));
+
+    // The same sensor by its sysfs path.
+    let path = root.path().join("class/hwmon/hwmon1/power1_input");
+    let meter = start(&format!("hwmon:{}", path.display()), &options);
+    let log = wait_for(&meter, |l| !l.samples.is_empty());
+    assert_eq!(log.samples[0].watts, 4.1);
+}
+
+#[test]
+fn hwmon_volts_times_amps() {
+    let root = fake_sysfs();
+    let meter = start(
+        "hwmon:ina226/in1_input+curr1_input",
+        &sysfs_options(root.path()),
+    );
+    let log = wait_for(&meter, |l| !l.samples.is_empty());
+    assert!((log.samples[0].watts - 3.0).abs() < 1e-9, "12 V x 0.25 A");
+}
+
+#[test]
+fn hwmon_that_vanishes_or_reports_nonsense() {
+    let root = fake_sysfs();
+    let options = sysfs_options(root.path());
+    let power = root.path().join("class/hwmon/hwmon1/power1_input");
+
+    let meter = start("hwmon:ina226", &options);
+    wait_for(&meter, |l| !l.samples.is_empty());
+    std::fs::remove_file(&power).unwrap();
+    let log = wait_for(&meter, |l| l.missing.is_some());
+    let missing = log.missing.unwrap();
+    assert!(
+        missing.reason.contains("no reading for 0.5 s"),
+        "{}",
+        missing.reason
+    );
+    assert_eq!(missing.from_s, log.samples.last().unwrap().t_s);
+
+    set(&power, "250000000");
+    let meter = start("hwmon:ina226", &options);
+    let log = wait_for(&meter, |l| l.missing.is_some());
+    assert!(log.samples.is_empty());
+    let reason = log.missing.unwrap().reason;
+    assert!(
+        reason.contains("250 W") && reason.contains("more than 100 W"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn hwmon_errors_name_the_fix() {
+    let root = fake_sysfs();
+    let options = sysfs_options(root.path());
+    let error = |spec: &str| -> MeterError {
+        let spec: MeterSpec = spec.parse().unwrap();
+        match Meter::start(&spec, &options) {
+            Err(e) => e,
+            Ok(_) => panic!("{spec} started"),
+        }
+    };
+    let e = error("hwmon:ina219").to_string();
+    assert!(
+        e.contains("no hwmon sensor named 'ina219'") && e.contains("nvme, ina226"),
+        "{e}"
+    );
+    let e = error("hwmon:nvme").to_string();
+    assert!(
+        e.contains("has no power*_input") && e.contains("in1_input+curr1_input"),
+        "{e}"
+    );
+    let e = error("hwmon:ina226/power2_input").to_string();
+    assert!(
+        e.contains("cannot read") && e.contains("power2_input"),
+        "{e}"
+    );
+
+    set(&root.path().join("class/hwmon/hwmon2/name"), "ina226");
+    let e = error("hwmon:ina226").to_string();
+    assert!(e.contains("2 hwmon sensors are named 'ina226'"), "{e}");
+}
+
+#[test]
+fn powercap_energy_counter_across_wraps() {
+    let root = tempfile::tempdir().unwrap();
+    let zone = root.path().join("class/powercap/drive-rail:0");
+    let max_range: u64 = 1_000_000;
+    set(&zone.join("name"), "drive-rail");
+    set(&zone.join("max_energy_range_uj"), &max_range.to_string());
+    set(&zone.join("energy_uj"), "990000");
+
+    let meter = start("powercap:drive-rail:0", &sysfs_options(root.path()));
+    // About 5 W: 50 mJ every 10 ms, so the counter wraps every 200 ms.
+    let mut energy = 990_000u64;
+    let stop_at = Instant::now() + HANG_GUARD;
+    let mut wraps = 0;
+    while wraps < 3 || meter.snapshot().samples.len() < 20 {
+        assert!(Instant::now() < stop_at, "powercap meter stuck");
+        std::thread::sleep(Duration::from_millis(10));
+        let next = (energy + 50_000) % (max_range + 1);
+        wraps += usize::from(next < energy);
+        energy = next;
+        set(&zone.join("energy_uj"), &energy.to_string());
+    }
+    let log = meter.stop();
+    assert_eq!(log.missing, None, "wraps are not failures");
+    assert!(log.samples.iter().all(|s| (0.0..100.0).contains(&s.watts)));
+    assert!(log.description.contains("drive-rail"));
+
+    let spec: MeterSpec = "powercap:intel-rapl:0".parse().unwrap();
+    let e = Meter::start(&spec, &sysfs_options(root.path()))
+        .err()
+        .expect("no such zone")
+        .to_string();
+    assert!(
+        e.contains("no powercap zone 'intel-rapl:0'") && e.contains("drive-rail:0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn nvme_states_needs_an_nvme_drive() {
+    let spec: MeterSpec = "nvme-states".parse().unwrap();
+    let e = Meter::start(&spec, &MeterOptions::default()).err().unwrap();
+    assert!(e.to_string().contains("nvme-states:/dev/nvme0n1"), "{e}");
+
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let spec = MeterSpec::NvmeStates(Some(file.path().to_path_buf()));
+    let e = Meter::start(&spec, &MeterOptions::default()).err().unwrap();
+    assert!(e.to_string().contains("is not an NVMe drive"), "{e}");
+}
