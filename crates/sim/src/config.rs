@@ -214,6 +214,11 @@ pub struct Config {
     pub summary: String,
     /// Where each parameter's value comes from: (key, value, source), in the order applied.
     pub sources: Vec<(String, String, String)>,
+    /// What the modelled drive's review states about its hardware, for drive tables:
+    /// (key, value, seed) for "controller", "nand" and "dram", only those stated. An
+    /// override of what a fact describes (`cell`, `dram`) drops it: the drive is no longer
+    /// the one reviewed.
+    pub facts: Vec<(String, String, String)>,
     /// Host-visible capacity.
     pub capacity_bytes: u64,
     /// Main-array over-provisioning in percent, as physical / logical - 1.

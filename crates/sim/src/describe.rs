@@ -24,6 +24,14 @@ impl Config {
             );
         }
         let _ = writeln!(w, "summary           {}", self.summary);
+        if !self.facts.is_empty() {
+            let facts: Vec<String> = self
+                .facts
+                .iter()
+                .map(|(key, value, seed)| format!("{key} {value} [{seed}]"))
+                .collect();
+            let _ = writeln!(w, "reviewed hardware {}", facts.join(", "));
+        }
         let _ = writeln!(
             w,
             "capacity          {} ({} bytes, {} LBAs of 512 B)",

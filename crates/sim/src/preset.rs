@@ -233,6 +233,7 @@ fn base() -> Config {
         model_of: None,
         summary: String::new(),
         sources: Vec::new(),
+        facts: Vec::new(),
         capacity_bytes: 0,
         op_pct: 0.0,
         channels: 0,
@@ -319,6 +320,12 @@ pub fn preset(name: &str) -> Option<Config> {
             record(&mut c, param.key, param.value, &source);
         }
     }
+    c.facts = p
+        .facts
+        .iter()
+        .flat_map(|group| group.iter())
+        .map(|f| (f.key.into(), f.value.into(), f.seed.into()))
+        .collect();
     Some(c)
 }
 
@@ -398,8 +405,16 @@ pub fn apply_all(
     for (k, v) in ordered {
         apply(cfg, k, v)?;
         record(cfg, k, v, source);
+        if source == FROM_USER {
+            cfg.facts.retain(|(fact, _, _)| !overridden_by(fact, k));
+        }
     }
     Ok(())
+}
+
+/// Whether overriding `key` makes a drive fact untrue of the simulated drive.
+fn overridden_by(fact: &str, key: &str) -> bool {
+    matches!((fact, key), ("nand", "cell") | ("dram", "dram"))
 }
 
 /// Record where a value came from, and the values `cell` and `link` reset with it.
