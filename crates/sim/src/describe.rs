@@ -137,7 +137,9 @@ impl Config {
                 slc.when_full.name(),
                 match slc.drain {
                     crate::config::SlcDrain::Idle => "in idle time",
-                    crate::config::SlcDrain::Always => "in idle time and while the host writes",
+                    crate::config::SlcDrain::Always => {
+                        "in idle time and while the host writes (in die time it leaves)"
+                    }
                 },
                 if slc.drain_mbps > 0.0 {
                     format!(" at {} MB/s", slc.drain_mbps)

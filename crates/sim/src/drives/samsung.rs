@@ -1,7 +1,8 @@
 //! Samsung's drives: the SSD 840 EVO (MEX controller, 19nm TLC with the TurboWrite pseudo-SLC
 //! buffer) in 2.5" and mSATA, and the SSD 840 Pro (MLC). The EVO mSATA is the same hardware as
 //! the 2.5" EVO [004]; the 2.5" drive tested ran the original firmware, whose TurboWrite
-//! "kicks in every once in a while" during sustained writes.
+//! "kicks in every once in a while" during sustained writes (folding in die time the host
+//! leaves).
 
 use super::{assumed, derived, fact, fitted, published, Fact, Param, Preset};
 
@@ -55,7 +56,8 @@ const EVO_FACTS: &[Fact] = &[
     fact("nand", "19nm Samsung TLC", "004"),
 ];
 
-/// The 2.5" EVO's original firmware: TurboWrite also folds while the host writes.
+/// The 2.5" EVO's original firmware: TurboWrite also folds while the host writes, in die time
+/// it leaves.
 const ORIGINAL_FIRMWARE: &[Param] = &[published(
     "slc_drain",
     "always",
