@@ -98,9 +98,9 @@ named_enum! {
     SlcDrain {
         /// Only in idle time.
         Idle = "idle",
-        /// Also while the host writes, at `slc_drain_rate`, in die time the host leaves: when
-        /// the dies have time to spare the cache keeps reopening and host throughput goes up
-        /// and down.
+        /// Also while the host writes, at `slc_drain_rate`, when the main array is short of
+        /// free blocks (garbage collection's territory): the cache keeps reopening and host
+        /// throughput goes up and down. A drive with blocks to spare folds in idle time only.
         Always = "always",
     }
 }

@@ -138,7 +138,7 @@ impl Config {
                 match slc.drain {
                     crate::config::SlcDrain::Idle => "in idle time",
                     crate::config::SlcDrain::Always => {
-                        "in idle time and while the host writes (in die time it leaves)"
+                        "in idle time and while the host writes (short of free blocks)"
                     }
                 },
                 if slc.drain_mbps > 0.0 {

@@ -134,7 +134,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "slc_drain",
-        "when the cache is folded: idle, or always (also while the host writes, in die time it leaves)",
+        "when the cache is folded: idle, or always (also while the host writes, when the main array is short of free blocks)",
     ),
     (
         "slc_drain_rate",

@@ -2,10 +2,10 @@
 //! cell, with faster programs. Host writes land there while it has room. When it is full a
 //! host write either bypasses it to the main array or waits while the oldest cached block is
 //! folded (`slc_full`). The cache is folded into the main array, oldest first, in idle time,
-//! and with `slc_drain=always` also while the host writes, at `slc_drain_rate`, but only in
-//! die time the host leaves: a fold starts only on a die with nothing queued, so a write the
-//! main array is too slow for keeps every die busy and runs at the main array's speed, as a
-//! real TurboWrite drive does once its buffer is full. Its blocks are
+//! and with `slc_drain=always` also while the host writes, at `slc_drain_rate`, as part of
+//! garbage collection: only while the main array is short of free blocks. A drive with free
+//! blocks to spare (a clean one) folds in idle time only, so a long write runs at the main
+//! array's speed once the cache is full, as a real TurboWrite drive does. Its blocks are
 //! a static region, or free main-array blocks borrowed while the drive has room to spare
 //! (`slc_region=dynamic`). Every folded unit is programmed twice, which write amplification
 //! shows.
@@ -20,19 +20,17 @@ impl Ftl {
     ///
     /// With `slc_drain=always`, a full cache is folded whole in the background at the drain
     /// rate while host writes bypass it, and reopens once empty: bursts at the cache's speed
-    /// between stretches at the main array's. Folds take only die time the host leaves (the
-    /// oldest cached block's die has nothing queued): folding at a fixed rate whatever the
-    /// host does would starve a write the main array can barely keep up with, and make a
-    /// clean drive's sequential write swing between the cache's speed and a fraction of the
-    /// main array's (an 840 EVO 120GB at 40 to 410 MB/s, below its TLC's 140 on average).
+    /// between stretches at the main array's. It folds while the host writes only while the
+    /// main array is short of free blocks ([`Ftl::short_of_free_blocks`]), when the firmware is
+    /// garbage-collecting anyway; on a drive with blocks to spare, folding at a fixed rate
+    /// would only take the dies from the host: a clean 840 EVO 120GB's sequential write
+    /// swung between 40 and 410 MB/s, below its TLC's 140 on average.
     pub(crate) fn slc_take(&mut self, t: u64) -> Option<u32> {
         if self.slc_draining {
             if self.blocks.slc_closed_count() == 0 {
                 self.slc_draining = false;
             } else if t >= self.slc_next_fold
-                && self
-                    .oldest_cached()
-                    .is_some_and(|(d, _)| self.tl.die_free[d] <= t)
+                && self.short_of_free_blocks()
                 && self.fold_oldest(None, t, true)
             {
                 self.slc_next_fold = t + self.fold_interval_ns();
@@ -56,6 +54,12 @@ impl Ftl {
             self.slc_next_fold = t;
         }
         None
+    }
+
+    /// Whether the main array is in garbage collection's territory: fewer than twice the free
+    /// blocks at which GC starts (a clean or lightly used drive has many more).
+    fn short_of_free_blocks(&self) -> bool {
+        self.blocks.free_main_count < 2 * self.gc_trigger
     }
 
     /// Virtual time to fold one cache block at the drain rate (0: no pacing).

@@ -200,10 +200,10 @@ fn a_folding_cache_writes_twice_in_the_foreground_when_full() {
 }
 
 #[test]
-fn folding_while_the_host_writes_takes_only_die_time_the_host_leaves() {
-    // A sequential write the main array is too slow for (8 MLC dies, ~200 MB/s): once the
-    // cache is full every die is busy with the host's data, so folding waits and the write
-    // runs flat at the main array's speed, as with idle-only folding.
+fn folding_while_the_host_writes_waits_until_the_drive_is_short_of_free_blocks() {
+    // A sequential write on a clean drive the main array is too slow for (8 MLC dies,
+    // ~200 MB/s): with free blocks to spare, folding waits for idle time and the write runs
+    // flat at the main array's speed once the cache is full, as with idle-only folding.
     let seq = |drain: &str| {
         let mut dev = sim::open(&format!("{CACHED},slc_drain={drain},slc_drain_rate=100")).unwrap();
         let st = seq_write(&mut dev, 0, 3072);
@@ -223,8 +223,8 @@ fn folding_while_the_host_writes_takes_only_die_time_the_host_leaves() {
         "{idle_mean} vs {always_mean}"
     );
 
-    // Random writes in steady state with bursty GC: between bursts the dies have time to
-    // spare, the cache folds and reopens, and the throughput goes up and down.
+    // Random writes in steady state: short of free blocks, the cache folds while the host
+    // writes and reopens, and the throughput goes up and down.
     let random = |drain: &str| {
         let spec = format!(
             "default,capacity=512MiB,pages_per_block=32,op=15%,slc_cache=32MiB,slc_drain={drain},slc_drain_rate=100,gc_style=bursty,gc_burst=16"

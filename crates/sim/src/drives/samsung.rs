@@ -1,8 +1,7 @@
 //! Samsung's drives: the SSD 840 EVO (MEX controller, 19nm TLC with the TurboWrite pseudo-SLC
 //! buffer) in 2.5" and mSATA, and the SSD 840 Pro (MLC). The EVO mSATA is the same hardware as
 //! the 2.5" EVO [004]; the 2.5" drive tested ran the original firmware, whose TurboWrite
-//! "kicks in every once in a while" during sustained writes (folding in die time the host
-//! leaves).
+//! "kicks in every once in a while" during sustained writes on a used drive.
 
 use super::{assumed, derived, fact, fitted, published, Fact, Param, Preset};
 
@@ -56,8 +55,8 @@ const EVO_FACTS: &[Fact] = &[
     fact("nand", "19nm Samsung TLC", "004"),
 ];
 
-/// The 2.5" EVO's original firmware: TurboWrite also folds while the host writes, in die time
-/// it leaves.
+/// The 2.5" EVO's original firmware: TurboWrite also folds while the host writes, once the
+/// drive is short of free blocks.
 const ORIGINAL_FIRMWARE: &[Param] = &[published(
     "slc_drain",
     "always",
