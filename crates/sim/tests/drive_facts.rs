@@ -15,7 +15,7 @@ fn the_reviewed_hardware_reaches_the_identity() {
     assert_eq!(evo["nand"], "19nm Samsung TLC");
     assert_eq!(evo["dram"], "1GB");
     // The mSATA is the same hardware; the DRAM follows the capacity.
-    let msata = details("840-evo-msata-120,capacity=8GiB");
+    let msata = details("840-evo-msata-120,capacity=32GiB");
     assert_eq!(msata["controller"], "Samsung MEX");
     assert_eq!(msata["dram"], "256MB");
     let xii = details("extreme-ii-480,capacity=32GiB");
@@ -32,11 +32,11 @@ fn the_reviewed_hardware_reaches_the_identity() {
 fn nothing_is_stated_that_the_review_does_not_say() {
     // The Ultra Plus review saw only the 256GB's DRAM; the 840 Pro's and the S3700's
     // hardware is not in the seeds; the default preset is no real drive.
-    let up64 = details("ultra-plus-64,capacity=8GiB");
+    let up64 = details("ultra-plus-64,capacity=32GiB");
     assert_eq!(up64["controller"], "Marvell 88SS9175");
     assert!(!up64.contains_key("dram"));
     for spec in ["840-pro-256", "dc-s3700-200", "x300s-512", "default"] {
-        let d = details(&format!("{spec},capacity=8GiB"));
+        let d = details(&format!("{spec},capacity=32GiB"));
         for key in ["controller", "nand", "dram"] {
             assert!(!d.contains_key(key), "{spec}: {key} = {:?}", d.get(key));
         }
