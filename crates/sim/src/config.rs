@@ -98,8 +98,9 @@ named_enum! {
     SlcDrain {
         /// Only in idle time.
         Idle = "idle",
-        /// Also while the host writes, at `slc_drain_rate`: the cache keeps reopening and host
-        /// throughput goes up and down.
+        /// Also while the host writes, at `slc_drain_rate`, when the main array is short of
+        /// free blocks (garbage collection's territory): the cache keeps reopening and host
+        /// throughput goes up and down. A drive with blocks to spare folds in idle time only.
         Always = "always",
     }
 }
@@ -214,6 +215,11 @@ pub struct Config {
     pub summary: String,
     /// Where each parameter's value comes from: (key, value, source), in the order applied.
     pub sources: Vec<(String, String, String)>,
+    /// What the modelled drive's review states about its hardware, for drive tables:
+    /// (key, value, seed) for "controller", "nand" and "dram", only those stated. An
+    /// override of what a fact describes (`cell`, `dram`) drops it: the drive is no longer
+    /// the one reviewed.
+    pub facts: Vec<(String, String, String)>,
     /// Host-visible capacity.
     pub capacity_bytes: u64,
     /// Main-array over-provisioning in percent, as physical / logical - 1.

@@ -24,6 +24,14 @@ impl Config {
             );
         }
         let _ = writeln!(w, "summary           {}", self.summary);
+        if !self.facts.is_empty() {
+            let facts: Vec<String> = self
+                .facts
+                .iter()
+                .map(|(key, value, seed)| format!("{key} {value} [{seed}]"))
+                .collect();
+            let _ = writeln!(w, "reviewed hardware {}", facts.join(", "));
+        }
         let _ = writeln!(
             w,
             "capacity          {} ({} bytes, {} LBAs of 512 B)",
@@ -129,7 +137,9 @@ impl Config {
                 slc.when_full.name(),
                 match slc.drain {
                     crate::config::SlcDrain::Idle => "in idle time",
-                    crate::config::SlcDrain::Always => "in idle time and while the host writes",
+                    crate::config::SlcDrain::Always => {
+                        "in idle time and while the host writes (short of free blocks)"
+                    }
                 },
                 if slc.drain_mbps > 0.0 {
                     format!(" at {} MB/s", slc.drain_mbps)

@@ -134,7 +134,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "slc_drain",
-        "when the cache is folded: idle, or always (also while the host writes)",
+        "when the cache is folded: idle, or always (also while the host writes, when the main array is short of free blocks)",
     ),
     (
         "slc_drain_rate",
@@ -233,6 +233,7 @@ fn base() -> Config {
         model_of: None,
         summary: String::new(),
         sources: Vec::new(),
+        facts: Vec::new(),
         capacity_bytes: 0,
         op_pct: 0.0,
         channels: 0,
@@ -319,6 +320,12 @@ pub fn preset(name: &str) -> Option<Config> {
             record(&mut c, param.key, param.value, &source);
         }
     }
+    c.facts = p
+        .facts
+        .iter()
+        .flat_map(|group| group.iter())
+        .map(|f| (f.key.into(), f.value.into(), f.seed.into()))
+        .collect();
     Some(c)
 }
 
@@ -444,8 +451,16 @@ pub fn apply_all(
     for (k, v) in ordered {
         apply(cfg, k, v)?;
         record(cfg, k, v, source);
+        if source == FROM_USER {
+            cfg.facts.retain(|(fact, _, _)| !overridden_by(fact, k));
+        }
     }
     Ok(())
+}
+
+/// Whether overriding `key` makes a drive fact untrue of the simulated drive.
+fn overridden_by(fact: &str, key: &str) -> bool {
+    matches!((fact, key), ("nand", "cell") | ("dram", "dram"))
 }
 
 /// Record where a value came from, and the values `cell` and `link` reset with it.

@@ -2,7 +2,10 @@
 //! cell, with faster programs. Host writes land there while it has room. When it is full a
 //! host write either bypasses it to the main array or waits while the oldest cached block is
 //! folded (`slc_full`). The cache is folded into the main array, oldest first, in idle time,
-//! and with `slc_drain=always` also while the host writes, at `slc_drain_rate`. Its blocks are
+//! and with `slc_drain=always` also while the host writes, at `slc_drain_rate`, as part of
+//! garbage collection: only while the main array is short of free blocks. A drive with free
+//! blocks to spare (a clean one) folds in idle time only, so a long write runs at the main
+//! array's speed once the cache is full, as a real TurboWrite drive does. Its blocks are
 //! a static region, or free main-array blocks borrowed while the drive has room to spare
 //! (`slc_region=dynamic`). Every folded unit is programmed twice, which write amplification
 //! shows.
@@ -17,15 +20,20 @@ impl Ftl {
     ///
     /// With `slc_drain=always`, a full cache is folded whole in the background at the drain
     /// rate while host writes bypass it, and reopens once empty: bursts at the cache's speed
-    /// between stretches at the main array's.
+    /// between stretches at the main array's. It folds while the host writes only while the
+    /// main array is short of free blocks ([`Ftl::short_of_free_blocks`]), when the firmware is
+    /// garbage-collecting anyway; on a drive with blocks to spare, folding at a fixed rate
+    /// would only take the dies from the host: a clean 840 EVO 120GB's sequential write
+    /// swung between 40 and 410 MB/s, below its TLC's 140 on average.
     pub(crate) fn slc_take(&mut self, t: u64) -> Option<u32> {
         if self.slc_draining {
-            if t >= self.slc_next_fold {
-                if self.fold_oldest(None, t, true) {
-                    self.slc_next_fold = t + self.fold_interval_ns();
-                } else if self.blocks.slc_closed_count() == 0 {
-                    self.slc_draining = false;
-                }
+            if self.blocks.slc_closed_count() == 0 {
+                self.slc_draining = false;
+            } else if t >= self.slc_next_fold
+                && self.short_of_free_blocks()
+                && self.fold_oldest(None, t, true)
+            {
+                self.slc_next_fold = t + self.fold_interval_ns();
             }
             if self.slc_draining {
                 return None;
@@ -46,6 +54,12 @@ impl Ftl {
             self.slc_next_fold = t;
         }
         None
+    }
+
+    /// Whether the main array is in garbage collection's territory: fewer than twice the free
+    /// blocks at which GC starts (a clean or lightly used drive has many more).
+    fn short_of_free_blocks(&self) -> bool {
+        self.blocks.free_main_count < 2 * self.gc_trigger
     }
 
     /// Virtual time to fold one cache block at the drain rate (0: no pacing).
@@ -75,26 +89,24 @@ impl Ftl {
         }
     }
 
+    /// The die holding the oldest closed cache block, and when that block was closed.
+    fn oldest_cached(&self) -> Option<(usize, u64)> {
+        let seq = &self.blocks.close_seq;
+        self.blocks
+            .slc_closed
+            .iter()
+            .enumerate()
+            .filter_map(|(d, q)| q.front().map(|&b| (d, seq[b as usize])))
+            .min_by_key(|&(_, closed)| closed)
+    }
+
     /// Fold the oldest closed cache block (of die `d`, or of any die) into the main array,
     /// work queued from `t`; `make_room`: run foreground GC first if the main array is at its
     /// threshold (not from inside GC). Returns whether a block was folded.
     pub(crate) fn fold_oldest(&mut self, d: Option<u32>, t: u64, make_room: bool) -> bool {
-        let die = match d {
+        let die = match d.or_else(|| self.oldest_cached().map(|(d, _)| d as u32)) {
             Some(d) => d,
-            None => {
-                let seq = &self.blocks.close_seq;
-                let oldest = self
-                    .blocks
-                    .slc_closed
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(d, q)| q.front().map(|&b| (seq[b as usize], d)))
-                    .min();
-                match oldest {
-                    Some((_, d)) => d as u32,
-                    None => return false,
-                }
-            }
+            None => return false,
         };
         if self.blocks.slc_closed[die as usize].is_empty() {
             return false;
@@ -129,14 +141,9 @@ impl Ftl {
         let mut budget = self.layout.total_blocks() as u64;
         while budget > 0 && at < until {
             budget -= 1;
-            let next = self
-                .blocks
-                .slc_closed
-                .iter()
-                .enumerate()
-                .filter_map(|(d, q)| q.front().map(|&b| (self.blocks.close_seq[b as usize], d)))
-                .min();
-            let Some((_, d)) = next else { return };
+            let Some((d, _)) = self.oldest_cached() else {
+                return;
+            };
             if self.tl.die_free[d] >= until {
                 return;
             }

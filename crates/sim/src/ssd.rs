@@ -247,8 +247,14 @@ impl Device for SimSsd {
                 format!("{m} (a model fitted to its reviews; not the drive's firmware)"),
             );
         }
+        // What the review states about the real drive's hardware, under the keys drive
+        // tables read ("controller", "nand", "dram"); the model's own figures have keys of
+        // their own, so nothing the review does not state fills those.
+        for (key, value, _) in &cfg.facts {
+            details.insert(key.clone(), value.clone());
+        }
         details.insert(
-            "nand".into(),
+            "dies".into(),
             format!("{} {} dies", layout.dies, layout.cell.name()),
         );
         details.insert(
@@ -278,7 +284,7 @@ impl Device for SimSsd {
         details.insert("map_unit".into(), fmt_bytes(cfg.map_unit_bytes));
         details.insert("slc_cache".into(), fmt_bytes(cfg.slc.bytes));
         details.insert("write_buffer".into(), fmt_bytes(cfg.write_buffer_bytes));
-        details.insert("dram".into(), fmt_bytes(cfg.dram_bytes));
+        details.insert("modelled_dram".into(), fmt_bytes(cfg.dram_bytes));
         details.insert("link".into(), cfg.link.label().into());
         details.insert("data".into(), self.data.name().into());
         if !cfg.faults.is_empty() {

@@ -36,4 +36,5 @@ pub const S3700_200: Preset = Preset {
     model_of: Some("Intel SSD DC S3700 200GB"),
     summary: "model of Intel SSD DC S3700 200GB: 8-channel, 25nm HET MLC, ~42% spare, latency-first GC: the consistency reference",
     params: &[S3700_200_PARTS],
+    facts: &[],
 };

@@ -110,12 +110,33 @@ pub const fn assumed(key: &'static str, value: &'static str, why: &'static str) 
     }
 }
 
-/// A preset: a name, the drive it models, and its settings in groups applied in order.
+/// A fact about the real drive's hardware that a review states: its controller, NAND or
+/// DRAM, in the review's words, for the drive tables. Facts describe the drive, not the model
+/// (the model's own figures are parameters), and a preset states only what its seed does.
+#[derive(Clone, Copy, Debug)]
+pub struct Fact {
+    /// One of [`FACT_KEYS`].
+    pub key: &'static str,
+    pub value: &'static str,
+    /// The seed that states it.
+    pub seed: &'static str,
+}
+
+/// The drive facts a preset may state.
+pub const FACT_KEYS: &[&str] = &["controller", "nand", "dram"];
+
+pub const fn fact(key: &'static str, value: &'static str, seed: &'static str) -> Fact {
+    Fact { key, value, seed }
+}
+
+/// A preset: a name, the drive it models, its settings in groups applied in order, and what
+/// its review states about the drive's hardware.
 pub struct Preset {
     pub name: &'static str,
     pub model_of: Option<&'static str>,
     pub summary: &'static str,
     pub params: &'static [&'static [Param]],
+    pub facts: &'static [&'static [Fact]],
 }
 
 /// The small fast drive every command defaults to: not a real drive, but with the mechanisms
@@ -136,6 +157,7 @@ pub const PRESETS: &[Preset] = &[
         model_of: None,
         summary: "small 8 GiB MLC SATA drive (8 dies, 7% spare, bursty GC): the whole review suite in seconds, with a clear consistency cliff",
         params: &[DEFAULT],
+        facts: &[],
     },
     sandisk::EXTREME_II_120,
     sandisk::EXTREME_II_240,

@@ -1,9 +1,9 @@
 //! Samsung's drives: the SSD 840 EVO (MEX controller, 19nm TLC with the TurboWrite pseudo-SLC
 //! buffer) in 2.5" and mSATA, and the SSD 840 Pro (MLC). The EVO mSATA is the same hardware as
 //! the 2.5" EVO [004]; the 2.5" drive tested ran the original firmware, whose TurboWrite
-//! "kicks in every once in a while" during sustained writes.
+//! "kicks in every once in a while" during sustained writes on a used drive.
 
-use super::{assumed, derived, fitted, published, Param, Preset};
+use super::{assumed, derived, fact, fitted, published, Fact, Param, Preset};
 
 /// The EVO's 19nm TLC and TurboWrite, common to every capacity and form factor.
 const EVO: &[Param] = &[
@@ -48,7 +48,15 @@ const EVO: &[Param] = &[
     assumed("write_buffer", "32MiB", "part of the DRAM buffers writes"),
 ];
 
-/// The 2.5" EVO's original firmware: TurboWrite also folds while the host writes.
+/// The EVO's controller and NAND, from the spec table and the NAND page of [004] ("the
+/// EVO mSATA is a match with the 2.5" EVO ... identical hardware").
+const EVO_FACTS: &[Fact] = &[
+    fact("controller", "Samsung MEX", "004"),
+    fact("nand", "19nm Samsung TLC", "004"),
+];
+
+/// The 2.5" EVO's original firmware: TurboWrite also folds while the host writes, once the
+/// drive is short of free blocks.
 const ORIGINAL_FIRMWARE: &[Param] = &[published(
     "slc_drain",
     "always",
@@ -63,6 +71,9 @@ const NEWER_FIRMWARE: &[Param] = &[published(
     "004",
     "the EVO mSATA 'is more consistent' in steady state, with 'the latest firmware'",
 )];
+
+/// The DRAM cache of each capacity, from [004]'s spec table.
+const EVO_120_DRAM: &[Fact] = &[fact("dram", "256MB", "004")];
 
 const EVO_120_PARTS: &[Param] = &[
     published("capacity", "120034123776", "004", "120GB (IDEMA LBA count)"),
@@ -91,6 +102,8 @@ const EVO_120_PARTS: &[Param] = &[
     ),
 ];
 
+const EVO_250_DRAM: &[Fact] = &[fact("dram", "512MB", "004")];
+
 const EVO_250_PARTS: &[Param] = &[
     published("capacity", "250059350016", "004", "250GB (IDEMA LBA count)"),
     published(
@@ -118,6 +131,8 @@ const EVO_250_PARTS: &[Param] = &[
     ),
 ];
 
+const EVO_500_DRAM: &[Fact] = &[fact("dram", "512MB", "004")];
+
 const EVO_500_PARTS: &[Param] = &[
     published("capacity", "500107862016", "004", "500GB (IDEMA LBA count)"),
     published(
@@ -144,6 +159,8 @@ const EVO_500_PARTS: &[Param] = &[
         "evo-msata-500-spec-random-write (90K IOPS)",
     ),
 ];
+
+const EVO_1TB_DRAM: &[Fact] = &[fact("dram", "1GB", "004")];
 
 const EVO_1TB_PARTS: &[Param] = &[
     published("capacity", "1000204886016", "004", "1TB (IDEMA LBA count)"),
@@ -173,24 +190,26 @@ const EVO_1TB_PARTS: &[Param] = &[
 ];
 
 macro_rules! evo {
-    ($name:ident, $id:literal, $model:literal, $summary:literal, $firmware:ident, $parts:ident) => {
+    ($name:ident, $id:literal, $model:literal, $summary:literal, $firmware:ident, $parts:ident, $dram:ident) => {
         pub const $name: Preset = Preset {
             name: $id,
             model_of: Some($model),
             summary: $summary,
             params: &[EVO, $firmware, $parts],
+            facts: &[EVO_FACTS, $dram],
         };
     };
 }
 
-evo!(EVO_120, "840-evo-120", "Samsung SSD 840 EVO 120GB", "model of Samsung SSD 840 EVO 120GB (2.5\", original firmware): 8 TLC dies, 3GB TurboWrite, TRIM not fully working", ORIGINAL_FIRMWARE, EVO_120_PARTS);
+evo!(EVO_120, "840-evo-120", "Samsung SSD 840 EVO 120GB", "model of Samsung SSD 840 EVO 120GB (2.5\", original firmware): 8 TLC dies, 3GB TurboWrite, TRIM not fully working", ORIGINAL_FIRMWARE, EVO_120_PARTS, EVO_120_DRAM);
 evo!(
     EVO_250,
     "840-evo-250",
     "Samsung SSD 840 EVO 250GB",
     "model of Samsung SSD 840 EVO 250GB (2.5\", original firmware): 16 TLC dies, 3GB TurboWrite",
     ORIGINAL_FIRMWARE,
-    EVO_250_PARTS
+    EVO_250_PARTS,
+    EVO_250_DRAM
 );
 evo!(
     EVO_500,
@@ -198,7 +217,8 @@ evo!(
     "Samsung SSD 840 EVO 500GB",
     "model of Samsung SSD 840 EVO 500GB (2.5\", original firmware): 32 TLC dies, 6GB TurboWrite",
     ORIGINAL_FIRMWARE,
-    EVO_500_PARTS
+    EVO_500_PARTS,
+    EVO_500_DRAM
 );
 evo!(
     EVO_1TB,
@@ -206,7 +226,8 @@ evo!(
     "Samsung SSD 840 EVO 1TB",
     "model of Samsung SSD 840 EVO 1TB (2.5\", original firmware): 64 TLC dies, 12GB TurboWrite",
     ORIGINAL_FIRMWARE,
-    EVO_1TB_PARTS
+    EVO_1TB_PARTS,
+    EVO_1TB_DRAM
 );
 evo!(
     EVO_MSATA_120,
@@ -214,7 +235,8 @@ evo!(
     "Samsung SSD 840 EVO mSATA 120GB",
     "model of Samsung SSD 840 EVO mSATA 120GB (newer firmware): 8 TLC dies, 3GB TurboWrite",
     NEWER_FIRMWARE,
-    EVO_120_PARTS
+    EVO_120_PARTS,
+    EVO_120_DRAM
 );
 evo!(
     EVO_MSATA_250,
@@ -222,7 +244,8 @@ evo!(
     "Samsung SSD 840 EVO mSATA 250GB",
     "model of Samsung SSD 840 EVO mSATA 250GB (newer firmware): 16 TLC dies, 3GB TurboWrite",
     NEWER_FIRMWARE,
-    EVO_250_PARTS
+    EVO_250_PARTS,
+    EVO_250_DRAM
 );
 evo!(
     EVO_MSATA_500,
@@ -230,9 +253,10 @@ evo!(
     "Samsung SSD 840 EVO mSATA 500GB",
     "model of Samsung SSD 840 EVO mSATA 500GB (newer firmware): 32 TLC dies, 6GB TurboWrite",
     NEWER_FIRMWARE,
-    EVO_500_PARTS
+    EVO_500_PARTS,
+    EVO_500_DRAM
 );
-evo!(EVO_MSATA_1TB, "840-evo-msata-1tb", "Samsung SSD 840 EVO mSATA 1TB", "model of Samsung SSD 840 EVO mSATA 1TB (newer firmware): 64 TLC dies in 16-die packages, 12GB TurboWrite", NEWER_FIRMWARE, EVO_1TB_PARTS);
+evo!(EVO_MSATA_1TB, "840-evo-msata-1tb", "Samsung SSD 840 EVO mSATA 1TB", "model of Samsung SSD 840 EVO mSATA 1TB (newer firmware): 64 TLC dies in 16-die packages, 12GB TurboWrite", NEWER_FIRMWARE, EVO_1TB_PARTS, EVO_1TB_DRAM);
 
 /// The 840 Pro: nothing about its hardware is in the seeds, only its behaviour.
 const PRO_256_PARTS: &[Param] = &[
@@ -275,4 +299,5 @@ pub const PRO_256: Preset = Preset {
     model_of: Some("Samsung SSD 840 Pro 256GB"),
     summary: "model of Samsung SSD 840 Pro 256GB: 8-channel MDX, 21nm Toggle MLC, ~7% spare (hardware assumed; behaviour fitted to the reviews)",
     params: &[PRO_256_PARTS],
+    facts: &[],
 };

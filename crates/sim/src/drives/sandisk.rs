@@ -1,7 +1,7 @@
 //! SanDisk's Marvell-based drives with SanDisk firmware and 19nm eX2 ABL MLC with nCache:
 //! Extreme II (88SS9187), Ultra Plus (88SS9175, four channels) and X300s.
 
-use super::{assumed, derived, fitted, published, Param, Preset};
+use super::{assumed, derived, fact, fitted, published, Fact, Param, Preset};
 
 /// 19nm eX2 ABL MLC, with a pseudo-SLC nCache for small writes, folded in idle time.
 const EX2_ABL: &[Param] = &[
@@ -89,6 +89,12 @@ const EXTREME_II: &[Param] = &[
     assumed("write_buffer", "32MiB", "part of the DRAM buffers writes"),
 ];
 
+/// The Extreme II's spec table [000].
+const EXTREME_II_FACTS: &[Fact] = &[
+    fact("controller", "Marvell 88SS9187", "000"),
+    fact("nand", "SanDisk 19nm eX2 ABL MLC", "000"),
+];
+
 pub const EXTREME_II_120: Preset = Preset {
     name: "extreme-ii-120",
     model_of: Some("SanDisk Extreme II 120GB"),
@@ -106,6 +112,7 @@ pub const EXTREME_II_120: Preset = Preset {
             published("dram", "128MiB", "000", "128MB DDR3-1600"),
         ],
     ],
+    facts: &[EXTREME_II_FACTS, &[fact("dram", "128MB DDR3-1600", "000")]],
 };
 
 pub const EXTREME_II_240: Preset = Preset {
@@ -125,6 +132,7 @@ pub const EXTREME_II_240: Preset = Preset {
             published("dram", "256MiB", "000", "256MB DDR3-1600"),
         ],
     ],
+    facts: &[EXTREME_II_FACTS, &[fact("dram", "256MB DDR3-1600", "000")]],
 };
 
 pub const EXTREME_II_480: Preset = Preset {
@@ -144,6 +152,7 @@ pub const EXTREME_II_480: Preset = Preset {
             published("dram", "512MiB", "000", "512MB DDR3-1600"),
         ],
     ],
+    facts: &[EXTREME_II_FACTS, &[fact("dram", "512MB DDR3-1600", "000")]],
 };
 
 /// Ultra Plus: Marvell 88SS9175, four channels, ~7% spare, half the DRAM of a 4 KiB table.
@@ -182,6 +191,13 @@ const ULTRA_PLUS: &[Param] = &[
     ),
 ];
 
+/// The Ultra Plus review [002] names the controller ("Marvell's SS889175", the 88SS9175) and
+/// the NAND; its DRAM only on the 256GB it tested.
+const ULTRA_PLUS_FACTS: &[Fact] = &[
+    fact("controller", "Marvell 88SS9175", "002"),
+    fact("nand", "SanDisk 19nm eX2 ABL MLC", "002"),
+];
+
 pub const ULTRA_PLUS_64: Preset = Preset {
     name: "ultra-plus-64",
     model_of: Some("SanDisk Ultra Plus 64GB"),
@@ -197,6 +213,7 @@ pub const ULTRA_PLUS_64: Preset = Preset {
             assumed("slc_cache", "256MiB", "nCache size not published; 'not much NAND allocated to the nCache'"),
         ],
     ],
+    facts: &[ULTRA_PLUS_FACTS],
 };
 
 pub const ULTRA_PLUS_128: Preset = Preset {
@@ -214,6 +231,7 @@ pub const ULTRA_PLUS_128: Preset = Preset {
             assumed("slc_cache", "512MiB", "nCache size not published"),
         ],
     ],
+    facts: &[ULTRA_PLUS_FACTS],
 };
 
 pub const ULTRA_PLUS_256: Preset = Preset {
@@ -231,6 +249,7 @@ pub const ULTRA_PLUS_256: Preset = Preset {
             assumed("slc_cache", "1GiB", "nCache size not published"),
         ],
     ],
+    facts: &[ULTRA_PLUS_FACTS, &[fact("dram", "128MB Samsung DDR2-800", "002")]],
 };
 
 pub const X300S_512: Preset = Preset {
@@ -250,4 +269,5 @@ pub const X300S_512: Preset = Preset {
             assumed("dram", "512MiB", "not published"),
         ],
     ],
+    facts: &[],
 };

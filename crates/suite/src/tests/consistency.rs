@@ -13,7 +13,7 @@ use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Report, TestResult};
-use crate::stats::{drop_time, series_stats, SeriesStats};
+use crate::stats::{find_drop, series_stats, SeriesStats};
 use crate::SuiteError;
 
 pub const DURATION_S: f64 = 2000.0;
@@ -27,8 +27,16 @@ pub struct ConsistencyAnalysis {
     /// Where the steady-state window starts (1400 s of 2000 s, scaled with the duration).
     pub steady_from_s: f64,
     pub steady_state: Option<SeriesStats>,
-    /// Seconds until the initial burst ended; `None` if it never dropped below half.
+    /// The second the opening burst ended: the first sustained step more than 25% below the
+    /// plateau before it, standing out of the scatter ([`crate::stats::find_drop`]); `None`
+    /// for a run that never falls that far and stays there.
     pub drop_s: Option<usize>,
+    /// The plateau before the drop (median IOPS of every second before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_from_iops: Option<f64>,
+    /// The level after it (median IOPS of the 30 s from the drop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_to_iops: Option<f64>,
     pub whole_run: Option<SeriesStats>,
 }
 
@@ -112,11 +120,14 @@ pub fn run(
         .map(|p| p.iops)
         .collect();
     let steady_from_s = (STEADY_FROM_S / DURATION_S * duration_s).floor();
+    let drop = find_drop(&iops);
     let analysis = ConsistencyAnalysis {
         spare_pct: spare,
         steady_from_s,
         steady_state: series_stats(iops.get(steady_from_s as usize..).unwrap_or(&[])),
-        drop_s: drop_time(&iops),
+        drop_s: drop.map(|d| d.at_s),
+        drop_from_iops: drop.map(|d| d.from),
+        drop_to_iops: drop.map(|d| d.to),
         whole_run: series_stats(&iops),
     };
     report.analysis = serde_json::to_value(analysis).expect("analysis serializes");

@@ -295,6 +295,53 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    use crate::context::Silent;
+
+    fn analysis(spec: &str, torture_s: f64) -> TrimAnalysis {
+        let mut dev = sim::open(spec).expect("a simulated drive");
+        let stop = AtomicBool::new(false);
+        let mut silent = Silent;
+        let mut ctx = Context::new(&stop, &mut silent);
+        let o = Overrides {
+            duration_s: Some(torture_s),
+            ..Overrides::default()
+        };
+        let r = run(&mut dev, &mut ctx, &o).expect("the test runs");
+        serde_json::from_value(r.analysis).expect("a TRIM analysis")
+    }
+
+    /// The 2.5" 840 EVO (TurboWrite also folding while the host writes) on a clean drive: a
+    /// 3 GB burst at the cache's speed, then its TLC's speed, flat, as the review's clean
+    /// minute (180.4 MB/s on the 120GB) shows. The simulator used to fold at a fixed rate
+    /// whatever the host did, starving the TLC the host was writing: the clean pass swung
+    /// between 40 and 410 MB/s, averaged 127 MB/s over its first minute and could fall below
+    /// the after-TRIM pass.
+    #[test]
+    fn a_clean_840_evo_writes_flat_at_its_tlc_speed_after_turbowrite() {
+        let a = analysis("840-evo-120,capacity=48GiB", 300.0);
+        let after_cache: Vec<f64> = a.clean.curve.iter().skip(10).map(|p| p.1).collect();
+        let median = crate::stats::series_stats(&after_cache).unwrap().median;
+        for (i, v) in after_cache.iter().enumerate() {
+            assert!(
+                (v / median - 1.0).abs() < 0.1,
+                "clean pass sample {} at {v:.0} MB/s, median {median:.0}: {:?}",
+                i + 10,
+                a.clean.curve
+            );
+        }
+        assert!((120.0..160.0).contains(&median), "TLC at {median:.0} MB/s");
+        assert!(
+            a.clean.first_60s_mbps >= a.after_trim.first_60s_mbps,
+            "clean {:.1} vs after TRIM {:.1}",
+            a.clean.first_60s_mbps,
+            a.after_trim.first_60s_mbps
+        );
+        assert!(a.clean.first_60s_mbps > 160.0, "{}", a.clean.first_60s_mbps);
+        // Its TRIM is the partial one the review found.
+        assert!(!a.functional, "{}", a.verdict);
+    }
 
     #[test]
     fn verdict_margin() {
