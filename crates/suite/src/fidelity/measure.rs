@@ -160,7 +160,7 @@ impl Measure {
                     };
                     put(
                         &format!("{v}_peak_mbps"),
-                        r.analysis["peak_mbps"].as_f64().unwrap_or(0.0),
+                        r.transfer_sweep().map_or(0.0, |a| a.peak_mbps),
                     );
                     put(&format!("{v}_4k_mbps"), at(4096.0).unwrap_or(0.0));
                     let small: Vec<f64> = r
@@ -233,7 +233,7 @@ fn consistency_figures(r: &TestResult, put: &mut impl FnMut(&str, f64)) {
     let iops: Vec<f64> = r.per_second.iter().map(|p| p.iops).collect();
     let mean = |w: &[f64]| w.iter().sum::<f64>() / w.len().max(1) as f64;
     let steady_from =
-        (r.analysis["steady_from_s"].as_f64().unwrap_or(1400.0) as usize).min(iops.len());
+        (r.consistency().map_or(1400.0, |a| a.steady_from_s) as usize).min(iops.len());
     if let Some(s) = series_stats(&iops[steady_from..]) {
         put("steady_mean", s.mean);
         put("steady_median", s.median);

@@ -8,7 +8,7 @@ use maud::{html, Markup};
 use suite::result::TestResult;
 use suite::tests::consistency::ConsistencyAnalysis;
 
-use crate::chart::{Axis, NumberFormat, Series, XYChart};
+use crate::chart::{format_si, Axis, NumberFormat, Series, XYChart};
 use crate::compare::Better;
 use crate::view::review::{Fragment, Review};
 use crate::view::{caveat, drive_cell, figure, fixed, grouped, Cell, Drive, Entry, Table};
@@ -84,9 +84,17 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
             axis
         }
     };
-    let subtitle = match a.as_ref().and_then(|a| a.drop_s) {
-        Some(t) => format!("{name}; the burst ends at {t} s"),
-        None => name.clone(),
+    let subtitle = match a
+        .as_ref()
+        .map(|a| (a.drop_s, a.drop_from_iops, a.drop_to_iops))
+    {
+        Some((Some(t), Some(from), Some(to))) => format!(
+            "{name}; the burst ends at {t} s ({} to {} IOPS)",
+            format_si(from),
+            format_si(to)
+        ),
+        Some((Some(t), _, _)) => format!("{name}; the burst ends at {t} s"),
+        _ => name.clone(),
     };
     let warning = caveat(r);
     let chart = |title: String, lo: f64, y: Axis| {
@@ -223,12 +231,12 @@ pub fn section(rv: &Review) -> Option<Markup> {
     Some(html! {
         p.note {
             "4 KiB random writes at QD32 over the whole tested span after a sequential fill; IOPS \
-             in every second. The burst ends where the spare area runs out: the first second after \
-             which IOPS stay well below the opening level (the rule is in "
-            code { "suite::stats::drop_time" } "). The steady state depends on garbage collection \
-             and spare area. Choose a drive and a spare-area setting. Each drive's linear chart is \
-             scaled to its own steady-state band (up to ten times its median; higher points sit \
-             on the top edge)."
+             in every second. The burst ends where the spare area runs out: the first second more \
+             than 25% below the opening plateau after which the next 30 s stay below that level, \
+             clear of the scatter (the rule is " code { "suite::stats::find_drop" } "). The steady \
+             state depends on garbage collection and spare area. Choose a drive and a spare-area \
+             setting. Each drive's linear chart is scaled to its own steady-state band (up to ten \
+             times its median; higher points sit on the top edge)."
         }
         (switcher(rv, Fragment::Consistency, &dims, &views))
         h3 { "Steady state" }

@@ -31,6 +31,8 @@ fn detail_name(key: &str) -> String {
         ("preset", "Preset"),
         ("geometry", "Geometry"),
         ("controller", "Controller"),
+        ("dies", "NAND dies (as modelled)"),
+        ("modelled_dram", "DRAM (as modelled)"),
     ];
     match known.iter().find(|(k, _)| *k == key) {
         Some((_, name)) => name.to_string(),
