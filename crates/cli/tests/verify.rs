@@ -140,7 +140,7 @@ fn verify_on_a_faulty_drive_exits_non_zero_naming_the_first_bad_lbas() {
     assert!(first["expected_generation"].as_u64().unwrap() > 0);
     // And the report shows it.
     let html = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
-    assert!(html.contains("<h2 id=\"verify\">Data verification</h2>"));
+    assert!(html.contains("<section id=\"verify\"><h2>Data verification</h2>"));
     assert!(html.contains(&format!("LBA {lba} ")));
 }
 
