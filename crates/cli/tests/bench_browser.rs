@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use common::page_checks::{bars_and_untitled, hover_a_point, small_text, switch_every_view};
+use common::page_checks::{assert_reads_well, hover_a_point, small_text, switch_every_view};
 
 /// `ssdlab bench serve`, killed when dropped.
 struct Server {
@@ -311,19 +311,7 @@ fn bench_compare_page_with_twenty_drives() {
         tip.contains("MB/s") && tip.contains("iB"),
         "hover text {tip:?} for {point}"
     );
-    let (bars, untitled) = bars_and_untitled(&mut browser, &page);
-    assert!(bars >= 20 * 8, "{bars} bars");
-    assert!(untitled.is_empty(), "bars without hover text: {untitled:?}");
-
-    for (w, h) in [(1280, 1000), (390, 844)] {
-        browser.set_viewport(&page, w, h);
-        let small = small_text(&mut browser, &page);
-        assert!(
-            small.is_empty(),
-            "text under 11 px at {w} px wide: {small:?}"
-        );
-    }
-    browser.set_viewport(&page, 1280, 1000);
+    assert_reads_well(&mut browser, &page, 20 * 8);
 
     // Charts link to the results that made them, and those pages load.
     let link = browser.eval(

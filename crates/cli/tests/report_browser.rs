@@ -7,7 +7,7 @@
 
 mod common;
 use common::cdp::Browser;
-use common::page_checks::{bars_and_untitled, hover_a_point, small_text, switch_every_view};
+use common::page_checks::{assert_reads_well, hover_a_point, switch_every_view};
 use common::*;
 
 #[test]
@@ -70,18 +70,7 @@ fn report_renders_and_reads_well() {
     assert!(tip.contains("IOPS"), "hover text {tip:?} for {point}");
     let (point, tip) = hover_a_point(&mut browser, &page, "#trim");
     assert!(tip.contains("MB/s"), "hover text {tip:?} for {point}");
-    let (bars, untitled) = bars_and_untitled(&mut browser, &page);
-    assert!(bars >= 8, "{bars} bars");
-    assert!(untitled.is_empty(), "bars without hover text: {untitled:?}");
-
-    for (w, h) in [(1280, 1000), (390, 844)] {
-        browser.set_viewport(&page, w, h);
-        let small = small_text(&mut browser, &page);
-        assert!(
-            small.is_empty(),
-            "text under 11 px at {w} px wide: {small:?}"
-        );
-    }
+    assert_reads_well(&mut browser, &page, 8);
 
     // A chart's parameters link opens that result's parameters table.
     let opened = browser.eval(

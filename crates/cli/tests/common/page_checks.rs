@@ -31,6 +31,22 @@ pub fn small_text(browser: &mut Browser, page: &Page) -> Vec<String> {
     serde_json::from_value(browser.eval(page, js)).unwrap()
 }
 
+/// Checks that every bar carries its value on hover (at least `min_bars` bars), and that no
+/// text is under 11 px at a desktop and a phone width; leaves the page at the desktop width.
+pub fn assert_reads_well(browser: &mut Browser, page: &Page, min_bars: u64) {
+    let (bars, untitled) = bars_and_untitled(browser, page);
+    assert!(bars >= min_bars, "{bars} bars");
+    assert!(untitled.is_empty(), "bars without hover text: {untitled:?}");
+    for (w, h) in [(390, 844), (1280, 1000)] {
+        browser.set_viewport(page, w, h);
+        let small = small_text(browser, page);
+        assert!(
+            small.is_empty(),
+            "text under 11 px at {w} px wide: {small:?}"
+        );
+    }
+}
+
 /// Bars (`g.bar`) on the page, and those whose hover title does not carry the value the
 /// bar shows.
 pub fn bars_and_untitled(browser: &mut Browser, page: &Page) -> (u64, Vec<String>) {
