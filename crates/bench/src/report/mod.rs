@@ -53,13 +53,27 @@ pub fn render(results: &[TestResult], suite: Option<&SuiteRecord>) -> String {
         @if !flawed.is_empty() {
             div.banner {
                 b { "Not the methodology as written: " }
-                "these results are incomplete or deviate from it, and their charts say so."
-                ul { @for (label, why) in &flawed { li { (label) ": " (why) } } }
+                @if suite.is_some_and(|s| s.quick) {
+                    "a quick run: every test ran scaled down, so no figure compares with the \
+                     reviews'. "
+                }
+                (flawed.len()) " of " (results.len()) " results are incomplete or deviate from it, \
+                 and their charts say so."
+                // A long list (a quick suite's) is one click away rather than a screenful.
+                @if flawed.len() > 5 {
+                    details { summary { "Which, and how" } (deviations(&flawed)) }
+                } @else {
+                    (deviations(&flawed))
+                }
             }
         }
         (review.body())
     };
     page(&title, "ssdlab", None, body)
+}
+
+fn deviations(flawed: &[(&str, String)]) -> maud::Markup {
+    html! { ul { @for (label, why) in flawed { li { (label) ": " (why) } } } }
 }
 
 #[cfg(test)]
