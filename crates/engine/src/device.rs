@@ -238,6 +238,32 @@ pub trait Device {
     fn trimmed_reads(&self) -> Option<TrimmedReads> {
         TrimmedReads::claimed_by(self.identity().drive.as_ref()?)
     }
+
+    /// The energy the device has used since it was opened, in joules, up to [`Device::now_ns`]
+    /// on its own clock: the simulator's energy model. `None` for real devices, whose power
+    /// only a meter can tell (`--power-meter`).
+    fn energy_j(&self) -> Option<f64> {
+        None
+    }
+
+    /// Where the host's link power management for this device is set and its value now
+    /// (see [`crate::power::link`]); `Err` says why there is none.
+    fn link_power(&self) -> Result<crate::power::link::LinkPowerControl, String> {
+        let id = self.identity();
+        match id.kind.as_str() {
+            "block" | "nvme-generic" => crate::power::link::control_of(
+                std::path::Path::new("/sys"),
+                std::path::Path::new(&id.path),
+            ),
+            kind => Err(format!("a {kind} target has no link power management")),
+        }
+    }
+
+    /// Set the link power management [`Device::link_power`] reports to `value`.
+    fn set_link_power(&mut self, value: &str) -> Result<(), DeviceError> {
+        let control = self.link_power().map_err(DeviceError::Other)?;
+        crate::power::link::set(&control, value).map_err(DeviceError::Other)
+    }
 }
 
 impl<D: Device + ?Sized> Device for Box<D> {
@@ -294,6 +320,15 @@ impl<D: Device + ?Sized> Device for Box<D> {
     }
     fn trimmed_reads(&self) -> Option<TrimmedReads> {
         (**self).trimmed_reads()
+    }
+    fn energy_j(&self) -> Option<f64> {
+        (**self).energy_j()
+    }
+    fn link_power(&self) -> Result<crate::power::link::LinkPowerControl, String> {
+        (**self).link_power()
+    }
+    fn set_link_power(&mut self, value: &str) -> Result<(), DeviceError> {
+        (**self).set_link_power(value)
     }
 }
 

@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::device::{Completion, Device, DeviceError, Io, Op};
 use crate::iolog::{IoLogWriter, IoRecord};
-use crate::measure::{CpuUsage, Measurements, Recorder};
+use crate::measure::{CpuUsage, EnergyProbe, Measurements, Recorder};
 use crate::pattern;
+use crate::power::PhasePower;
 use crate::verify::{Verification, VerifyError, VerifyReport};
 use crate::workload::{Workload, WorkloadError};
 
@@ -57,6 +58,31 @@ pub struct Outcome {
     pub counters: Option<CounterSnapshots>,
     /// What data verification found, when the run was verified.
     pub verify: Option<VerifyReport>,
+    /// The drive's power over the run, where it is known (the simulator's energy model; a
+    /// meter's readings are added by whoever runs the meter).
+    pub power: Option<PhasePower>,
+}
+
+impl Outcome {
+    /// An outcome of `measurements`, with the modelled power where the device models energy.
+    pub fn of(
+        measurements: Measurements,
+        stopped: Option<Stopped>,
+        counters: Option<CounterSnapshots>,
+        verify: Option<VerifyReport>,
+    ) -> Outcome {
+        let power = measurements.summary.energy_j.map(|j| {
+            let watts: Vec<Option<f64>> = measurements.per_second.iter().map(|p| p.watts).collect();
+            PhasePower::modelled(j, measurements.summary.duration_s, &watts)
+        });
+        Outcome {
+            measurements,
+            stopped,
+            counters,
+            verify,
+            power,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -125,6 +151,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let start_ns = dev.now_ns();
     let deadline_ns = w.limit.duration_ns.map(|d| start_ns.saturating_add(d));
     let mut rec = Recorder::new(start_ns);
+    let mut energy = EnergyProbe::start(dev, &mut rec);
     let (mut issued_ios, mut issued_bytes) = (0u64, 0u64);
     let mut stopped: Option<Stopped> = None;
     let mut submitting = true;
@@ -262,6 +289,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             }
         }
         reaps += 1;
+        energy.poll(dev, &mut rec);
         if counters_checkpoint.is_none() && checkpoint_at.is_some_and(|c| dev.now_ns() >= c) {
             counters_checkpoint = dev.counters();
         }
@@ -290,17 +318,18 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         }
     }
     let cpu = CpuUsage::now().since(cpu_start);
+    energy.finish(dev, &mut rec);
     let counters = counters_start.map(|start| CounterSnapshots {
         start,
         checkpoint: counters_checkpoint,
         end: dev.counters().unwrap_or_default(),
     });
-    Ok(Outcome {
-        measurements: rec.finish(dev.now_ns(), Some(cpu)),
+    Ok(Outcome::of(
+        rec.finish(dev.now_ns(), Some(cpu)),
         stopped,
         counters,
-        verify: hooks.verify.map(|v| v.report()),
-    })
+        hooks.verify.map(|v| v.report()),
+    ))
 }
 
 fn fraction(w: &Workload, elapsed_ns: u64, ios: u64, bytes: u64) -> f64 {
@@ -363,6 +392,51 @@ pub fn discard_range(
         n += 1;
     }
     Ok(n)
+}
+
+/// Measure the device sitting idle for `ns` on its own clock, as a run without IO: its
+/// per-second power where it models its energy, and its counters (the power tests' idle and
+/// slumber phases). Stops early, keeping what it measured, when `stop` is set.
+pub fn idle_run(
+    dev: &mut dyn Device,
+    ns: u64,
+    stop: Option<&AtomicBool>,
+) -> Result<Outcome, DriverError> {
+    let start_ns = dev.now_ns();
+    let until = start_ns.saturating_add(ns);
+    let mut rec = Recorder::new(start_ns);
+    let mut energy = EnergyProbe::start(dev, &mut rec);
+    let counters_start = dev.counters();
+    let mut counters_checkpoint = None;
+    let cpu_start = CpuUsage::now();
+    let mut stopped = None;
+    let mut done = Vec::new();
+    // Steps short enough for a stop to be noticed and energy sampled.
+    let step = 100_000_000;
+    while dev.now_ns() < until {
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            stopped = Some(Stopped::Interrupted);
+            break;
+        }
+        let to = (dev.now_ns() + step).min(until);
+        dev.reap(0, Some(to), &mut done)?;
+        energy.poll(dev, &mut rec);
+        if counters_checkpoint.is_none() && dev.now_ns() >= start_ns + ns / 2 {
+            counters_checkpoint = dev.counters();
+        }
+    }
+    energy.finish(dev, &mut rec);
+    let counters = counters_start.map(|start| CounterSnapshots {
+        start,
+        checkpoint: counters_checkpoint,
+        end: dev.counters().unwrap_or_default(),
+    });
+    Ok(Outcome::of(
+        rec.finish(dev.now_ns(), Some(CpuUsage::now().since(cpu_start))),
+        stopped,
+        counters,
+        None,
+    ))
 }
 
 /// Let the device sit idle for `ns` on its own clock (a drive may garbage-collect or erase

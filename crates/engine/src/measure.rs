@@ -19,6 +19,9 @@ const NS: u64 = 1_000_000_000;
 /// as its first and last second only.
 pub const IDLE_RUN_S: u64 = 3;
 
+/// How often a run samples a device's energy counter, per second of its clock.
+pub const ENERGY_SAMPLES_PER_S: u64 = 10;
+
 /// Directions measured apart: reads, writes, and the rest (discards, flushes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Dir {
@@ -73,6 +76,49 @@ impl Occupancy {
     }
 }
 
+/// Samples a device's energy counter into a [`Recorder`] as a run goes, where the device
+/// keeps one (see [`crate::Device::energy_j`]): at the start, at least
+/// [`ENERGY_SAMPLES_PER_S`] times a second of its clock, and at the end.
+pub struct EnergyProbe {
+    next_ns: Option<u64>,
+}
+
+impl EnergyProbe {
+    /// Take the first sample (none, and none later, when the device keeps no energy).
+    pub fn start(dev: &dyn crate::Device, rec: &mut Recorder) -> EnergyProbe {
+        let next_ns = dev.energy_j().map(|j| {
+            rec.energy(dev.now_ns(), j);
+            dev.now_ns() + NS / ENERGY_SAMPLES_PER_S
+        });
+        EnergyProbe { next_ns }
+    }
+
+    /// Sample when the next sample is due.
+    #[inline]
+    pub fn poll(&mut self, dev: &dyn crate::Device, rec: &mut Recorder) {
+        if let Some(next) = self.next_ns {
+            let now = dev.now_ns();
+            if now >= next {
+                self.sample(dev, rec, now);
+            }
+        }
+    }
+
+    /// The last sample, at the run's end.
+    pub fn finish(&mut self, dev: &dyn crate::Device, rec: &mut Recorder) {
+        if self.next_ns.is_some() {
+            self.sample(dev, rec, dev.now_ns());
+        }
+    }
+
+    fn sample(&mut self, dev: &dyn crate::Device, rec: &mut Recorder, now: u64) {
+        if let Some(j) = dev.energy_j() {
+            rec.energy(now, j);
+        }
+        self.next_ns = Some(now + NS / ENERGY_SAMPLES_PER_S);
+    }
+}
+
 /// Collects a run's measurements as IOs are submitted and completed.
 pub struct Recorder {
     start_ns: u64,
@@ -88,6 +134,9 @@ pub struct Recorder {
     all: Occupancy,
     /// The drive's temperature by second since the start, where it reports one.
     temperature: Vec<(u64, f64)>,
+    /// The device's energy counter (ns, joules) as the run went, where it keeps one (the
+    /// simulator's energy model): the per-second power and the run's energy.
+    energy: Vec<(u64, f64)>,
 }
 
 fn histogram() -> Histogram<u64> {
@@ -106,6 +155,29 @@ impl Recorder {
         }
     }
 
+    /// The device's energy counter at `now_ns` (see [`crate::Device::energy_j`]). The driver
+    /// samples it at least [`ENERGY_SAMPLES_PER_S`] times a second of the device's clock, at
+    /// the start and at the end; power between samples is taken as steady.
+    pub fn energy(&mut self, now_ns: u64, joules: f64) {
+        match self.energy.last_mut() {
+            Some(last) if last.0 >= now_ns => last.1 = last.1.max(joules),
+            _ => self.energy.push((now_ns, joules)),
+        }
+    }
+
+    /// The energy counter at `t_ns`, interpolated between samples.
+    fn energy_at(&self, t_ns: u64) -> Option<f64> {
+        let e = &self.energy;
+        let i = e.partition_point(|&(t, _)| t <= t_ns);
+        match (i.checked_sub(1).map(|j| e[j]), e.get(i)) {
+            (Some((t0, j0)), Some(&(t1, j1))) => {
+                Some(j0 + (j1 - j0) * (t_ns - t0) as f64 / (t1 - t0) as f64)
+            }
+            (Some((t0, j0)), None) if t0 == t_ns => Some(j0),
+            _ => None,
+        }
+    }
+
     pub fn new(start_ns: u64) -> Recorder {
         Recorder {
             start_ns,
@@ -115,6 +187,7 @@ impl Recorder {
             failed: 0,
             latency_ns: [histogram(), histogram(), histogram()],
             temperature: Vec::new(),
+            energy: Vec::new(),
             occupancy: Default::default(),
             all: Occupancy {
                 since_ns: start_ns,
@@ -241,6 +314,12 @@ impl Recorder {
         let point = |t: u64, b: &Bucket| {
             // The last bucket may cover less than a second; rate it over what it covers.
             let covered = ((end_ns - self.start_ns) as f64 / NS as f64 - t as f64).clamp(1e-9, 1.0);
+            let from_ns = self.start_ns + t * NS;
+            let to_ns = (from_ns + NS).min(end_ns).max(from_ns + 1);
+            let watts = match (self.energy_at(from_ns), self.energy_at(to_ns)) {
+                (Some(a), Some(b)) => Some((b - a) / ((to_ns - from_ns) as f64 / NS as f64)),
+                _ => None,
+            };
             let rate = |ios: u64| ios as f64 / covered;
             let mb = |bytes: u64| bytes as f64 / covered / 1e6;
             SecondPoint {
@@ -258,6 +337,7 @@ impl Recorder {
                     .iter()
                     .find(|&&(s, _)| s == t)
                     .map(|&(_, c)| c),
+                watts,
             }
         };
         // Every second from the first to the last with a completion, at zero where none
@@ -265,7 +345,14 @@ impl Recorder {
         let omitted = self.omitted_ranges();
         let mut per_second: Vec<SecondPoint> = Vec::with_capacity(self.buckets.len());
         let mut idle_seconds_omitted = 0;
-        if let Some(&(last, _)) = self.buckets.last() {
+        // A run without IO (an idle power measurement) still has its seconds of power.
+        let last_energy_s = match self.energy.last() {
+            Some(&(t, _)) if self.buckets.is_empty() && t > self.start_ns => {
+                Some((t - self.start_ns - 1) / NS)
+            }
+            _ => None,
+        };
+        if let Some(last) = self.buckets.last().map(|&(s, _)| s).or(last_energy_s) {
             let (mut t, mut bi, mut oi) = (0u64, 0usize, 0usize);
             let zero = Bucket::default();
             while t <= last {
@@ -334,6 +421,10 @@ impl Recorder {
                 cpu,
                 idle_seconds_omitted,
                 failed_ios: self.failed,
+                energy_j: match (self.energy_at(self.start_ns), self.energy_at(end_ns)) {
+                    (Some(a), Some(b)) => Some(b - a),
+                    _ => None,
+                },
             },
             per_second,
         }
@@ -442,6 +533,10 @@ pub struct Summary {
     /// latencies. Any failed IO stops a run and marks its result failed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_ios: u64,
+    /// The energy the device used over the run, where it models its own (the simulator);
+    /// a real drive's power comes from a meter and is in the result's `power`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy_j: Option<f64>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -470,6 +565,10 @@ pub struct SecondPoint {
     /// shows beside the IOPS it explains.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature_c: Option<f64>,
+    /// The drive's mean power in that second: the simulator's energy model, or a meter's
+    /// readings (`--power-meter`). `None` where power is missing, never 0 W.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watts: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -481,11 +580,12 @@ pub struct Measurements {
 impl Measurements {
     /// The per-second series as CSV.
     pub fn per_second_csv(&self) -> String {
-        let mut out = String::from("t,ios,iops,mbps,read_iops,read_mbps,write_iops,write_mbps\n");
+        let mut out =
+            String::from("t,ios,iops,mbps,read_iops,read_mbps,write_iops,write_mbps,watts\n");
         let f = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
         for p in &self.per_second {
             out += &format!(
-                "{},{},{:.3},{:.3},{},{},{},{}\n",
+                "{},{},{:.3},{:.3},{},{},{},{},{}\n",
                 p.t,
                 p.ios,
                 p.iops,
@@ -493,7 +593,8 @@ impl Measurements {
                 f(p.read_iops),
                 f(p.read_mbps),
                 f(p.write_iops),
-                f(p.write_mbps)
+                f(p.write_mbps),
+                f(p.watts)
             );
         }
         out

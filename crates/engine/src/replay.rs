@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::device::{Completion, Device, DeviceError, Io, Op};
 use crate::driver::{describe_failure, DriverError, Hooks, Outcome, Progress, Stopped};
 use crate::iolog::IoRecord;
-use crate::measure::{CpuUsage, LatencyStats, Recorder};
+use crate::measure::{CpuUsage, EnergyProbe, LatencyStats, Recorder};
 use crate::pattern::{self, DataKind};
 
 /// One IO of a schedule: when to issue it, relative to the start of the replay.
@@ -105,6 +105,7 @@ pub fn replay(
     let cpu_start = CpuUsage::now();
     let start = dev.now_ns();
     let mut rec = Recorder::new(start);
+    let mut energy = EnergyProbe::start(dev, &mut rec);
     let counters_start = dev.counters();
     let mut stopped = None;
     let (mut last_at, mut done_ios, mut done_bytes) = (0u64, 0u64, 0u64);
@@ -191,6 +192,7 @@ pub fn replay(
         let min = if rec.in_flight() > 0 { 1 } else { 0 };
         done.clear();
         dev.reap(min, until, &mut done)?;
+        energy.poll(dev, &mut rec);
         for c in &done {
             let f = slots[c.slot as usize];
             let op = f.op.expect("completion for a slot in flight");
@@ -247,17 +249,18 @@ pub fn replay(
     }
     let end = dev.now_ns();
     let cpu = CpuUsage::now().since(cpu_start);
+    energy.finish(dev, &mut rec);
     Ok(ReplayOutcome {
-        outcome: Outcome {
-            measurements: rec.finish(end, Some(cpu)),
+        outcome: Outcome::of(
+            rec.finish(end, Some(cpu)),
             stopped,
-            counters: counters_start.map(|start| crate::driver::CounterSnapshots {
+            counters_start.map(|start| crate::driver::CounterSnapshots {
                 start,
                 checkpoint: None,
                 end: dev.counters().unwrap_or_default(),
             }),
-            verify: None,
-        },
+            None,
+        ),
         fidelity: Fidelity {
             issue_late_us: LatencyStats::of(&late),
             waited_for_slot: waited,

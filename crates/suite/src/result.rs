@@ -133,6 +133,11 @@ pub struct TestResult {
     /// mismatches by kind, the first bad LBAs with what was expected and what was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<engine::verify::VerifyReport>,
+    /// The drive's power over the measured phase, where it is known: the simulator's energy
+    /// model, or a meter's readings (`--power-meter`). Its per-second values are the
+    /// per-second series' `watts`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<engine::power::PhasePower>,
 }
 
 /// A real drive's own count of what the host wrote in the measured phase (NVMe SMART data
@@ -284,6 +289,7 @@ impl Report {
             host_writes,
             warnings,
             verify: outcome.verify,
+            power: outcome.power,
         }
     }
 }

@@ -2,7 +2,9 @@
 //!
 //! - [`command`]: a program printing one reading per line (USB meters, lab supplies);
 //! - [`hwmon`] and [`powercap`]: Linux sensors on the drive's rail, where a board has them;
-//! - [`nvme`]: the drive's own power-state table, an estimate labelled as one.
+//! - [`nvme`]: the drive's own power-state table, an estimate labelled as one;
+//! - [`link`]: the host's link power management (SATA HIPM+DIPM, NVMe APST), which lets an
+//!   idle drive slumber.
 //!
 //! A started [`Meter`] reads in the background; readings are stamped on the monotonic clock
 //! (`Instant`) the engine's real devices stamp IOs with, as seconds since the meter started.
@@ -26,6 +28,7 @@
 
 pub mod command;
 pub mod hwmon;
+pub mod link;
 pub mod nvme;
 pub mod powercap;
 mod series;
@@ -36,7 +39,7 @@ use std::sync::{mpsc, Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub use series::{Basis, MissingPower, PowerLog, PowerSample, PowerSummary};
+pub use series::{Basis, MissingPower, PhasePower, PowerLog, PowerSample, PowerSummary};
 pub use spec::{Channel, Chip, MeterSpec, SpecError};
 
 /// More than this is not one drive's power: the meter is misread (milliwatts as watts?) or

@@ -20,6 +20,8 @@ pub enum Basis {
     Measured,
     /// A figure the drive publishes (the NVMe power-state table), not a measurement.
     Estimate,
+    /// The simulator's energy model: power that follows from the simulated work.
+    Model,
 }
 
 /// The meter stopped giving readings: power is unknown from `from_s` to the end. `from_s`
@@ -63,6 +65,80 @@ pub struct PowerSummary {
     pub window_s: f64,
     pub covered_s: f64,
     pub basis: Basis,
+}
+
+/// The drive's power over one measured phase of a run and where it comes from (a result's
+/// `power`); its per-second values go into the run's per-second series.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhasePower {
+    /// The `--power-meter` value, or "sim" for the simulator's energy model.
+    pub source: String,
+    /// Measured (a meter), estimate (the NVMe power-state table) or model (the simulator).
+    pub basis: Basis,
+    /// What the numbers are, in words.
+    pub description: String,
+    /// Mean, min and max watts over the phase and how much of it readings cover; `None`
+    /// when there is no reading at all (power missing, never 0 W).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<PowerSummary>,
+    /// The energy used over the phase, where the simulator models it exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy_j: Option<f64>,
+    /// The meter stopped giving readings: power is missing from `from_s` (seconds since the
+    /// phase's start) on, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<MissingPower>,
+}
+
+impl PhasePower {
+    /// The simulator's energy model over a phase of `duration_s` that used `energy_j`: the
+    /// mean is exact; min and max are those of the whole seconds.
+    pub fn modelled(energy_j: f64, duration_s: f64, per_second: &[Option<f64>]) -> PhasePower {
+        let mean_w = energy_j / duration_s.max(1e-9);
+        let seconds = per_second.iter().flatten();
+        PhasePower {
+            source: "sim".into(),
+            basis: Basis::Model,
+            description: "the simulator's energy model (energy per NAND operation, per byte \
+                          moved, controller, DRAM, idle and slumber power)"
+                .into(),
+            summary: Some(PowerSummary {
+                mean_w,
+                min_w: seconds.clone().copied().fold(mean_w, f64::min),
+                max_w: seconds.copied().fold(mean_w, f64::max),
+                readings: per_second.len(),
+                window_s: duration_s,
+                covered_s: duration_s,
+                basis: Basis::Model,
+            }),
+            energy_j: Some(energy_j),
+            missing: None,
+        }
+    }
+
+    /// A meter's readings over the phase `[from_s, to_s)` of its timeline.
+    pub fn metered(log: &PowerLog, from_s: f64, to_s: f64) -> PhasePower {
+        PhasePower {
+            source: log.meter.clone(),
+            basis: log.basis,
+            description: log.description.clone(),
+            summary: log.summary(from_s, to_s),
+            energy_j: None,
+            missing: log
+                .missing
+                .as_ref()
+                .filter(|m| m.from_s < to_s)
+                .map(|m| MissingPower {
+                    from_s: (m.from_s - from_s).max(0.0),
+                    reason: m.reason.clone(),
+                }),
+        }
+    }
+
+    /// The mean watts, when any reading was taken.
+    pub fn mean_w(&self) -> Option<f64> {
+        self.summary.map(|s| s.mean_w)
+    }
 }
 
 impl PowerSummary {

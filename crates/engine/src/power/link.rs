@@ -1,0 +1,198 @@
+//! Link power management: what lets an idle drive drop to its slumber state. The host
+//! decides it, so it lives in sysfs, not on the drive:
+//!
+//! - SATA: the AHCI port's `link_power_management_policy` (`min_power` is HIPM+DIPM with
+//!   slumber; `med_power_with_dipm` DIPM with partial; `max_performance` neither);
+//! - NVMe: Autonomous Power State Transitions (APST), on while the controller's
+//!   `power/pm_qos_latency_tolerance_us` is above 0 (the kernel's default is 100000 us);
+//! - the simulator: its `link_pm` switch.
+//!
+//! The power tests record the setting they found, set the one they need and put the found
+//! one back.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Where a device's link power management is set, its value now, and the values that
+/// allow and forbid slumber.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkPowerControl {
+    /// The sysfs file, or "sim:link_pm".
+    pub control: String,
+    /// Its value when read.
+    pub value: String,
+    /// The value that lets the drive slumber when idle (HIPM+DIPM, APST).
+    pub slumber: String,
+    /// The value that keeps it in active idle (no link power management).
+    pub active: String,
+}
+
+impl LinkPowerControl {
+    /// Whether `value` allows slumber.
+    pub fn allows_slumber(&self) -> bool {
+        self.value != self.active
+    }
+}
+
+/// The link power control of a block device, looked up under `sys_root` (`/sys`): the
+/// SATA host's policy, or the NVMe controller's APST latency tolerance. `Err` says why
+/// there is none (a loop device, a USB bridge, a kernel without the attribute).
+pub fn control_of(sys_root: &Path, device: &Path) -> Result<LinkPowerControl, String> {
+    let mut name = device
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("{} names no device", device.display()))?;
+    // An NVMe namespace's generic device (ng0n1) shares its block device's controller.
+    if let Some(rest) = name.strip_prefix("ng") {
+        name = format!("nvme{rest}");
+    }
+    // A partition's link is its disk's.
+    let block = std::fs::canonicalize(sys_root.join("class/block").join(&name))
+        .map_err(|e| format!("{name} is not in sysfs ({e})"))?;
+    let disk = if block.join("partition").exists() {
+        block.parent().map(Path::to_path_buf).unwrap_or(block)
+    } else {
+        block
+    };
+    for dir in disk.ancestors() {
+        if let Some(c) = sata_policy(dir) {
+            return c;
+        }
+        let apst = dir.join("power/pm_qos_latency_tolerance_us");
+        if dir.join("subsysnqn").exists() && apst.exists() {
+            return read(&apst, "100000", "0");
+        }
+    }
+    Err(format!(
+        "{name} has no link power management in sysfs (no SATA host's \
+         link_power_management_policy, no NVMe controller's APST latency tolerance): \
+         a loop device, a USB bridge or a virtual disk has none"
+    ))
+}
+
+/// `host*/scsi_host/host*/link_power_management_policy` under an ancestor of the disk.
+fn sata_policy(dir: &Path) -> Option<Result<LinkPowerControl, String>> {
+    let name = dir.file_name()?.to_str()?;
+    if !name.starts_with("host") {
+        return None;
+    }
+    let file: PathBuf = dir
+        .join("scsi_host")
+        .join(name)
+        .join("link_power_management_policy");
+    file.exists()
+        .then(|| read(&file, "min_power", "max_performance"))
+}
+
+fn read(file: &Path, slumber: &str, active: &str) -> Result<LinkPowerControl, String> {
+    let value = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    Ok(LinkPowerControl {
+        control: file.display().to_string(),
+        value: value.trim().to_string(),
+        slumber: slumber.into(),
+        active: active.into(),
+    })
+}
+
+/// Write `value` to a control found by [`control_of`].
+pub fn set(control: &LinkPowerControl, value: &str) -> Result<(), String> {
+    std::fs::write(&control.control, value).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::PermissionDenied {
+            " (setting link power management needs root)"
+        } else {
+            ""
+        };
+        format!("cannot set {} to '{value}': {e}{hint}", control.control)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn link(root: &Path, from: &str, to: &str) {
+        let f = root.join(from);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(root.join(to), f).unwrap();
+    }
+
+    #[test]
+    fn a_sata_disk_has_its_hosts_policy_and_a_partition_its_disks() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        let host = "devices/pci0000:00/0000:00:1f.2/ata1/host0";
+        put(
+            r,
+            &format!("{host}/scsi_host/host0/link_power_management_policy"),
+            "max_performance\n",
+        );
+        put(
+            r,
+            &format!("{host}/target0:0:0/0:0:0:0/block/sda/sda1/partition"),
+            "1",
+        );
+        link(
+            r,
+            "class/block/sda",
+            &format!("{host}/target0:0:0/0:0:0:0/block/sda"),
+        );
+        link(
+            r,
+            "class/block/sda1",
+            &format!("{host}/target0:0:0/0:0:0:0/block/sda/sda1"),
+        );
+        for dev in ["/dev/sda", "/dev/sda1"] {
+            let c = control_of(r, Path::new(dev)).unwrap();
+            assert!(
+                c.control.ends_with("host0/link_power_management_policy"),
+                "{c:?}"
+            );
+            assert_eq!(
+                (c.value.as_str(), c.slumber.as_str()),
+                ("max_performance", "min_power")
+            );
+            assert!(!c.allows_slumber());
+        }
+        let c = control_of(r, Path::new("/dev/sda")).unwrap();
+        set(&c, "min_power").unwrap();
+        assert!(control_of(r, Path::new("/dev/sda"))
+            .unwrap()
+            .allows_slumber());
+    }
+
+    #[test]
+    fn an_nvme_namespace_has_its_controllers_apst_tolerance() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        let ctrl = "devices/pci0000:00/0000:00:04.0/nvme/nvme0";
+        put(r, &format!("{ctrl}/subsysnqn"), "nqn.test");
+        put(
+            r,
+            &format!("{ctrl}/power/pm_qos_latency_tolerance_us"),
+            "100000\n",
+        );
+        put(r, &format!("{ctrl}/nvme0n1/size"), "1");
+        link(r, "class/block/nvme0n1", &format!("{ctrl}/nvme0n1"));
+        let c = control_of(r, Path::new("/dev/nvme0n1")).unwrap();
+        assert_eq!((c.value.as_str(), c.active.as_str()), ("100000", "0"));
+        assert!(c.allows_slumber());
+    }
+
+    #[test]
+    fn a_loop_device_has_none_and_says_why() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        put(r, "devices/virtual/block/loop0/size", "1");
+        link(r, "class/block/loop0", "devices/virtual/block/loop0");
+        let e = control_of(r, Path::new("/dev/loop0")).unwrap_err();
+        assert!(e.contains("loop device"), "{e}");
+    }
+}
