@@ -70,6 +70,9 @@ pub struct RunArgs {
     /// Storage Bench: scale a synthetic trace (1 = its published size).
     #[arg(long)]
     pub trace_scale: Option<f64>,
+    /// Power idle and slumber: rest this long before measuring (default 60 s; 0 for none).
+    #[arg(long, value_parser = rest_duration)]
+    pub rest: Option<f64>,
     /// Seed for offsets and data.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -102,6 +105,14 @@ fn size_u32(text: &str) -> Result<u32, String> {
         ));
     }
     u32::try_from(v).map_err(|_| format!("'{text}' is too large for one IO (below 4 GiB)"))
+}
+
+/// A duration that may be zero (no rest at all).
+fn rest_duration(text: &str) -> Result<f64, String> {
+    match text.trim() {
+        "0" | "0s" => Ok(0.0),
+        _ => parse_duration(text),
+    }
 }
 
 fn at_least_one(text: &str) -> Result<u64, String> {
@@ -203,6 +214,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         prefill: a.no_prefill.then_some(false),
         trace: a.trace.clone(),
         trace_scale: a.trace_scale,
+        rest_s: a.rest,
     };
     let verify = verify_options(&a)?;
     let (mut dev, mut created) = a
@@ -219,6 +231,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     ctx.purge = a.common.purge;
     ctx.iolog = a.iolog.clone();
     ctx.verify = verify;
+    ctx.meter = a.common.start_meter(&a.common.target)?;
     // The run's identity, in its directory from the start and in every result.
     let run_id = suite::results_dir::new_run_id();
     let fresh = !out_dir.exists();

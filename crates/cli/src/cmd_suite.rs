@@ -67,6 +67,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     let mut bar = Bar::new(a.common.quiet, &stop);
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
+    ctx.meter = a.common.start_meter(&target)?;
     if !a.common.quiet {
         eprintln!("reviewing {target} into {}", dir.display());
     }

@@ -126,9 +126,51 @@ pub fn headline(r: &TestResult) -> String {
             }
         }
         Ok(Analysis::TransferSweep(a)) => return format!("peak {} MB/s", rate(a.peak_mbps)),
+        Ok(Analysis::Power(a)) => {
+            return match (a.mean_w, a.state.as_str()) {
+                (Some(w), "slumber") => format!("{:.0} mW", w * 1e3),
+                (Some(w), _) => format!("{w:.2} W"),
+                (None, _) => "power missing".into(),
+            }
+        }
         _ => {}
     }
     format!("{:.0} IOPS, {} MB/s", r.summary.iops, rate(r.summary.mbps))
+}
+
+/// A phase's power in a line: mean, min and max, what they are, and per watt for writes.
+fn power_text(
+    p: &engine::power::PhasePower,
+    a: Option<&suite::tests::power::PowerAnalysis>,
+) -> String {
+    use engine::power::Basis;
+    let basis = match p.basis {
+        Basis::Measured => "measured",
+        Basis::Estimate => "ESTIMATE from the power-state table",
+        Basis::Model => "modelled",
+    };
+    let mut text = match &p.summary {
+        Some(s) => format!(
+            "power {:.3} W (min {:.3}, max {:.3}), {basis}",
+            s.mean_w, s.min_w, s.max_w
+        ),
+        None => "power MISSING (no reading)".to_string(),
+    };
+    if let Some(a) = a {
+        if let (Some(mbps), Some(iops)) = (a.mbps_per_w, a.iops_per_w) {
+            text += &format!("; {mbps:.1} MB/s per W, {iops:.0} IOPS per W");
+        }
+        if let (Some(first), Some(after)) = (a.first_30s_w, a.after_30s_w) {
+            text += &format!("; first 30 s {first:.2} W, after {after:.2} W");
+        }
+        if let Some(tail) = a.tail_w {
+            text += &format!("; {tail:.2} W in the idle after");
+        }
+    }
+    if let Some(m) = &p.missing {
+        text += &format!("; missing from {:.1} s: {}", m.from_s, m.reason);
+    }
+    text
 }
 
 /// The results as an aligned table, a row per result with what to know about it under it.
@@ -206,6 +248,9 @@ pub fn summary_table(results: &[TestResult]) -> String {
                 "{} IO(s) failed (not counted in the figures)",
                 r.summary.failed_ios
             ));
+        }
+        if let Some(p) = &r.power {
+            note(power_text(p, r.power_analysis().as_ref()));
         }
         for d in &r.deviations {
             note(format!("deviation: {d}"));

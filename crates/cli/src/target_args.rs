@@ -22,6 +22,11 @@ pub struct TargetArgs {
     /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
     #[arg(long, value_name = "DEVICE")]
     pub destroy_data: Option<String>,
+    /// A meter for the drive's power, read over every measured phase: cmd:PROGRAM (one
+    /// reading a line: watts, or volts and amps), hwmon:SENSOR[/CHANNELS], powercap:ZONE or
+    /// nvme-states[:/dev/nvmeXnY] (the drive's power-state table: an estimate).
+    #[arg(long, value_name = "METER", env = "SSDLAB_POWER_METER", value_parser = str::parse::<engine::power::MeterSpec>)]
+    pub power_meter: Option<engine::power::MeterSpec>,
     /// No progress bar, notes or summary.
     #[arg(long, short)]
     pub quiet: bool,
@@ -96,6 +101,21 @@ impl Drop for CreatedFile {
 }
 
 impl TargetArgs {
+    /// Start the `--power-meter`, if any, for a run on `target`; it reads until the command
+    /// ends. A meter that cannot start is an error naming the fix.
+    pub fn start_meter(&self, target: &str) -> anyhow::Result<Option<engine::power::Meter>> {
+        let Some(spec) = &self.power_meter else {
+            return Ok(None);
+        };
+        let options = engine::power::MeterOptions {
+            device: target
+                .starts_with("/dev/")
+                .then(|| std::path::PathBuf::from(target)),
+            ..engine::power::MeterOptions::default()
+        };
+        Ok(engine::power::Meter::start(spec, &options)?)
+    }
+
     /// Open `spec` (the --target, or a resumed suite's) for a test that does or does not write.
     /// A `file:` target that did not exist comes with a guard that removes it unless kept.
     pub fn open(&self, spec: &str, write: bool) -> anyhow::Result<(Box<dyn Device>, CreatedFile)> {

@@ -396,12 +396,9 @@ pub fn discard_range(
 
 /// Measure the device sitting idle for `ns` on its own clock, as a run without IO: its
 /// per-second power where it models its energy, and its counters (the power tests' idle and
-/// slumber phases). Stops early, keeping what it measured, when `stop` is set.
-pub fn idle_run(
-    dev: &mut dyn Device,
-    ns: u64,
-    stop: Option<&AtomicBool>,
-) -> Result<Outcome, DriverError> {
+/// slumber phases). Stops early, keeping what it measured, when `hooks.stop` is set;
+/// reports progress every step (a tenth of a second of the device's clock).
+pub fn idle_run(dev: &mut dyn Device, ns: u64, mut hooks: Hooks) -> Result<Outcome, DriverError> {
     let start_ns = dev.now_ns();
     let until = start_ns.saturating_add(ns);
     let mut rec = Recorder::new(start_ns);
@@ -414,7 +411,7 @@ pub fn idle_run(
     // Steps short enough for a stop to be noticed and energy sampled.
     let step = 100_000_000;
     while dev.now_ns() < until {
-        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+        if hooks.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             stopped = Some(Stopped::Interrupted);
             break;
         }
@@ -423,6 +420,17 @@ pub fn idle_run(
         energy.poll(dev, &mut rec);
         if counters_checkpoint.is_none() && dev.now_ns() >= start_ns + ns / 2 {
             counters_checkpoint = dev.counters();
+        }
+        if let Some(progress) = hooks.progress.as_deref_mut() {
+            let elapsed_ns = dev.now_ns() - start_ns;
+            progress(&Progress {
+                fraction: elapsed_ns as f64 / ns.max(1) as f64,
+                elapsed_ns,
+                ios: 0,
+                bytes: 0,
+                recent_iops: 0.0,
+                recent_mbps: 0.0,
+            });
         }
     }
     energy.finish(dev, &mut rec);

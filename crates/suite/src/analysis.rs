@@ -5,6 +5,7 @@
 use crate::replay::ReplayAnalysis;
 use crate::result::TestResult;
 use crate::tests::consistency::ConsistencyAnalysis;
+use crate::tests::power::PowerAnalysis;
 use crate::tests::steady_state::SteadyStateAnalysis;
 use crate::tests::transfer_sweep::SweepAnalysis;
 use crate::tests::trim::TrimAnalysis;
@@ -20,6 +21,8 @@ pub enum Analysis {
     /// The Storage Bench (`storage-bench`) and `trace replay` (`replay`).
     Replay(ReplayAnalysis),
     Verify(VerifyAnalysis),
+    /// The power tests (`power-idle`, `power-slumber`, `power-seq-write`, ...).
+    Power(PowerAnalysis),
     /// A test that has no figures beyond its summary (the four corners, custom, ...).
     None,
 }
@@ -39,6 +42,7 @@ impl Analysis {
             "trim" => Analysis::Trim(parse(r)?),
             "storage-bench" | "replay" => Analysis::Replay(parse(r)?),
             "verify" => Analysis::Verify(parse(r)?),
+            t if t.starts_with("power-") => Analysis::Power(parse(r)?),
             _ => Analysis::None,
         })
     }
@@ -70,6 +74,13 @@ impl TestResult {
     pub fn trim(&self) -> Option<TrimAnalysis> {
         match Analysis::of(self) {
             Ok(Analysis::Trim(a)) => Some(a),
+            _ => None,
+        }
+    }
+    /// The power figures, when this is a readable power test result.
+    pub fn power_analysis(&self) -> Option<PowerAnalysis> {
+        match Analysis::of(self) {
+            Ok(Analysis::Power(a)) => Some(a),
             _ => None,
         }
     }

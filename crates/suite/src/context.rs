@@ -7,6 +7,8 @@ use std::sync::atomic::AtomicBool;
 use engine::drive::PurgeMethod;
 use engine::driver::{self, DriverError, Hooks, Outcome, Progress};
 use engine::iolog::IoLogWriter;
+use engine::measure::SecondPoint;
+use engine::power::{Meter, PhasePower};
 use engine::verify::{Verification, VerifyOptions};
 use engine::workload::Workload;
 use engine::{Clock, Device, Op};
@@ -50,6 +52,9 @@ pub struct Context<'a> {
     pub purge: PurgeMethod,
     /// Verify the data of measured phases that write (`--verify`).
     pub verify: Option<VerifyOptions>,
+    /// The power meter running for the whole command (`--power-meter`): its readings over
+    /// each measured phase become the result's power and per-second watts.
+    pub meter: Option<Meter>,
 }
 
 impl<'a> Context<'a> {
@@ -60,6 +65,7 @@ impl<'a> Context<'a> {
             iolog: None,
             purge: PurgeMethod::Auto,
             verify: None,
+            meter: None,
         }
     }
 
@@ -136,6 +142,62 @@ impl<'a> Context<'a> {
         Ok(())
     }
 
+    /// Measure the device idle for `ns` (power idle and slumber, the tail after writes).
+    pub fn idle(
+        &mut self,
+        dev: &mut dyn Device,
+        ns: u64,
+        label: &str,
+    ) -> Result<Outcome, SuiteError> {
+        self.observer.phase(label, dev.clock());
+        let observer = &mut *self.observer;
+        let mut progress = |p: &Progress| observer.progress(p);
+        let hooks = Hooks {
+            stop: Some(self.stop),
+            progress: Some(&mut progress),
+            ..Hooks::default()
+        };
+        let outcome = driver::idle_run(dev, ns, hooks);
+        self.observer.phase_done();
+        let mut outcome = outcome?;
+        self.add_metered_power(&mut outcome);
+        Ok(outcome)
+    }
+
+    /// The meter's readings over the run that just ended, as its power and per-second watts.
+    /// The run ended now and lasted its duration: that places it on the meter's timeline.
+    fn add_metered_power(&self, outcome: &mut Outcome) {
+        let Some(meter) = &self.meter else {
+            return;
+        };
+        let end_s = meter.now_s();
+        let start_s = end_s - outcome.measurements.summary.duration_s;
+        let log = meter.snapshot();
+        let watts = log.per_second(start_s, end_s);
+        let seconds = &mut outcome.measurements.per_second;
+        if seconds.is_empty() {
+            // A run without IO on the wall clock: its seconds are the meter's.
+            let duration = outcome.measurements.summary.duration_s;
+            seconds.extend((0..watts.len() as u64).map(|t| SecondPoint {
+                t,
+                ios: 0,
+                iops: 0.0,
+                mbps: 0.0,
+                read_iops: None,
+                read_mbps: None,
+                write_iops: None,
+                write_mbps: None,
+                covered_s: (duration - (t as f64) < 1.0).then_some(duration - t as f64),
+                temperature_c: None,
+                watts: None,
+            }));
+        }
+        for p in seconds.iter_mut() {
+            p.watts = watts.get(p.t as usize).copied().flatten();
+        }
+        outcome.power = Some(PhasePower::metered(&log, start_s, end_s));
+    }
+
     fn run(
         &mut self,
         dev: &mut dyn Device,
@@ -177,6 +239,10 @@ impl<'a> Context<'a> {
             log.finish()
                 .map_err(|e| SuiteError::Output(format!("writing the per-IO log: {e}")))?;
         }
-        Ok(outcome?)
+        let mut outcome = outcome?;
+        if measured {
+            self.add_metered_power(&mut outcome);
+        }
+        Ok(outcome)
     }
 }

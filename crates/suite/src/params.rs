@@ -28,6 +28,8 @@ pub struct Overrides {
     pub trace: Option<String>,
     /// Storage Bench: scale of a synthetic trace (1 = its published size).
     pub trace_scale: Option<f64>,
+    /// Power idle and slumber: seconds of rest before measuring.
+    pub rest_s: Option<f64>,
 }
 
 pub const DEFAULT_SEED: u64 = 0x55D1AB;
@@ -77,6 +79,11 @@ impl Overrides {
                 "--offset: {test} tests from LBA 0 as the methodology says; drop --offset, or use \
                  a test that takes one ({})",
                 TAKES_OFFSET.join(", ")
+            ));
+        }
+        if let Some(r) = self.rest_s.filter(|r| !(*r >= 0.0 && *r <= MAX_DURATION_S)) {
+            return bad(format!(
+                "--rest {r}: give the seconds of rest before an idle measurement, 0 or more"
             ));
         }
         if let Some(s) = self.trace_scale.filter(|s| !(*s > 0.0 && s.is_finite())) {

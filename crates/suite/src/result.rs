@@ -220,6 +220,17 @@ impl Report {
         w: &engine::workload::Workload,
         outcome: engine::driver::Outcome,
     ) -> TestResult {
+        let parameters = serde_json::to_value(w).expect("workload serializes");
+        self.finish_with(dev, parameters, outcome)
+    }
+
+    /// [`Report::finish`] for a measurement that is not one workload (an idle period).
+    pub fn finish_with(
+        self,
+        dev: &dyn engine::Device,
+        parameters: serde_json::Value,
+        outcome: engine::driver::Outcome,
+    ) -> TestResult {
         // A failed purge is recorded (and makes the run "not clean"), not a reason to call the
         // measurement incomplete; any other unfinished phase is.
         let complete = outcome.stopped.is_none()
@@ -249,6 +260,12 @@ impl Report {
                 h.drive_bytes, h.ssdlab_bytes
             ));
         }
+        if let Some(m) = outcome.power.as_ref().and_then(|p| p.missing.as_ref()) {
+            warnings.push(format!(
+                "power is missing from {:.1} s into the measurement: {}",
+                m.from_s, m.reason
+            ));
+        }
         // A test that stops in a preconditioning phase hands over that phase's outcome: the
         // figures are the phase's, and the result must not pass them off as the test's.
         let measured_phase = self
@@ -273,7 +290,7 @@ impl Report {
             started_at: self.started_at,
             complete,
             stopped: outcome.stopped,
-            parameters: serde_json::to_value(w).expect("workload serializes"),
+            parameters,
             deviations: self.deviations,
             target: dev.identity(),
             clock: dev.clock(),

@@ -3,6 +3,7 @@
 pub mod consistency;
 pub mod corners;
 pub mod custom;
+pub mod power;
 pub mod seq_incompressible;
 pub mod steady_state;
 pub mod storage_bench;
@@ -92,6 +93,26 @@ pub const TESTS: &[TestInfo] = &[
         writes: true,
     },
     TestInfo {
+        name: "power-idle",
+        about: "power idle (active idle, no link power management): rest 60 s, measure 60 s; needs --power-meter on a real drive",
+        writes: false,
+    },
+    TestInfo {
+        name: "power-slumber",
+        about: "slumber power with HIPM+DIPM (SATA) or APST (NVMe) set, and put back after: rest 60 s, measure 60 s",
+        writes: false,
+    },
+    TestInfo {
+        name: "power-seq-write",
+        about: "power during 128 KiB sequential writes, QD32, 60 s on a purged drive, then 60 s idle (SLC folding); MB/s per W",
+        writes: true,
+    },
+    TestInfo {
+        name: "power-random-write",
+        about: "power during 4 KiB random writes, QD32, 8 GiB span, 60 s on a purged drive; IOPS per W",
+        writes: true,
+    },
+    TestInfo {
         name: "custom",
         about: "any workload from the flags (--access, --bs, --qd, --read-pct, --span, --ios/--bytes/--duration)",
         writes: true,
@@ -109,7 +130,7 @@ pub fn writes(name: &str, o: &Overrides) -> bool {
 /// TRIM checks what trimmed blocks read as on its own; the Storage Bench replays a trace;
 /// `verify` always verifies.
 pub fn takes_verify(name: &str) -> bool {
-    !matches!(name, "trim" | "storage-bench" | "verify")
+    !matches!(name, "trim" | "storage-bench" | "verify") && !name.starts_with("power-")
 }
 
 pub fn find(name: &str) -> Result<&'static TestInfo, SuiteError> {
@@ -138,6 +159,10 @@ pub fn run(
         "trim" => Ok(vec![trim::run(dev, ctx, o)?]),
         "verify" => Ok(vec![verify::run(dev, ctx, o)?]),
         "storage-bench" => storage_bench::run(dev, ctx, o),
+        power if power.starts_with("power-") => {
+            let state = power::State::of_test(power).expect("a power test");
+            Ok(vec![power::run(state, dev, ctx, o)?])
+        }
         corner => Ok(vec![corners::run_one(corners::find(corner)?, dev, ctx, o)?]),
     }
 }
