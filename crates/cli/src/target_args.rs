@@ -25,8 +25,8 @@ pub struct TargetArgs {
     /// A meter for the drive's power, read over every measured phase: cmd:PROGRAM (one
     /// reading a line: watts, or volts and amps), hwmon:SENSOR[/CHANNELS], powercap:ZONE or
     /// nvme-states[:/dev/nvmeXnY] (the drive's power-state table: an estimate).
-    #[arg(long, value_name = "METER", env = "SSDLAB_POWER_METER", value_parser = str::parse::<engine::power::MeterSpec>)]
-    pub power_meter: Option<engine::power::MeterSpec>,
+    #[arg(long, value_name = "METER", env = "SSDLAB_POWER_METER", value_parser = meter_spec)]
+    pub power_meter: Option<String>,
     /// No progress bar, notes or summary.
     #[arg(long, short)]
     pub quiet: bool,
@@ -100,6 +100,13 @@ impl Drop for CreatedFile {
     }
 }
 
+/// A `--power-meter` value, checked as it is parsed (kept as text: the parsed spec is large).
+fn meter_spec(text: &str) -> Result<String, String> {
+    text.parse::<engine::power::MeterSpec>()
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
+}
+
 impl TargetArgs {
     /// Start the `--power-meter`, if any, for a run on `target`; it reads until the command
     /// ends. A meter that cannot start is an error naming the fix.
@@ -107,13 +114,14 @@ impl TargetArgs {
         let Some(spec) = &self.power_meter else {
             return Ok(None);
         };
+        let spec: engine::power::MeterSpec = spec.parse()?;
         let options = engine::power::MeterOptions {
             device: target
                 .starts_with("/dev/")
                 .then(|| std::path::PathBuf::from(target)),
             ..engine::power::MeterOptions::default()
         };
-        Ok(engine::power::Meter::start(spec, &options)?)
+        Ok(engine::power::Meter::start(&spec, &options)?)
     }
 
     /// Open `spec` (the --target, or a resumed suite's) for a test that does or does not write.
