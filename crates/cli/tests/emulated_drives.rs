@@ -294,3 +294,77 @@ fn bench_passthrough_against_fio() {
         mean(&block)
     );
 }
+
+#[test]
+fn power_tests_set_link_power_and_put_it_back_and_read_the_nvme_power_states() {
+    let policy = "cat /sys/class/scsi_host/host*/link_power_management_policy";
+    // A meter command as a USB meter's tool would be: a reading every 100 ms.
+    let meter = "--power-meter 'cmd:while true; do echo 1.25; sleep 0.1; done'";
+    let Some(guest) = Guest::new()
+        .disk(Disk::nvme("SSDLAB0005", 64 << 20))
+        .disk(Disk::sata("SATA0005", "SSDLAB-SATA", 64 << 20))
+        .program(SSDLAB)
+        .step("policy-before", policy)
+        .step(
+            "slumber",
+            &format!(
+                "ssdlab run power-slumber --no-store -q --target /dev/sda --rest 0 --duration 2 \
+                 {meter} --json s.json; cat s.json"
+            ),
+        )
+        .step("policy-after", policy)
+        .step(
+            "estimate",
+            "ssdlab run power-idle --no-store -q --target /dev/nvme0n1 --rest 0 --duration 3 \
+             --power-meter nvme-states --json n.json; cat n.json",
+        )
+        .run()
+    else {
+        return;
+    };
+    let slumber: serde_json::Value = serde_json::from_str(&guest.step("slumber").output)
+        .unwrap_or_else(|e| {
+            panic!("{e}: {}", guest.step("slumber").output);
+        });
+    let link = &slumber["analysis"]["link_power"];
+    let before = guest.step("policy-before").ok().output.trim().to_string();
+    assert!(
+        link["control"]
+            .as_str()
+            .unwrap()
+            .ends_with("link_power_management_policy"),
+        "{slumber:#}"
+    );
+    assert_eq!(link["found"].as_str(), Some(before.as_str()), "{slumber:#}");
+    match link["set"].as_str() {
+        // The host let ssdlab enable HIPM+DIPM, and the setting was put back after.
+        Some(set) => {
+            assert_eq!(set, "min_power");
+            assert_eq!(link["restored"], true, "{slumber:#}");
+        }
+        // Or it refused, and the result says so and does not call it slumber.
+        None => {
+            let note = link["note"].as_str().unwrap_or_default();
+            assert!(note.contains("cannot set"), "{slumber:#}");
+            let deviations = slumber["deviations"].to_string();
+            assert!(deviations.contains("not slumber"), "{slumber:#}");
+        }
+    }
+    assert_eq!(guest.step("policy-after").ok().output.trim(), before);
+    assert_eq!(slumber["power"]["summary"]["mean_w"], 1.25, "{slumber:#}");
+
+    // The NVMe drive's own power-state table: an estimate, labelled as one.
+    let estimate: serde_json::Value = serde_json::from_str(&guest.step("estimate").output)
+        .unwrap_or_else(|e| panic!("{e}: {}", guest.step("estimate").output));
+    assert_eq!(estimate["power"]["basis"], "estimate", "{estimate:#}");
+    let watts = estimate["power"]["summary"]["mean_w"].as_f64().unwrap();
+    assert!(watts > 0.0 && watts <= 100.0, "{estimate:#}");
+    let nvme_link = &estimate["analysis"]["link_power"]["control"];
+    assert!(
+        nvme_link
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("pm_qos_latency_tolerance_us"),
+        "{estimate:#}"
+    );
+}

@@ -44,6 +44,8 @@ pub enum Measure {
     Destroyer,
     /// A 128 KiB sequential write over the whole drive, ten minutes idle, and again.
     TurboWrite,
+    /// The power tests: idle, slumber, sequential write with its tail, random write.
+    Power,
 }
 
 pub const ALL: &[Measure] = &[
@@ -58,6 +60,7 @@ pub const ALL: &[Measure] = &[
     Measure::Light,
     Measure::Destroyer,
     Measure::TurboWrite,
+    Measure::Power,
 ];
 
 impl Measure {
@@ -74,6 +77,7 @@ impl Measure {
             Measure::Light => "light",
             Measure::Destroyer => "destroyer",
             Measure::TurboWrite => "turbo",
+            Measure::Power => "power",
         }
     }
 
@@ -83,7 +87,7 @@ impl Measure {
             Measure::Destroyer => 10,
             Measure::Trim => 8,
             Measure::Consistency | Measure::Consistency25 => 6,
-            Measure::TurboWrite | Measure::Heavy => 3,
+            Measure::TurboWrite | Measure::Heavy | Measure::Power => 3,
             _ => 1,
         }
     }
@@ -218,6 +222,31 @@ impl Measure {
                 put("service_us", a.metrics.avg_service_time_us);
             }
             Measure::TurboWrite => turbo_write(&mut dev, &mut ctx, &mut put)?,
+            Measure::Power => {
+                for name in [
+                    "power-idle",
+                    "power-slumber",
+                    "power-seq-write",
+                    "power-random-write",
+                ] {
+                    let r = &test(name, &mut dev, &mut ctx, Overrides::default())?[0];
+                    let a = r
+                        .power_analysis()
+                        .ok_or_else(|| format!("{name}: no power figures"))?;
+                    let w = a.mean_w.ok_or_else(|| format!("{name}: power missing"))?;
+                    let state = a.state.replace('-', "_");
+                    put(&format!("{state}_w"), w);
+                    if name == "power-seq-write" {
+                        put("seq_write_mbps", r.summary.mbps);
+                        put("seq_first_30s_w", a.first_30s_w.unwrap_or(0.0));
+                        put("seq_after_30s_w", a.after_30s_w.unwrap_or(0.0));
+                        put("seq_tail_w", a.tail_w.unwrap_or(0.0));
+                    }
+                    if name == "power-random-write" {
+                        put("random_write_iops", r.summary.iops);
+                    }
+                }
+            }
         }
         Ok(f)
     }
