@@ -297,7 +297,8 @@ fn bench_passthrough_against_fio() {
 
 #[test]
 fn power_tests_set_link_power_and_put_it_back_and_read_the_nvme_power_states() {
-    let policy = "cat /sys/class/scsi_host/host*/link_power_management_policy";
+    // The policy of the AHCI port the disk is on (its SCSI host).
+    let policy = "cat /sys/block/sda/device/../../scsi_host/*/link_power_management_policy";
     // A meter command as a USB meter's tool would be: a reading every 100 ms.
     let meter = "--power-meter 'cmd:while true; do echo 1.25; sleep 0.1; done'";
     let Some(guest) = Guest::new()
@@ -327,6 +328,7 @@ fn power_tests_set_link_power_and_put_it_back_and_read_the_nvme_power_states() {
             panic!("{e}: {}", guest.step("slumber").output);
         });
     let link = &slumber["analysis"]["link_power"];
+    eprintln!("SATA link power in the guest: {link}");
     let before = guest.step("policy-before").ok().output.trim().to_string();
     assert!(
         link["control"]
@@ -359,12 +361,14 @@ fn power_tests_set_link_power_and_put_it_back_and_read_the_nvme_power_states() {
     assert_eq!(estimate["power"]["basis"], "estimate", "{estimate:#}");
     let watts = estimate["power"]["summary"]["mean_w"].as_f64().unwrap();
     assert!(watts > 0.0 && watts <= 100.0, "{estimate:#}");
-    let nvme_link = &estimate["analysis"]["link_power"]["control"];
+    // QEMU's controller has no APST, and Linux shows its latency tolerance only where there
+    // is: the result says so.
+    let nvme_link = &estimate["analysis"]["link_power"];
     assert!(
-        nvme_link
+        nvme_link["note"]
             .as_str()
             .unwrap_or_default()
-            .ends_with("pm_qos_latency_tolerance_us"),
+            .contains("does not support APST"),
         "{estimate:#}"
     );
 }

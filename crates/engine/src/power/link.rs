@@ -59,9 +59,8 @@ pub fn control_of(sys_root: &Path, device: &Path) -> Result<LinkPowerControl, St
         if let Some(c) = sata_policy(dir) {
             return c;
         }
-        let apst = dir.join("power/pm_qos_latency_tolerance_us");
-        if dir.join("subsysnqn").exists() && apst.exists() {
-            return read(&apst, "100000", "0");
+        if dir.join("subsysnqn").exists() {
+            return nvme_apst(dir);
         }
     }
     Err(format!(
@@ -69,6 +68,40 @@ pub fn control_of(sys_root: &Path, device: &Path) -> Result<LinkPowerControl, St
          link_power_management_policy, no NVMe controller's APST latency tolerance): \
          a loop device, a USB bridge or a virtual disk has none"
     ))
+}
+
+/// APST's latency tolerance of the NVMe controller a namespace hangs from: the controller
+/// itself, or (native multipath) the one controller its subsystem links to.
+fn nvme_apst(dir: &Path) -> Result<LinkPowerControl, String> {
+    const APST: &str = "power/pm_qos_latency_tolerance_us";
+    if dir.join(APST).exists() {
+        return read(&dir.join(APST), "100000", "0");
+    }
+    let mut controllers: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.strip_prefix("nvme")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                && p.join(APST).exists()
+        })
+        .collect();
+    controllers.sort();
+    match controllers.as_slice() {
+        [one] => read(&one.join(APST), "100000", "0"),
+        // Linux shows the tolerance only for a controller that supports APST.
+        [] => Err(format!(
+            "the NVMe controller ({}) does not support APST (Linux shows no latency tolerance \
+             for it): the drive manages its power states on its own, if at all",
+            dir.display()
+        )),
+        many => Err(format!(
+            "the namespace is reached through {} controllers: set APST on each by hand",
+            many.len()
+        )),
+    }
 }
 
 /// `host*/scsi_host/host*/link_power_management_policy` under an ancestor of the disk.
@@ -184,6 +217,30 @@ mod tests {
         let c = control_of(r, Path::new("/dev/nvme0n1")).unwrap();
         assert_eq!((c.value.as_str(), c.active.as_str()), ("100000", "0"));
         assert!(c.allows_slumber());
+    }
+
+    #[test]
+    fn a_multipath_namespace_has_its_one_controllers_tolerance() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        let subsys = "devices/virtual/nvme-subsystem/nvme-subsys0";
+        let ctrl = "devices/pci0000:00/0000:00:04.0/nvme/nvme0";
+        put(r, &format!("{subsys}/subsysnqn"), "nqn.test");
+        put(r, &format!("{subsys}/nvme0n1/size"), "1");
+        put(
+            r,
+            &format!("{ctrl}/power/pm_qos_latency_tolerance_us"),
+            "0\n",
+        );
+        link(r, &format!("{subsys}/nvme0"), ctrl);
+        link(r, "class/block/nvme0n1", &format!("{subsys}/nvme0n1"));
+        let c = control_of(r, Path::new("/dev/ng0n1")).unwrap();
+        assert!(
+            c.control
+                .ends_with("nvme0/power/pm_qos_latency_tolerance_us"),
+            "{c:?}"
+        );
+        assert!(!c.allows_slumber());
     }
 
     #[test]
