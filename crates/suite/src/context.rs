@@ -166,7 +166,7 @@ impl<'a> Context<'a> {
 
     /// The meter's readings over the run that just ended, as its power and per-second watts.
     /// The run ended now and lasted its duration: that places it on the meter's timeline.
-    fn add_metered_power(&self, outcome: &mut Outcome) {
+    pub fn add_metered_power(&self, outcome: &mut Outcome) {
         let Some(meter) = &self.meter else {
             return;
         };

@@ -401,7 +401,8 @@ pub fn run(
         },
     );
     ctx.observer.phase_done();
-    let out = out?;
+    let mut out = out?;
+    ctx.add_metered_power(&mut out.outcome);
     let s = &out.outcome.measurements.summary;
     let analysis = ReplayAnalysis {
         trace: trace_name.into(),
