@@ -184,6 +184,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
                     })
                     .collect(),
                 entries: found,
+                note: None,
             }
         })
         .collect();
