@@ -633,4 +633,33 @@ pub(crate) mod tests {
             plot_x("128 KiB sequential write, QD32: MB/s and power")
         );
     }
+
+    #[test]
+    fn the_consistency_charts_show_power_only_where_the_run_has_it() {
+        let mut c = result("consistency", None, "x", "2026-01-01T00:00:00Z", 40.0);
+        let rv = |drives: &[Drive]| {
+            let rv = Review {
+                drives,
+                mode: Mode::Report,
+                suite: None,
+            };
+            let e = &drives[0].entries[0];
+            crate::view::sections::consistency::charts(&rv, &drives[0], e).into_string()
+        };
+        let without = rv(&drives(vec![("Drive", vec![c.clone()])]));
+        assert!(!without.contains("<title>Power</title>"));
+        c.per_second[0].watts = Some(2.5);
+        c.per_second[1].watts = None;
+        let with = rv(&drives(vec![("Drive", vec![c])]));
+        let doc = svg_titled(&with, "Power");
+        let points: Vec<&str> = doc
+            .descendants()
+            .filter_map(|n| n.attribute("data-points"))
+            .collect();
+        assert_eq!(
+            points,
+            ["0,2.5"],
+            "the second without power is no 0 W point"
+        );
+    }
 }
