@@ -159,7 +159,8 @@ fn table(rv: &Review, results: &[(&Drive, &Entry)]) -> Table {
         t.row(vec![
             drive_cell(d, r).into(),
             state_name(&r.test).into(),
-            match reading.basis {
+            // A missing figure has no basis, whatever its meter was.
+            match reading.basis.filter(|_| reading.mean_w.is_some()) {
                 Some(Basis::Measured) => html! { "measured" },
                 Some(b) => html! { span.bad title=(basis_sentence(b)) { (basis_word(b)) } },
                 None => html! { "–" },
@@ -284,7 +285,10 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
             (figure(main.to_svg()))
             @match power {
                 Some(p) => (p),
-                None => p.note { "No power reading in this run." },
+                None => p.note {
+                    "No power reading in this run: "
+                    (Reading::of(r).missing.unwrap_or_else(|| "no reason recorded".into()))
+                },
             }
         }
         (sources(rv, &[(d.label.clone(), e)]))
