@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use crate::db::{DriveRow, StoredResult};
+use crate::power;
 use suite::result::TestResult;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +56,9 @@ pub struct Table {
     pub metrics: Vec<Metric>,
     /// The stored result behind each drive's column.
     pub result_ids: Vec<Option<i64>>,
+    /// What a reader must know about the figures, printed under the title: a power figure
+    /// that was modelled or estimated rather than measured, or why one is missing.
+    pub notes: Vec<String>,
 }
 
 /// A drive and the results it is compared with (its newest of each test).
@@ -95,18 +99,53 @@ pub fn tables(drives: &[DriveResults], only: Option<&str>) -> Vec<Table> {
                 })
                 .filter(|m| m.values.iter().any(Option::is_some))
                 .collect();
+            let notes = drives
+                .iter()
+                .zip(&found)
+                .filter_map(|((d, _), s)| Some((d, power_note(&(*s)?.result)?)))
+                .map(|(d, note)| format!("{}: {note}", d.name))
+                .collect();
             Table {
                 stem,
                 test,
                 title,
                 metrics,
                 result_ids: found.iter().map(|s| s.map(|s| s.id)).collect(),
+                notes,
             }
         })
         .collect()
 }
 
 type Getter = fn(&TestResult) -> Option<f64>;
+
+/// What a power test's figures are when they are not a measurement, or why they are
+/// missing.
+fn power_note(r: &TestResult) -> Option<String> {
+    use engine::power::Basis;
+    if !power::is_power_test(&r.test) {
+        return None;
+    }
+    let reading = power::Reading::of(r);
+    match (reading.mean_w, reading.basis) {
+        (None, _) => Some(format!(
+            "power missing ({})",
+            reading.missing.as_deref().unwrap_or("no reading")
+        )),
+        (Some(_), Some(b @ (Basis::Model | Basis::Estimate))) => {
+            Some(power::basis_sentence(b).to_string())
+        }
+        _ => None,
+    }
+}
+
+fn mean_w(r: &TestResult) -> Option<f64> {
+    power::Reading::of(r).mean_w
+}
+
+fn analysis_w(r: &TestResult, f: fn(&power::PowerAnalysis) -> Option<f64>) -> Option<f64> {
+    f(&power::analysis(r)?)
+}
 
 /// Which figures each test is compared on, as the reviews charted them.
 fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
@@ -179,6 +218,36 @@ fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
         "steady-state" => vec![("steady state", "IOPS", Higher, |r| {
             Some(r.steady_state()?.steady_iops)
         })],
+        // The reviews' power charts: lowest best; slumber in milliwatts.
+        "power-slumber" => vec![
+            ("mean power", "mW", Lower, |r| mean_w(r).map(|w| w * 1e3)),
+            ("min power", "mW", Lower, |r| {
+                power::Reading::of(r).min_w.map(|w| w * 1e3)
+            }),
+            ("max power", "mW", Lower, |r| {
+                power::Reading::of(r).max_w.map(|w| w * 1e3)
+            }),
+        ],
+        "power-idle" | "power-seq-write" | "power-random-write" => vec![
+            ("mean power", "W", Lower, mean_w),
+            ("min power", "W", Lower, |r| power::Reading::of(r).min_w),
+            ("max power", "W", Lower, |r| power::Reading::of(r).max_w),
+            ("performance per watt", "MB/s/W", Higher, |r| {
+                analysis_w(r, |a| a.mbps_per_w)
+            }),
+            ("performance per watt", "IOPS/W", Higher, |r| {
+                analysis_w(r, |a| a.iops_per_w)
+            }),
+            ("first 30 s", "W", Lower, |r| {
+                analysis_w(r, |a| a.first_30s_w)
+            }),
+            ("after 30 s", "W", Lower, |r| {
+                analysis_w(r, |a| a.after_30s_w)
+            }),
+            ("tail (60 s after the writes)", "W", Lower, |r| {
+                analysis_w(r, |a| a.tail_w)
+            }),
+        ],
         _ => vec![
             ("throughput", "MB/s", Higher, |r| Some(r.summary.mbps)),
             ("IOPS", "IOPS", Higher, |r| Some(r.summary.iops)),
@@ -212,7 +281,8 @@ pub fn format_value(v: f64, unit: &str) -> String {
     match unit {
         "x" => format!("{v:.2}"),
         "size" if v >= 0.0 => engine::size::format_size(v as u64),
-        "MB/s" | "s" if v.abs() < 100.0 => format!("{v:.1}"),
+        "MB/s" | "s" | "MB/s/W" if v.abs() < 100.0 => format!("{v:.1}"),
+        "W" => format!("{v:.2}"),
         _ => format!("{v:.0}"),
     }
 }
@@ -300,6 +370,7 @@ pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
     // Every row first, to size the columns.
     enum Row {
         Title(String),
+        Note(String),
         Figures(String, Vec<String>),
     }
     let mut rows = vec![Row::Figures(
@@ -315,6 +386,9 @@ pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
             printable(&t.title),
             printable(&t.stem)
         )));
+        for note in &t.notes {
+            rows.push(Row::Note(printable(note).into_owned()));
+        }
         for m in &t.metrics {
             let best = m.best();
             let label = match m.unit {
@@ -342,7 +416,7 @@ pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
         .iter()
         .filter_map(|r| match r {
             Row::Figures(label, _) => Some(label.chars().count() + 2),
-            Row::Title(_) => None,
+            Row::Title(_) | Row::Note(_) => None,
         })
         .max()
         .unwrap_or(0)
@@ -354,7 +428,7 @@ pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
         .map(|(i, d)| {
             let figures = rows.iter().filter_map(|r| match r {
                 Row::Figures(_, cells) => cells.get(i).map(|c| c.chars().count()),
-                Row::Title(_) => None,
+                Row::Title(_) | Row::Note(_) => None,
             });
             let words = printable(&d.name)
                 .split_whitespace()
@@ -385,6 +459,9 @@ pub fn render_text(drives: &[DriveRow], tables: &[Table]) -> String {
         match row {
             Row::Title(title) => {
                 let _ = writeln!(out, "\n{title}");
+            }
+            Row::Note(note) => {
+                let _ = writeln!(out, "  ({note})");
             }
             Row::Figures(label, cells) => {
                 let mut text = format!("{:<label_width$}", format!("  {label}"));
@@ -459,6 +536,66 @@ mod tests {
         assert!(!text.contains("100*") && !text.contains("100.0*"), "{text}");
     }
 
+    #[test]
+    fn power_tests_compare_in_watts_and_milliwatts_lowest_best() {
+        use crate::view::sections::power::tests::power_result;
+        use engine::power::Basis;
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+        let t = "2026-01-01T00:00:00Z";
+        let drives_results = [
+            ("metered", Some(0.05), Some(3.2), Basis::Measured, None),
+            ("simulated", Some(0.12), Some(2.4), Basis::Model, None),
+            (
+                "no meter",
+                None,
+                None,
+                Basis::Measured,
+                Some("the meter command exited"),
+            ),
+        ];
+        for (model, slumber, write, basis, missing) in drives_results {
+            let results = vec![
+                power_result("power-slumber", model, slumber, basis, missing, &[slumber]),
+                power_result("power-seq-write", model, write, basis, missing, &[write]),
+            ];
+            b.store(&run(model, t, results)).unwrap();
+        }
+        let drives: Vec<DriveResults> = b
+            .find_drives(&["metered".into(), "simulated".into(), "no meter".into()])
+            .unwrap()
+            .into_iter()
+            .map(|d| {
+                let rs = b.latest_results(d.id).unwrap();
+                (d, rs)
+            })
+            .collect();
+        let slumber = &tables(&drives, Some("power-slumber"))[0];
+        let mean = &slumber.metrics[0];
+        assert_eq!((mean.name, mean.unit), ("mean power", "mW"));
+        assert_eq!(mean.values, [Some(50.0), Some(120.0), None]);
+        assert_eq!(mean.best(), Some(0), "the lowest");
+        let write = &tables(&drives, Some("power-seq-write"))[0];
+        assert_eq!(write.metrics[0].unit, "W");
+        assert_eq!(write.metrics[0].best(), Some(1));
+        let rows: Vec<DriveRow> = drives.iter().map(|d| d.0.clone()).collect();
+        let text = render_text(&rows, &[slumber.clone(), write.clone()]);
+        assert!(
+            text.contains("mean power (mW)") && text.contains("50*"),
+            "{text}"
+        );
+        assert!(text.contains("2.40*") && text.contains("3.20 "), "{text}");
+        assert!(
+            text.contains("simulated: modelled by the simulator"),
+            "not passed off as measured: {text}"
+        );
+        assert!(
+            text.contains("no meter: power missing (the meter command exited)"),
+            "{text}"
+        );
+        assert!(!text.contains("0.00"), "missing is not 0 W: {text}");
+    }
+
     fn drive(id: i64, name: &str) -> DriveRow {
         DriveRow {
             id,
@@ -528,6 +665,7 @@ mod tests {
                 metric("90% of peak from", "size", vec![Some(131072.0), None]),
             ],
             result_ids: vec![Some(1), Some(2)],
+            notes: Vec::new(),
         };
         let text = render_text(&drives, &[table]);
         assert!(text.contains("EVO") && text.contains("Pro"), "{text}");

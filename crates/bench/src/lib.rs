@@ -1,10 +1,12 @@
 //! The Bench: what ssdlab does with results. The results database ([`db`]), comparisons
 //! across drives ([`compare`]), charts ([`chart`]), the review report ([`report`]) and the
-//! web page ([`web`]); [`term`] makes imported text safe to print.
+//! web page ([`web`]); [`power`] reads the power tests' figures; [`term`] makes imported
+//! text safe to print.
 
 pub mod chart;
 pub mod compare;
 pub mod db;
+pub mod power;
 pub mod report;
 pub mod term;
 pub mod view;

@@ -14,6 +14,8 @@ pub struct BarRow {
     /// The row's own colour (a drive's colour kept across a page); groups then differ by
     /// shade. `None`: each group takes its palette colour.
     pub color: Option<String>,
+    /// Said on hover after the value: how it was obtained, or why it is missing.
+    pub note: Option<String>,
 }
 
 /// A horizontal bar chart.
@@ -38,6 +40,8 @@ pub struct BarChart {
     pub tick_format: NumberFormat,
     /// Format of the value written at each bar's end (default `Fixed(1)`: 250.3).
     pub value_format: NumberFormat,
+    /// Written for a missing value (`NaN`) instead of a bar (default "n/a").
+    pub missing_label: String,
 }
 
 /// Drive names are long ("ssdlab model of Samsung SSD 840 EVO 250GB"): up to half the width.
@@ -63,6 +67,7 @@ impl BarChart {
             range: None,
             tick_format: NumberFormat::Auto,
             value_format: NumberFormat::Fixed(1),
+            missing_label: "n/a".to_string(),
         }
     }
 
@@ -86,6 +91,21 @@ impl BarChart {
         self
     }
 
+    /// Adds `note` to the hover text of row `index`'s bars (e.g. "modelled by the
+    /// simulator", or why its value is missing).
+    pub fn row_note(mut self, index: usize, note: &str) -> BarChart {
+        if let Some(r) = self.rows.get_mut(index) {
+            r.note = Some(note.to_string());
+        }
+        self
+    }
+
+    /// What a missing value (`NaN`) says in place of its bar (default "n/a").
+    pub fn missing_label(mut self, text: &str) -> BarChart {
+        self.missing_label = text.to_string();
+        self
+    }
+
     /// Names the bars of each row (grouped bars with a legend).
     pub fn groups(mut self, names: &[&str]) -> BarChart {
         self.groups = names.iter().map(|s| s.to_string()).collect();
@@ -102,6 +122,7 @@ impl BarChart {
     pub fn push_row(&mut self, label: &str, values: &[f64]) -> usize {
         self.rows.push(BarRow {
             color: None,
+            note: None,
             label: label.to_string(),
             values: values.to_vec(),
         });
@@ -158,7 +179,7 @@ impl BarChart {
         if v.is_finite() {
             self.value_format.format(v)
         } else {
-            "n/a".to_string()
+            self.missing_label.clone()
         }
     }
 
@@ -314,14 +335,20 @@ impl BarChart {
                 let (x, bw) = (zero.min(end), (end - zero).abs());
                 // Every bar says what it is on hover (its value label too, and "n/a").
                 svg.group(&[("class", "bar")]);
+                // A missing value has no unit: "n/a MB/s" but "missing (the meter failed)".
+                let value = match (&row.note, v.is_finite()) {
+                    (None, _) | (_, true) => {
+                        format!("{} {}", self.value_text(v), self.value_label)
+                    }
+                    (Some(_), false) => self.value_text(v),
+                };
+                let value = match &row.note {
+                    Some(note) => format!("{value} ({note})"),
+                    None => value,
+                };
                 svg.tooltip(&match self.groups.get(g).filter(|_| n > 1) {
-                    Some(group) => format!(
-                        "{}, {group}: {} {}",
-                        row.label,
-                        self.value_text(v),
-                        self.value_label
-                    ),
-                    None => format!("{}: {} {}", row.label, self.value_text(v), self.value_label),
+                    Some(group) => format!("{}, {group}: {value}", row.label),
+                    None => format!("{}: {value}", row.label),
                 });
                 if v.is_finite() {
                     // At least a pixel wide, so even a zero has something to hover.

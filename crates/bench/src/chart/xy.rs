@@ -110,6 +110,9 @@ pub struct XYChart {
     pub series: Vec<Series>,
     pub width: f64,
     pub height: f64,
+    /// The plot area's left and right edges, fixed so this chart's x axis lines up with
+    /// another's of the same width (a power chart under the IOPS chart it belongs to).
+    pub plot_x: Option<(f64, f64)>,
 }
 
 const TICK_GAP: f64 = 6.0;
@@ -126,6 +129,7 @@ impl XYChart {
             series: Vec::new(),
             width: 800.0,
             height: 400.0,
+            plot_x: None,
         }
     }
 
@@ -156,6 +160,13 @@ impl XYChart {
     pub fn size(mut self, width: f64, height: f64) -> XYChart {
         self.width = width.max(200.0);
         self.height = height.max(150.0);
+        self
+    }
+
+    /// Places the plot area between `left` and `right` (another chart's
+    /// [`Layout::plot`]), so the two share their x positions.
+    pub fn align_x(mut self, left: f64, right: f64) -> XYChart {
+        self.plot_x = Some((left, right));
         self
     }
 
@@ -224,12 +235,15 @@ impl XYChart {
             .filter_map(|t| t.label.as_deref())
             .map(|l| text_width(l, TICK_SIZE))
             .fold(0.0, f64::max);
-        let left = PAD + LABEL_SIZE + 10.0 + label_w + TICK_GAP;
+        let mut left = PAD + LABEL_SIZE + 10.0 + label_w + TICK_GAP;
 
         let x_ext = self.extent(&self.x, |p| p.0);
         let mut right = w - PAD - 8.0;
         let (mut x_lo, mut x_hi, mut x_ticks) = (0.0, 1.0, Vec::new());
-        // Twice: the last x label may need a wider right margin.
+        if let Some((l, r)) = self.plot_x {
+            (left, right) = (l, r.min(w - PAD));
+        }
+        // Twice: the last x label may need a wider right margin (unless it is fixed).
         for _ in 0..2 {
             let x_target = (((right - left) / 85.0).round() as usize).clamp(2, 12);
             (x_lo, x_hi, x_ticks) = self.x.resolve(x_ext, x_target);
@@ -239,7 +253,7 @@ impl XYChart {
                 .find_map(|t| t.label.as_deref())
                 .unwrap_or("");
             let need = w - PAD - text_width(last, TICK_SIZE) / 2.0;
-            if need >= right {
+            if need >= right || self.plot_x.is_some() {
                 break;
             }
             right = need;

@@ -215,10 +215,22 @@ pub fn check_result(r: &TestResult) -> std::result::Result<(), String> {
             ("write_iops", p.write_iops),
             ("write_mbps", p.write_mbps),
             ("covered_s", p.covered_s),
+            ("watts", p.watts),
         ] {
             if let Some(v) = v {
                 figure(&at, name, v)?;
             }
+        }
+    }
+    if let Some(s) = r.power.as_ref().and_then(|p| p.summary) {
+        for (name, v) in [
+            ("mean_w", s.mean_w),
+            ("min_w", s.min_w),
+            ("max_w", s.max_w),
+            ("window_s", s.window_s),
+            ("covered_s", s.covered_s),
+        ] {
+            figure("power.summary", name, v)?;
         }
     }
     for (i, p) in r.points.iter().enumerate() {

@@ -193,6 +193,9 @@ impl Bench {
             if i + 1 == schema::RUN_IDS as usize {
                 store::backfill_run_ids(&tx)?;
             }
+            if i + 1 == schema::WATTS as usize {
+                store::backfill_power(&tx)?;
+            }
             tx.pragma_update(None, "user_version", i as u32 + 1)?;
         }
         tx.commit()?;

@@ -89,7 +89,17 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN uuid TEXT;
     CREATE UNIQUE INDEX runs_by_uuid ON runs(uuid);
     ",
+    // 4: the drive's mean power in each second (NULL where it is missing, never 0 W), and
+    // the mean over each result's measured phase, for queries; `body` holds them too.
+    // (Results stored before get theirs from their bodies: `store::backfill_power`.)
+    "
+    ALTER TABLE series ADD COLUMN watts REAL;
+    ALTER TABLE results ADD COLUMN mean_w REAL;
+    ",
 ];
+
+/// The version that gave series their watts.
+pub const WATTS: u32 = 4;
 
 /// The version that gave runs their identity.
 pub const RUN_IDS: u32 = 3;

@@ -104,6 +104,33 @@ pub(super) fn backfill_run_ids(tx: &rusqlite::Transaction) -> rusqlite::Result<(
     Ok(())
 }
 
+/// Give the results stored before series had watts theirs, from their bodies (the
+/// migration to schema 4 calls this). A body that does not parse keeps NULL: missing.
+pub(super) fn backfill_power(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
+    let rows: Vec<(i64, String)> = tx
+        .prepare("SELECT id, body FROM results")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (id, body) in rows {
+        let Ok(r) = serde_json::from_str::<TestResult>(&body) else {
+            continue;
+        };
+        tx.execute(
+            "UPDATE results SET mean_w = ?1 WHERE id = ?2",
+            params![r.power.as_ref().and_then(|p| p.mean_w()), id],
+        )?;
+        let mut second = tx.prepare_cached(
+            "UPDATE series SET watts = ?1 WHERE result_id = ?2 AND kind = 'second' AND idx = ?3",
+        )?;
+        for (i, p) in r.per_second.iter().enumerate() {
+            if p.watts.is_some() {
+                second.execute(params![p.watts, id, i as i64])?;
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Bench {
     /// Store a run (its drive and test system too). A run stored before (the same
     /// identity) is stored once: its results are replaced when they changed (a resumed
@@ -253,8 +280,8 @@ impl Bench {
         for r in &results {
             tx.execute(
                 "INSERT INTO results (run_id, test, variant, label, started_at, complete, iops, mbps,
-                                      parameters, analysis, body)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                      parameters, analysis, body, mean_w)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 params![
                     run_id,
                     r.test,
@@ -267,12 +294,13 @@ impl Bench {
                     json(&r.parameters),
                     json(&r.analysis),
                     serde_json::to_string(r).expect("results serialize"),
+                    r.power.as_ref().and_then(|p| p.mean_w()),
                 ],
             )?;
             let result_id = tx.last_insert_rowid();
             let mut point = tx.prepare_cached(
-                "INSERT INTO series (result_id, kind, idx, x, iops, mbps, read_mbps, write_mbps)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO series (result_id, kind, idx, x, iops, mbps, read_mbps, write_mbps, watts)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?;
             for (i, p) in r.per_second.iter().enumerate() {
                 point.execute(params![
@@ -283,7 +311,8 @@ impl Bench {
                     p.iops,
                     p.mbps,
                     p.read_mbps,
-                    p.write_mbps
+                    p.write_mbps,
+                    p.watts
                 ])?;
             }
             for (i, p) in r.points.iter().enumerate() {
@@ -296,7 +325,8 @@ impl Bench {
                     s.iops,
                     s.mbps,
                     s.read.as_ref().map(|d| d.mbps),
-                    s.write.as_ref().map(|d| d.mbps)
+                    s.write.as_ref().map(|d| d.mbps),
+                    None::<f64>
                 ])?;
             }
         }

@@ -84,11 +84,12 @@ fn a_new_database_gets_the_whole_schema() {
 }
 
 #[test]
-fn a_database_of_the_previous_schema_is_migrated_with_its_data() {
+fn a_database_of_an_older_schema_is_migrated_with_its_data() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.db");
-    // What the previous version stored: its runs and results through its own tables.
-    let old = Bench::create_at_version(&path, SCHEMA_VERSION - 1).unwrap();
+    // What a version before run identities stored: its runs and results through its own
+    // tables (every migration since is applied to them).
+    let old = Bench::create_at_version(&path, schema::RUN_IDS - 1).unwrap();
     let r = result(
         "seq-write",
         None,
@@ -534,4 +535,103 @@ fn a_directory_reused_by_several_runs_stores_each_once() {
         e.contains("seq-write.json") && e.contains("not a UUID"),
         "{e}"
     );
+}
+
+/// A power test's result with power in two of its three seconds.
+fn powered(model: &str, started: &str) -> TestResult {
+    let mut r = result("power-seq-write", None, model, started, 300.0);
+    let mut third = r.per_second[1].clone();
+    third.t = 2;
+    r.per_second.push(third);
+    r.per_second[0].watts = Some(3.5);
+    r.per_second[1].watts = None;
+    r.per_second[2].watts = Some(2.25);
+    r.power = Some(engine::power::PhasePower::modelled(
+        8.6,
+        3.0,
+        &[Some(3.5), None, Some(2.25)],
+    ));
+    r
+}
+
+fn watts_of(b: &Bench, result_id: i64) -> (Option<f64>, Vec<Option<f64>>) {
+    let mean = b
+        .conn
+        .query_row(
+            "SELECT mean_w FROM results WHERE id = ?1",
+            [result_id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let seconds = b
+        .conn
+        .prepare("SELECT watts FROM series WHERE result_id = ?1 AND kind = 'second' ORDER BY idx")
+        .unwrap()
+        .query_map([result_id], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    (mean, seconds)
+}
+
+#[test]
+fn power_survives_storing_and_reading_and_missing_seconds_stay_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    let r = powered("p", "2026-01-01T00:00:00Z");
+    let id = b
+        .store(&run("p", "2026-01-01T00:00:00Z", vec![r.clone()]))
+        .unwrap()
+        .id();
+    let back = &b.results_of_run(id).unwrap()[0];
+    assert_eq!(back.result, r, "the whole result, power and watts included");
+    assert_eq!(back.result.per_second[1].watts, None, "missing, not 0 W");
+    let (mean, seconds) = watts_of(&b, back.id);
+    assert!((mean.unwrap() - 8.6 / 3.0).abs() < 1e-9);
+    assert_eq!(seconds, [Some(3.5), None, Some(2.25)]);
+}
+
+#[test]
+fn the_migration_to_watts_fills_them_from_the_stored_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.db");
+    let r = powered("old", "2026-01-01T00:00:00Z");
+    let plain = result("seq-read", None, "old", "2026-01-01T00:00:00Z", 500.0);
+    // A Bench of the schema before watts, its results stored by that version.
+    let old = Bench::create_at_version(&path, schema::WATTS - 1).unwrap();
+    old.execute_batch(
+        "INSERT INTO drives VALUES (1, 'sim|old', 'sim', 'old', 'S', 'F', NULL, 8000000000, '{}');
+         INSERT INTO systems VALUES (1, 'k', 'h', 'cpu', 2, 1, '6', 'linux');
+         INSERT INTO runs VALUES (1, 'key', 1, 1, 'suite', 'sim:old', '2026-01-01T00:00:00Z',
+                                  '0.1.0', 0, 1, NULL, 'then', 'c3a0e7f4-0000-4000-8000-000000000001');",
+    )
+    .unwrap();
+    for (id, x) in [(1, &r), (2, &plain)] {
+        old.execute(
+            "INSERT INTO results VALUES (?1, 1, ?2, NULL, 'l', '2026-01-01T00:00:00Z', 1, 1.0,
+             300.0, '{}', '{}', ?3)",
+            rusqlite::params![id, x.test, serde_json::to_string(x).unwrap()],
+        )
+        .unwrap();
+        for (i, p) in x.per_second.iter().enumerate() {
+            old.execute(
+                "INSERT INTO series VALUES (?1, 'second', ?2, ?3, ?4, ?5, NULL, NULL)",
+                rusqlite::params![id, i as i64, p.t as f64, p.iops, p.mbps],
+            )
+            .unwrap();
+        }
+    }
+    drop(old);
+
+    let b = Bench::open(&path).unwrap();
+    assert_eq!(b.schema_version().unwrap(), SCHEMA_VERSION);
+    let (mean, seconds) = watts_of(&b, 1);
+    assert!(mean.is_some());
+    assert_eq!(seconds, [Some(3.5), None, Some(2.25)]);
+    assert_eq!(
+        watts_of(&b, 2),
+        (None, vec![None, None]),
+        "no power: NULL, not 0"
+    );
+    assert_eq!(b.results_of_run(1).unwrap()[0].result, r);
 }

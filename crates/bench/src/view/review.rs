@@ -65,6 +65,7 @@ impl Review<'_> {
                 "Storage Bench",
                 sections::storage_bench::section(self),
             ),
+            ("power", "Power", sections::power::section(self)),
             (
                 "custom",
                 "Custom workloads",
@@ -105,6 +106,8 @@ pub enum Fragment {
     Consistency,
     Trim,
     SteadyState,
+    /// The power test's sequential write, with its tail.
+    Power,
 }
 
 impl Fragment {
@@ -113,13 +116,19 @@ impl Fragment {
             Fragment::Consistency => "consistency",
             Fragment::Trim => "trim",
             Fragment::SteadyState => "steady-state",
+            Fragment::Power => "power",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Fragment> {
-        [Fragment::Consistency, Fragment::Trim, Fragment::SteadyState]
-            .into_iter()
-            .find(|f| f.name() == name)
+        [
+            Fragment::Consistency,
+            Fragment::Trim,
+            Fragment::SteadyState,
+            Fragment::Power,
+        ]
+        .into_iter()
+        .find(|f| f.name() == name)
     }
 }
 
@@ -129,5 +138,6 @@ pub fn fragment(kind: Fragment, rv: &Review, d: &Drive, e: &Entry) -> Markup {
         Fragment::Consistency => sections::consistency::charts(rv, d, e),
         Fragment::Trim => sections::trim::charts(rv, d, e),
         Fragment::SteadyState => sections::steady::charts(rv, d, e),
+        Fragment::Power => sections::power::charts(rv, d, e),
     }
 }

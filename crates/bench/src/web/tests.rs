@@ -327,3 +327,53 @@ fn run_and_result_pages() {
         "readable parameters"
     );
 }
+
+#[test]
+fn compare_shows_the_power_section_and_fetches_a_drives_power_charts() {
+    use crate::view::sections::power::tests::power_result;
+    use engine::power::Basis;
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    let t = "2026-01-01T00:00:00Z";
+    for (model, w, basis) in [
+        ("meter", Some(3.1), Basis::Measured),
+        ("sim", Some(2.2), Basis::Model),
+    ] {
+        let results = crate::power::TESTS
+            .iter()
+            .map(|test| power_result(test, model, w, basis, None, &[w, None, w]))
+            .collect();
+        b.store(&crate::db::tests::run(model, t, results)).unwrap();
+    }
+    let p = get(&b, "/compare");
+    assert_eq!(p.status, 200);
+    assert!(p.body.contains("<section id=\"power\">"));
+    for title in [
+        "Drive Power Consumption - Idle",
+        "SSD Slumber Power (HIPM+DIPM)",
+        "Drive Power Consumption - Sequential Write",
+        "Drive Power Consumption - Random Write",
+    ] {
+        assert!(
+            p.body.contains(&format!("<title>{title}</title>")),
+            "{title}"
+        );
+    }
+    assert!(p.body.contains("(modelled)"));
+    // The second drive's sequential write is fetched when selected, and has its power.
+    let src = p
+        .body
+        .match_indices("data-src=\"/view/power/")
+        .map(|(at, m)| {
+            let rest = &p.body[at + "data-src=\"".len()..at + m.len() + 20];
+            rest[..rest.find('"').unwrap()].replace("&amp;", "&")
+        })
+        .next()
+        .expect("a fetched power view");
+    let v = get(&b, &src);
+    assert_eq!(v.status, 200, "{src}");
+    assert!(v.body.contains("<title>Power</title>"), "{}", v.body);
+    for svg in svgs(&v.body) {
+        roxmltree::Document::parse(svg).unwrap();
+    }
+}

@@ -108,8 +108,8 @@ pub fn hover_a_point(browser: &mut Browser, page: &Page, scope: &str) -> (Value,
 
 /// Every combination of a switcher's selects in `scope` (e.g. "#consistency"): after each
 /// change exactly one view is visible, its key is the selection and it holds `charts`
-/// charts (fetched first where the page fetches them), or the page says there is no such
-/// result. Returns how many combinations showed charts.
+/// charts besides the power charts under them (fetched first where the page fetches them),
+/// or the page says there is no such result. Returns how many combinations showed charts.
 pub fn switch_every_view(browser: &mut Browser, page: &Page, scope: &str, charts: u64) -> usize {
     let dims: Vec<(String, Vec<String>)> = serde_json::from_value(browser.eval(
         page,
@@ -153,7 +153,7 @@ pub fn switch_every_view(browser: &mut Browser, page: &Page, scope: &str, charts
           (function poll() {{
             const views = [...document.querySelectorAll({scope} + ' .view')].filter(v => !v.hidden);
             const none = document.querySelector({scope} + ' .none');
-            const svgs = views.length === 1 ? views[0].querySelectorAll('svg').length : -1;
+            const svgs = views.length === 1 ? views[0].querySelectorAll('svg').length - views[0].querySelectorAll('figure.power svg').length : -1;
             const state = {{visible: views.length, key: views[0] ? views[0].dataset.key : null, svgs,
                            none: !!none && !none.hidden, text: views[0] ? views[0].textContent.slice(0, 80) : ''}};
             if (svgs === {charts} || (views.length === 0 && state.none) || Date.now() - t0 > 15000) done(state);

@@ -19,11 +19,14 @@ pub struct BarRowSrc<'a> {
     pub label: String,
     pub values: Vec<f64>,
     pub entries: Vec<Option<&'a Entry>>,
+    /// Said on hover after the row's values (how they were obtained). On a row without a
+    /// value, why it is missing: the row stays, its bar written "missing".
+    pub note: Option<String>,
 }
 
 /// A bar chart, best first and highlighted, with links to its results; nothing when no
-/// drive has a value. Rows of results that are incomplete or deviate say so, and the chart
-/// carries a warning.
+/// drive has a value or a reason for lacking one. Rows of results that are incomplete or
+/// deviate say so, and the chart carries a warning.
 pub fn bar_figure(
     rv: &Review,
     title: &str,
@@ -35,7 +38,7 @@ pub fn bar_figure(
 ) -> Markup {
     let mut rows: Vec<BarRowSrc> = rows
         .into_iter()
-        .filter(|r| r.values.iter().any(|v| v.is_finite()))
+        .filter(|r| r.values.iter().any(|v| v.is_finite()) || r.note.is_some())
         .collect();
     if rows.is_empty() {
         return html! {};
@@ -86,6 +89,15 @@ pub fn bar_figure(
     }
     for (i, r) in rows.iter().enumerate() {
         chart = chart.row_color(i, r.drive.color());
+        if let Some(note) = &r.note {
+            chart = chart.row_note(i, note);
+        }
+    }
+    if rows
+        .iter()
+        .any(|r| r.note.is_some() && r.values.iter().any(|v| !v.is_finite()))
+    {
+        chart = chart.missing_label("missing");
     }
     if rows[0].values[0].is_finite() {
         chart = chart.highlight(0);
@@ -206,6 +218,7 @@ fn bar_charts(rv: &Review, tests: &[BarTest]) -> Option<Markup> {
                             .map(|e| e.map_or(f64::NAN, |e| value(&e.result)))
                             .collect(),
                         entries: found,
+                        note: None,
                     }
                 })
                 .collect();

@@ -1,7 +1,8 @@
 //! IO consistency as the reviews showed it: for one drive and one spare-area setting at a
 //! time (selectors), the whole run on a log scale and the steady state from 1400 s on a log
 //! and on a linear scale, each drive on its own linear scale; then every drive's
-//! steady-state figures side by side.
+//! steady-state figures side by side. Where the run has power, it is drawn under the whole
+//! run, second by second.
 
 use maud::{html, Markup};
 
@@ -107,17 +108,20 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
         .subtitle(&subtitle)
         .warning(warning.as_deref())
         .series(Series::dots(&name, points.iter().copied().filter(|p| p.0 >= lo)).color(d.color()));
-        figure(c.to_svg())
+        c
     };
+    let whole = chart("4 KiB random write, QD32: the whole run".into(), 0.0, log());
+    // The drive's power in every second, under the whole run on the same time axis.
+    let power = super::power::beneath(&whole, d, r, &[]);
     html! {
         div.charts {
-            (chart("4 KiB random write, QD32: the whole run".into(), 0.0, log()))
-            (chart(format!("Steady state from {from:.0} s (log scale)"), from, log()))
-            (chart(
+            div { (figure(whole.to_svg())) @if let Some(p) = power { (p) } }
+            (figure(chart(format!("Steady state from {from:.0} s (log scale)"), from, log()).to_svg()))
+            (figure(chart(
                 format!("Steady state from {from:.0} s (linear scale)"),
                 from,
                 Axis::linear("IOPS").range(0.0, linear_top(a.as_ref(), &points)).format(NumberFormat::Si),
-            ))
+            ).to_svg()))
         }
         (sources(rv, &[(name.clone(), e)]))
     }
@@ -184,6 +188,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
                     })
                     .collect(),
                 entries: found,
+                note: None,
             }
         })
         .collect();

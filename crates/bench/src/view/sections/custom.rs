@@ -1,5 +1,5 @@
 //! Custom workloads (`ssdlab run custom`): their figures, and in a report their IOPS over
-//! time.
+//! time (with the drive's power under it, where the run has power).
 
 use maud::{html, Markup};
 
@@ -53,7 +53,8 @@ pub fn section(rv: &Review) -> Option<Markup> {
                     )
                     .color(d.color()),
                 );
-                figure(c.to_svg())
+                let power = super::power::beneath(&c, d, &e.result, &[]);
+                html! { div { (figure(c.to_svg())) @if let Some(p) = power { (p) } } }
             })
             .collect()
     };

@@ -8,6 +8,7 @@ pub mod counters;
 pub mod custom;
 pub mod drive;
 pub mod parameters;
+pub mod power;
 pub mod steady;
 pub mod storage_bench;
 pub mod sweep;

@@ -70,6 +70,7 @@ fn one_trace(rv: &Review, t: &str) -> Markup {
                 label: d.label.clone(),
                 values: vec![m.as_ref().map_or(f64::NAN, metric)],
                 entries: vec![Some(*e)],
+                note: None,
             })
             .collect();
         bar_figure(

@@ -1,0 +1,173 @@
+//! The power tests' figures as the Bench reads them, and the words every page uses for
+//! where a power figure comes from: measured by a meter, estimated from the drive's NVMe
+//! power-state table, or modelled by the simulator. A figure that is not measured is
+//! always said to be so; a missing one is missing (with its reason), never 0 W.
+
+use serde::{Deserialize, Serialize};
+
+use engine::power::Basis;
+use suite::result::TestResult;
+
+// TODO: suite::tests::power::PowerAnalysis (and `TestResult::power_analysis`): this is a
+// copy with the same fields, read from the result's `analysis` JSON, until it lands.
+/// The figures of a power test (`power-idle`, `power-slumber`, `power-seq-write`,
+/// `power-random-write`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PowerAnalysis {
+    /// "idle", "slumber", "seq-write" or "random-write".
+    pub state: String,
+    /// Over the measured phase; `None`: power is missing (no reading at all).
+    pub mean_w: Option<f64>,
+    pub min_w: Option<f64>,
+    pub max_w: Option<f64>,
+    pub basis: Option<Basis>,
+    /// Performance per watt, for the write tests.
+    pub mbps_per_w: Option<f64>,
+    pub iops_per_w: Option<f64>,
+    /// The sequential write's first 30 s and the rest of it.
+    pub first_30s_w: Option<f64>,
+    pub after_30s_w: Option<f64>,
+    /// The sequential write's tail: the mean over the 60 s after the writes stop, and its
+    /// seconds.
+    pub tail_w: Option<f64>,
+    #[serde(default)]
+    pub tail_watts: Vec<Option<f64>>,
+    /// Idle and slumber: the host's link power management found, set and put back.
+    pub link_power: Option<LinkPowerRecord>,
+    /// Why power is missing or partial.
+    pub missing: Option<String>,
+}
+
+/// What a power test did with the host's link power management.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkPowerRecord {
+    /// Where it is set (a sysfs file, "sim:link_pm"); `None` when the target has none.
+    pub control: Option<String>,
+    pub found: Option<String>,
+    /// What it was set to for the measurement (`None`: left as found).
+    pub set: Option<String>,
+    /// Whether the found setting was put back.
+    pub restored: bool,
+    /// Why it could not be found, set or put back.
+    pub note: Option<String>,
+}
+
+/// The power tests, in the order the reviews charted them.
+pub const TESTS: [&str; 4] = [
+    "power-idle",
+    "power-slumber",
+    "power-seq-write",
+    "power-random-write",
+];
+
+/// Whether `test` is one of the power tests.
+pub fn is_power_test(test: &str) -> bool {
+    TESTS.contains(&test)
+}
+
+/// The figures of a power test's result, when it is one and they can be read.
+pub fn analysis(r: &TestResult) -> Option<PowerAnalysis> {
+    if !is_power_test(&r.test) {
+        return None;
+    }
+    serde_json::from_value(r.analysis.clone()).ok()
+}
+
+/// What a power test's result says of the drive's power: from its analysis, else from the
+/// power of its measured phase.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reading {
+    /// Mean watts; `None`: missing.
+    pub mean_w: Option<f64>,
+    pub min_w: Option<f64>,
+    pub max_w: Option<f64>,
+    pub basis: Option<Basis>,
+    /// Why power is missing or partial.
+    pub missing: Option<String>,
+}
+
+impl Reading {
+    pub fn of(r: &TestResult) -> Reading {
+        let phase = r.power.as_ref();
+        let summary = phase.and_then(|p| p.summary);
+        let phase_missing = || {
+            phase
+                .and_then(|p| p.missing.as_ref())
+                .map(|m| format!("from {:.0} s: {}", m.from_s, m.reason))
+        };
+        let no_meter = || {
+            "no power reading: a real drive's power is measured only with --power-meter".to_string()
+        };
+        match analysis(r) {
+            Some(a) => Reading {
+                mean_w: a.mean_w,
+                min_w: a.min_w,
+                max_w: a.max_w,
+                basis: a.basis.or(phase.map(|p| p.basis)),
+                missing: a
+                    .missing
+                    .or_else(phase_missing)
+                    .or_else(|| a.mean_w.is_none().then(no_meter)),
+            },
+            None => Reading {
+                mean_w: summary.map(|s| s.mean_w),
+                min_w: summary.map(|s| s.min_w),
+                max_w: summary.map(|s| s.max_w),
+                basis: phase.map(|p| p.basis),
+                missing: phase_missing().or_else(|| summary.is_none().then(no_meter)),
+            },
+        }
+    }
+}
+
+/// The basis in a few words, as a bar's label or a table cell says it.
+pub fn basis_word(b: Basis) -> &'static str {
+    match b {
+        Basis::Measured => "measured",
+        Basis::Estimate => "estimate",
+        Basis::Model => "modelled",
+    }
+}
+
+/// The basis as hover text explains it.
+pub fn basis_sentence(b: Basis) -> &'static str {
+    match b {
+        Basis::Measured => "measured by a power meter",
+        Basis::Estimate => "an estimate from the drive's NVMe power-state table, not a measurement",
+        Basis::Model => "modelled by the simulator's energy model, not a measurement",
+    }
+}
+
+/// Watts as a table shows them: milliwatts below 1 W (slumber), else watts.
+pub fn format_watts(w: f64) -> String {
+    if w.abs() < 1.0 {
+        format!("{:.0} mW", w * 1000.0)
+    } else {
+        format!("{w:.2} W")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::tests::result;
+
+    #[test]
+    fn missing_power_has_a_reason_and_no_value() {
+        let mut r = result("power-idle", None, "d", "2026-01-01T00:00:00Z", 0.0);
+        r.analysis = serde_json::json!({"state": "idle", "mean_w": null, "min_w": null,
+            "max_w": null, "basis": null, "mbps_per_w": null, "iops_per_w": null,
+            "first_30s_w": null, "after_30s_w": null, "tail_w": null,
+            "link_power": null, "missing": null});
+        let reading = Reading::of(&r);
+        assert_eq!(reading.mean_w, None);
+        assert!(reading.missing.unwrap().contains("--power-meter"));
+        r.analysis["missing"] = "the meter command exited".into();
+        assert_eq!(
+            Reading::of(&r).missing.as_deref(),
+            Some("the meter command exited")
+        );
+        assert_eq!(format_watts(0.045), "45 mW");
+        assert_eq!(format_watts(3.456), "3.46 W");
+    }
+}
