@@ -3,54 +3,10 @@
 //! power-state table, or modelled by the simulator. A figure that is not measured is
 //! always said to be so; a missing one is missing (with its reason), never 0 W.
 
-use serde::{Deserialize, Serialize};
-
 use engine::power::Basis;
 use suite::result::TestResult;
 
-// TODO: suite::tests::power::PowerAnalysis (and `TestResult::power_analysis`): this is a
-// copy with the same fields, read from the result's `analysis` JSON, until it lands.
-/// The figures of a power test (`power-idle`, `power-slumber`, `power-seq-write`,
-/// `power-random-write`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PowerAnalysis {
-    /// "idle", "slumber", "seq-write" or "random-write".
-    pub state: String,
-    /// Over the measured phase; `None`: power is missing (no reading at all).
-    pub mean_w: Option<f64>,
-    pub min_w: Option<f64>,
-    pub max_w: Option<f64>,
-    pub basis: Option<Basis>,
-    /// Performance per watt, for the write tests.
-    pub mbps_per_w: Option<f64>,
-    pub iops_per_w: Option<f64>,
-    /// The sequential write's first 30 s and the rest of it.
-    pub first_30s_w: Option<f64>,
-    pub after_30s_w: Option<f64>,
-    /// The sequential write's tail: the mean over the 60 s after the writes stop, and its
-    /// seconds.
-    pub tail_w: Option<f64>,
-    #[serde(default)]
-    pub tail_watts: Vec<Option<f64>>,
-    /// Idle and slumber: the host's link power management found, set and put back.
-    pub link_power: Option<LinkPowerRecord>,
-    /// Why power is missing or partial.
-    pub missing: Option<String>,
-}
-
-/// What a power test did with the host's link power management.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LinkPowerRecord {
-    /// Where it is set (a sysfs file, "sim:link_pm"); `None` when the target has none.
-    pub control: Option<String>,
-    pub found: Option<String>,
-    /// What it was set to for the measurement (`None`: left as found).
-    pub set: Option<String>,
-    /// Whether the found setting was put back.
-    pub restored: bool,
-    /// Why it could not be found, set or put back.
-    pub note: Option<String>,
-}
+pub use suite::tests::power::{LinkPowerRecord, PowerAnalysis};
 
 /// The power tests, in the order the reviews charted them.
 pub const TESTS: [&str; 4] = [
@@ -67,10 +23,7 @@ pub fn is_power_test(test: &str) -> bool {
 
 /// The figures of a power test's result, when it is one and they can be read.
 pub fn analysis(r: &TestResult) -> Option<PowerAnalysis> {
-    if !is_power_test(&r.test) {
-        return None;
-    }
-    serde_json::from_value(r.analysis.clone()).ok()
+    r.power_analysis()
 }
 
 /// What a power test's result says of the drive's power: from its analysis, else from the
