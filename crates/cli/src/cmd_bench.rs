@@ -360,7 +360,7 @@ fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> any
             }))? + "\n"
         }
         "csv" => {
-            let mut t = String::from("run,drive,started_at,test,variant,label,complete,iops,mbps,mean_latency_us,p99_latency_us\n");
+            let mut t = String::from("run,drive,started_at,test,variant,label,complete,iops,mbps,mean_latency_us,p99_latency_us,mean_w,power_basis\n");
             for r in &runs {
                 for s in b.results_of_run(r.id)? {
                     let x = &s.result;
@@ -382,6 +382,14 @@ fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> any
                         format!("{:.3}", x.summary.mbps),
                         lat.map_or(String::new(), |l| format!("{:.1}", l.mean)),
                         lat.map_or(String::new(), |l| format!("{:.1}", l.p99)),
+                        // Blank where power is missing, never 0.
+                        x.power
+                            .as_ref()
+                            .and_then(|p| p.mean_w())
+                            .map_or(String::new(), |w| format!("{w:.4}")),
+                        x.power
+                            .as_ref()
+                            .map_or(String::new(), |p| bench::power::basis_word(p.basis).into()),
                     ];
                     let quoted: Vec<String> =
                         cells.iter().map(|c| csv_cell(&printable(c))).collect();
