@@ -11,6 +11,11 @@
 //!   W, over its first 30 s and 30-60 s, and while the pseudo-SLC cache absorbs writes vs
 //!   after), then the tail: mean W over the first 60 s after writes stop;
 //! - random-write: purge, 4 KiB random writes at QD32 over 8 GiB for 60 s, incompressible.
+//!
+//! Columns: idle W, slumber mW, seq-write mean W, over 0-30 s and 30-60 s, the second the
+//! pseudo-SLC cache was full ("full"), mean W while it absorbed writes ("cacheW", whole
+//! seconds before "full") and after ("afterW"), the tail's mean W, random-write mean W and
+//! IOPS, and MB/s per W of both writes. `POWER_DETAIL=1` adds each phase's watts by term.
 
 use engine::driver::{idle_run, run, Hooks, Outcome};
 use engine::pattern::DataKind;
@@ -170,15 +175,25 @@ fn main() {
                 );
             }
         }
+        // Drives whose cache takes no sequential writes have no cache phase.
+        let (full, cache_w, after_w) = if full_s.is_nan() {
+            ("-".to_string(), "-".to_string(), "-".to_string())
+        } else {
+            (
+                format!("{full_s:.0}"),
+                format!("{cache_w:.2}"),
+                format!("{after_w:.2}"),
+            )
+        };
         println!(
-            "{:18} {:6.3} {:8.1} {:6.2} {:6.2} {:6.2} {:5.0} {:6.2} {:6.2} {:6.2} {:6.2} {:7.0} {:7.1} {:7.1}",
+            "{:18} {:6.3} {:8.1} {:6.2} {:6.2} {:6.2} {:>5} {:>6} {:>6} {:6.2} {:6.2} {:7.0} {:7.1} {:7.1}",
             name,
             idle,
             slumber * 1e3,
             seq_w,
             window_w(&seq, 0.0, 30.0),
             window_w(&seq, 30.0, 60.0),
-            full_s,
+            full,
             cache_w,
             after_w,
             tail_w,
