@@ -261,6 +261,8 @@ pub struct Config {
     pub trim_reads: TrimClaim,
     /// Seed of the drive's own variation (burst sizes, which trimmed units are kept).
     pub seed: u64,
+    /// The energy model (`energy.rs`).
+    pub energy: crate::energy::EnergyConfig,
 }
 
 impl Config {
@@ -388,6 +390,28 @@ impl Config {
                 "gc_burst_rate={} must be above 1: a burst must free space faster than the host uses it",
                 self.gc.burst_rate
             ));
+        }
+        let e = &self.energy;
+        for (name, v) in [
+            ("e_read", e.native.read_j),
+            ("e_prog", e.native.prog_j),
+            ("e_erase", e.native.erase_j),
+            ("slc_e_read", e.pslc.read_j),
+            ("slc_e_prog", e.pslc.prog_j),
+            ("slc_e_erase", e.pslc.erase_j),
+            ("e_channel", e.channel_j_per_byte),
+            ("e_link", e.link_j_per_byte),
+            ("p_ctrl", e.ctrl_w),
+            ("p_active", e.active_w),
+            ("p_idle", e.idle_w),
+            ("p_dram", e.dram_w),
+            ("p_slumber", e.slumber_w),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(format!(
+                    "{name}={v} must be an energy or power of 0 or more"
+                ));
+            }
         }
         for (name, v) in [
             ("slc_drain_rate", self.slc.drain_mbps),

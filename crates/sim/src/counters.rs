@@ -39,6 +39,13 @@ pub struct Counters {
     pub flushes: u64,
     /// IOs that completed with an error (misaligned, out of range, out of space).
     pub failed_ios: u64,
+    /// For the energy model, by mode (`energy::NATIVE`, `energy::PSLC`): page reads (one tR
+    /// each), pages programmed (a multi-plane program is `planes` pages), block erases.
+    pub reads: [u64; 2],
+    pub prog_pages: [u64; 2],
+    pub erases: [u64; 2],
+    /// Bytes over the host link (host reads and writes).
+    pub link_bytes: u64,
 }
 
 impl Counters {
@@ -90,6 +97,13 @@ impl Counters {
             "read_modify_write_pages": self.read_modify_write_pages,
             "flushes": self.flushes,
             "failed_ios": self.failed_ios,
+            "nand_reads_native": self.reads[0],
+            "nand_reads_slc": self.reads[1],
+            "nand_programs_native_pages": self.prog_pages[0],
+            "nand_programs_slc_pages": self.prog_pages[1],
+            "nand_erases_native": self.erases[0],
+            "nand_erases_slc": self.erases[1],
+            "link_bytes": self.link_bytes,
             "free_blocks": blocks.free_main_count,
             "logical_pages": layout.logical_units * layout.pages_per_unit(),
             "physical_pages": layout.main_units() * layout.pages_per_unit(),

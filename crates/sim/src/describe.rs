@@ -264,6 +264,17 @@ impl Config {
                 claim => format!("the drive claims {}", claim.name()),
             }
         );
+        let e = &self.energy;
+        let _ = writeln!(
+            w,
+            "power             {:.3} W active idle (p_idle + p_dram), +{} W while working (p_active), {} W in slumber after {} idle with link_pm=on (now {}), {} to wake",
+            e.idle_w + e.dram_w,
+            e.active_w,
+            e.slumber_w,
+            fmt_ns(e.slumber_after_ns),
+            if e.link_pm { "on" } else { "off" },
+            fmt_ns(e.slumber_exit_ns),
+        );
         let ram = self.ram_estimate(&l);
         let _ = writeln!(
             w,

@@ -10,6 +10,7 @@
 use crate::block_manager::{BlockManager, Stream, NO_BLOCK};
 use crate::config::{BurstSize, Config, GcStyle, SlcConfig, TrimConfig};
 use crate::counters::Counters;
+use crate::energy::{NATIVE, PSLC};
 use crate::error::SimError;
 use crate::gc::Incremental;
 use crate::geometry::{Layout, UNIT_BYTES};
@@ -77,6 +78,15 @@ pub struct Ftl {
     pub(crate) run_buf: Vec<(u32, u32)>,
     last_read_end: u64,
     last_read_ready: u64,
+}
+
+/// The energy model's mode of a stream's programs.
+#[inline]
+fn mode_of_stream(stream: Stream) -> usize {
+    match stream {
+        Stream::Slc => PSLC,
+        _ => NATIVE,
+    }
 }
 
 #[inline]
@@ -232,6 +242,7 @@ impl Ftl {
             let lat = self.program_ns(stream, next);
             self.blocks.frontiers[d as usize][stream as usize].stripe_done =
                 self.tl.die_op(d, xfer, lat);
+            self.c.prog_pages[mode_of_stream(stream)] += self.layout.planes as u64;
         }
         let f = &mut self.blocks.frontiers[d as usize][stream as usize];
         let ppa = f.block * self.layout.block_units + f.next;
@@ -283,6 +294,7 @@ impl Ftl {
             let lat = self.program_ns(Stream::Gc, f.next);
             self.blocks.frontiers[d as usize][Stream::Gc as usize].stripe_done =
                 self.tl.die_op(d, xfer, lat);
+            self.c.prog_pages[NATIVE] += self.layout.planes as u64;
         }
         let f = &mut self.blocks.frontiers[d as usize][Stream::Gc as usize];
         let base = f.block * self.layout.block_units + f.next;
@@ -327,12 +339,14 @@ impl Ftl {
     fn read_unit(&mut self, ppa: u32, t: u64) -> u64 {
         let b = self.block_of(ppa);
         let d = self.layout.die_of_block(b);
-        let lat = if self.blocks.is_slc(b) {
+        let slc = self.blocks.is_slc(b);
+        let lat = if slc {
             self.pslc.read_ns
         } else {
             self.native.read_ns
         };
         self.c.nand_read_ops += 1;
+        self.c.reads[slc as usize] += 1;
         let done = self.host_read_op(d, t, lat);
         self.tl.channel_unit(self.layout.channel_of_die(d), done)
     }
@@ -347,6 +361,8 @@ impl Ftl {
         let link_start = self.tl.link_free.max(now) + self.tl.link_cmd_ns;
         let link_done = link_start + len * unit_ns / ub;
         self.tl.link_free = link_done;
+        self.tl.busy_to(link_done);
+        self.c.link_bytes += len;
         let mut complete = self.tl.controller(link_done, self.tl.cmd_write_ns);
         let cache =
             self.slc_enabled && (self.slc.max_write_bytes == 0 || len <= self.slc.max_write_bytes);
@@ -435,7 +451,8 @@ impl Ftl {
                 let b = self.block_of(ppa);
                 let d = self.layout.die_of_block(b);
                 if ppa / stripe != last_stripe {
-                    let lat = if self.blocks.is_slc(b) {
+                    let slc = self.blocks.is_slc(b);
+                    let lat = if slc {
                         self.pslc.read_ns
                     } else {
                         self.native.read_ns
@@ -443,6 +460,7 @@ impl Ftl {
                     die_done = self.host_read_op(d, start, lat);
                     last_stripe = ppa / stripe;
                     self.c.nand_read_ops += 1;
+                    self.c.reads[slc as usize] += 1;
                 }
                 self.tl
                     .channel_unit(self.layout.channel_of_die(d), die_done)
@@ -460,6 +478,8 @@ impl Ftl {
         let done = (link_start + self.tl.link_cmd_ns + xfer)
             .max(last_ready + self.tl.link_unit_ns.min(xfer));
         self.tl.link_free = done;
+        self.tl.busy_to(done);
+        self.c.link_bytes += len;
         done
     }
 
@@ -520,18 +540,22 @@ impl Ftl {
             let end = start + n * self.native.erase_ns;
             self.tl.die_free[d] = end;
             done = done.max(end);
+            // Timed as native erases, so counted as such.
+            self.c.erases[NATIVE] += n;
         }
+        self.tl.busy_to(done);
         done
     }
 
     /// Idle time from `from` to `until`: deferred TRIM, folding the SLC cache, then cleaning
     /// blocks in the background. The work occupies the dies, so a host IO arriving during it
-    /// may wait.
-    pub fn idle(&mut self, from: u64, until: u64) {
-        self.process_deferred_trims(from, until);
+    /// may wait. Returns whether background work is still owed (it stopped only for lack of
+    /// time), which keeps the drive active.
+    pub fn idle(&mut self, from: u64, until: u64) -> bool {
+        let mut pending = self.process_deferred_trims(from, until);
         if self.slc_enabled {
-            self.drain_slc(from, until);
+            pending |= self.drain_slc(from, until);
         }
-        self.background_gc(from, until);
+        pending | self.background_gc(from, until)
     }
 }

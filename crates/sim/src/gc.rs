@@ -231,7 +231,8 @@ impl Ftl {
     /// victim would free something, and its die is free before `until`. Above the threshold it
     /// still erases blocks that hold nothing valid (trimmed or overwritten): that costs no
     /// copying, and it is what lets a trimmed drive write at its clean speed again.
-    pub(crate) fn background_gc(&mut self, from: u64, until: u64) {
+    pub(crate) fn background_gc(&mut self, from: u64, until: u64) -> bool {
+        let mut pending = false;
         self.in_gc = true;
         if let Some(mut r) = self.inc.reloc.take() {
             if self.relocate(&mut r, usize::MAX, from) {
@@ -241,7 +242,11 @@ impl Ftl {
             }
         }
         let mut budget = self.layout.main_blocks();
-        while budget > 0 {
+        loop {
+            if budget == 0 {
+                pending = true;
+                break;
+            }
             budget -= 1;
             let Some(v) = self.pick_victim() else { break };
             let valid = self.blocks.valid[v as usize];
@@ -252,6 +257,7 @@ impl Ftl {
             }
             let d = self.layout.die_of_block(v);
             if self.tl.die_free[d as usize] >= until {
+                pending = true;
                 break;
             }
             if !self.clean_block(v, from) {
@@ -261,6 +267,7 @@ impl Ftl {
             self.c.gc_background_invocations += 1;
         }
         self.in_gc = false;
+        pending
     }
 
     /// Relocate every valid unit of block `b` (main or pseudo-SLC) and erase it, starting no
@@ -354,6 +361,7 @@ impl Ftl {
                 r.src_ready = self.tl.die_op(d, t, read_ns);
                 r.src_stripe = s;
                 self.c.nand_read_ops += 1;
+                self.c.reads[slc as usize] += 1;
             }
             if !copyback {
                 self.tl.channel_units(ch, r.src_ready, run.len() as u32);
@@ -398,12 +406,14 @@ impl Ftl {
     pub(crate) fn finish(&mut self, r: Relocation, t: u64) -> Vec<(u32, u32)> {
         let b = r.block;
         let d = self.layout.die_of_block(b);
-        let erase_ns = if self.blocks.is_slc(b) {
+        let slc = self.blocks.is_slc(b);
+        let erase_ns = if slc {
             self.pslc.erase_ns
         } else {
             self.native.erase_ns
         };
         self.tl.die_op(d, t, erase_ns);
+        self.c.erases[slc as usize] += 1;
         self.blocks.erased(b, &self.layout);
         r.units
     }

@@ -15,7 +15,7 @@
 //!
 //! Files are named after what they model, in MQSim's vocabulary: [`geometry`], [`timing`],
 //! [`mapping`], [`block_manager`], [`victim`], [`gc`], [`slc_cache`], [`trim`],
-//! [`write_buffer`], [`ftl`], [`preset`], [`config`], [`counters`], [`ssd`]; the data a drive
+//! [`write_buffer`], [`energy`], [`ftl`], [`preset`], [`config`], [`counters`], [`ssd`]; the data a drive
 //! returns in [`data`], injected faults in [`faults`].
 
 pub mod block_manager;
@@ -24,6 +24,7 @@ pub mod counters;
 pub mod data;
 pub mod describe;
 pub mod drives;
+pub mod energy;
 pub mod error;
 pub mod faults;
 pub mod ftl;

@@ -13,6 +13,7 @@ use crate::config::{
     SlcWhenFull, TrimClaim, TrimConfig, TrimStyle,
 };
 use crate::drives;
+use crate::energy::{EnergyConfig, NandEnergy};
 use crate::error::SimError;
 use crate::faults::FaultSpec;
 use crate::geometry::{CellType, UNIT_BYTES};
@@ -177,6 +178,55 @@ pub const KEYS: &[(&str, &str)] = &[
         "seed",
         "seed of the drive's own variation (burst sizes, which trimmed units partial TRIM keeps)",
     ),
+    (
+        "e_read",
+        "energy per NAND page read (one tR): 4uJ (also nJ, mJ; a bare number is uJ)",
+    ),
+    (
+        "e_prog",
+        "energy per NAND page programmed (a multi-plane program is `planes` pages): 100uJ",
+    ),
+    ("e_erase", "energy per block erase (all planes): 250uJ"),
+    ("slc_e_read", "energy per page read in pseudo-SLC mode"),
+    ("slc_e_prog", "energy per page programmed in pseudo-SLC mode"),
+    ("slc_e_erase", "energy per block erase in pseudo-SLC mode"),
+    (
+        "e_channel",
+        "energy per byte over a NAND channel, in pJ: 150pJ",
+    ),
+    (
+        "e_link",
+        "energy per byte over the host link, in pJ: 300pJ",
+    ),
+    (
+        "p_ctrl",
+        "power while the controller processes commands (per controller-busy ns): 0.5W (also mW)",
+    ),
+    (
+        "p_active",
+        "power above the idle floor while the drive has work (IO in flight, background work owed): 1W",
+    ),
+    (
+        "p_idle",
+        "active idle floor: the controller's static power and PHY, off in slumber: 0.3W",
+    ),
+    ("p_dram", "DRAM power, off in slumber: 0.1W"),
+    (
+        "p_slumber",
+        "power in slumber (link power management on, idle for slumber_after): 50mW",
+    ),
+    (
+        "slumber_after",
+        "idle time before the drive slumbers (with link_pm=on): 100ms",
+    ),
+    (
+        "slumber_exit",
+        "wake-up latency the first command after slumber waits: 10ms",
+    ),
+    (
+        "link_pm",
+        "on/off: host link power management (SATA HIPM+DIPM, NVMe APST) lets the drive slumber when idle; off (desktop hosts) never slumbers",
+    ),
 ];
 
 /// The default configuration every preset starts from: each value is the spec language's,
@@ -220,6 +270,16 @@ const BASE: &[(&str, &str)] = &[
     ("faults", "none"),
     ("trim_reads", "auto"),
     ("seed", "1"),
+    ("e_channel", "150pJ"),
+    ("e_link", "300pJ"),
+    ("p_ctrl", "0.5W"),
+    ("p_active", "1W"),
+    ("p_idle", "0.3W"),
+    ("p_dram", "0.1W"),
+    ("p_slumber", "0.05W"),
+    ("slumber_after", "100ms"),
+    ("slumber_exit", "10ms"),
+    ("link_pm", "off"),
 ];
 
 /// Where a value came from, as `ssdlab sim show` prints it.
@@ -285,6 +345,20 @@ fn base() -> Config {
         faults: FaultSpec::default(),
         trim_reads: TrimClaim::Auto,
         seed: 1,
+        energy: EnergyConfig {
+            native: NandEnergy::native(CellType::Mlc),
+            pslc: NandEnergy::pseudo_slc(CellType::Mlc),
+            channel_j_per_byte: 0.0,
+            link_j_per_byte: 0.0,
+            ctrl_w: 0.0,
+            active_w: 0.0,
+            idle_w: 0.0,
+            dram_w: 0.0,
+            slumber_w: 0.0,
+            slumber_after_ns: 0,
+            slumber_exit_ns: 0,
+            link_pm: false,
+        },
     };
     let all: Vec<(String, String)> = BASE
         .iter()
@@ -469,6 +543,8 @@ fn record(cfg: &mut Config, key: &str, value: &str, source: &str) {
         .push((key.to_string(), value.to_string(), source.to_string()));
     let implied = format!("ssdlab's default for {key}={value} (assumed)");
     let ns = |t: u64| format!("{}ns", t);
+    let uj = |j: f64| format!("{}uJ", (j * 1e9).round() / 1e3);
+    let e = &cfg.energy;
     let reset: Vec<(&str, String)> = match key {
         "cell" => vec![
             ("t_read", ns(cfg.native.read_ns)),
@@ -476,6 +552,12 @@ fn record(cfg: &mut Config, key: &str, value: &str, source: &str) {
             ("t_erase", ns(cfg.native.erase_ns)),
             ("slc_t_read", ns(cfg.pslc.read_ns)),
             ("slc_t_prog", ns(cfg.pslc.program.mean())),
+            ("e_read", uj(e.native.read_j)),
+            ("e_prog", uj(e.native.prog_j)),
+            ("e_erase", uj(e.native.erase_j)),
+            ("slc_e_read", uj(e.pslc.read_j)),
+            ("slc_e_prog", uj(e.pslc.prog_j)),
+            ("slc_e_erase", uj(e.pslc.erase_j)),
         ],
         "link" => vec![
             ("link_mbps", cfg.link_mbps.to_string()),
@@ -520,6 +602,8 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
             cfg.cell = cell;
             cfg.native = NandLatency::native(cell);
             cfg.pslc = NandLatency::pseudo_slc(cell);
+            cfg.energy.native = NandEnergy::native(cell);
+            cfg.energy.pslc = NandEnergy::pseudo_slc(cell);
         }
         "map_unit" => cfg.map_unit_bytes = size(key, v)?,
         "t_read" => cfg.native.read_ns = duration(key, v)?,
@@ -575,6 +659,22 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
         "data" => cfg.data = choice(key, v, DataMode::parse, DataMode::NAMES)?,
         "faults" => cfg.faults = FaultSpec::parse(v).map_err(|e| format!("faults={v}: {e}"))?,
         "trim_reads" => cfg.trim_reads = choice(key, v, TrimClaim::parse, TrimClaim::NAMES)?,
+        "e_read" => cfg.energy.native.read_j = energy(key, v, 1e-6)?,
+        "e_prog" => cfg.energy.native.prog_j = energy(key, v, 1e-6)?,
+        "e_erase" => cfg.energy.native.erase_j = energy(key, v, 1e-6)?,
+        "slc_e_read" => cfg.energy.pslc.read_j = energy(key, v, 1e-6)?,
+        "slc_e_prog" => cfg.energy.pslc.prog_j = energy(key, v, 1e-6)?,
+        "slc_e_erase" => cfg.energy.pslc.erase_j = energy(key, v, 1e-6)?,
+        "e_channel" => cfg.energy.channel_j_per_byte = energy(key, v, 1e-12)?,
+        "e_link" => cfg.energy.link_j_per_byte = energy(key, v, 1e-12)?,
+        "p_ctrl" => cfg.energy.ctrl_w = power(key, v)?,
+        "p_active" => cfg.energy.active_w = power(key, v)?,
+        "p_idle" => cfg.energy.idle_w = power(key, v)?,
+        "p_dram" => cfg.energy.dram_w = power(key, v)?,
+        "p_slumber" => cfg.energy.slumber_w = power(key, v)?,
+        "slumber_after" => cfg.energy.slumber_after_ns = duration(key, v)?,
+        "slumber_exit" => cfg.energy.slumber_exit_ns = duration(key, v)?,
+        "link_pm" => cfg.energy.link_pm = boolean(key, v)?,
         "seed" => {
             cfg.seed = v
                 .parse()
@@ -599,6 +699,46 @@ fn program_times(key: &str, v: &str) -> Result<ProgramTimes, String> {
     ProgramTimes::per_page(&times).ok_or_else(|| {
         format!("{key}={v}: give one time (1.3ms) or one per page type, at most 3 (600us/2ms)")
     })
+}
+
+/// An energy: `4uJ`, `2.5nJ`, `1mJ`, `150pJ`, `0.001J`; a bare number is in `bare` joules.
+fn energy(key: &str, v: &str, bare: f64) -> Result<f64, String> {
+    let lower = v.to_ascii_lowercase().replace('µ', "u");
+    let (num, scale) = match lower.strip_suffix('j') {
+        Some(t) => match t.chars().last() {
+            Some('p') => (&t[..t.len() - 1], 1e-12),
+            Some('n') => (&t[..t.len() - 1], 1e-9),
+            Some('u') => (&t[..t.len() - 1], 1e-6),
+            Some('m') => (&t[..t.len() - 1], 1e-3),
+            _ => (t, 1.0),
+        },
+        None => (lower.as_str(), bare),
+    };
+    let x: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("{key}={v}: expected an energy like {key}=4uJ or {key}=150pJ"))?;
+    if !(x.is_finite() && x >= 0.0) {
+        return Err(format!("{key}={v}: the energy must be 0 or more"));
+    }
+    Ok(x * scale)
+}
+
+/// A power: `0.35W`, `80mW`; a bare number is watts.
+fn power(key: &str, v: &str) -> Result<f64, String> {
+    let lower = v.to_ascii_lowercase();
+    let (num, scale) = match lower.strip_suffix("mw") {
+        Some(t) => (t, 1e-3),
+        None => (lower.strip_suffix('w').unwrap_or(&lower), 1.0),
+    };
+    let x: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("{key}={v}: expected a power like {key}=0.35W or {key}=80mW"))?;
+    if !(x.is_finite() && x >= 0.0) {
+        return Err(format!("{key}={v}: the power must be 0 or more"));
+    }
+    Ok(x * scale)
 }
 
 fn rate_or_zero(key: &str, v: &str) -> Result<f64, String> {

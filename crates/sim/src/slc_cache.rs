@@ -128,8 +128,9 @@ impl Ftl {
     }
 
     /// Fold cached data in idle time, oldest first, at the drain rate and while the dies are
-    /// free before `until`. Partly filled cache blocks are closed and folded too.
-    pub(crate) fn drain_slc(&mut self, from: u64, until: u64) {
+    /// free before `until`. Partly filled cache blocks are closed and folded too. Returns
+    /// whether cached data is left to fold (it stopped only for lack of time).
+    pub(crate) fn drain_slc(&mut self, from: u64, until: u64) -> bool {
         for d in 0..self.layout.dies {
             let f = self.blocks.frontiers[d as usize][Stream::Slc as usize];
             if f.block != NO_BLOCK && f.next > 0 {
@@ -142,15 +143,16 @@ impl Ftl {
         while budget > 0 && at < until {
             budget -= 1;
             let Some((d, _)) = self.oldest_cached() else {
-                return;
+                return false;
             };
             if self.tl.die_free[d] >= until {
-                return;
+                return true;
             }
             if !self.fold_oldest(Some(d as u32), at, true) {
-                return;
+                return false;
             }
             at += interval;
         }
+        self.blocks.slc_closed_count() > 0
     }
 }

@@ -9,12 +9,14 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use engine::power::link::LinkPowerControl;
 use engine::{
     Clock, Completion, DataNeed, Device, DeviceError, Geometry, Identity, Io, Op, TrimmedReads,
 };
 
 use crate::config::{fmt_bytes, Config, DataMode};
 use crate::data::{self, DataStore};
+use crate::energy::{Breakdown, PowerStates, Tally};
 use crate::error::SimError;
 use crate::faults::{FaultKind, Faults, InjectedFault};
 use crate::ftl::Ftl;
@@ -39,6 +41,8 @@ pub struct SimSsd {
     faults: Option<Box<Faults>>,
     /// The previous write's offset (where a misdirected write lands).
     last_write: Option<u64>,
+    /// Active, idle and slumber time for the energy model.
+    power: PowerStates,
 }
 
 impl SimSsd {
@@ -62,6 +66,7 @@ impl SimSsd {
             store: None,
             faults,
             last_write: None,
+            power: PowerStates::default(),
             cfg,
         };
         ssd.set_data(ssd.cfg.data_mode())?;
@@ -112,6 +117,28 @@ impl SimSsd {
     /// The FTL's counters as a struct (the JSON form is `Device::counters`).
     pub fn stats(&self) -> crate::counters::Counters {
         self.ftl.c.clone()
+    }
+
+    /// What the energy model is computed from, up to now.
+    pub fn energy_tally(&self) -> Tally {
+        let c = &self.ftl.c;
+        let tl = &self.ftl.tl;
+        Tally {
+            reads: c.reads,
+            prog_pages: c.prog_pages,
+            erases: c.erases,
+            channel_bytes: tl.chan_units * self.ftl.layout.unit_bytes,
+            link_bytes: c.link_bytes,
+            ctrl_busy_ns: tl.ctrl_busy_ns,
+            active_ns: self.power.active_ns(self.now),
+            awake_ns: self.now - self.power.slumber_ns,
+            slumber_ns: self.power.slumber_ns,
+        }
+    }
+
+    /// Energy used so far by where it went.
+    pub fn energy(&self) -> Breakdown {
+        self.energy_tally().energy(&self.cfg.energy)
     }
 
     fn complete_at(&mut self, time: u64, slot: u32, result: i64) {
@@ -381,6 +408,8 @@ impl Device for SimSsd {
                 )));
             }
         }
+        // A command that finds the drive in slumber waits for it to wake.
+        let now = self.power.arrive(&self.cfg.energy, now);
         let (done, result) = match io.op {
             Op::Read => {
                 if self.data != DataMode::Off {
@@ -414,7 +443,9 @@ impl Device for SimSsd {
             }
             Op::Flush => (self.ftl.flush(now), 0),
         };
-        self.complete_at(done.max(now), io.slot, result);
+        let done = done.max(now);
+        self.power.work(self.now, self.ftl.tl.work_end.max(done));
+        self.complete_at(done, io.slot, result);
         Ok(())
     }
 
@@ -450,7 +481,9 @@ impl Device for SimSsd {
                 None => {
                     if let Some(u) = until_ns {
                         if u > self.now {
-                            self.ftl.idle(self.now, u);
+                            let pending = self.ftl.idle(self.now, u);
+                            let end = self.ftl.tl.work_end;
+                            self.power.idle(&self.cfg.energy, self.now, u, end, pending);
                             self.now = u;
                         }
                     }
@@ -476,7 +509,9 @@ impl Device for SimSsd {
                 "secure erase with IO in flight: reap every IO first".into(),
             ));
         }
-        self.now = self.ftl.secure_erase(self.now);
+        let from = self.now;
+        self.now = self.ftl.secure_erase(from);
+        self.power.work(from, self.now);
         if let Some(store) = self.store.as_deref_mut() {
             store.clear();
         }
@@ -490,6 +525,31 @@ impl Device for SimSsd {
             self.ftl.trims.pending_units(),
             self.now,
         );
+        if let Some(obj) = c.as_object_mut() {
+            let t = self.energy_tally();
+            let b = t.energy(&self.cfg.energy);
+            for (k, v) in [
+                ("channel_bytes", t.channel_bytes),
+                ("controller_busy_ns", t.ctrl_busy_ns),
+                ("active_ns", t.active_ns),
+                ("awake_ns", t.awake_ns),
+                ("slumber_ns", t.slumber_ns),
+                ("slumber_entries", self.power.slumber_entries),
+                ("wakeups", self.power.wakeups),
+            ] {
+                obj.insert(k.into(), v.into());
+            }
+            for (k, v) in [
+                ("energy_j", b.total_j()),
+                ("energy_nand_j", b.nand_j),
+                ("energy_transfer_j", b.transfer_j),
+                ("energy_controller_j", b.controller_j),
+                ("energy_idle_j", b.idle_j),
+                ("energy_slumber_j", b.slumber_j),
+            ] {
+                obj.insert(k.into(), v.into());
+            }
+        }
         if let (Some(f), Some(obj)) = (&self.faults, c.as_object_mut()) {
             for kind in [
                 FaultKind::Lost,
@@ -524,5 +584,31 @@ impl Device for SimSsd {
 
     fn trimmed_reads(&self) -> Option<TrimmedReads> {
         Some(self.cfg.trimmed_reads())
+    }
+
+    fn energy_j(&self) -> Option<f64> {
+        Some(self.energy().total_j())
+    }
+
+    fn link_power(&self) -> Result<LinkPowerControl, String> {
+        Ok(LinkPowerControl {
+            control: "sim:link_pm".into(),
+            value: if self.cfg.energy.link_pm { "on" } else { "off" }.into(),
+            slumber: "on".into(),
+            active: "off".into(),
+        })
+    }
+
+    fn set_link_power(&mut self, value: &str) -> Result<(), DeviceError> {
+        self.cfg.energy.link_pm = match value {
+            "on" => true,
+            "off" => false,
+            other => {
+                return Err(DeviceError::Invalid(format!(
+                    "sim:link_pm={other}: use on (the drive may slumber when idle) or off"
+                )))
+            }
+        };
+        Ok(())
     }
 }

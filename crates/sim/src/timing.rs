@@ -115,6 +115,11 @@ pub struct Timeline {
     /// Controller (firmware) time per command; the controller is one serial resource.
     pub cmd_read_ns: u64,
     pub cmd_write_ns: u64,
+    /// When the last operation scheduled on any resource ends: the drive has work until then.
+    pub work_end: u64,
+    /// What the energy model counts: mapping units moved over the channels, controller time.
+    pub chan_units: u64,
+    pub ctrl_busy_ns: u64,
 }
 
 impl Timeline {
@@ -140,7 +145,16 @@ impl Timeline {
             link_cmd_ns,
             cmd_read_ns,
             cmd_write_ns,
+            work_end: 0,
+            chan_units: 0,
+            ctrl_busy_ns: 0,
         }
+    }
+
+    /// Note work on some resource that ends at `end`.
+    #[inline]
+    pub fn busy_to(&mut self, end: u64) {
+        self.work_end = self.work_end.max(end);
     }
 
     /// A host read on a die that serves reads first: it waits for the operation in progress
@@ -154,6 +168,8 @@ impl Timeline {
         let end = (ready + wait).max(*r) + ns;
         *r = end;
         *busy = (*busy).max(ready) + ns;
+        let last = *busy;
+        self.busy_to(last.max(end));
         end
     }
 
@@ -163,6 +179,7 @@ impl Timeline {
         let d = &mut self.die_free[die as usize];
         let end = (*d).max(ready) + ns;
         *d = end;
+        self.busy_to(end);
         end
     }
 
@@ -172,6 +189,8 @@ impl Timeline {
         let c = &mut self.chan_free[channel as usize];
         let end = (*c).max(ready) + self.chan_unit_ns;
         *c = end;
+        self.chan_units += 1;
+        self.busy_to(end);
         end
     }
 
@@ -181,6 +200,8 @@ impl Timeline {
         let c = &mut self.chan_free[channel as usize];
         let end = (*c).max(ready) + self.chan_unit_ns * n as u64;
         *c = end;
+        self.chan_units += n as u64;
+        self.busy_to(end);
         end
     }
 
@@ -188,6 +209,8 @@ impl Timeline {
     #[inline]
     pub fn controller(&mut self, ready: u64, ns: u64) -> u64 {
         self.ctrl_free = self.ctrl_free.max(ready) + ns;
+        self.ctrl_busy_ns += ns;
+        self.busy_to(self.ctrl_free);
         self.ctrl_free
     }
 
@@ -195,6 +218,7 @@ impl Timeline {
     #[inline]
     pub fn link_command(&mut self, ready: u64) -> u64 {
         self.link_free = self.link_free.max(ready) + self.link_cmd_ns;
+        self.busy_to(self.link_free);
         self.link_free
     }
 

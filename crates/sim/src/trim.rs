@@ -118,9 +118,10 @@ impl Ftl {
 
     /// Deferred TRIM's work in idle time: unmap pending units, oldest range first, at
     /// `trim_rate` (all at once when 0).
-    pub(crate) fn process_deferred_trims(&mut self, from: u64, until: u64) {
+    /// Returns whether trimmed ranges are left to unmap.
+    pub(crate) fn process_deferred_trims(&mut self, from: u64, until: u64) -> bool {
         if self.trims.queue.is_empty() {
-            return;
+            return false;
         }
         let rate = self.trim.rate_mbps;
         let mut budget = if rate > 0.0 {
@@ -149,5 +150,6 @@ impl Ftl {
                 self.trims.queue.push_front((stop, end));
             }
         }
+        !self.trims.queue.is_empty()
     }
 }

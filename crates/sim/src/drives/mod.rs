@@ -148,6 +148,9 @@ const DEFAULT: &[Param] = &[
     assumed("gc_style", "bursty", "client firmware cleans in bursts, which scatters the steady state as the reviews' charts show"),
     assumed("gc_burst", "16", "two blocks per die per burst"),
     assumed("gc_jitter", "60%", "bursts of varying length"),
+    assumed("p_idle", "0.3W", "a client SATA controller in active idle"),
+    assumed("p_slumber", "0.05W", "a client drive's SATA slumber"),
+    assumed("p_active", "1W", "a client controller at work"),
 ];
 
 /// Every preset, `default` first.

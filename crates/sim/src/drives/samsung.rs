@@ -48,6 +48,37 @@ const EVO: &[Param] = &[
     assumed("write_buffer", "32MiB", "part of the DRAM buffers writes"),
 ];
 
+/// The EVO's power: TLC programs cost far more than pseudo-SLC ones, so power rises when
+/// TurboWrite's buffer is full [004], and the MEX controller clocks up while it has work,
+/// folding included (which is what keeps the drive at ~3.5 W after writes stop).
+const EVO_POWER: &[Param] = &[
+    fitted("p_idle", "0.25W", "xii-idle-above-samsung, evo-msata-like-2.5 (with p_dram: ~0.33 W active idle)"),
+    assumed("p_dram", "0.08W", "LPDDR2 of 256MB-1GB in active standby"),
+    fitted("p_slumber", "0.03W", "xii-slumber-above-840-pro (the EVO mSATA 'similar to the 2.5\" EVO' [004], no figure)"),
+    fitted(
+        "p_active",
+        "1.9W",
+        "evo-msata-turbowrite-power (2.2-2.5 W while TurboWrite absorbs writes at the link's rate), evo-msata-1tb-folds-a-minute (~3.5 W while folding)",
+    ),
+    assumed("p_ctrl", "0.3W", "the controller's extra power while it processes commands"),
+    fitted(
+        "e_prog",
+        "70uJ",
+        "evo-msata-turbowrite-power ('over 4W' once writes go to TLC: ~4.3 nJ per byte)",
+    ),
+    fitted(
+        "slc_e_prog",
+        "3uJ",
+        "evo-msata-turbowrite-power ('less NAND in use when the SLC buffer is employed')",
+    ),
+    assumed("e_read", "5uJ", "a 16 KiB TLC page read, ~80 mW for ~60 us"),
+    assumed("slc_e_read", "3uJ", "a pseudo-SLC read, ~80 mW for ~40 us"),
+    assumed("e_erase", "0.4mJ", "a TLC block erase, ~80 mW for 4.5 ms"),
+    assumed("slc_e_erase", "0.4mJ", "the same physical erase as TLC"),
+    assumed("e_channel", "50pJ", "Toggle DDR 2.0 I/O at 1.8 V"),
+    assumed("e_link", "100pJ", "a SATA 6Gb/s PHY moving data (~60 mW at the link's rate)"),
+];
+
 /// The EVO's controller and NAND, from the spec table and the NAND page of [004] ("the
 /// EVO mSATA is a match with the 2.5" EVO ... identical hardware").
 const EVO_FACTS: &[Fact] = &[
@@ -195,7 +226,7 @@ macro_rules! evo {
             name: $id,
             model_of: Some($model),
             summary: $summary,
-            params: &[EVO, $firmware, $parts],
+            params: &[EVO, EVO_POWER, $firmware, $parts],
             facts: &[EVO_FACTS, $dram],
         };
     };
@@ -294,10 +325,48 @@ const PRO_256_PARTS: &[Param] = &[
     fitted("gc_jitter", "80%", "client-scatter"),
 ];
 
+/// The 840 Pro's power: the reviews' low-power reference [000].
+const PRO_POWER: &[Param] = &[
+    fitted(
+        "p_idle",
+        "0.25W",
+        "xii-idle-above-samsung ('not low enough to be as good as Samsung')",
+    ),
+    assumed("p_dram", "0.08W", "512MB LPDDR2 in active standby"),
+    fitted(
+        "p_slumber",
+        "0.03W",
+        "xii-slumber-above-840-pro ('the lowest HIPM+DIPM slumber power')",
+    ),
+    fitted(
+        "p_active",
+        "1.5W",
+        "xii-seq-write-samsung-like, xii-random-write-low",
+    ),
+    assumed(
+        "p_ctrl",
+        "0.3W",
+        "the controller's extra power while it processes commands",
+    ),
+    fitted(
+        "e_prog",
+        "25uJ",
+        "xii-seq-write-samsung-like (~3 nJ per byte of 21nm MLC)",
+    ),
+    assumed("e_read", "3uJ", "an 8 KiB MLC page read, ~80 mW for ~45 us"),
+    assumed("e_erase", "0.25mJ", "an MLC block erase, ~80 mW for 3 ms"),
+    assumed("e_channel", "50pJ", "Toggle DDR 2.0 I/O at 1.8 V"),
+    assumed(
+        "e_link",
+        "100pJ",
+        "a SATA 6Gb/s PHY moving data (~60 mW at the link's rate)",
+    ),
+];
+
 pub const PRO_256: Preset = Preset {
     name: "840-pro-256",
     model_of: Some("Samsung SSD 840 Pro 256GB"),
     summary: "model of Samsung SSD 840 Pro 256GB: 8-channel MDX, 21nm Toggle MLC, ~7% spare (hardware assumed; behaviour fitted to the reviews)",
-    params: &[PRO_256_PARTS],
+    params: &[PRO_256_PARTS, PRO_POWER],
     facts: &[],
 };

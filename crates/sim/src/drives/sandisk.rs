@@ -31,6 +31,67 @@ const EX2_ABL: &[Param] = &[
     assumed("channel_mbps", "200", "ONFI 2.x channels of the 88SS917x/9187 generation"),
 ];
 
+/// eX2 ABL's energy per operation: MLC pages as Samsung's per byte, nCache (pseudo-SLC)
+/// programs far cheaper, which is where small random writes go.
+const EX2_ABL_ENERGY: &[Param] = &[
+    fitted("e_prog", "62uJ", "xii-seq-write-samsung-like (~3.8 nJ per byte of 19nm MLC)"),
+    fitted("slc_e_prog", "6uJ", "xii-random-write-low, ultra-plus-random-write-low-power-half-perf (small writes go to the nCache)"),
+    assumed("e_read", "5uJ", "a 16 KiB MLC page read, ~80 mW for ~60 us"),
+    assumed("slc_e_read", "3uJ", "a pseudo-SLC read, ~80 mW for ~35 us"),
+    assumed("e_erase", "0.25mJ", "an MLC block erase, ~80 mW for 3 ms"),
+    assumed("slc_e_erase", "0.25mJ", "the same physical erase as MLC"),
+    assumed("e_channel", "80pJ", "ONFI 2.x I/O at 3.3 V"),
+    assumed("e_link", "100pJ", "a SATA 6Gb/s PHY moving data (~60 mW at the link's rate)"),
+];
+
+/// The Extreme II's power [000]: idle and slumber a little above Samsung's, load power
+/// Samsung-like.
+const EXTREME_II_POWER: &[Param] = &[
+    fitted("p_idle", "0.4W", "xii-idle-above-samsung"),
+    assumed("p_dram", "0.1W", "DDR3-1600 in active standby"),
+    fitted(
+        "p_slumber",
+        "0.12W",
+        "xii-slumber-above-840-pro, xii-slumber-under-500mw ('a bit more power hungry')",
+    ),
+    fitted(
+        "p_active",
+        "1W",
+        "xii-seq-write-samsung-like, xii-random-write-low",
+    ),
+    fitted(
+        "p_ctrl",
+        "0.1W",
+        "xii-random-write-low ('amazingly low' with a random write workload)",
+    ),
+];
+
+/// The Ultra Plus's power [002]: the 88SS9175 is 'a light version' of the 9174 'with a big
+/// focus on reducing power consumption'.
+const ULTRA_PLUS_POWER: &[Param] = &[
+    assumed(
+        "p_idle",
+        "0.3W",
+        "a low-power controller ('a big focus on reducing power consumption' [002])",
+    ),
+    assumed("p_dram", "0.06W", "128MB DDR2-800 in active standby"),
+    fitted(
+        "p_slumber",
+        "0.1W",
+        "xii-slumber-above-840-pro, xii-slumber-under-500mw",
+    ),
+    fitted(
+        "p_active",
+        "0.9W",
+        "ultra-plus-random-write-low-power-half-perf",
+    ),
+    assumed(
+        "p_ctrl",
+        "0.2W",
+        "a light controller's extra power while it processes commands",
+    ),
+];
+
 /// SanDisk's firmware on Marvell controllers: GC whose firmware time per relocated unit
 /// sets the steady state (the same cost fits both drives the seeds quote at ~5K), cleaning
 /// in bursts at 1.5x the host's pace.
@@ -101,9 +162,11 @@ pub const EXTREME_II_120: Preset = Preset {
     summary: "model of SanDisk Extreme II 120GB: 8-channel Marvell 88SS9187, 16 dies of 19nm eX2 ABL MLC with nCache, ~14% spare, 128MB DRAM",
     params: &[
         EX2_ABL,
+        EX2_ABL_ENERGY,
         SANDISK_FIRMWARE,
         CONSISTENCY_FIRST,
         EXTREME_II,
+        EXTREME_II_POWER,
         &[
             published("capacity", "120034123776", "000", "120GB (IDEMA LBA count)"),
             derived("dies", "2", "000", "8 GB dies (as the Ultra Plus's [002]) and ~14% spare: 128 GiB raw, 16 dies"),
@@ -121,9 +184,11 @@ pub const EXTREME_II_240: Preset = Preset {
     summary: "model of SanDisk Extreme II 240GB: 8-channel Marvell 88SS9187, 32 dies of 19nm eX2 ABL MLC with nCache, ~14% spare, 256MB DRAM",
     params: &[
         EX2_ABL,
+        EX2_ABL_ENERGY,
         SANDISK_FIRMWARE,
         CONSISTENCY_FIRST,
         EXTREME_II,
+        EXTREME_II_POWER,
         &[
             published("capacity", "240057409536", "000", "240GB (IDEMA LBA count)"),
             derived("dies", "4", "000", "8 GB dies and ~14% spare: 256 GiB raw, 32 dies"),
@@ -141,9 +206,11 @@ pub const EXTREME_II_480: Preset = Preset {
     summary: "model of SanDisk Extreme II 480GB: 8-channel Marvell 88SS9187, 64 dies of 19nm eX2 ABL MLC with nCache, ~14% spare, 512MB DRAM",
     params: &[
         EX2_ABL,
+        EX2_ABL_ENERGY,
         SANDISK_FIRMWARE,
         CONSISTENCY_FIRST,
         EXTREME_II,
+        EXTREME_II_POWER,
         &[
             published("capacity", "480103981056", "000", "480GB (IDEMA LBA count)"),
             derived("dies", "8", "000", "8 GB dies and ~14% spare: 512 GiB raw, 64 dies"),
@@ -204,8 +271,10 @@ pub const ULTRA_PLUS_64: Preset = Preset {
     summary: "model of SanDisk Ultra Plus 64GB: 4-channel Marvell 88SS9175, 8 dies of 19nm eX2 ABL MLC with a small nCache, ~7% spare",
     params: &[
         EX2_ABL,
+        EX2_ABL_ENERGY,
         SANDISK_FIRMWARE,
         ULTRA_PLUS,
+        ULTRA_PLUS_POWER,
         &[
             published("capacity", "64023257088", "002", "64GB (priced in the review's table; IDEMA LBA count)"),
             derived("dies", "2", "002", "the 256GB's 8 GB dies: 64 GiB raw, 8 dies"),
@@ -222,8 +291,10 @@ pub const ULTRA_PLUS_128: Preset = Preset {
     summary: "model of SanDisk Ultra Plus 128GB: 4-channel Marvell 88SS9175, 16 dies of 19nm eX2 ABL MLC with a small nCache, ~7% spare",
     params: &[
         EX2_ABL,
+        EX2_ABL_ENERGY,
         SANDISK_FIRMWARE,
         ULTRA_PLUS,
+        ULTRA_PLUS_POWER,
         &[
             published("capacity", "128035676160", "002", "128GB (priced in the review's table; IDEMA LBA count)"),
             derived("dies", "4", "002", "the 256GB's 8 GB dies: 128 GiB raw, 16 dies"),
@@ -240,8 +311,10 @@ pub const ULTRA_PLUS_256: Preset = Preset {
     summary: "model of SanDisk Ultra Plus 256GB: 4-channel Marvell 88SS9175, 32 dies of 19nm eX2 ABL MLC with a small nCache, ~7% spare, 128MB DRAM",
     params: &[
         EX2_ABL,
+        EX2_ABL_ENERGY,
         SANDISK_FIRMWARE,
         ULTRA_PLUS,
+        ULTRA_PLUS_POWER,
         &[
             published("capacity", "256060514304", "002", "256GB (IDEMA LBA count)"),
             published("dies", "8", "002", "'four SanDisk NAND packages ... 8 x 8GB die per package': 32 dies"),
@@ -258,9 +331,11 @@ pub const X300S_512: Preset = Preset {
     summary: "model of SanDisk X300s 512GB: the Extreme II's platform with 7% spare area (the Extreme Pro has 12%)",
     params: &[
         EX2_ABL,
+        EX2_ABL_ENERGY,
         SANDISK_FIRMWARE,
         CONSISTENCY_FIRST,
         EXTREME_II,
+        EXTREME_II_POWER,
         &[
             published("capacity", "512110190592", "003", "512GB (IDEMA LBA count)"),
             assumed("dies", "8", "64 dies of 8 GB, as the 480GB Extreme II"),
