@@ -160,7 +160,9 @@ fn power_text(
         if let (Some(mbps), Some(iops)) = (a.mbps_per_w, a.iops_per_w) {
             text += &format!("; {mbps:.1} MB/s per W, {iops:.0} IOPS per W");
         }
-        if let (Some(first), Some(after)) = (a.first_30s_w, a.after_30s_w) {
+        if let (Some(t), Some(burst), Some(after)) = (a.burst_s, a.burst_w, a.after_burst_w) {
+            text += &format!("; {burst:.2} W until the burst ended at {t} s, {after:.2} W after");
+        } else if let (Some(first), Some(after)) = (a.first_30s_w, a.after_30s_w) {
             text += &format!("; first 30 s {first:.2} W, after {after:.2} W");
         }
         if let Some(tail) = a.tail_w {

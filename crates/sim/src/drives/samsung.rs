@@ -52,7 +52,7 @@ const EVO: &[Param] = &[
 /// TurboWrite's buffer is full [004], and the MEX controller clocks up while it has work,
 /// folding included (which is what keeps the drive at ~3.5 W after writes stop).
 const EVO_POWER: &[Param] = &[
-    fitted("p_idle", "0.25W", "xii-idle-above-samsung, evo-msata-like-2.5 (with p_dram: ~0.33 W active idle)"),
+    fitted("p_idle", "0.25W", "xii-idle-above-samsung, evo-msata-1tb-idle-power-like-2.5 (with p_dram: ~0.33 W active idle)"),
     assumed("p_dram", "0.08W", "LPDDR2 of 256MB-1GB in active standby"),
     fitted("p_slumber", "0.03W", "xii-slumber-above-840-pro (the EVO mSATA 'similar to the 2.5\" EVO' [004], no figure)"),
     fitted(

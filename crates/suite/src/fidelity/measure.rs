@@ -241,6 +241,10 @@ impl Measure {
                         put("seq_first_30s_w", a.first_30s_w.unwrap_or(0.0));
                         put("seq_after_30s_w", a.after_30s_w.unwrap_or(0.0));
                         put("seq_tail_w", a.tail_w.unwrap_or(0.0));
+                        // No burst: the whole write is the figure before and after.
+                        let whole = a.mean_w.unwrap_or(0.0);
+                        put("seq_burst_w", a.burst_w.unwrap_or(whole));
+                        put("seq_after_burst_w", a.after_burst_w.unwrap_or(whole));
                     }
                     if name == "power-random-write" {
                         put("random_write_iops", r.summary.iops);

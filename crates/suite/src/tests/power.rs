@@ -45,6 +45,15 @@ pub struct PowerAnalysis {
     /// The sequential write's first 30 s and the rest of it.
     pub first_30s_w: Option<f64>,
     pub after_30s_w: Option<f64>,
+    /// The sequential write's burst: the second its throughput fell, or its power rose, for
+    /// good (an SLC cache full; the consistency drop rule), and the mean watts before and
+    /// after it.
+    #[serde(default)]
+    pub burst_s: Option<usize>,
+    #[serde(default)]
+    pub burst_w: Option<f64>,
+    #[serde(default)]
+    pub after_burst_w: Option<f64>,
     /// The sequential write's tail: the mean over as long after the writes stop (60 s), and its
     /// seconds.
     pub tail_w: Option<f64>,
@@ -291,6 +300,21 @@ fn analysis(state: State, outcome: &engine::driver::Outcome) -> PowerAnalysis {
     let seconds: Vec<Option<f64>> = m.per_second.iter().map(|p| p.watts).collect();
     let part = |range: std::ops::Range<usize>| mean_of(seconds.get(range).unwrap_or(&[]));
     let seq = state == State::SeqWrite;
+    // The burst ends where throughput falls for good or, on a drive whose array keeps the
+    // link's pace, where power steps up for good (a fall of its inverse): "2.2W and 2.5W
+    // for up to 30 seconds or so until it jumped to over 4W" [004].
+    let mbps: Vec<f64> = m.per_second.iter().map(|p| p.mbps).collect();
+    let inverse_watts: Option<Vec<f64>> = seconds
+        .iter()
+        .map(|w| w.filter(|&w| w > 0.0).map(|w| 1.0 / w))
+        .collect();
+    let burst_s = seq
+        .then(|| {
+            crate::stats::find_drop(&mbps)
+                .or_else(|| crate::stats::find_drop(inverse_watts.as_deref()?))
+                .map(|d| d.at_s)
+        })
+        .flatten();
     let missing = match power {
         None => Some(
             "no power: give a meter with --power-meter (a simulated drive models its own)"
@@ -315,6 +339,9 @@ fn analysis(state: State, outcome: &engine::driver::Outcome) -> PowerAnalysis {
         after_30s_w: seq
             .then(|| part(FIRST_PART_S.min(seconds.len())..seconds.len()))
             .flatten(),
+        burst_s,
+        burst_w: burst_s.and_then(|t| part(0..t)),
+        after_burst_w: burst_s.and_then(|t| part(t..seconds.len())),
         tail_w: None,
         tail_watts: Vec::new(),
         link_power: None,
