@@ -317,19 +317,39 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             last_report = Instant::now();
         }
     }
-    let cpu = CpuUsage::now().since(cpu_start);
-    energy.finish(dev, &mut rec);
-    let counters = counters_start.map(|start| CounterSnapshots {
-        start,
-        checkpoint: counters_checkpoint,
-        end: dev.counters().unwrap_or_default(),
-    });
+    let (measurements, counters) = wrap_up(
+        dev,
+        rec,
+        energy,
+        counters_start,
+        counters_checkpoint,
+        cpu_start,
+    );
     Ok(Outcome::of(
-        rec.finish(dev.now_ns(), Some(cpu)),
+        measurements,
         stopped,
         counters,
         hooks.verify.map(|v| v.report()),
     ))
+}
+
+/// The end of a run: the last energy sample, the device's counters and the measurements.
+fn wrap_up(
+    dev: &mut dyn Device,
+    mut rec: Recorder,
+    mut energy: EnergyProbe,
+    counters_start: Option<serde_json::Value>,
+    checkpoint: Option<serde_json::Value>,
+    cpu_start: CpuUsage,
+) -> (Measurements, Option<CounterSnapshots>) {
+    let cpu = CpuUsage::now().since(cpu_start);
+    energy.finish(dev, &mut rec);
+    let counters = counters_start.map(|start| CounterSnapshots {
+        start,
+        checkpoint,
+        end: dev.counters().unwrap_or_default(),
+    });
+    (rec.finish(dev.now_ns(), Some(cpu)), counters)
 }
 
 fn fraction(w: &Workload, elapsed_ns: u64, ios: u64, bytes: u64) -> f64 {
@@ -433,18 +453,15 @@ pub fn idle_run(dev: &mut dyn Device, ns: u64, mut hooks: Hooks) -> Result<Outco
             });
         }
     }
-    energy.finish(dev, &mut rec);
-    let counters = counters_start.map(|start| CounterSnapshots {
-        start,
-        checkpoint: counters_checkpoint,
-        end: dev.counters().unwrap_or_default(),
-    });
-    Ok(Outcome::of(
-        rec.finish(dev.now_ns(), Some(CpuUsage::now().since(cpu_start))),
-        stopped,
-        counters,
-        None,
-    ))
+    let (measurements, counters) = wrap_up(
+        dev,
+        rec,
+        energy,
+        counters_start,
+        counters_checkpoint,
+        cpu_start,
+    );
+    Ok(Outcome::of(measurements, stopped, counters, None))
 }
 
 /// Let the device sit idle for `ns` on its own clock (a drive may garbage-collect or erase

@@ -118,3 +118,52 @@ fn trim_ignored_is_not_functional() {
     assert!(!a.functional, "{}", a.verdict);
     assert!(a.verdict.contains("not functional"));
 }
+
+#[test]
+fn power_follows_the_simulated_work_and_slumber_is_set_and_put_back() {
+    let short = |rest: f64| Overrides {
+        duration_s: Some(20.0),
+        rest_s: Some(rest),
+        ..Overrides::default()
+    };
+    let spec = "sim:840-evo-msata-250,capacity=8G";
+    let idle = &run(spec, "power-idle", short(10.0))[0];
+    let slumber = &run(spec, "power-slumber", short(10.0))[0];
+    let seq = &run(spec, "power-seq-write", short(0.0))[0];
+    for r in [idle, slumber, seq] {
+        assert!(r.complete, "{}", r.label);
+        let p = r.power.as_ref().expect("modelled power");
+        assert_eq!(p.basis, engine::power::Basis::Model);
+        // The per-second series accounts for the phase's energy, second by second.
+        let from_seconds: f64 = r
+            .per_second
+            .iter()
+            .map(|s| s.watts.expect("every second has power") * s.covered_s.unwrap_or(1.0))
+            .sum();
+        let energy = p.energy_j.unwrap();
+        assert!(
+            (from_seconds - energy).abs() <= 1e-6 * energy,
+            "{}: {from_seconds} J by second, {energy} J in all",
+            r.label
+        );
+    }
+    let mean = |r: &TestResult| r.power_analysis().unwrap().mean_w.unwrap();
+    assert!(mean(slumber) < 0.5 * mean(idle), "slumber below idle");
+    assert!(mean(seq) > 3.0 * mean(idle), "writing above idle");
+    // The simulator's link power switch: found off, set on for slumber, put back.
+    let link = slumber.power_analysis().unwrap().link_power.unwrap();
+    assert_eq!(link.control.as_deref(), Some("sim:link_pm"));
+    assert_eq!(
+        (link.found.as_deref(), link.set.as_deref(), link.restored),
+        (Some("off"), Some("on"), true)
+    );
+    assert_eq!(
+        idle.power_analysis().unwrap().link_power.unwrap().set,
+        None,
+        "idle leaves link power management off"
+    );
+    // After the writes the drive folds TurboWrite's buffer: power above idle for a while.
+    let a = seq.power_analysis().unwrap();
+    assert!(a.tail_w.unwrap() > mean(idle), "{a:?}");
+    assert!(a.mbps_per_w.unwrap() > 0.0 && a.iops_per_w.unwrap() > 0.0);
+}
