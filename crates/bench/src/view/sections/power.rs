@@ -188,6 +188,9 @@ fn seq_write_table(rv: &Review) -> Option<Table> {
         "drive",
         "first 30 s",
         "after 30 s",
+        "burst ends at",
+        "until then",
+        "after it",
         "tail (60 s after the writes)",
         "",
     ]);
@@ -199,6 +202,13 @@ fn seq_write_table(rv: &Review) -> Option<Table> {
                 drive_cell(d, &e.result).into(),
                 get(|a| a.first_30s_w),
                 get(|a| a.after_30s_w),
+                Cell::Num(
+                    a.as_ref()
+                        .and_then(|a| a.burst_s)
+                        .map_or("–".into(), |t| format!("{t} s")),
+                ),
+                get(|a| a.burst_w),
+                get(|a| a.after_burst_w),
                 get(|a| a.tail_w),
                 parameters_link(rv, e).into(),
             ]);
@@ -329,11 +339,12 @@ pub fn section(rv: &Review) -> Option<Markup> {
         div.charts { @for c in &charts { (c) } }
         (table(rv, &results))
         @if let Some(t) = seq_write_table(rv) {
-            h3 { "Sequential write: the first 30 s, the rest, and the tail" }
+            h3 { "Sequential write: the first 30 s, the burst, the rest, and the tail" }
             p.note {
-                "An SLC cache absorbs the first seconds of a sequential write; a drive may go on \
-                 folding it into TLC for a minute after the writes stop (the tail), drawing power \
-                 while idle to the host."
+                "An SLC cache absorbs the first seconds of a sequential write; the burst ends where \
+                 throughput falls, or power rises, for good (the consistency drop rule). A drive \
+                 may go on folding the cache into TLC for a minute after the writes stop (the \
+                 tail), drawing power while idle to the host."
             }
             (t)
         }
