@@ -196,6 +196,8 @@ impl<'a> Context<'a> {
             p.watts = watts.get(p.t as usize).copied().flatten();
         }
         outcome.power = Some(PhasePower::metered(&log, start_s, end_s));
+        // Later phases start after this one: its readings are done with.
+        meter.forget_before(end_s);
     }
 
     fn run(

@@ -46,6 +46,12 @@ pub use spec::{Channel, Chip, MeterSpec, SpecError};
 /// measures something else.
 pub const MAX_DRIVE_WATTS: f64 = 100.0;
 
+/// Readings a meter keeps at most (64 MiB of them): a phase's readings are let go once it is
+/// measured ([`Meter::forget_before`]), so only a meter printing thousands of lines a
+/// second through a long phase reaches this, and its power is missing from then on rather
+/// than the machine's memory exhausted.
+pub const MAX_SAMPLES: usize = 1 << 22;
+
 /// How a meter runs.
 #[derive(Clone, Debug)]
 pub struct MeterOptions {
@@ -191,6 +197,18 @@ impl Recording {
     fn push(&self, at: Instant, watts: f64) {
         let t_s = self.t_s(at);
         let mut log = self.lock();
+        if log.samples.len() >= MAX_SAMPLES {
+            if log.missing.is_none() {
+                log.missing = Some(MissingPower {
+                    from_s: t_s,
+                    reason: format!(
+                        "more than {MAX_SAMPLES} readings in one phase: have the meter print \
+                         fewer a second"
+                    ),
+                });
+            }
+            return;
+        }
         // Stamps arrive in order from one thread; never let the series run back.
         let t_s = log.samples.last().map_or(t_s, |l| t_s.max(l.t_s));
         log.samples.push(PowerSample { t_s, watts });
@@ -313,6 +331,17 @@ impl Meter {
         let mut log = self.recording.lock().clone();
         log.end_s = self.now_s();
         log
+    }
+
+    /// Let go of the readings before `t_s` (a phase already measured), keeping the one still
+    /// in force then.
+    pub fn forget_before(&self, t_s: f64) {
+        let mut log = self.recording.lock();
+        let keep_from = log
+            .samples
+            .partition_point(|s| s.t_s < t_s)
+            .saturating_sub(1);
+        log.samples.drain(..keep_from);
     }
 
     /// Stop reading and return everything read.
