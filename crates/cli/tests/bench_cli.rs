@@ -628,3 +628,33 @@ fn suites_started_together_on_one_target_are_each_a_run() {
         );
     }
 }
+
+#[test]
+fn a_database_url_of_an_unknown_scheme_is_an_error_not_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in ["mysql://user@host:5432/bench", "sqlite:"] {
+        let o = ssdlab()
+            .current_dir(dir.path())
+            .env("SSDLAB_DB", db)
+            .args(["bench", "list"])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{db}: {}", text(&o));
+        assert!(
+            text(&o).contains("scheme") || text(&o).contains("sqlite:PATH"),
+            "{db}: {}",
+            text(&o)
+        );
+    }
+    let o = ssdlab()
+        .current_dir(dir.path())
+        .args(["bench", "--db", "mysql://u@h/b", "import", "."])
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing created in the working directory"
+    );
+}

@@ -8,6 +8,7 @@
 //! upgraded.
 
 mod import;
+mod location;
 mod query;
 mod schema;
 mod store;
@@ -18,6 +19,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use import::{check_name, check_result, check_time};
+pub use location::{redacted, Location};
 pub use query::{DriveRow, RunRow, Specs, StoredResult};
 pub use schema::LATEST as SCHEMA_VERSION;
 pub use store::{RunRecord, Stored};
@@ -63,6 +65,7 @@ pub struct Bench {
 impl Bench {
     /// Open (creating it and its directory if needed) and bring the schema up to date.
     pub fn open(path: &Path) -> Result<Bench> {
+        let path = &Bench::sqlite_path(path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| BenchError::Input(format!("cannot create {}: {e}", dir.display())))?;
@@ -80,6 +83,7 @@ impl Bench {
     /// export). A Bench of an older schema is upgraded first, which is the only write; an
     /// empty or foreign SQLite file is never given the Bench's tables.
     pub fn open_read_only(path: &Path) -> Result<Bench> {
+        let path = &Bench::sqlite_path(path)?;
         let missing = || BenchError::Missing {
             path: path.display().to_string(),
         };
@@ -100,6 +104,17 @@ impl Bench {
             return Bench::checked(conn, path);
         }
         Ok(bench)
+    }
+
+    /// The SQLite file `--db` names; any other scheme is an error.
+    fn sqlite_path(db: &Path) -> Result<PathBuf> {
+        match Location::parse(db)? {
+            Location::Sqlite(p) => Ok(p),
+            Location::Postgres(url) => Err(BenchError::Input(format!(
+                "--db {}: this ssdlab keeps the Bench in SQLite only (a path, or sqlite:PATH)",
+                crate::term::printable(&redacted(&url))
+            ))),
+        }
     }
 
     pub fn path(&self) -> &Path {

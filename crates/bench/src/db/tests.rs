@@ -635,3 +635,20 @@ fn the_migration_to_watts_fills_them_from_the_stored_results() {
     );
     assert_eq!(b.results_of_run(1).unwrap()[0].result, r);
 }
+
+#[test]
+fn an_unknown_scheme_is_an_error_and_creates_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd_file = std::path::Path::new("postgres:");
+    for db in ["mysql://u@h:5432/bench", "postgres://u@h:5432/bench"] {
+        let url = std::path::Path::new(db);
+        assert!(Bench::open(url).is_err(), "{db}");
+        assert!(Bench::open_read_only(url).is_err(), "{db}");
+    }
+    assert!(!cwd_file.exists(), "no file named after the URL");
+    // sqlite:PATH is a file.
+    let path = dir.path().join("b.db");
+    let b = Bench::open(std::path::Path::new(&format!("sqlite:{}", path.display()))).unwrap();
+    assert_eq!(b.path(), path);
+    assert!(path.exists());
+}
