@@ -59,7 +59,10 @@ pub(crate) fn run(model: &str, started: &str, results: Vec<TestResult>) -> RunRe
 
 fn count(b: &Bench, table: &str) -> i64 {
     b.conn
-        .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .borrow_mut()
+        .query_one(&format!("SELECT count(*) FROM {table}"), &[])
+        .unwrap()
+        .get(0)
         .unwrap()
 }
 
@@ -71,7 +74,7 @@ fn a_new_database_gets_the_whole_schema() {
     assert_eq!(b.schema_version().unwrap(), SCHEMA_VERSION);
     assert_eq!(count(&b, "drive_specs"), 0);
     let mode: String = b
-        .conn
+        .sqlite()
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
@@ -555,22 +558,24 @@ fn powered(model: &str, started: &str) -> TestResult {
 }
 
 fn watts_of(b: &Bench, result_id: i64) -> (Option<f64>, Vec<Option<f64>>) {
-    let mean = b
-        .conn
-        .query_row(
+    let mut conn = b.conn.borrow_mut();
+    let mean = conn
+        .query_one(
             "SELECT mean_w FROM results WHERE id = ?1",
-            [result_id],
-            |r| r.get(0),
+            conn::params![result_id],
         )
-        .unwrap();
-    let seconds = b
-        .conn
-        .prepare("SELECT watts FROM series WHERE result_id = ?1 AND kind = 'second' ORDER BY idx")
         .unwrap()
-        .query_map([result_id], |r| r.get(0))
-        .unwrap()
-        .collect::<rusqlite::Result<_>>()
+        .get(0)
         .unwrap();
+    let seconds = conn
+        .query(
+            "SELECT watts FROM series WHERE result_id = ?1 AND kind = 'second' ORDER BY idx",
+            conn::params![result_id],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0).unwrap())
+        .collect();
     (mean, seconds)
 }
 
