@@ -289,6 +289,46 @@ fn concurrent_writers_lose_nothing(db: &Db) {
     assert_eq!((count(&b, "runs"), count(&b, "results")), (75, 300));
 }
 
+/// The bar: 16 writers storing 50 runs each into PostgreSQL, 4 into SQLite (whose
+/// writers take turns), each run twice: every run stored, once. Writers share drives.
+fn many_writers_store_every_run_once(db: &Db) {
+    let path = db.path();
+    let writers = if matches!(db, Db::Postgres(_)) { 16 } else { 4 };
+    let handles: Vec<_> = (0..writers)
+        .map(|w| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let model = format!("m{}", w % 3);
+                let mut b = Bench::open(&path).unwrap();
+                for i in 0..50 {
+                    let t = format!("2026-01-01T00:{:02}:{:02}Z", w, i);
+                    let results = (0..2)
+                        .map(|k| result(&format!("t{k}"), None, &model, &t, k as f64))
+                        .collect();
+                    let r = run(&model, &t, results);
+                    let id = match b.store(&r).unwrap() {
+                        Stored::New(id) => id,
+                        other => panic!("{other:?}"),
+                    };
+                    assert_eq!(b.store(&r).unwrap(), Stored::Already(id));
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let b = Bench::open(&path).unwrap();
+    let runs = b.runs().unwrap();
+    assert_eq!(runs.len(), writers * 50);
+    let mut uuids: Vec<&str> = runs.iter().map(|r| r.uuid.as_str()).collect();
+    uuids.sort();
+    uuids.dedup();
+    assert_eq!(uuids.len(), writers * 50, "none duplicated");
+    assert_eq!(count(&b, "results"), (writers * 100) as i64);
+    assert_eq!(b.drives().unwrap().len(), 3);
+}
+
 /// A Bench of some runs over many pages, closed (so checkpointed into the one file).
 fn filled(path: &std::path::Path) {
     let mut b = Bench::open(path).unwrap();
@@ -700,6 +740,7 @@ on_both!(
     runs_are_stored_once_and_resumed_runs_replace_their_results,
     annotations_set_what_is_given_and_empty_text_clears,
     concurrent_writers_lose_nothing,
+    many_writers_store_every_run_once,
     runs_of_the_same_test_target_and_second_are_kept_apart,
     a_complete_result_is_never_replaced_by_an_incomplete_one,
     power_survives_storing_and_reading_and_missing_seconds_stay_null,
