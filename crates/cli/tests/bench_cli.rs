@@ -658,3 +658,36 @@ fn a_database_url_of_an_unknown_scheme_is_an_error_not_a_file() {
         "nothing created in the working directory"
     );
 }
+
+#[test]
+fn a_suite_stores_itself_in_postgresql_and_the_bench_reads_it_there() {
+    let Some(server) = test_support::postgres::shared() else {
+        return;
+    };
+    let url = server.new_database();
+    let db = Path::new(&url);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a");
+    let o = suite(db, "sim:default", &out).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let export = bench(db, &["export"]);
+    assert!(export.status.success(), "{}", text(&export));
+    let all: serde_json::Value = serde_json::from_slice(&export.stdout).unwrap();
+    let runs = all["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        runs[0]["results"].as_array().unwrap().len(),
+        result_files(&out)
+    );
+    // Importing it again stores nothing; list and compare read it.
+    let o = bench(db, &["import", out.to_str().unwrap()]);
+    assert!(text(&o).contains("already stored as run"), "{}", text(&o));
+    let o = bench(db, &["list"]);
+    assert!(
+        o.status.success() && text(&o).contains("sim"),
+        "{}",
+        text(&o)
+    );
+    let o = bench(db, &["compare", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
