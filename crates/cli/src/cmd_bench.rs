@@ -14,8 +14,10 @@ use bench::term::printable;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// The Bench database [default: $XDG_DATA_HOME/ssdlab/bench.db].
-    #[arg(long, env = "SSDLAB_DB", value_name = "PATH", global = true)]
+    /// The Bench database: an SQLite file (PATH or sqlite:PATH) or PostgreSQL
+    /// (postgres://user@host[:port]/dbname; PGHOST, PGUSER, PGPASSWORD... fill what it
+    /// leaves out) [default: $XDG_DATA_HOME/ssdlab/bench.db].
+    #[arg(long, env = "SSDLAB_DB", value_name = "PATH|URL", global = true)]
     pub db: Option<PathBuf>,
     #[command(subcommand)]
     pub command: BenchCmd,

@@ -40,8 +40,10 @@ pub struct StoreArgs {
     /// Do not store the results in the Bench database.
     #[arg(long)]
     pub no_store: bool,
-    /// The Bench database [default: $XDG_DATA_HOME/ssdlab/bench.db].
-    #[arg(long, env = "SSDLAB_DB", value_name = "PATH")]
+    /// The Bench database: an SQLite file (PATH or sqlite:PATH) or PostgreSQL
+    /// (postgres://user@host[:port]/dbname; PGHOST, PGUSER, PGPASSWORD... fill what it
+    /// leaves out) [default: $XDG_DATA_HOME/ssdlab/bench.db].
+    #[arg(long, env = "SSDLAB_DB", value_name = "PATH|URL")]
     pub db: Option<std::path::PathBuf>,
 }
 

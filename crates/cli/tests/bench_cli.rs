@@ -628,3 +628,66 @@ fn suites_started_together_on_one_target_are_each_a_run() {
         );
     }
 }
+
+#[test]
+fn a_database_url_of_an_unknown_scheme_is_an_error_not_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in ["mysql://user@host:5432/bench", "sqlite:"] {
+        let o = ssdlab()
+            .current_dir(dir.path())
+            .env("SSDLAB_DB", db)
+            .args(["bench", "list"])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{db}: {}", text(&o));
+        assert!(
+            text(&o).contains("scheme") || text(&o).contains("sqlite:PATH"),
+            "{db}: {}",
+            text(&o)
+        );
+    }
+    let o = ssdlab()
+        .current_dir(dir.path())
+        .args(["bench", "--db", "mysql://u@h/b", "import", "."])
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing created in the working directory"
+    );
+}
+
+#[test]
+fn a_suite_stores_itself_in_postgresql_and_the_bench_reads_it_there() {
+    let Some(server) = test_support::postgres::shared() else {
+        return;
+    };
+    let url = server.new_database();
+    let db = Path::new(&url);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a");
+    let o = suite(db, "sim:default", &out).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let export = bench(db, &["export"]);
+    assert!(export.status.success(), "{}", text(&export));
+    let all: serde_json::Value = serde_json::from_slice(&export.stdout).unwrap();
+    let runs = all["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        runs[0]["results"].as_array().unwrap().len(),
+        result_files(&out)
+    );
+    // Importing it again stores nothing; list and compare read it.
+    let o = bench(db, &["import", out.to_str().unwrap()]);
+    assert!(text(&o).contains("already stored as run"), "{}", text(&o));
+    let o = bench(db, &["list"]);
+    assert!(
+        o.status.success() && text(&o).contains("sim"),
+        "{}",
+        text(&o)
+    );
+    let o = bench(db, &["compare", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+}

@@ -7,17 +7,23 @@
 //! as it was. Reading never creates or adds tables: only a Bench of an older schema is
 //! upgraded.
 
+mod conn;
 mod import;
+mod location;
 mod query;
 mod schema;
 mod store;
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags};
+
+use conn::Conn;
 
 pub use import::{check_name, check_result, check_time};
+pub use location::{redacted, Location};
 pub use query::{DriveRow, RunRow, Specs, StoredResult};
 pub use schema::LATEST as SCHEMA_VERSION;
 pub use store::{RunRecord, Stored};
@@ -40,6 +46,8 @@ pub enum BenchError {
     Input(String),
     #[error("Bench database: {0}")]
     Sql(#[from] rusqlite::Error),
+    #[error("Bench database (PostgreSQL): {0}")]
+    Postgres(#[from] postgres::Error),
 }
 
 pub type Result<T> = std::result::Result<T, BenchError>;
@@ -56,13 +64,28 @@ pub fn default_path() -> PathBuf {
 }
 
 pub struct Bench {
-    conn: Connection,
+    conn: RefCell<Conn>,
     path: PathBuf,
 }
 
+/// The advisory lock PostgreSQL writers take to migrate the schema (any number: ssdlab's).
+const MIGRATION_LOCK: i64 = 0x5353_444c_4142_0001;
+
 impl Bench {
     /// Open (creating it and its directory if needed) and bring the schema up to date.
+    /// `path` is what `--db` names: a path, `sqlite:PATH` or `postgres://...`.
     pub fn open(path: &Path) -> Result<Bench> {
+        match Location::parse(path)? {
+            Location::Sqlite(path) => Bench::open_sqlite(&path),
+            Location::Postgres(url) => {
+                let bench = Bench::postgres(&url)?;
+                bench.migrate()?;
+                Ok(bench)
+            }
+        }
+    }
+
+    fn open_sqlite(path: &Path) -> Result<Bench> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| BenchError::Input(format!("cannot create {}: {e}", dir.display())))?;
@@ -71,15 +94,36 @@ impl Bench {
         let bench = Bench::checked(conn, path)?;
         // Before anything is written: a damaged database stays exactly as it is.
         bench.check_integrity()?;
-        bench.conn.pragma_update(None, "journal_mode", "WAL")?;
+        bench.sqlite().pragma_update(None, "journal_mode", "WAL")?;
         bench.migrate()?;
         Ok(bench)
     }
 
     /// Open an existing database for reading only (the web page, list, show, compare,
     /// export). A Bench of an older schema is upgraded first, which is the only write; an
-    /// empty or foreign SQLite file is never given the Bench's tables.
+    /// empty or foreign database is never given the Bench's tables.
     pub fn open_read_only(path: &Path) -> Result<Bench> {
+        let path = match Location::parse(path)? {
+            Location::Sqlite(path) => path,
+            Location::Postgres(url) => {
+                let bench = Bench::postgres(&url)?;
+                let version = bench.schema_version()?;
+                if version == 0 {
+                    return Err(BenchError::Missing {
+                        path: bench.path.display().to_string(),
+                    });
+                }
+                if version < SCHEMA_VERSION {
+                    bench.migrate()?;
+                }
+                bench
+                    .conn
+                    .borrow_mut()
+                    .batch("SET default_transaction_read_only = on")?;
+                return Ok(bench);
+            }
+        };
+        let path = path.as_path();
         let missing = || BenchError::Missing {
             path: path.display().to_string(),
         };
@@ -95,29 +139,88 @@ impl Bench {
         }
         if version < SCHEMA_VERSION {
             drop(bench);
-            Bench::open(path)?;
+            Bench::open_sqlite(path)?;
             let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
             return Bench::checked(conn, path);
         }
         Ok(bench)
     }
 
+    /// Where the Bench is: a file, or a PostgreSQL URL (its password left out).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the Bench is a PostgreSQL database.
+    pub fn is_postgres(&self) -> bool {
+        self.conn.borrow().is_postgres()
+    }
+
+    fn sqlite(&self) -> std::cell::RefMut<'_, Connection> {
+        std::cell::RefMut::map(self.conn.borrow_mut(), |c| match c {
+            Conn::Sqlite(c) => c,
+            Conn::Postgres(_) => unreachable!("an SQLite Bench"),
+        })
+    }
+
+    /// Connect to a PostgreSQL Bench and refuse, before anything is written, a database
+    /// that is another program's or too new.
+    fn postgres(url: &str) -> Result<Bench> {
+        let shown = redacted(url);
+        let client = postgres_config(url)?
+            .connect(postgres::NoTls)
+            .map_err(|e| BenchError::Input(format!("{shown}: cannot connect: {e}")))?;
+        let bench = Bench {
+            conn: RefCell::new(Conn::Postgres(client)),
+            path: PathBuf::from(&shown),
+        };
+        let row = bench.conn.borrow_mut().query_one(
+            "SELECT (SELECT count(*) FROM information_schema.tables
+                     WHERE table_schema = current_schema() AND table_name <> 'ssdlab_schema'),
+                    to_regclass('ssdlab_schema') IS NOT NULL, to_regclass('runs') IS NOT NULL",
+            &[],
+        )?;
+        let (tables, versioned, ours): (i64, bool, bool) = (row.get(0)?, row.get(1)?, row.get(2)?);
+        let found = if versioned { bench.version()? } else { 0 };
+        bench.refuse(found, tables, ours, "a PostgreSQL database")?;
+        Ok(bench)
+    }
+
+    /// Refuse a database too new, or another program's.
+    fn refuse(&self, found: u32, tables: i64, ours: bool, what: &str) -> Result<()> {
+        let path = self.path.display().to_string();
+        if found > SCHEMA_VERSION {
+            return Err(BenchError::Newer {
+                path,
+                found,
+                latest: SCHEMA_VERSION,
+            });
+        }
+        if found == 0 && tables > 0 {
+            // A new database is empty; one with tables but no version is another program's,
+            // and the Bench's tables must not be added to it.
+            return Err(BenchError::NotADatabase {
+                path,
+                detail: format!("{what} of another program, with {tables} tables or indexes and no Bench schema"),
+            });
+        }
+        if found > 0 && !ours {
+            // Our tables must be there: a stranger's database with a version is not ours.
+            return Err(BenchError::NotADatabase {
+                path,
+                detail: "no runs table".into(),
+            });
+        }
+        Ok(())
     }
 
     /// Refuse, before anything is written, a file that is not a database or is too new.
     fn checked(conn: Connection, path: &Path) -> Result<Bench> {
         conn.busy_timeout(Duration::from_secs(60))?;
-        let bench = Bench {
-            conn,
-            path: path.to_path_buf(),
-        };
         // One statement, so one snapshot: another writer creating the schema meanwhile is
         // seen either not at all or whole (tables and version together), never as tables
         // without a version, which would look like another program's database.
-        let (found, tables, ours): (u32, i64, i64) = bench
-            .conn
+        let (found, tables, ours): (u32, i64, i64) = conn
             .query_row(
                 "SELECT (SELECT user_version FROM pragma_user_version), \
                         (SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'), \
@@ -129,29 +232,12 @@ impl Bench {
                 path: path.display().to_string(),
                 detail: e.to_string(),
             })?;
-        if found > SCHEMA_VERSION {
-            return Err(BenchError::Newer {
-                path: path.display().to_string(),
-                found,
-                latest: SCHEMA_VERSION,
-            });
-        }
-        if found == 0 && tables > 0 {
-            // A new database is empty; one with tables but no version is another program's,
-            // and the Bench's tables must not be added to it.
-            return Err(BenchError::NotADatabase {
-                path: path.display().to_string(),
-                detail: format!("an SQLite database of another program, with {tables} tables or indexes and no Bench schema"),
-            });
-        }
-        if found > 0 && ours == 0 {
-            // Our tables must be there: a stranger's database with a user_version is not ours.
-            return Err(BenchError::NotADatabase {
-                path: path.display().to_string(),
-                detail: "no runs table".into(),
-            });
-        }
-        bench.conn.pragma_update(None, "foreign_keys", "ON")?;
+        let bench = Bench {
+            conn: RefCell::new(Conn::Sqlite(conn)),
+            path: path.to_path_buf(),
+        };
+        bench.refuse(found, tables, ours > 0, "an SQLite database")?;
+        bench.sqlite().pragma_update(None, "foreign_keys", "ON")?;
         Ok(bench)
     }
 
@@ -162,8 +248,8 @@ impl Bench {
             path: self.path.display().to_string(),
             detail,
         };
-        let mut q = self
-            .conn
+        let conn = self.sqlite();
+        let mut q = conn
             .prepare("PRAGMA quick_check(5)")
             .map_err(|e| damaged(e.to_string()))?;
         let lines: Vec<String> = q
@@ -176,27 +262,51 @@ impl Bench {
         Err(damaged(lines.join("; ")))
     }
 
-    fn version(&self) -> rusqlite::Result<u32> {
-        self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+    fn version(&self) -> Result<u32> {
+        version(&mut self.conn.borrow_mut())
     }
 
     /// Apply the migrations this database lacks, all in one transaction. Taking the write
-    /// lock first means two processes opening a new database migrate it once.
+    /// lock first (SQLite's, or an advisory lock on PostgreSQL) means two processes opening
+    /// a new database migrate it once.
     fn migrate(&self) -> Result<()> {
         if self.version()? == SCHEMA_VERSION {
             return Ok(());
         }
-        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-        let from = tx.query_row("PRAGMA user_version", [], |r| r.get::<_, u32>(0))?;
+        let mut conn = self.conn.borrow_mut();
+        let postgres = conn.is_postgres();
+        let mut tx = conn.begin_write()?;
+        if postgres {
+            tx.batch(&format!(
+                "SELECT pg_advisory_xact_lock({MIGRATION_LOCK});
+                 CREATE TABLE IF NOT EXISTS ssdlab_schema (version BIGINT NOT NULL);"
+            ))?;
+        }
+        let from = version(&mut tx)?;
+        if from > SCHEMA_VERSION {
+            return Err(BenchError::Newer {
+                path: self.path.display().to_string(),
+                found: from,
+                latest: SCHEMA_VERSION,
+            });
+        }
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(from as usize) {
-            tx.execute_batch(sql)?;
+            match postgres {
+                true => tx.batch(&conn::postgres_ddl(sql))?,
+                false => tx.batch(sql)?,
+            }
             if i + 1 == schema::RUN_IDS as usize {
-                store::backfill_run_ids(&tx)?;
+                store::backfill_run_ids(&mut tx)?;
             }
             if i + 1 == schema::WATTS as usize {
-                store::backfill_power(&tx)?;
+                store::backfill_power(&mut tx)?;
             }
-            tx.pragma_update(None, "user_version", i as u32 + 1)?;
+        }
+        match postgres {
+            true => tx.batch(&format!(
+                "DELETE FROM ssdlab_schema; INSERT INTO ssdlab_schema VALUES ({SCHEMA_VERSION});"
+            ))?,
+            false => tx.batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?,
         }
         tx.commit()?;
         Ok(())
@@ -204,7 +314,7 @@ impl Bench {
 
     /// The schema version of the open database.
     pub fn schema_version(&self) -> Result<u32> {
-        Ok(self.version()?)
+        self.version()
     }
 
     /// A database at an older schema version, for tests of the migrations.
@@ -217,6 +327,74 @@ impl Bench {
         }
         Ok(conn)
     }
+}
+
+/// The schema version a database holds: SQLite's `user_version`, or the row of
+/// PostgreSQL's `ssdlab_schema` (0 where there is none).
+fn version(conn: &mut Conn) -> Result<u32> {
+    let row = match conn.is_postgres() {
+        true => {
+            let exists: bool = conn
+                .query_one("SELECT to_regclass('ssdlab_schema') IS NOT NULL", &[])?
+                .get(0)?;
+            if !exists {
+                return Ok(0);
+            }
+            conn.query_opt("SELECT version FROM ssdlab_schema", &[])?
+        }
+        false => conn.query_opt("PRAGMA user_version", &[])?,
+    };
+    row.map_or(Ok(0), |r| r.get(0))
+}
+
+/// A PostgreSQL connection string, completed from libpq's environment variables (PGHOST,
+/// PGPORT, PGUSER, PGPASSWORD, PGDATABASE) where it says nothing. TLS is not offered: use a
+/// Unix socket or a trusted network.
+fn postgres_config(url: &str) -> Result<postgres::Config> {
+    let shown = redacted(url);
+    let mut c: postgres::Config = url
+        .parse()
+        .map_err(|e| BenchError::Input(format!("{shown}: not a PostgreSQL URL: {e}")))?;
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    if c.get_hosts().is_empty() {
+        let host = env("PGHOST").unwrap_or_else(|| {
+            let socket = "/var/run/postgresql";
+            match Path::new(socket).is_dir() {
+                true => socket.into(),
+                false => "localhost".into(),
+            }
+        });
+        for h in host.split(',') {
+            match h.starts_with('/') {
+                true => c.host_path(h),
+                false => c.host(h),
+            };
+        }
+    }
+    if c.get_ports().is_empty() {
+        if let Some(port) = env("PGPORT").and_then(|p| p.parse().ok()) {
+            c.port(port);
+        }
+    }
+    if c.get_user().is_none() {
+        if let Some(user) = env("PGUSER").or_else(|| env("USER")) {
+            c.user(&user);
+        }
+    }
+    if c.get_password().is_none() {
+        if let Some(pw) = env("PGPASSWORD") {
+            c.password(pw);
+        }
+    }
+    if c.get_dbname().is_none() {
+        if let Some(db) = env("PGDATABASE") {
+            c.dbname(&db);
+        }
+    }
+    if c.get_application_name().is_none() {
+        c.application_name("ssdlab");
+    }
+    Ok(c)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Reading the Bench, and the two edits a user makes: removing a run, annotating a drive.
 
-use rusqlite::{params, OptionalExtension, Row};
+use super::conn::{params, Row, Value};
 use serde::Serialize;
 
 use suite::result::TestResult;
@@ -70,22 +70,32 @@ pub struct StoredResult {
 }
 
 const DRIVE_SELECT: &str = "
-    SELECT d.id, COALESCE(s.name, d.model, json_extract(d.identity, '$.path')), d.kind, d.model,
+    SELECT d.id, COALESCE(s.name, d.model), d.kind, d.model,
            d.serial, d.firmware, d.capacity_bytes, s.name, s.controller, s.nand, s.dram,
            s.price_usd, s.notes,
            (SELECT count(*) FROM runs r WHERE r.drive_id = d.id),
-           (SELECT max(started_at) FROM runs r WHERE r.drive_id = d.id)
+           (SELECT max(started_at) FROM runs r WHERE r.drive_id = d.id), d.identity
     FROM drives d LEFT JOIN drive_specs s ON s.drive_id = d.id";
 
-fn drive_row(r: &Row) -> rusqlite::Result<DriveRow> {
+/// A drive's name: its annotated name, else its model, else the path in its identity.
+fn name_or_path(name: Option<String>, identity: &str) -> String {
+    name.unwrap_or_else(|| {
+        serde_json::from_str::<serde_json::Value>(identity)
+            .ok()
+            .and_then(|v| v["path"].as_str().map(String::from))
+            .unwrap_or_default()
+    })
+}
+
+fn drive_row(r: &Row) -> Result<DriveRow> {
     Ok(DriveRow {
         id: r.get(0)?,
-        name: r.get(1)?,
+        name: name_or_path(r.get(1)?, &r.get::<String>(15)?),
         kind: r.get(2)?,
         model: r.get(3)?,
         serial: r.get(4)?,
         firmware: r.get(5)?,
-        capacity_bytes: r.get::<_, i64>(6)? as u64,
+        capacity_bytes: r.get::<i64>(6)? as u64,
         specs: Specs {
             name: r.get(7)?,
             controller: r.get(8)?,
@@ -100,16 +110,16 @@ fn drive_row(r: &Row) -> rusqlite::Result<DriveRow> {
 }
 
 const RUN_SELECT: &str = "
-    SELECT r.id, r.drive_id, COALESCE(s.name, d.model, json_extract(d.identity, '$.path')),
+    SELECT r.id, r.drive_id, COALESCE(s.name, d.model),
            r.kind, r.target_spec, r.started_at, r.tool_version, r.quick, r.complete, r.source,
-           r.stored_at, (SELECT count(*) FROM results x WHERE x.run_id = r.id), r.uuid
+           r.stored_at, (SELECT count(*) FROM results x WHERE x.run_id = r.id), r.uuid, d.identity
     FROM runs r JOIN drives d ON d.id = r.drive_id LEFT JOIN drive_specs s ON s.drive_id = d.id";
 
-fn run_row(r: &Row) -> rusqlite::Result<RunRow> {
+fn run_row(r: &Row) -> Result<RunRow> {
     Ok(RunRow {
         id: r.get(0)?,
         drive_id: r.get(1)?,
-        drive: r.get(2)?,
+        drive: name_or_path(r.get(2)?, &r.get::<String>(13)?),
         kind: r.get(3)?,
         target_spec: r.get(4)?,
         started_at: r.get(5)?,
@@ -126,18 +136,21 @@ fn run_row(r: &Row) -> rusqlite::Result<RunRow> {
 impl Bench {
     /// Every drive, by name.
     pub fn drives(&self) -> Result<Vec<DriveRow>> {
-        let mut q = self
-            .conn
-            .prepare(&format!("{DRIVE_SELECT} ORDER BY 2 COLLATE NOCASE, d.id"))?;
-        let rows = q.query_map([], drive_row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let rows = self.conn.borrow_mut().query(DRIVE_SELECT, &[])?;
+        let mut drives = rows.iter().map(drive_row).collect::<Result<Vec<_>>>()?;
+        // By name, ignoring ASCII case (SQLite's NOCASE), the same on both databases.
+        drives.sort_by(|a, b| {
+            (a.name.to_ascii_lowercase(), a.id).cmp(&(b.name.to_ascii_lowercase(), b.id))
+        });
+        Ok(drives)
     }
 
     pub fn drive(&self, id: i64) -> Result<Option<DriveRow>> {
-        Ok(self
+        let row = self
             .conn
-            .query_row(&format!("{DRIVE_SELECT} WHERE d.id = ?1"), [id], drive_row)
-            .optional()?)
+            .borrow_mut()
+            .query_opt(&format!("{DRIVE_SELECT} WHERE d.id = ?1"), params![id])?;
+        row.as_ref().map(drive_row).transpose()
     }
 
     /// The drives a user means: a drive id, or text found in the name, model or serial
@@ -175,31 +188,33 @@ impl Bench {
 
     /// Every run, newest first.
     pub fn runs(&self) -> Result<Vec<RunRow>> {
-        let mut q = self.conn.prepare(&format!(
-            "{RUN_SELECT} ORDER BY r.started_at DESC, r.id DESC"
-        ))?;
-        let rows = q.query_map([], run_row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let rows = self.conn.borrow_mut().query(
+            &format!("{RUN_SELECT} ORDER BY r.started_at DESC, r.id DESC"),
+            &[],
+        )?;
+        rows.iter().map(run_row).collect()
     }
 
     pub fn run(&self, id: i64) -> Result<Option<RunRow>> {
-        Ok(self
+        let row = self
             .conn
-            .query_row(&format!("{RUN_SELECT} WHERE r.id = ?1"), [id], run_row)
-            .optional()?)
+            .borrow_mut()
+            .query_opt(&format!("{RUN_SELECT} WHERE r.id = ?1"), params![id])?;
+        row.as_ref().map(run_row).transpose()
     }
 
     fn results_where(&self, clause: &str, arg: i64) -> Result<Vec<StoredResult>> {
-        let mut q = self.conn.prepare(&format!(
-            "SELECT x.id, x.run_id, r.drive_id, x.body FROM results x JOIN runs r ON r.id = x.run_id
-             WHERE {clause} ORDER BY x.started_at, x.id"
-        ))?;
-        let rows = q.query_map([arg], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?))
-        })?;
+        let rows = self.conn.borrow_mut().query(
+            &format!(
+                "SELECT x.id, x.run_id, r.drive_id, x.body FROM results x JOIN runs r ON r.id = x.run_id
+                 WHERE {clause} ORDER BY x.started_at, x.id"
+            ),
+            params![arg],
+        )?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, run_id, drive_id, body) = row?;
+            let (id, run_id, drive_id, body): (i64, i64, i64, String) =
+                (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
             let result = serde_json::from_str(&body).map_err(|e| {
                 BenchError::Input(format!("result {id} in the Bench does not parse: {e}"))
             })?;
@@ -246,19 +261,19 @@ impl Bench {
 
     /// Remove a run and its results; a drive left without runs goes too.
     pub fn remove_run(&mut self, id: i64) -> Result<bool> {
-        let tx = self.conn.transaction()?;
-        let drive: Option<i64> = tx
-            .query_row("SELECT drive_id FROM runs WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
-            .optional()?;
+        let mut tx = self.conn.get_mut().begin_write()?;
+        let drive: Option<i64> =
+            match tx.query_opt("SELECT drive_id FROM runs WHERE id = ?1", params![id])? {
+                Some(r) => Some(r.get(0)?),
+                None => None,
+            };
         let Some(drive) = drive else {
             return Ok(false);
         };
-        tx.execute("DELETE FROM runs WHERE id = ?1", [id])?;
+        tx.execute("DELETE FROM runs WHERE id = ?1", params![id])?;
         tx.execute(
             "DELETE FROM drives WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM runs WHERE drive_id = ?1)",
-            [drive],
+            params![drive],
         )?;
         tx.commit()?;
         Ok(true)
@@ -269,20 +284,20 @@ impl Bench {
         if self.drive(drive_id)?.is_none() {
             return Err(BenchError::Input(format!("no drive {drive_id}")));
         }
-        let tx = self.conn.transaction()?;
+        let mut tx = self.conn.get_mut().begin_write()?;
         tx.execute(
             "INSERT INTO drive_specs (drive_id, updated_at) VALUES (?1, ?2)
              ON CONFLICT (drive_id) DO NOTHING",
             params![drive_id, suite::result::utc_now()],
         )?;
         let text = |v: &Option<String>| v.as_ref().map(|s| (!s.is_empty()).then(|| s.clone()));
-        let fields: [(&str, Option<rusqlite::types::Value>); 6] = [
-            ("name", text(&specs.name).map(|v| v.into())),
-            ("controller", text(&specs.controller).map(|v| v.into())),
-            ("nand", text(&specs.nand).map(|v| v.into())),
-            ("dram", text(&specs.dram).map(|v| v.into())),
-            ("price_usd", specs.price_usd.map(|p| Some(p).into())),
-            ("notes", text(&specs.notes).map(|v| v.into())),
+        let fields: [(&str, Option<Value>); 6] = [
+            ("name", text(&specs.name).map(Value::from)),
+            ("controller", text(&specs.controller).map(Value::from)),
+            ("nand", text(&specs.nand).map(Value::from)),
+            ("dram", text(&specs.dram).map(Value::from)),
+            ("price_usd", specs.price_usd.map(Value::from)),
+            ("notes", text(&specs.notes).map(Value::from)),
         ];
         for (column, value) in fields {
             if let Some(v) = value {

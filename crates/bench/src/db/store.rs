@@ -4,7 +4,7 @@
 //! (a UUID made when it started) and by nothing else: storing is idempotent on it, so runs
 //! started in the same second on the same target are all kept.
 
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use super::conn::{params, Conn};
 
 use engine::Identity;
 use suite::result::TestResult;
@@ -60,30 +60,28 @@ pub(crate) fn identity_key(t: &Identity) -> String {
 
 /// Give every run stored before runs had an identity the one its results directory gets
 /// when imported now (the migration to schema 3 calls this).
-pub(super) fn backfill_run_ids(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
-    let rows: Vec<(i64, String, Option<String>)> = tx
-        .prepare("SELECT id, run_key, source FROM runs WHERE uuid IS NULL")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    for (id, key, source) in rows {
-        let first = tx
-            .query_row(
-                "SELECT test, variant, started_at, parameters, body FROM results
-                 WHERE run_id = ?1 ORDER BY started_at, id LIMIT 1",
-                [id],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, Option<String>>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, String>(4)?,
-                    ))
-                },
-            )
-            .optional()?;
+pub(super) fn backfill_run_ids(tx: &mut Conn) -> Result<()> {
+    let rows = tx.query(
+        "SELECT id, run_key, source FROM runs WHERE uuid IS NULL",
+        &[],
+    )?;
+    for row in rows {
+        let (id, key, source): (i64, String, Option<String>) =
+            (row.get(0)?, row.get(1)?, row.get(2)?);
+        let first = tx.query_opt(
+            "SELECT test, variant, started_at, parameters, body FROM results
+             WHERE run_id = ?1 ORDER BY started_at, id LIMIT 1",
+            params![id],
+        )?;
         let uuid = match first {
-            Some((test, variant, started_at, parameters, body)) => {
+            Some(r) => {
+                let (test, variant, started_at, parameters, body): (
+                    String,
+                    Option<String>,
+                    String,
+                    String,
+                    String,
+                ) = (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
                 let body: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
                 let parameters: serde_json::Value =
                     serde_json::from_str(&parameters).unwrap_or_default();
@@ -106,12 +104,10 @@ pub(super) fn backfill_run_ids(tx: &rusqlite::Transaction) -> rusqlite::Result<(
 
 /// Give the results stored before series had watts theirs, from their bodies (the
 /// migration to schema 4 calls this). A body that does not parse keeps NULL: missing.
-pub(super) fn backfill_power(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
-    let rows: Vec<(i64, String)> = tx
-        .prepare("SELECT id, body FROM results")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    for (id, body) in rows {
+pub(super) fn backfill_power(tx: &mut Conn) -> Result<()> {
+    let rows = tx.query("SELECT id, body FROM results", &[])?;
+    for row in rows {
+        let (id, body): (i64, String) = (row.get(0)?, row.get(1)?);
         let Ok(r) = serde_json::from_str::<TestResult>(&body) else {
             continue;
         };
@@ -119,12 +115,12 @@ pub(super) fn backfill_power(tx: &rusqlite::Transaction) -> rusqlite::Result<()>
             "UPDATE results SET mean_w = ?1 WHERE id = ?2",
             params![r.power.as_ref().and_then(|p| p.mean_w()), id],
         )?;
-        let mut second = tx.prepare_cached(
-            "UPDATE series SET watts = ?1 WHERE result_id = ?2 AND kind = 'second' AND idx = ?3",
-        )?;
         for (i, p) in r.per_second.iter().enumerate() {
             if p.watts.is_some() {
-                second.execute(params![p.watts, id, i as i64])?;
+                tx.execute(
+                    "UPDATE series SET watts = ?1 WHERE result_id = ?2 AND kind = 'second' AND idx = ?3",
+                    params![p.watts, id, i as i64],
+                )?;
             }
         }
     }
@@ -143,21 +139,34 @@ impl Bench {
         let uuid = parse_run_id(&run.run_id).map_err(BenchError::Input)?;
         let drive_key = identity_key(&first.target);
         let json = |v: &serde_json::Value| v.to_string();
-        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-        let before: Option<(i64, bool)> = tx
-            .query_row(
-                "SELECT id, complete FROM runs WHERE uuid = ?1",
-                [&uuid],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
+        let conn = self.conn.get_mut();
+        let postgres = conn.is_postgres();
+        let mut tx = conn.begin_write()?;
+        if postgres {
+            // Writers of the same run wait for each other (SQLite's write lock does this).
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(?1))",
+                params![uuid.as_str()],
+            )?;
+        }
+        let before: Option<(i64, bool)> = match tx.query_opt(
+            "SELECT id, complete FROM runs WHERE uuid = ?1",
+            params![uuid.as_str()],
+        )? {
+            Some(r) => Some((r.get(0)?, r.get(1)?)),
+            None => None,
+        };
         let mut results: Vec<TestResult> = run.results.clone();
         let mut complete = run.complete;
         if let Some((id, was_complete)) = before {
             let mut stored: Vec<(String, bool, String)> = tx
-                .prepare("SELECT body, complete, test || coalesce('-' || variant, '') FROM results WHERE run_id = ?1")?
-                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                .collect::<rusqlite::Result<_>>()?;
+                .query(
+                    "SELECT body, complete, test || coalesce('-' || variant, '') FROM results WHERE run_id = ?1",
+                    params![id],
+                )?
+                .into_iter()
+                .map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .collect::<Result<_>>()?;
             // A stored complete result stays over an incomplete one of the same test, and a
             // stored result the directory no longer holds stays too: storing never loses one.
             for (body, done, stem) in &stored {
@@ -190,7 +199,7 @@ impl Bench {
                 return Ok(Stored::Already(id));
             }
             // Replaced below; the run keeps its id.
-            tx.execute("DELETE FROM results WHERE run_id = ?1", [id])?;
+            tx.execute("DELETE FROM results WHERE run_id = ?1", params![id])?;
         }
 
         let t = &first.target;
@@ -209,11 +218,12 @@ impl Bench {
                 serde_json::to_string(t).expect("identity serializes"),
             ],
         )?;
-        let drive_id: i64 = tx.query_row(
-            "SELECT id FROM drives WHERE identity_key = ?1",
-            [&drive_key],
-            |r| r.get(0),
-        )?;
+        let drive_id: i64 = tx
+            .query_one(
+                "SELECT id FROM drives WHERE identity_key = ?1",
+                params![drive_key.as_str()],
+            )?
+            .get(0)?;
 
         let s = &first.system;
         let system_key = format!(
@@ -233,11 +243,12 @@ impl Bench {
                 s.os
             ],
         )?;
-        let system_id: i64 = tx.query_row(
-            "SELECT id FROM systems WHERE system_key = ?1",
-            [&system_key],
-            |r| r.get(0),
-        )?;
+        let system_id: i64 = tx
+            .query_one(
+                "SELECT id FROM systems WHERE system_key = ?1",
+                params![system_key.as_str()],
+            )?
+            .get(0)?;
 
         let run_id = match before {
             Some((id, _)) => {
@@ -254,11 +265,11 @@ impl Bench {
                 )?;
                 id
             }
-            None => {
-                tx.execute(
+            None => tx
+                .query_one(
                     "INSERT INTO runs (run_key, uuid, drive_id, system_id, kind, target_spec,
                                        started_at, tool_version, quick, complete, source, stored_at)
-                     VALUES (?1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                     VALUES (?1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
                     params![
                         uuid,
                         drive_id,
@@ -272,16 +283,15 @@ impl Bench {
                         run.source,
                         suite::result::utc_now(),
                     ],
-                )?;
-                tx.last_insert_rowid()
-            }
+                )?
+                .get(0)?,
         };
 
         for r in &results {
-            tx.execute(
+            let result_id: i64 = tx.query_one(
                 "INSERT INTO results (run_id, test, variant, label, started_at, complete, iops, mbps,
                                       parameters, analysis, body, mean_w)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id",
                 params![
                     run_id,
                     r.test,
@@ -296,38 +306,41 @@ impl Bench {
                     serde_json::to_string(r).expect("results serialize"),
                     r.power.as_ref().and_then(|p| p.mean_w()),
                 ],
-            )?;
-            let result_id = tx.last_insert_rowid();
-            let mut point = tx.prepare_cached(
-                "INSERT INTO series (result_id, kind, idx, x, iops, mbps, read_mbps, write_mbps, watts)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?;
+            )?.get(0)?;
+            let point = "INSERT INTO series (result_id, kind, idx, x, iops, mbps, read_mbps, write_mbps, watts)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
             for (i, p) in r.per_second.iter().enumerate() {
-                point.execute(params![
-                    result_id,
-                    "second",
-                    i as i64,
-                    p.t as f64,
-                    p.iops,
-                    p.mbps,
-                    p.read_mbps,
-                    p.write_mbps,
-                    p.watts
-                ])?;
+                tx.execute(
+                    point,
+                    params![
+                        result_id,
+                        "second",
+                        i as i64,
+                        p.t as f64,
+                        p.iops,
+                        p.mbps,
+                        p.read_mbps,
+                        p.write_mbps,
+                        p.watts
+                    ],
+                )?;
             }
             for (i, p) in r.points.iter().enumerate() {
                 let s = &p.summary;
-                point.execute(params![
-                    result_id,
-                    "curve",
-                    i as i64,
-                    p.x,
-                    s.iops,
-                    s.mbps,
-                    s.read.as_ref().map(|d| d.mbps),
-                    s.write.as_ref().map(|d| d.mbps),
-                    None::<f64>
-                ])?;
+                tx.execute(
+                    point,
+                    params![
+                        result_id,
+                        "curve",
+                        i as i64,
+                        p.x,
+                        s.iops,
+                        s.mbps,
+                        s.read.as_ref().map(|d| d.mbps),
+                        s.write.as_ref().map(|d| d.mbps),
+                        None::<f64>
+                    ],
+                )?;
             }
         }
         tx.commit()?;

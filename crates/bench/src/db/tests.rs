@@ -59,22 +59,25 @@ pub(crate) fn run(model: &str, started: &str, results: Vec<TestResult>) -> RunRe
 
 fn count(b: &Bench, table: &str) -> i64 {
     b.conn
-        .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .borrow_mut()
+        .query_one(&format!("SELECT count(*) FROM {table}"), &[])
+        .unwrap()
+        .get(0)
         .unwrap()
 }
 
-#[test]
-fn a_new_database_gets_the_whole_schema() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("sub/bench.db");
+fn a_new_database_gets_the_whole_schema(db: &Db) {
+    let path = db.path_in("sub");
     let b = Bench::open(&path).unwrap();
     assert_eq!(b.schema_version().unwrap(), SCHEMA_VERSION);
     assert_eq!(count(&b, "drive_specs"), 0);
-    let mode: String = b
-        .conn
-        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(mode, "wal");
+    if !b.is_postgres() {
+        let mode: String = b
+            .sqlite()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
     drop(b);
     // Opening again changes nothing.
     assert_eq!(
@@ -168,10 +171,8 @@ fn a_newer_or_foreign_database_is_refused_and_left_untouched() {
     assert!(!missing.exists(), "reading never creates a database");
 }
 
-#[test]
-fn runs_are_stored_once_and_resumed_runs_replace_their_results() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn runs_are_stored_once_and_resumed_runs_replace_their_results(db: &Db) {
+    let mut b = Bench::open(&db.path()).unwrap();
     let t0 = "2026-01-01T00:00:00Z";
     let mut first = run("a", t0, vec![result("seq-write", None, "a", t0, 300.0)]);
     first.complete = false;
@@ -218,10 +219,8 @@ fn runs_are_stored_once_and_resumed_runs_replace_their_results() {
     assert_eq!((count(&b, "results"), count(&b, "series")), (0, 0));
 }
 
-#[test]
-fn annotations_set_what_is_given_and_empty_text_clears() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn annotations_set_what_is_given_and_empty_text_clears(db: &Db) {
+    let mut b = Bench::open(&db.path()).unwrap();
     let t = "2026-01-01T00:00:00Z";
     b.store(&run(
         "m",
@@ -260,10 +259,8 @@ fn annotations_set_what_is_given_and_empty_text_clears() {
     assert_eq!(b.find_drives(&["model m".into()]).unwrap()[0].id, id);
 }
 
-#[test]
-fn concurrent_writers_lose_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bench.db");
+fn concurrent_writers_lose_nothing(db: &Db) {
+    let path = db.path();
     let writers: Vec<_> = ["a", "b", "c"]
         .into_iter()
         .map(|model| {
@@ -290,6 +287,46 @@ fn concurrent_writers_lose_nothing() {
     let b = Bench::open(&path).unwrap();
     assert_eq!(b.drives().unwrap().len(), 3);
     assert_eq!((count(&b, "runs"), count(&b, "results")), (75, 300));
+}
+
+/// The issue's bar: 16 writers storing 50 runs each into PostgreSQL, 4 into SQLite (whose
+/// writers take turns), each run twice: every run stored, once. Writers share drives.
+fn many_writers_store_every_run_once(db: &Db) {
+    let path = db.path();
+    let writers = if matches!(db, Db::Postgres(_)) { 16 } else { 4 };
+    let handles: Vec<_> = (0..writers)
+        .map(|w| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let model = format!("m{}", w % 3);
+                let mut b = Bench::open(&path).unwrap();
+                for i in 0..50 {
+                    let t = format!("2026-01-01T00:{:02}:{:02}Z", w, i);
+                    let results = (0..2)
+                        .map(|k| result(&format!("t{k}"), None, &model, &t, k as f64))
+                        .collect();
+                    let r = run(&model, &t, results);
+                    let id = match b.store(&r).unwrap() {
+                        Stored::New(id) => id,
+                        other => panic!("{other:?}"),
+                    };
+                    assert_eq!(b.store(&r).unwrap(), Stored::Already(id));
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let b = Bench::open(&path).unwrap();
+    let runs = b.runs().unwrap();
+    assert_eq!(runs.len(), writers * 50);
+    let mut uuids: Vec<&str> = runs.iter().map(|r| r.uuid.as_str()).collect();
+    uuids.sort();
+    uuids.dedup();
+    assert_eq!(uuids.len(), writers * 50, "none duplicated");
+    assert_eq!(count(&b, "results"), (writers * 100) as i64);
+    assert_eq!(b.drives().unwrap().len(), 3);
 }
 
 /// A Bench of some runs over many pages, closed (so checkpointed into the one file).
@@ -396,10 +433,8 @@ fn test_run(t: &str, seed: u64, complete: bool) -> RunRecord {
     }
 }
 
-#[test]
-fn runs_of_the_same_test_target_and_second_are_kept_apart() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn runs_of_the_same_test_target_and_second_are_kept_apart(db: &Db) {
+    let mut b = Bench::open(&db.path()).unwrap();
     let t = "2026-01-01T00:00:00Z";
     let runs: Vec<RunRecord> = (0..8).map(|seed| test_run(t, seed, true)).collect();
     let ids: Vec<i64> = runs
@@ -418,10 +453,8 @@ fn runs_of_the_same_test_target_and_second_are_kept_apart() {
     assert_eq!(count(&b, "runs"), 8);
 }
 
-#[test]
-fn a_complete_result_is_never_replaced_by_an_incomplete_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn a_complete_result_is_never_replaced_by_an_incomplete_one(db: &Db) {
+    let mut b = Bench::open(&db.path()).unwrap();
     let t = "2026-01-01T00:00:00Z";
     let done = test_run(t, 1, true);
     let id = b.store(&done).unwrap().id();
@@ -555,29 +588,29 @@ fn powered(model: &str, started: &str) -> TestResult {
 }
 
 fn watts_of(b: &Bench, result_id: i64) -> (Option<f64>, Vec<Option<f64>>) {
-    let mean = b
-        .conn
-        .query_row(
+    let mut conn = b.conn.borrow_mut();
+    let mean = conn
+        .query_one(
             "SELECT mean_w FROM results WHERE id = ?1",
-            [result_id],
-            |r| r.get(0),
+            conn::params![result_id],
         )
-        .unwrap();
-    let seconds = b
-        .conn
-        .prepare("SELECT watts FROM series WHERE result_id = ?1 AND kind = 'second' ORDER BY idx")
         .unwrap()
-        .query_map([result_id], |r| r.get(0))
-        .unwrap()
-        .collect::<rusqlite::Result<_>>()
+        .get(0)
         .unwrap();
+    let seconds = conn
+        .query(
+            "SELECT watts FROM series WHERE result_id = ?1 AND kind = 'second' ORDER BY idx",
+            conn::params![result_id],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0).unwrap())
+        .collect();
     (mean, seconds)
 }
 
-#[test]
-fn power_survives_storing_and_reading_and_missing_seconds_stay_null() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn power_survives_storing_and_reading_and_missing_seconds_stay_null(db: &Db) {
+    let mut b = Bench::open(&db.path()).unwrap();
     let r = powered("p", "2026-01-01T00:00:00Z");
     let id = b
         .store(&run("p", "2026-01-01T00:00:00Z", vec![r.clone()]))
@@ -634,4 +667,145 @@ fn the_migration_to_watts_fills_them_from_the_stored_results() {
         "no power: NULL, not 0"
     );
     assert_eq!(b.results_of_run(1).unwrap()[0].result, r);
+}
+
+#[test]
+fn an_unknown_scheme_is_an_error_and_creates_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd_file = std::path::Path::new("postgres:");
+    for db in ["mysql://u@h:5432/bench", "postgres://u@h:5432/bench"] {
+        let url = std::path::Path::new(db);
+        assert!(Bench::open(url).is_err(), "{db}");
+        assert!(Bench::open_read_only(url).is_err(), "{db}");
+    }
+    assert!(!cwd_file.exists(), "no file named after the URL");
+    // sqlite:PATH is a file.
+    let path = dir.path().join("b.db");
+    let b = Bench::open(std::path::Path::new(&format!("sqlite:{}", path.display()))).unwrap();
+    assert_eq!(b.path(), path);
+    assert!(path.exists());
+}
+
+/// Where a test's Bench lives: a new SQLite file, or a new database on the tests' own
+/// PostgreSQL server (`test_support::postgres`).
+pub(crate) enum Db {
+    Sqlite(tempfile::TempDir),
+    Postgres(String),
+}
+
+impl Db {
+    pub(crate) fn sqlite() -> Db {
+        Db::Sqlite(tempfile::tempdir().unwrap())
+    }
+
+    /// `None` (after a skip, which fails under CI) where PostgreSQL is not installed.
+    pub(crate) fn postgres() -> Option<Db> {
+        test_support::postgres::shared().map(|s| Db::Postgres(s.new_database()))
+    }
+
+    /// What `--db` would name.
+    pub(crate) fn path(&self) -> std::path::PathBuf {
+        self.path_in("")
+    }
+
+    /// For SQLite, a file in a subdirectory (made by opening).
+    pub(crate) fn path_in(&self, sub: &str) -> std::path::PathBuf {
+        match self {
+            Db::Sqlite(dir) => dir.path().join(sub).join("bench.db"),
+            Db::Postgres(url) => url.into(),
+        }
+    }
+}
+
+/// Each test on SQLite and on PostgreSQL: `NAME::sqlite`, `NAME::postgres`.
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn sqlite() {
+                super::$name(&super::Db::sqlite());
+            }
+            #[test]
+            fn postgres() {
+                if let Some(db) = super::Db::postgres() {
+                    super::$name(&db);
+                }
+            }
+        }
+    )*};
+}
+
+on_both!(
+    a_new_database_gets_the_whole_schema,
+    runs_are_stored_once_and_resumed_runs_replace_their_results,
+    annotations_set_what_is_given_and_empty_text_clears,
+    concurrent_writers_lose_nothing,
+    many_writers_store_every_run_once,
+    runs_of_the_same_test_target_and_second_are_kept_apart,
+    a_complete_result_is_never_replaced_by_an_incomplete_one,
+    power_survives_storing_and_reading_and_missing_seconds_stay_null,
+);
+
+#[test]
+fn a_newer_foreign_or_empty_postgres_database_is_refused_and_left_untouched() {
+    let Some(server) = test_support::postgres::shared() else {
+        return;
+    };
+    let client = |url: &str| {
+        postgres_config(url)
+            .unwrap()
+            .connect(postgres::NoTls)
+            .unwrap()
+    };
+    let tables = |url: &str| -> Vec<String> {
+        client(url)
+            .query(
+                "SELECT table_name::text FROM information_schema.tables
+                 WHERE table_schema = current_schema() ORDER BY 1",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    };
+
+    let foreign = server.new_database();
+    client(&foreign)
+        .batch_execute("CREATE TABLE moz_places (id BIGINT, url TEXT)")
+        .unwrap();
+    for e in [
+        Bench::open_read_only(foreign.as_ref())
+            .err()
+            .expect("refused"),
+        Bench::open(foreign.as_ref()).err().expect("refused"),
+    ] {
+        assert!(matches!(e, BenchError::NotADatabase { .. }), "{e}");
+        assert!(e.to_string().contains("another program"), "{e}");
+    }
+    assert_eq!(tables(&foreign), ["moz_places"]);
+
+    let empty = server.new_database();
+    assert!(matches!(
+        Bench::open_read_only(empty.as_ref()),
+        Err(BenchError::Missing { .. })
+    ));
+    assert!(
+        tables(&empty).is_empty(),
+        "reading never creates the schema"
+    );
+
+    let newer = server.new_database();
+    drop(Bench::open(newer.as_ref()).unwrap());
+    client(&newer)
+        .batch_execute("UPDATE ssdlab_schema SET version = 99")
+        .unwrap();
+    for e in [
+        Bench::open(newer.as_ref()).err().expect("refused"),
+        Bench::open_read_only(newer.as_ref())
+            .err()
+            .expect("refused"),
+    ] {
+        assert!(matches!(e, BenchError::Newer { found: 99, .. }), "{e}");
+    }
 }

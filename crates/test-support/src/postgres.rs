@@ -1,0 +1,227 @@
+//! A PostgreSQL server of the tests' own: `initdb` into a temporary directory, `postgres`
+//! listening on a Unix socket there only (no TCP port), as an unprivileged user when the
+//! tests run as root (initdb refuses root). It stops, and its directory goes, when the test
+//! process exits, however it exits: a watchdog shell holds the read end of a pipe whose
+//! write end only the test process has.
+//!
+//! Debian's `postgresql` package provides it (`/usr/lib/postgresql/VERSION/bin`; `.ci/run`
+//! installs it); `PG_BINDIR` names another directory of `initdb` and `postgres`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// A running server.
+pub struct Server {
+    dir: PathBuf,
+    bin: PathBuf,
+    /// Dropped (closed) when the process exits: the watchdog then stops the server.
+    _watchdog: Mutex<(Child, ChildStdin)>,
+}
+
+/// The superuser the server is made with.
+pub const USER: &str = "ssdlab";
+
+/// The directory of `initdb` and `postgres`: `PG_BINDIR`, else Debian's newest
+/// `/usr/lib/postgresql/*/bin`, else PATH.
+pub fn bin_dir() -> Option<PathBuf> {
+    let has = |d: &Path| d.join("initdb").is_file() && d.join("postgres").is_file();
+    if let Some(d) = std::env::var_os("PG_BINDIR").map(PathBuf::from) {
+        return has(&d).then_some(d);
+    }
+    let mut debian: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let v = e.file_name().to_str()?.parse::<u32>().ok()?;
+            Some((v, e.path().join("bin")))
+        })
+        .filter(|(_, d)| has(d))
+        .collect();
+    debian.sort();
+    if let Some((_, d)) = debian.pop() {
+        return Some(d);
+    }
+    crate::find_tool("initdb")
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .filter(|d| has(d))
+}
+
+/// The server this test process shares (started by the first test that asks), or `None`
+/// after [`crate::skip`] when PostgreSQL is not installed (a failure under CI).
+pub fn shared() -> Option<&'static Server> {
+    static SERVER: OnceLock<Option<Server>> = OnceLock::new();
+    let server = SERVER.get_or_init(|| {
+        bin_dir()?;
+        Some(Server::start().unwrap_or_else(|e| panic!("starting PostgreSQL: {e}")))
+    });
+    if server.is_none() {
+        crate::skip(
+            "a PostgreSQL server (initdb and postgres; Debian's postgresql package)",
+            "apt-get install postgresql",
+        );
+    }
+    server.as_ref()
+}
+
+/// Run `program` as the server's owner: `nobody` when the tests run as root.
+fn as_owner(program: &Path) -> Command {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            "--reset-env",
+        ])
+        .arg(program);
+        c
+    } else {
+        Command::new(program)
+    }
+}
+
+impl Server {
+    /// initdb and start a server in a new temporary directory.
+    pub fn start() -> Result<Server, String> {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let bin = bin_dir().ok_or("no initdb and postgres (apt-get install postgresql)")?;
+        let dir = std::env::temp_dir().join(format!(
+            "ssdlab-pg-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a valid NUL-terminated path; nobody and nogroup are 65534 on Debian.
+            if unsafe { libc::chown(c.as_ptr(), 65534, 65534) } != 0 {
+                return Err(format!(
+                    "chown {}: {}",
+                    dir.display(),
+                    std::io::Error::last_os_error()
+                ));
+            }
+        }
+        let data = dir.join("data");
+        let out = as_owner(&bin.join("initdb"))
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-U",
+                USER,
+                "--auth=trust",
+                "--no-locale",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ])
+            .output()
+            .map_err(|e| format!("initdb: {e}"))?;
+        if !out.status.success() {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(format!(
+                "initdb failed: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        // The watchdog: starts the server, and when its standard input closes (the test
+        // process exited) stops it and removes the directory.
+        let mut postgres = as_owner(&bin.join("postgres"));
+        postgres.arg("-D").arg(&data).arg("-k").arg(&dir).args([
+            "-c",
+            "listen_addresses=",
+            "-c",
+            "fsync=off",
+            "-c",
+            "synchronous_commit=off",
+            "-c",
+            "full_page_writes=off",
+            "-c",
+            "max_connections=200",
+        ]);
+        let args: Vec<String> = std::iter::once(postgres.get_program())
+            .chain(postgres.get_args())
+            .map(|a| shell_quote(&a.to_string_lossy()))
+            .collect();
+        let script = format!(
+            "{} >{} 2>&1 & pid=$!; read _ || true; kill -INT $pid; wait $pid; rm -rf {}",
+            args.join(" "),
+            shell_quote(&dir.join("log").to_string_lossy()),
+            shell_quote(&dir.to_string_lossy())
+        );
+        let mut child = Command::new("sh")
+            .args(["-c", &script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("sh: {e}"))?;
+        let stdin = child.stdin.take().expect("piped");
+        let server = Server {
+            dir,
+            bin,
+            _watchdog: Mutex::new((child, stdin)),
+        };
+        server.wait_ready()?;
+        Ok(server)
+    }
+
+    fn wait_ready(&self) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let ok = Command::new(self.bin.join("pg_isready"))
+                .arg("-h")
+                .arg(&self.dir)
+                .args(["-U", USER, "-q"])
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                let log = std::fs::read_to_string(self.dir.join("log")).unwrap_or_default();
+                return Err(format!("the server did not start in 60 s: {log}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The directory of its Unix socket.
+    pub fn socket_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A URL of database `db` on this server.
+    pub fn url(&self, db: &str) -> String {
+        format!("postgres://{USER}@/{db}?host={}", self.dir.display())
+    }
+
+    /// A new, empty database of its own; its URL.
+    pub fn new_database(&self) -> String {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let name = format!("t{}", N.fetch_add(1, Ordering::Relaxed));
+        let out = Command::new(self.bin.join("createdb"))
+            .arg("-h")
+            .arg(&self.dir)
+            .args(["-U", USER, &name])
+            .output()
+            .expect("createdb runs");
+        assert!(
+            out.status.success(),
+            "createdb {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.url(&name)
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
