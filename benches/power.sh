@@ -7,7 +7,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-cargo build --release --quiet
+# SSDLAB=target/debug/ssdlab runs a build at hand (the figures do not depend on the profile).
+ssdlab=${SSDLAB:-target/release/ssdlab}
+[ -n "${SSDLAB:-}" ] || cargo build --release --quiet
 presets=("$@")
 if [ ${#presets[@]} -eq 0 ]; then
   presets=(840-pro-256 extreme-ii-120 extreme-ii-240 extreme-ii-480 ultra-plus-256
@@ -18,7 +20,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for p in "${presets[@]}"; do
   for t in power-idle power-slumber power-seq-write power-random-write; do
-    target/release/ssdlab run "$t" --target "sim:$p" --no-store -q --out "$out/$p-$t" >/dev/null
+    "$ssdlab" run "$t" --target "sim:$p" --no-store -q --out "$out/$p-$t" >/dev/null
   done
 done
 python3 - "$out" "${presets[@]}" <<'PY'
