@@ -8,6 +8,7 @@
 //! upgraded.
 
 mod conn;
+mod copy;
 mod import;
 mod location;
 mod query;
@@ -22,6 +23,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use conn::Conn;
 
+pub use copy::Copied;
 pub use import::{check_name, check_result, check_time};
 pub use location::{redacted, Location};
 pub use query::{DriveRow, RunRow, Specs, StoredResult};

@@ -687,6 +687,105 @@ fn an_unknown_scheme_is_an_error_and_creates_no_file() {
     assert!(path.exists());
 }
 
+/// Drives, runs, results (with their ids and runs' ids) and the number of series points.
+type Everything = (Vec<DriveRow>, Vec<RunRow>, Vec<(i64, i64, TestResult)>, i64);
+
+/// Everything a Bench holds, row ids included, as `bench export` shows it.
+fn everything(b: &Bench) -> Everything {
+    let runs = b.runs().unwrap();
+    let results = runs
+        .iter()
+        .flat_map(|r| b.results_of_run(r.id).unwrap())
+        .map(|s| (s.id, s.run_id, s.result))
+        .collect();
+    (b.drives().unwrap(), runs, results, count(b, "series"))
+}
+
+/// A Bench of two drives (one annotated), three runs and a gap in the run ids.
+fn a_bench_to_copy() -> (Db, Bench) {
+    let db = Db::sqlite();
+    let mut b = Bench::open(&db.path()).unwrap();
+    for (i, model) in ["a", "b", "a", "b"].iter().enumerate() {
+        let t = format!("2026-01-0{}T00:00:00Z", i + 1);
+        let results = vec![
+            result("seq-write", None, model, &t, 300.0 + i as f64),
+            result("consistency", Some("spare-25"), model, &t, 1.5),
+        ];
+        b.store(&run(model, &t, results)).unwrap();
+    }
+    assert!(b.remove_run(2).unwrap());
+    let a = b.find_drives(&["a".into()]).unwrap()[0].id;
+    let specs = Specs {
+        name: Some("Drive A".into()),
+        price_usd: Some(99.5),
+        ..Default::default()
+    };
+    b.annotate(a, &specs).unwrap();
+    (db, b)
+}
+
+/// Into this database and back into a new SQLite file: everything arrives whole, with its
+/// ids; copying again adds nothing; a target holding some of the runs gets the rest.
+fn a_bench_copied_there_and_back_is_the_same_and_copies_once(db: &Db) {
+    let (_src_dir, src) = a_bench_to_copy();
+    let mut there = Bench::open(&db.path()).unwrap();
+    let mut calls = Vec::new();
+    let copied = there
+        .copy_from(&src, |done, total| calls.push((done, total)))
+        .unwrap();
+    assert_eq!(copied, Copied { new: 3, already: 0 });
+    assert_eq!(calls, vec![(1, 3), (2, 3), (3, 3)]);
+    let again = there.copy_from(&src, |_, _| {}).unwrap();
+    assert_eq!(again, Copied { new: 0, already: 3 });
+    assert_eq!(count(&there, "runs"), 3);
+
+    let back_dir = Db::sqlite();
+    let mut back = Bench::open(&back_dir.path()).unwrap();
+    back.copy_from(&there, |_, _| {}).unwrap();
+    let original = everything(&src);
+    assert_eq!(original.2.len(), 6);
+    assert!(original.3 > 0);
+    assert_eq!(everything(&there), original);
+    assert_eq!(everything(&back), original);
+
+    // New runs stored after a copy get new ids (PostgreSQL's sequence followed the copy).
+    let t = "2026-03-01T00:00:00Z";
+    let id = there
+        .store(&run("c", t, vec![result("seq-write", None, "c", t, 1.0)]))
+        .unwrap()
+        .id();
+    assert!(id > 4, "{id}");
+
+    // A target holding one of the runs (under another id) gets the other two.
+    let partial_dir = Db::sqlite();
+    let mut partial = Bench::open(&partial_dir.path()).unwrap();
+    let held = src.runs().unwrap().pop().unwrap();
+    let results = src.results_of_run(held.id).unwrap();
+    let mut record = run(
+        "a",
+        &held.started_at,
+        results.into_iter().map(|s| s.result).collect(),
+    );
+    record.run_id = held.uuid.clone();
+    let t = "2026-04-01T00:00:00Z";
+    partial
+        .store(&run("z", t, vec![result("seq-write", None, "z", t, 1.0)]))
+        .unwrap();
+    partial.store(&record).unwrap();
+    let copied = partial.copy_from(&src, |_, _| {}).unwrap();
+    assert_eq!(copied, Copied { new: 2, already: 1 });
+    assert_eq!(count(&partial, "runs"), 4);
+    let uuids: Vec<String> = partial
+        .runs()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.uuid)
+        .collect();
+    for r in src.runs().unwrap() {
+        assert!(uuids.contains(&r.uuid), "{} copied", r.uuid);
+    }
+}
+
 /// Where a test's Bench lives: a new SQLite file, or a new database on the tests' own
 /// PostgreSQL server (`test_support::postgres`).
 pub(crate) enum Db {
@@ -745,6 +844,7 @@ on_both!(
     runs_of_the_same_test_target_and_second_are_kept_apart,
     a_complete_result_is_never_replaced_by_an_incomplete_one,
     power_survives_storing_and_reading_and_missing_seconds_stay_null,
+    a_bench_copied_there_and_back_is_the_same_and_copies_once,
 );
 
 #[test]
