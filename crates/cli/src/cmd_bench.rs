@@ -1,5 +1,5 @@
-//! `ssdlab bench`: the results database: list, show, compare, remove, annotate, import,
-//! export, and serve it as a web page.
+//! `ssdlab bench`: the results database: list, show, compare, remove, annotate, push
+//! (import), copy, export, and serve it as a web page.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -61,10 +61,25 @@ pub enum BenchCmd {
         #[arg(long)]
         notes: Option<String>,
     },
-    /// Store results directories made elsewhere (by `ssdlab run`, `suite` or `trace replay`).
-    Import {
+    /// Store results directories (by `ssdlab run`, `suite` or `trace replay`), e.g. those
+    /// written while the Bench was unreachable. A run already stored is stored once; every
+    /// directory is tried, and the exit status says whether any failed. (`import` is the
+    /// same command.)
+    #[command(alias = "import")]
+    Push {
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
+    },
+    /// Copy one Bench into another (SQLite or PostgreSQL either way): drives and their
+    /// annotations, test systems, runs and results. Runs the target holds already (the same
+    /// run identity) are left as they are, so copying again adds only what is new.
+    Copy {
+        /// The Bench to copy: PATH, sqlite:PATH or postgres://...
+        #[arg(long, value_name = "PATH|URL")]
+        from: PathBuf,
+        /// The Bench to copy into (made if there is none).
+        #[arg(long, value_name = "PATH|URL")]
+        to: PathBuf,
     },
     /// Write the Bench (or some runs) as JSON or CSV.
     Export {
@@ -171,19 +186,8 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             let d = b.drive(d.id)?.expect("annotated drive exists");
             print_drives(std::slice::from_ref(&d));
         }
-        BenchCmd::Import { dirs } => {
-            let mut b = write()?;
-            for dir in dirs {
-                for run in bench::db::RunRecord::from_dir(&dir)? {
-                    let what = match b.store(&run)? {
-                        Stored::New(id) => format!("stored as run {id}"),
-                        Stored::Updated(id) => format!("updated run {id}"),
-                        Stored::Already(id) => format!("already stored as run {id}"),
-                    };
-                    println!("{}: {} results {what}", dir.display(), run.results.len());
-                }
-            }
-        }
+        BenchCmd::Push { dirs } => return push(&mut write()?, &dirs),
+        BenchCmd::Copy { from, to } => copy(&from, &to)?,
         BenchCmd::Export {
             format,
             run,
@@ -202,6 +206,81 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Store each directory's runs, reporting each; a directory that fails does not stop the rest.
+fn push(b: &mut Bench, dirs: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let mut failed = 0;
+    for dir in dirs {
+        let shown = printable(&dir.display().to_string()).into_owned();
+        let runs = match bench::db::RunRecord::from_dir(dir) {
+            Ok(runs) => runs,
+            Err(e) => {
+                failed += 1;
+                eprintln!("error: {shown}: {e}");
+                continue;
+            }
+        };
+        for run in &runs {
+            let what = match b.store(run) {
+                Ok(Stored::New(id)) => format!("stored as run {id}"),
+                Ok(Stored::Updated(id)) => format!("updated run {id}"),
+                Ok(Stored::Already(id)) => format!("already stored as run {id}"),
+                Err(e) => {
+                    failed += 1;
+                    eprintln!("error: {shown}: {e}");
+                    break;
+                }
+            };
+            println!("{shown}: {} results {what}", run.results.len());
+        }
+    }
+    if failed == 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "error: {failed} of {} directories were not stored: correct them and push them again",
+        dirs.len()
+    );
+    Ok(ExitCode::from(2))
+}
+
+/// Copy one Bench into another, with progress on stderr: a bar on a terminal, else a line
+/// every `LINE_EVERY` runs.
+fn copy(from: &std::path::Path, to: &std::path::Path) -> anyhow::Result<()> {
+    const LINE_EVERY: usize = 100;
+    let source = Bench::open_read_only(from)?;
+    let mut target = Bench::open(to)?;
+    let (shown_from, shown_to) = (
+        printable(&source.path().display().to_string()).into_owned(),
+        printable(&target.path().display().to_string()).into_owned(),
+    );
+    let bar = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("copying runs {bar:30} {pos}/{len} {eta}")
+                .expect("the template parses"),
+        );
+        bar
+    });
+    let copied = target.copy_from(&source, |done, total| match &bar {
+        Some(bar) => {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+        None if done % LINE_EVERY == 0 || done == total => {
+            eprintln!("copied {done} of {total} runs");
+        }
+        None => {}
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    println!(
+        "{shown_from} -> {shown_to}: {} runs copied, {} already there",
+        copied.new, copied.already
+    );
+    Ok(())
 }
 
 fn gb(bytes: u64) -> String {

@@ -691,3 +691,93 @@ fn a_suite_stores_itself_in_postgresql_and_the_bench_reads_it_there() {
     let o = bench(db, &["compare", "1"]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+#[test]
+fn push_stores_what_it_can_reports_each_directory_and_fails_if_any_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let (good, empty) = (dir.path().join("good"), dir.path().join("empty"));
+    // Written while the Bench was unreachable: the run stores nowhere.
+    let o = random_write(Path::new("mysql://nowhere/x"), 1, &good)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    std::fs::create_dir(&empty).unwrap();
+    let args = ["push", empty.to_str().unwrap(), good.to_str().unwrap()];
+    let o = bench(&db, &args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("good: 1 results stored as run 1"), "{t}");
+    assert!(
+        t.contains("empty: ") && t.contains("holds no ssdlab results"),
+        "{t}"
+    );
+    assert!(t.contains("1 of 2 directories were not stored"), "{t}");
+    // Pushed again: stored once. `import` is the same command.
+    for command in ["push", "import"] {
+        let o = bench(&db, &[command, good.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("already stored as run 1"), "{}", text(&o));
+    }
+    assert_eq!(stored_runs(&db).len(), 1);
+}
+
+/// The acceptance test of `bench copy`: a Bench holding every kind of result (a whole quick
+/// suite, a single test, an annotated drive) copied SQLite -> PostgreSQL -> SQLite exports
+/// byte for byte as it did, row ids included; copying again adds nothing.
+#[test]
+fn a_bench_copied_to_postgresql_and_back_exports_byte_for_byte_the_same() {
+    let Some(server) = test_support::postgres::shared() else {
+        return;
+    };
+    let url = server.new_database();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let o = ssdlab()
+        .env("SSDLAB_DB", &db)
+        .args(["suite", "--target", "sim:default", "--quick", "-q", "--out"])
+        .arg(dir.path().join("suite"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let o = random_write(&db, 7, &dir.path().join("one"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let o = bench(&db, &["annotate", "1", "--price", "120", "--nand", "TLC"]);
+    assert!(o.status.success(), "{}", text(&o));
+
+    let copy = |from: &str, to: &str| {
+        let o = ssdlab()
+            .args(["bench", "copy", "--from", from, "--to", to])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        text(&o)
+    };
+    let sqlite = format!("sqlite:{}", db.display());
+    let t = copy(&sqlite, &url);
+    assert!(t.contains("2 runs copied, 0 already there"), "{t}");
+    assert!(t.contains("copied 2 of 2 runs"), "progress on stderr: {t}");
+    let t = copy(&sqlite, &url);
+    assert!(t.contains("0 runs copied, 2 already there"), "{t}");
+    let back = dir.path().join("back.db");
+    copy(&url, back.to_str().unwrap());
+
+    let export = |db: &Path| {
+        let o = bench(db, &["export", "--format", "json"]);
+        assert!(o.status.success(), "{}", text(&o));
+        o.stdout
+    };
+    let original = export(&db);
+    let all: serde_json::Value = serde_json::from_slice(&original).unwrap();
+    let results = all["runs"][1]["results"].as_array().unwrap().len()
+        + all["runs"][0]["results"].as_array().unwrap().len();
+    assert_eq!(results, result_files(&dir.path().join("suite")) + 1);
+    assert_eq!(
+        export(Path::new(&url)),
+        original,
+        "PostgreSQL holds the same"
+    );
+    assert_eq!(export(&back), original, "and back in SQLite, byte for byte");
+}
