@@ -94,107 +94,124 @@ impl Bench {
     pub fn copy_from(
         &mut self,
         from: &Bench,
-        mut progress: impl FnMut(usize, usize),
+        progress: impl FnMut(usize, usize),
     ) -> Result<Copied> {
         let mut src = from.conn.borrow_mut();
-        let dst = self.conn.get_mut();
+        // One snapshot of the source: runs stored into it meanwhile are copied whole (with
+        // their drives) by the next copy, or not at all by this one.
+        let begin = match src.is_postgres() {
+            true => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+            false => "BEGIN",
+        };
+        src.batch(begin)?;
+        let copied = copy(&mut src, self.conn.get_mut(), from, progress);
+        src.batch("ROLLBACK")?;
+        copied
+    }
+}
 
-        let mut drives: Vec<(i64, i64)> = Vec::new();
-        let mut systems: Vec<(i64, i64)> = Vec::new();
-        let mut tx = dst.begin_write()?;
+/// `copy_from`'s work, inside the source's snapshot.
+fn copy(
+    src: &mut Conn,
+    dst: &mut Conn,
+    from: &Bench,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Copied> {
+    let mut drives: Vec<(i64, i64)> = Vec::new();
+    let mut systems: Vec<(i64, i64)> = Vec::new();
+    let mut tx = dst.begin_write()?;
+    let sql = format!(
+        "SELECT id, {} FROM drives ORDER BY id",
+        DRIVE_COLUMNS.join(", ")
+    );
+    for row in src.query(&sql, &[])? {
+        let id = matched_or_inserted(&mut tx, "drives", DRIVE_COLUMNS, &row)?;
+        drives.push((row.get(0)?, id));
         let sql = format!(
-            "SELECT id, {} FROM drives ORDER BY id",
-            DRIVE_COLUMNS.join(", ")
+            "SELECT {} FROM drive_specs WHERE drive_id = ?1",
+            SPEC_COLUMNS.join(", ")
         );
-        for row in src.query(&sql, &[])? {
-            let id = matched_or_inserted(&mut tx, "drives", DRIVE_COLUMNS, &row)?;
-            drives.push((row.get(0)?, id));
-            let sql = format!(
-                "SELECT {} FROM drive_specs WHERE drive_id = ?1",
-                SPEC_COLUMNS.join(", ")
-            );
-            if let Some(specs) = src.query_opt(&sql, params![row.get::<i64>(0)?])? {
-                let mut values = vec![Value::Int(id)];
-                values.extend(specs.0);
-                tx.execute(
-                    &format!(
-                        "INSERT INTO drive_specs (drive_id, {}) VALUES ({})
+        if let Some(specs) = src.query_opt(&sql, params![row.get::<i64>(0)?])? {
+            let mut values = vec![Value::Int(id)];
+            values.extend(specs.0);
+            tx.execute(
+                &format!(
+                    "INSERT INTO drive_specs (drive_id, {}) VALUES ({})
                          ON CONFLICT (drive_id) DO NOTHING",
-                        SPEC_COLUMNS.join(", "),
-                        placeholders(1 + SPEC_COLUMNS.len())
-                    ),
-                    &values,
-                )?;
-            }
+                    SPEC_COLUMNS.join(", "),
+                    placeholders(1 + SPEC_COLUMNS.len())
+                ),
+                &values,
+            )?;
         }
-        let sql = format!(
-            "SELECT id, {} FROM systems ORDER BY id",
-            SYSTEM_COLUMNS.join(", ")
-        );
-        for row in src.query(&sql, &[])? {
-            let id = matched_or_inserted(&mut tx, "systems", SYSTEM_COLUMNS, &row)?;
-            systems.push((row.get(0)?, id));
-        }
-        follow_ids(&mut tx, &["drives", "systems"])?;
-        tx.commit()?;
-        let target = |map: &[(i64, i64)], id: i64| {
-            map.iter().find(|(s, _)| *s == id).map(|&(_, t)| t).ok_or_else(|| {
+    }
+    let sql = format!(
+        "SELECT id, {} FROM systems ORDER BY id",
+        SYSTEM_COLUMNS.join(", ")
+    );
+    for row in src.query(&sql, &[])? {
+        let id = matched_or_inserted(&mut tx, "systems", SYSTEM_COLUMNS, &row)?;
+        systems.push((row.get(0)?, id));
+    }
+    follow_ids(&mut tx, &["drives", "systems"])?;
+    tx.commit()?;
+    let target = |map: &[(i64, i64)], id: i64| {
+        map.iter().find(|(s, _)| *s == id).map(|&(_, t)| t).ok_or_else(|| {
                 super::BenchError::Input(format!(
                     "{}: a run names drive or test system {id}, which is not there: the source Bench is damaged",
                     from.path().display()
                 ))
             })
-        };
+    };
 
-        let runs = src.query(
-            &format!(
-                "SELECT id, {} FROM runs ORDER BY id",
-                RUN_COLUMNS.join(", ")
-            ),
-            &[],
-        )?;
-        let mut copied = Copied::default();
-        for (done, run) in runs.iter().enumerate() {
-            let mut tx = dst.begin_write()?;
-            let uuid: String = run.get(1)?;
-            if tx.is_postgres() {
-                // Writers of the same run wait for each other, as `store` does.
-                tx.execute(
-                    "SELECT pg_advisory_xact_lock(hashtext(?1))",
-                    params![uuid.as_str()],
-                )?;
-            }
-            if tx
-                .query_opt("SELECT 1 FROM runs WHERE uuid = ?1", params![uuid.as_str()])?
-                .is_some()
-            {
-                copied.already += 1;
-                progress(done + 1, runs.len());
-                continue;
-            }
-            let mut row = run.clone();
-            let n = row.0.len();
-            row.0[n - 2] = Value::Int(target(&drives, run.get(n - 2)?)?);
-            row.0[n - 1] = Value::Int(target(&systems, run.get(n - 1)?)?);
-            let run_id = inserted(&mut tx, "runs", RUN_COLUMNS, &row)?;
-            let sql = format!(
-                "SELECT id, {} FROM results WHERE run_id = ?1 ORDER BY id",
-                RESULT_COLUMNS.join(", ")
-            );
-            for result in src.query(&sql, params![run.get::<i64>(0)?])? {
-                let mut row = result.clone();
-                row.0.push(Value::Int(run_id));
-                let columns: Vec<&str> = RESULT_COLUMNS.iter().copied().chain(["run_id"]).collect();
-                let result_id = inserted(&mut tx, "results", &columns, &row)?;
-                copy_series(&mut src, &mut tx, result.get(0)?, result_id)?;
-            }
-            follow_ids(&mut tx, &["runs", "results"])?;
-            tx.commit()?;
-            copied.new += 1;
-            progress(done + 1, runs.len());
+    let runs = src.query(
+        &format!(
+            "SELECT id, {} FROM runs ORDER BY id",
+            RUN_COLUMNS.join(", ")
+        ),
+        &[],
+    )?;
+    let mut copied = Copied::default();
+    for (done, run) in runs.iter().enumerate() {
+        let mut tx = dst.begin_write()?;
+        let uuid: String = run.get(1)?;
+        if tx.is_postgres() {
+            // Writers of the same run wait for each other, as `store` does.
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(?1))",
+                params![uuid.as_str()],
+            )?;
         }
-        Ok(copied)
+        if tx
+            .query_opt("SELECT 1 FROM runs WHERE uuid = ?1", params![uuid.as_str()])?
+            .is_some()
+        {
+            copied.already += 1;
+            progress(done + 1, runs.len());
+            continue;
+        }
+        let mut row = run.clone();
+        let n = row.0.len();
+        row.0[n - 2] = Value::Int(target(&drives, run.get(n - 2)?)?);
+        row.0[n - 1] = Value::Int(target(&systems, run.get(n - 1)?)?);
+        let run_id = inserted(&mut tx, "runs", RUN_COLUMNS, &row)?;
+        let sql = format!(
+            "SELECT id, {} FROM results WHERE run_id = ?1 ORDER BY id",
+            RESULT_COLUMNS.join(", ")
+        );
+        for result in src.query(&sql, params![run.get::<i64>(0)?])? {
+            let mut row = result.clone();
+            row.0.push(Value::Int(run_id));
+            let columns: Vec<&str> = RESULT_COLUMNS.iter().copied().chain(["run_id"]).collect();
+            let result_id = inserted(&mut tx, "results", &columns, &row)?;
+            copy_series(src, &mut tx, result.get(0)?, result_id)?;
+        }
+        follow_ids(&mut tx, &["runs", "results"])?;
+        tx.commit()?;
+        copied.new += 1;
+        progress(done + 1, runs.len());
     }
+    Ok(copied)
 }
 
 fn copy_series(src: &mut Conn, tx: &mut Conn, from: i64, to: i64) -> Result<()> {

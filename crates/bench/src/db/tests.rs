@@ -737,6 +737,9 @@ fn a_bench_copied_there_and_back_is_the_same_and_copies_once(db: &Db) {
     assert_eq!(calls, vec![(1, 3), (2, 3), (3, 3)]);
     let again = there.copy_from(&src, |_, _| {}).unwrap();
     assert_eq!(again, Copied { new: 0, already: 3 });
+    let itself = Bench::open_read_only(&db.path()).unwrap();
+    let onto_itself = there.copy_from(&itself, |_, _| {}).unwrap();
+    assert_eq!(onto_itself, Copied { new: 0, already: 3 });
     assert_eq!(count(&there, "runs"), 3);
 
     let back_dir = Db::sqlite();
