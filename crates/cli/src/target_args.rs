@@ -53,7 +53,7 @@ impl StoreArgs {
     }
 
     /// Store run `run_id` of a results directory in the Bench. A failure to store is
-    /// reported, not fatal: the results are safe in the directory and `bench import` can
+    /// reported, not fatal: the results are safe in the directory and `bench push` can
     /// store them later.
     pub fn store(&self, dir: &std::path::Path, run_id: &str, quiet: bool) {
         if self.no_store {
@@ -75,7 +75,7 @@ impl StoreArgs {
             Ok(s) if !quiet => eprintln!("stored in the Bench as run {} ({})", s.id(), db.display()),
             Ok(_) => {}
             Err(e) => eprintln!(
-                "warning: not stored in the Bench: {e}\n  the results are in {}; store them later with `ssdlab bench import {}`",
+                "warning: not stored in the Bench: {e}\n  the results are in {}; store them later with `ssdlab bench push {}`",
                 dir.display(),
                 dir.display()
             ),

@@ -167,7 +167,7 @@ fn a_damaged_database_is_refused_untouched_and_runs_still_keep_their_results() {
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     assert!(
-        t.contains("not stored in the Bench") && t.contains("bench import"),
+        t.contains("not stored in the Bench") && t.contains("bench push"),
         "{t}"
     );
     assert!(out.join("seq-write.json").exists());
