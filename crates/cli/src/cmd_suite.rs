@@ -1,25 +1,38 @@
-//! `ssdlab suite`: the whole review of one target into one results directory.
+//! `ssdlab suite`: the whole review of a target into one results directory; of several
+//! targets side by side, one worker and one results directory (one run) each.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use clap::Args;
 
 use suite::context::Context;
-use suite::runner::{self, Status};
+use suite::runner::{self, Status, Step, SuiteRecord};
 
 use crate::output;
 use crate::progress::Bar;
-use crate::target_args::TargetArgs;
+use crate::target_args::DriveArgs;
 
 #[derive(Args)]
 pub struct SuiteArgs {
+    /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET[,key=value...]. Repeat it to
+    /// review several drives at once, a worker each (pinned to a core each when there are
+    /// enough), each into its own directory and run.
+    #[arg(long = "target", value_name = "TARGET", default_value = suite::target::DEFAULT_TARGET)]
+    pub targets: Vec<String>,
+    /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX
+    /// (one for each such --target).
+    #[arg(long, value_name = "DEVICE")]
+    pub destroy_data: Vec<String>,
     #[command(flatten)]
-    pub common: TargetArgs,
+    pub common: DriveArgs,
     /// Scale durations and regions down for small or slow targets (said in every result).
     #[arg(long)]
     pub quick: bool,
-    /// Results directory (default: results/suite-TIMESTAMP).
+    /// Results directory (default: results/suite-TIMESTAMP); with several targets, a
+    /// directory in it for each.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Run only these steps or tests (repeatable), e.g. --only consistency.
@@ -33,23 +46,83 @@ pub struct SuiteArgs {
     pub resume: Option<PathBuf>,
 }
 
+/// One drive's review: what, where, and whether it carries on an earlier one.
+struct Drive {
+    target: String,
+    dir: PathBuf,
+    resume: bool,
+    destroy_data: Option<String>,
+}
+
+/// A review that ran: its record, and the report written of it.
+struct Reviewed {
+    rec: SuiteRecord,
+    report: Option<PathBuf>,
+}
+
 pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
-    let (dir, resume) = match &a.resume {
-        Some(dir) => (dir.clone(), true),
-        None => (
-            a.out
+    if a.targets.len() > 1 {
+        return run_several(a);
+    }
+    anyhow::ensure!(
+        a.destroy_data.len() <= 1,
+        "--destroy-data given {} times for one --target: name the target's device once",
+        a.destroy_data.len()
+    );
+    let destroy_data = a.destroy_data.first().cloned();
+    let drive = match &a.resume {
+        Some(dir) => Drive {
+            target: runner::read_suite(dir)?.target_spec,
+            dir: dir.clone(),
+            resume: true,
+            destroy_data,
+        },
+        None => Drive {
+            target: a.targets[0].clone(),
+            dir: a
+                .out
                 .clone()
                 .unwrap_or_else(|| output::default_dir("suite")),
-            false,
-        ),
+            resume: false,
+            destroy_data,
+        },
     };
-    let (target, quick) = match resume {
-        true => {
-            let prev = runner::read_suite(&dir)?;
-            (prev.target_spec, prev.quick)
+    let quick = match drive.resume {
+        true => runner::read_suite(&drive.dir)?.quick,
+        false => a.quick,
+    };
+    let steps = steps(&a, quick)?;
+    let stop = crate::cmd_run::stop_flag()?;
+    let mut bar = Bar::new(a.common.quiet, &stop);
+    if !a.common.quiet {
+        eprintln!("reviewing {} into {}", drive.target, drive.dir.display());
+    }
+    let done = review(&a.common, &drive, &steps, quick, &stop, &mut bar)?;
+    let (dir, rec) = (&drive.dir, &done.rec);
+    if !a.common.quiet {
+        // In the suite's order.
+        let all = suite::results_dir::read_results(dir)?;
+        let results: Vec<_> = rec
+            .steps
+            .iter()
+            .flat_map(|s| &s.results)
+            .filter_map(|stem| all.iter().find(|r| &r.file_stem() == stem).cloned())
+            .collect();
+        output::print_summary(&results);
+        print_unfinished(rec, "");
+        eprintln!("results: {}", dir.display());
+        if let Some(report) = &done.report {
+            eprintln!("report: {}", report.display());
         }
-        false => (a.common.target.clone(), a.quick),
-    };
+    }
+    if let Some(id) = &rec.run_id {
+        a.common.store.store(dir, id, a.common.quiet);
+    }
+    Ok(ExitCode::from(exit_status(rec, dir, &stop)))
+}
+
+/// The plan, cut to `--only` and `--skip`: a name in neither is an error naming the steps.
+fn steps(a: &SuiteArgs, quick: bool) -> anyhow::Result<Vec<Step>> {
     let plan = runner::plan(quick);
     for name in a.only.iter().chain(&a.skip) {
         if !plan.iter().any(|s| &s.id == name || s.test == name) {
@@ -61,20 +134,27 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let steps = runner::select(plan, &a.only, &a.skip)?;
-    let (mut dev, mut created) = a.common.open(&target, true)?;
-    let stop = crate::cmd_run::stop_flag()?;
-    let mut bar = Bar::new(a.common.quiet, &stop);
-    let mut ctx = Context::new(&stop, &mut bar);
-    ctx.purge = a.common.purge;
-    ctx.meter = a.common.start_meter(&target)?;
-    if !a.common.quiet {
-        eprintln!("reviewing {target} into {}", dir.display());
-    }
+    Ok(runner::select(plan, &a.only, &a.skip)?)
+}
+
+/// Review one drive with its own device, Context and run id; the results directory gets its
+/// report. What it measured is kept, complete or not.
+fn review(
+    common: &DriveArgs,
+    drive: &Drive,
+    steps: &[Step],
+    quick: bool,
+    stop: &Arc<AtomicBool>,
+    bar: &mut Bar,
+) -> anyhow::Result<Reviewed> {
+    let (mut dev, mut created) = common.open(&drive.target, true, drive.destroy_data.clone())?;
+    let mut ctx = Context::new(stop, bar);
+    ctx.purge = common.purge;
+    ctx.meter = common.start_meter(&drive.target)?;
     // A new run gets a new identity; a resumed one keeps its own (suite.json's, or for a
     // suite of an earlier version the one the Bench derives from its results).
-    let run_id = match resume {
-        true => bench::db::RunRecord::from_dir(&dir)
+    let run_id = match drive.resume {
+        true => bench::db::RunRecord::from_dir(&drive.dir)
             .ok()
             .and_then(|runs| runs.into_iter().find(|r| r.kind == "suite"))
             .map_or_else(suite::results_dir::new_run_id, |r| r.run_id),
@@ -83,60 +163,239 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     let rec = runner::run(
         dev.as_mut(),
         &mut ctx,
-        &target,
-        &steps,
+        &drive.target,
+        steps,
         quick,
-        &dir,
-        resume,
+        &drive.dir,
+        drive.resume,
         &run_id,
     );
+    drop(ctx);
     bar.close();
     let rec = rec?;
     created.keep();
-    let report = output::write_report(&dir).ok();
-    if !a.common.quiet {
-        // In the suite's order.
-        let all = suite::results_dir::read_results(&dir)?;
-        let results: Vec<_> = rec
-            .steps
-            .iter()
-            .flat_map(|s| &s.results)
-            .filter_map(|stem| all.iter().find(|r| &r.file_stem() == stem).cloned())
-            .collect();
-        output::print_summary(&results);
-        for s in &rec.steps {
-            if s.status != Status::Complete {
-                println!(
-                    "{:<24} {:?}{}",
-                    s.id,
-                    s.status,
-                    s.message
-                        .as_deref()
-                        .map(|m| format!(": {m}"))
-                        .unwrap_or_default()
-                );
-            }
-        }
-        eprintln!("results: {}", dir.display());
-        if let Some(report) = report {
-            eprintln!("report: {}", report.display());
-        }
+    let report = output::write_report(&drive.dir).ok();
+    Ok(Reviewed { rec, report })
+}
+
+/// The steps that did not complete, a line each.
+fn print_unfinished(rec: &SuiteRecord, indent: &str) {
+    for s in rec.steps.iter().filter(|s| s.status != Status::Complete) {
+        println!(
+            "{indent}{:<24} {:?}{}",
+            s.id,
+            s.status,
+            s.message
+                .as_deref()
+                .map(|m| format!(": {m}"))
+                .unwrap_or_default()
+        );
     }
-    if let Some(id) = &rec.run_id {
-        a.common.store.store(&dir, id, a.common.quiet);
-    }
-    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
-    Ok(if rec.complete {
-        ExitCode::SUCCESS
-    } else if interrupted {
+}
+
+/// 0 for a suite that ran to its end, 130 interrupted (saying how to carry on), 1 with a
+/// step failed.
+fn exit_status(rec: &SuiteRecord, dir: &Path, stop: &AtomicBool) -> u8 {
+    if rec.complete {
+        0
+    } else if stop.load(Ordering::Relaxed) {
         eprintln!(
             "interrupted: carry on with `ssdlab suite --resume {}`",
             dir.display()
         );
-        ExitCode::from(130)
+        130
     } else if rec.steps.iter().any(|s| s.status == Status::Failed) {
-        ExitCode::from(1)
+        1
     } else {
-        ExitCode::SUCCESS
-    })
+        0
+    }
+}
+
+/// Several targets: a thread each, side by side, one progress display, one Ctrl-C for all.
+fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
+    if let Some(dir) = &a.resume {
+        anyhow::bail!(
+            "--resume carries on one drive's suite: resume each on its own, \
+             `ssdlab suite --resume {}/<target's directory>`, without --target",
+            dir.display()
+        );
+    }
+    // One meter reads one drive over one command's phases: with several drives at once its
+    // readings would mix theirs.
+    anyhow::ensure!(
+        a.common.power_meter.is_none(),
+        "--power-meter measures one drive: review a metered drive on its own (one --target)"
+    );
+    let drives = drives(&a)?;
+    let steps = steps(&a, a.quick)?;
+    let stop = crate::cmd_run::stop_flag()?;
+    let multi = indicatif::MultiProgress::new();
+    let cores = allowed_cores();
+    // Pinned only when each drive gets a core of its own; otherwise the scheduler shares them.
+    let pin = cores.len() >= drives.len();
+    let outcomes: Vec<anyhow::Result<Reviewed>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = drives
+            .iter()
+            .enumerate()
+            .map(|(i, drive)| {
+                let core = pin.then(|| cores[i]);
+                if !a.common.quiet {
+                    let placement = match core {
+                        Some(c) => format!("a worker on core {c}"),
+                        None => format!(
+                            "a worker not pinned ({} cores for {} drives)",
+                            cores.len(),
+                            drives.len()
+                        ),
+                    };
+                    eprintln!(
+                        "reviewing {} into {} ({placement})",
+                        drive.target,
+                        drive.dir.display()
+                    );
+                }
+                let (a, steps, stop, multi) = (&a, &steps, &stop, &multi);
+                scope.spawn(move || {
+                    if let Some(core) = core {
+                        if let Err(e) = pin_to_core(core) {
+                            eprintln!("note: {}: not pinned to core {core}: {e}", drive.target);
+                        }
+                    }
+                    let mut bar = Bar::for_drive(a.common.quiet, stop, &drive.target, multi);
+                    review(&a.common, drive, steps, a.quick, stop, &mut bar)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("its worker panicked")))
+            })
+            .collect()
+    });
+    let mut status = 0;
+    for (drive, outcome) in drives.iter().zip(outcomes) {
+        let done = match outcome {
+            Ok(done) => done,
+            Err(e) => {
+                eprintln!("{}: error: {e:#}", drive.target);
+                status = status.max(2);
+                continue;
+            }
+        };
+        let rec = &done.rec;
+        if !a.common.quiet {
+            let state = match rec.complete {
+                true => "complete",
+                false => "not complete",
+            };
+            eprintln!("{}: {state}", drive.target);
+            print_unfinished(rec, "  ");
+            eprintln!("  results: {}", drive.dir.display());
+            if let Some(report) = &done.report {
+                eprintln!("  report: {}", report.display());
+            }
+        }
+        if let Some(id) = &rec.run_id {
+            a.common.store.store(&drive.dir, id, a.common.quiet);
+        }
+        status = status.max(exit_status(rec, &drive.dir, &stop));
+    }
+    Ok(ExitCode::from(status))
+}
+
+/// The drives of several --target: each in a directory of --out named after it, with the
+/// --destroy-data naming its device, if any.
+fn drives(a: &SuiteArgs) -> anyhow::Result<Vec<Drive>> {
+    let base = a
+        .out
+        .clone()
+        .unwrap_or_else(|| output::default_dir("suite"));
+    let same = |x: &str, y: &str| canonical(x) == canonical(y);
+    for given in &a.destroy_data {
+        anyhow::ensure!(
+            a.targets.iter().any(|t| same(t, given)),
+            "--destroy-data={given} names none of the targets: give one for each device \
+             that holds data, as its --target names it"
+        );
+    }
+    let mut drives: Vec<Drive> = Vec::new();
+    for target in &a.targets {
+        anyhow::ensure!(
+            !drives.iter().any(|d| same(&d.target, target)),
+            "--target {target} given twice: a drive can run one suite at a time"
+        );
+        let mut name = dir_name(target);
+        if drives.iter().any(|d| d.dir == base.join(&name)) {
+            name = format!("{name}-{}", drives.len() + 1);
+        }
+        drives.push(Drive {
+            target: target.clone(),
+            dir: base.join(name),
+            resume: false,
+            destroy_data: a.destroy_data.iter().find(|d| same(d, target)).cloned(),
+        });
+    }
+    Ok(drives)
+}
+
+fn canonical(path: &str) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path))
+}
+
+/// A target as a directory name: /dev/nvme0n1 -> dev_nvme0n1, sim:default,op=25% ->
+/// sim_default_op_25.
+fn dir_name(target: &str) -> String {
+    let name: String = target
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '=' => c,
+            _ => '_',
+        })
+        .collect();
+    let name = name.trim_matches('_').replace('=', "_");
+    match name.is_empty() {
+        true => "target".into(),
+        false => name,
+    }
+}
+
+/// The cores this process may run on, in order.
+fn allowed_cores() -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is the empty set, filled by the call for this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}
+
+/// Keep the calling thread (and the threads it starts) on `core`.
+fn pin_to_core(core: usize) -> std::io::Result<()> {
+    // SAFETY: as in allowed_cores; the set names one core this process may run on.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(core, &mut set);
+        match libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) {
+            0 => Ok(()),
+            _ => Err(std::io::Error::last_os_error()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_become_directory_names() {
+        assert_eq!(dir_name("/dev/nvme0n1"), "dev_nvme0n1");
+        assert_eq!(dir_name("sim:default,op=25%"), "sim_default_op_25");
+        assert_eq!(dir_name("file:/tmp/x.img:1G"), "file__tmp_x.img_1G");
+    }
 }

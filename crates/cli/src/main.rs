@@ -79,7 +79,19 @@ fn main() -> ExitCode {
     // instead of panicking in println!.
     // SAFETY: setting a signal disposition before any thread starts.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| {
+        if e.kind() == clap::error::ErrorKind::ArgumentConflict
+            && e.to_string().contains("'--target")
+        {
+            eprint!("{e}");
+            eprintln!(
+                "only `ssdlab suite` takes several --target (a drive each, side by side): \
+                 run this command once per target"
+            );
+            std::process::exit(2);
+        }
+        e.exit()
+    });
     let result = match cli.command {
         Command::Run(args) => cmd_run::run(args),
         Command::Purge(args) => cmd_purge::purge(&args),

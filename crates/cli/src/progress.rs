@@ -1,13 +1,14 @@
 //! Progress: on a terminal, a bar per phase with live IOPS, MB/s and ETA (and in a suite the
 //! step number and the suite's ETA); otherwise a plain log of a line per step (or per group of
-//! phases outside a suite), so a log file gets a few lines, not hundreds.
+//! phases outside a suite), so a log file gets a few lines, not hundreds. Several drives at
+//! once share one display: a bar each, every line named by its drive.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use engine::driver::Progress;
 use engine::Clock;
@@ -26,6 +27,9 @@ pub struct Bar {
     suite: Option<SuiteProgress>,
     /// Outside a suite, the plain log's last phase group.
     logged_group: Option<String>,
+    /// With several drives at once: this one's name, and the display all their bars share.
+    drive: Option<String>,
+    multi: Option<MultiProgress>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -89,14 +93,31 @@ impl Bar {
             current: None,
             suite: None,
             logged_group: None,
+            drive: None,
+            multi: None,
         }
+    }
+
+    /// The progress of `drive`, one of several tested at once, its bars drawn in `multi`.
+    pub fn for_drive(
+        quiet: bool,
+        stop: &Arc<AtomicBool>,
+        drive: &str,
+        multi: &MultiProgress,
+    ) -> Bar {
+        let mut bar = Bar::new(quiet, stop);
+        bar.drive = Some(drive.to_string());
+        if bar.mode == Mode::Bars {
+            bar.multi = Some(multi.clone());
+        }
+        bar
     }
 
     /// End the last bar (before the summary is printed).
     pub fn close(&mut self) {
         if let Some(bar) = self.current.take().and_then(|p| p.bar) {
             bar.finish();
-            leave(&bar);
+            leave(&bar, self.multi.as_ref());
         }
     }
 
@@ -106,25 +127,41 @@ impl Bar {
 
     /// A line for the log, above the bar when there is one.
     fn say(&self, text: &str) {
+        let text = match &self.drive {
+            Some(drive) => format!("{drive}: {text}"),
+            None => text.to_string(),
+        };
+        if let Some(multi) = &self.multi {
+            let _ = multi.println(text);
+            return;
+        }
         match self.current.as_ref().and_then(|p| p.bar.as_ref()) {
             Some(bar) => bar.println(text),
             None => eprintln!("{text}"),
         }
     }
+}
 
-    fn prefix(&self, label: &str) -> String {
-        match &self.suite {
-            Some(s) => format!("[{}/{}] {label}", s.number, s.of),
-            None => label.to_string(),
-        }
+/// A bar's prefix: the drive (when several), the suite step, the phase.
+fn prefix(drive: Option<&str>, suite: Option<&SuiteProgress>, label: &str) -> String {
+    let step = match suite {
+        Some(s) => format!("[{}/{}] {label}", s.number, s.of),
+        None => label.to_string(),
+    };
+    match drive {
+        Some(drive) => format!("{drive} {step}"),
+        None => step,
     }
 }
 
 /// A finished bar stays drawn with the cursor at its end: move on to the next line, so what
-/// is printed next does not start beside it.
-fn leave(bar: &ProgressBar) {
-    if !bar.is_hidden() {
-        eprintln!();
+/// is printed next does not start beside it. Among several drives' bars it makes way for the
+/// drive's next one instead.
+fn leave(bar: &ProgressBar, multi: Option<&MultiProgress>) {
+    match multi {
+        Some(multi) => multi.remove(bar),
+        None if !bar.is_hidden() => eprintln!(),
+        None => {}
     }
 }
 
@@ -194,7 +231,7 @@ impl Observer for Bar {
             }
             Mode::Bars => {}
         }
-        let prefix = self.prefix(label);
+        let prefix = prefix(self.drive.as_deref(), self.suite.as_ref(), label);
         if let Some(p) = self.current.as_mut().filter(|p| p.done && p.group == group) {
             if let Some(bar) = &p.bar {
                 bar.set_prefix(prefix);
@@ -207,7 +244,11 @@ impl Observer for Bar {
             return;
         }
         self.close();
-        let bar = ProgressBar::with_draw_target(Some(STEPS), ProgressDrawTarget::stderr_with_hz(5));
+        let mut bar =
+            ProgressBar::with_draw_target(Some(STEPS), ProgressDrawTarget::stderr_with_hz(5));
+        if let Some(multi) = &self.multi {
+            bar = multi.add(bar);
+        }
         let time = match clock {
             Clock::Wall => "",
             Clock::Virtual => " (virtual time)",
@@ -263,14 +304,16 @@ impl Observer for Bar {
         };
         if phase.count > 1 {
             // The group, not its last member ("TRIM test, dirty pass", not "...: 99%").
-            bar.set_prefix(self.suite.as_ref().map_or(phase.group.clone(), |s| {
-                format!("[{}/{}] {}", s.number, s.of, phase.group)
-            }));
+            bar.set_prefix(prefix(
+                self.drive.as_deref(),
+                self.suite.as_ref(),
+                &phase.group,
+            ));
         }
         if interrupted {
             // Its true final state: where it stopped.
             bar.abandon_with_message(format!("stopped{figures}"));
-            leave(bar);
+            leave(bar, self.multi.as_ref());
             self.current = None;
         } else {
             // Shown at 100% when the next phase (or the end) finishes it.

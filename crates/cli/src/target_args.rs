@@ -10,6 +10,17 @@ pub struct TargetArgs {
     /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET[,key=value...].
     #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
     pub target: String,
+    /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
+    #[arg(long, value_name = "DEVICE")]
+    pub destroy_data: Option<String>,
+    #[command(flatten)]
+    pub drive: DriveArgs,
+}
+
+/// The flags of [`TargetArgs`] but the target itself, shared with `suite`, which takes
+/// several targets.
+#[derive(Args, Debug)]
+pub struct DriveArgs {
     /// io_uring (default when available), sync (pread/pwrite threads) or io_uring-cmd (NVMe
     /// passthrough on the namespace's generic device /dev/ngXnY).
     #[arg(long, default_value = "auto", value_parser = Backend::parse)]
@@ -19,9 +30,6 @@ pub struct TargetArgs {
     /// none.
     #[arg(long, default_value = "auto", value_parser = str::parse::<engine::drive::PurgeMethod>)]
     pub purge: engine::drive::PurgeMethod,
-    /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
-    #[arg(long, value_name = "DEVICE")]
-    pub destroy_data: Option<String>,
     /// A meter for the drive's power, read over every measured phase: cmd:PROGRAM (one
     /// reading a line: watts, or volts and amps), hwmon:SENSOR[/CHANNELS], powercap:ZONE or
     /// nvme-states[:/dev/nvmeXnY] (the drive's power-state table: an estimate).
@@ -109,7 +117,23 @@ fn meter_spec(text: &str) -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
+// The commands of one target read the shared flags as their own (`a.common.quiet`).
+impl std::ops::Deref for TargetArgs {
+    type Target = DriveArgs;
+    fn deref(&self) -> &DriveArgs {
+        &self.drive
+    }
+}
+
 impl TargetArgs {
+    /// Open `spec` (the --target, or a resumed suite's) for a test that does or does not write.
+    /// A `file:` target that did not exist comes with a guard that removes it unless kept.
+    pub fn open(&self, spec: &str, write: bool) -> anyhow::Result<(Box<dyn Device>, CreatedFile)> {
+        self.drive.open(spec, write, self.destroy_data.clone())
+    }
+}
+
+impl DriveArgs {
     /// Start the `--power-meter`, if any, for a run on `target`; it reads until the command
     /// ends. A meter that cannot start is an error naming the fix.
     pub fn start_meter(&self, target: &str) -> anyhow::Result<Option<engine::power::Meter>> {
@@ -126,13 +150,19 @@ impl TargetArgs {
         Ok(engine::power::Meter::start(&spec, &options)?)
     }
 
-    /// Open `spec` (the --target, or a resumed suite's) for a test that does or does not write.
-    /// A `file:` target that did not exist comes with a guard that removes it unless kept.
-    pub fn open(&self, spec: &str, write: bool) -> anyhow::Result<(Box<dyn Device>, CreatedFile)> {
+    /// Open `spec` for a test that does or does not write, allowed to destroy the data of the
+    /// device `destroy_data` names. A `file:` target that did not exist comes with a guard that
+    /// removes it unless kept.
+    pub fn open(
+        &self,
+        spec: &str,
+        write: bool,
+        destroy_data: Option<String>,
+    ) -> anyhow::Result<(Box<dyn Device>, CreatedFile)> {
         let request = OpenRequest {
             write,
             backend: self.backend,
-            destroy_data: self.destroy_data.clone(),
+            destroy_data,
         };
         let new_file = match suite::target::kind(spec) {
             Ok("file") => engine::target::file::parse(spec)
