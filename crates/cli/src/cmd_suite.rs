@@ -46,6 +46,9 @@ pub struct SuiteArgs {
     pub resume: Option<PathBuf>,
 }
 
+/// In each drive's directory of several at once: where its worker ran.
+const WORKER_FILE: &str = "worker.txt";
+
 /// One drive's review: what, where, and whether it carries on an earlier one.
 struct Drive {
     target: String,
@@ -239,15 +242,15 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             .enumerate()
             .map(|(i, drive)| {
                 let core = pin.then(|| cores[i]);
+                let placement = match core {
+                    Some(c) => format!("a worker on core {c}"),
+                    None => format!(
+                        "a worker not pinned ({} cores for {} drives)",
+                        cores.len(),
+                        drives.len()
+                    ),
+                };
                 if !a.common.quiet {
-                    let placement = match core {
-                        Some(c) => format!("a worker on core {c}"),
-                        None => format!(
-                            "a worker not pinned ({} cores for {} drives)",
-                            cores.len(),
-                            drives.len()
-                        ),
-                    };
                     eprintln!(
                         "reviewing {} into {} ({placement})",
                         drive.target,
@@ -255,14 +258,23 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
                     );
                 }
                 let (a, steps, stop, multi) = (&a, &steps, &stop, &multi);
+                let at_once = drives.len();
                 scope.spawn(move || {
+                    let mut placement = placement;
                     if let Some(core) = core {
                         if let Err(e) = pin_to_core(core) {
-                            eprintln!("note: {}: not pinned to core {core}: {e}", drive.target);
+                            placement = format!("a worker not pinned to core {core}: {e}");
+                            eprintln!("note: {}: {placement}", drive.target);
                         }
                     }
                     let mut bar = Bar::for_drive(a.common.quiet, stop, &drive.target, multi);
-                    review(&a.common, drive, steps, a.quick, stop, &mut bar)
+                    let done = review(&a.common, drive, steps, a.quick, stop, &mut bar)?;
+                    // Kept with the results: a drive that shared its core measured less.
+                    let record = format!("{placement}, {at_once} drives at once\n");
+                    if let Err(e) = std::fs::write(drive.dir.join(WORKER_FILE), record) {
+                        eprintln!("note: {}: {WORKER_FILE} not written: {e}", drive.target);
+                    }
+                    Ok(done)
                 })
             })
             .collect();

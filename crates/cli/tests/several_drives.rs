@@ -34,6 +34,8 @@ fn two_drives_make_two_complete_runs_stored_apart() {
         assert!(result_files(dir) >= 7, "{}: {t}", dir.display());
         assert!(t.contains(&format!("results: {}", dir.display())), "{t}");
         assert!(dir.join("report.html").exists());
+        let worker = std::fs::read_to_string(dir.join("worker.txt")).unwrap();
+        assert!(worker.contains("2 drives at once"), "{worker}");
     }
     assert_ne!(run_id(&a), run_id(&b));
 
