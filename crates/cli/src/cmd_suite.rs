@@ -227,7 +227,8 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     // readings would mix theirs.
     anyhow::ensure!(
         a.common.power_meter.is_none(),
-        "--power-meter measures one drive: review a metered drive on its own (one --target)"
+        "--power-meter (or SSDLAB_POWER_METER) measures one drive: review a metered drive on its \
+         own (one --target)"
     );
     let drives = drives(&a)?;
     let steps = steps(&a, a.quick)?;

@@ -35,7 +35,8 @@ enum Command {
     /// Purge a whole target as the clean-drive tests do (--purge auto: NVMe Sanitize, else
     /// Format NVM, else ATA SANITIZE or SECURITY ERASE, else discard). Destroys its data.
     Purge(target_args::TargetArgs),
-    /// The whole review: every test of the methodology, one results directory.
+    /// The whole review: every test of the methodology, one results directory (several
+    /// --target: side by side, a directory each).
     Suite(cmd_suite::SuiteArgs),
     /// The Bench: every stored run; compare drives, serve the web page.
     Bench(cmd_bench::BenchArgs),

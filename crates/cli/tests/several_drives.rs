@@ -79,7 +79,7 @@ fn several_drives_refuse_a_shared_meter_and_resume() {
         .unwrap();
     assert!(!o.status.success());
     assert!(
-        text(&o).contains("--power-meter measures one drive"),
+        text(&o).contains("measures one drive: review a metered drive on its own"),
         "{}",
         text(&o)
     );
@@ -91,4 +91,72 @@ fn several_drives_refuse_a_shared_meter_and_resume() {
         .unwrap();
     assert!(!o.status.success());
     assert!(text(&o).contains("resume each on its own"), "{}", text(&o));
+}
+
+#[test]
+fn several_drives_name_each_device_once() {
+    let o = run(&[
+        "suite",
+        "--target",
+        "sim:default",
+        "--target",
+        "sim:default",
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("given twice"), "{}", text(&o));
+    let o = run(&[
+        "suite",
+        "--target",
+        "sim:default",
+        "--target",
+        "sim:default,op=25%",
+        "--destroy-data=/dev/sdz",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--destroy-data=/dev/sdz names none of the targets"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn ctrl_c_stops_every_drive_and_each_can_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    let child = ssdlab()
+        .args([
+            "suite",
+            "--no-store",
+            "--only",
+            "corners",
+            "--only",
+            "consistency",
+        ])
+        .args(["--target", "sim:default", "--target", "sim:default,op=7%"])
+        .arg("--out")
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{t}");
+    for name in ["sim_default", "sim_default_op_7"] {
+        let dir = out.join(name);
+        let rec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("suite.json")).unwrap())
+                .unwrap();
+        assert_eq!(rec["complete"], false, "{rec}");
+        assert!(
+            t.contains(&format!("ssdlab suite --resume {}", dir.display())),
+            "{t}"
+        );
+    }
 }
