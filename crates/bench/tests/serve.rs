@@ -385,6 +385,24 @@ fn serves_the_drive_list_a_run_and_a_compare_page(db: &Path) {
         list.contains("Alpha 1") && list.contains("Beta &lt;2&gt;"),
         "{list}"
     );
+    // The drive list's filters, in the database's own SQL.
+    for (query, alpha, beta) in [
+        ("vendor=acme", true, false),
+        ("host=RIG-2", false, true),
+        ("min_gb=1500&max_gb=2000", false, true),
+        ("from=2026-01-02&to=2026-01-31", true, false),
+        ("q=%3C2", false, true),
+        ("q=%25", false, false),
+        ("kind=sim&page=1", true, true),
+    ] {
+        let r = get(addr, &format!("/?{query}")).unwrap();
+        assert_eq!(status(&r), "200", "{query}: {r}");
+        // The drives table, not the newest runs under it.
+        let r = &r[..r.find("id=\"runs\"").unwrap()];
+        assert_eq!(r.contains(">Alpha 1</a>"), alpha, "{query}");
+        assert_eq!(r.contains(">Beta &lt;2&gt;</a>"), beta, "{query}");
+    }
+    assert_eq!(status(&get(addr, "/?page=0").unwrap()), "400");
     let run = get(addr, "/run/1").unwrap();
     assert_eq!(status(&run), "200", "{run}");
     assert!(run.contains("Run 1"), "{run}");
