@@ -459,9 +459,12 @@ impl Bench {
             &format!(", d.identity, {NEWEST_TARGET}\n"),
             1,
         );
+        // The page's ids first, so the per-drive counts are made for its rows only.
+        let order = "ORDER BY lower(COALESCE(s.name, d.model, d.identity)), d.id";
         let rows = conn.query(
             &format!(
-                "{select}{clause} ORDER BY lower(COALESCE(s.name, d.model, d.identity)), d.id LIMIT ?{} OFFSET ?{}",
+                "{select} WHERE d.id IN (SELECT d.id FROM drives d LEFT JOIN drive_specs s ON s.drive_id = d.id\
+                 {clause} {order} LIMIT ?{} OFFSET ?{}) {order}",
                 n + 1,
                 n + 2
             ),
@@ -494,7 +497,10 @@ impl Bench {
     /// The `limit` newest runs, newest first.
     pub fn recent_runs(&self, limit: u64) -> Result<Vec<RunRow>> {
         let rows = self.conn.borrow_mut().query(
-            &format!("{RUN_SELECT} ORDER BY r.started_at DESC, r.id DESC LIMIT ?1"),
+            &format!(
+                "{RUN_SELECT} WHERE r.id IN (SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT ?1)
+                 ORDER BY r.started_at DESC, r.id DESC"
+            ),
             params![limit.min(i64::MAX as u64) as i64],
         )?;
         rows.iter().map(run_row).collect()
