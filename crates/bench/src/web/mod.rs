@@ -1,6 +1,7 @@
 //! The Bench on the web (`ssdlab bench serve`): server-rendered pages over the Bench
-//! database. The drive list (`/?vendor=..&page=N`: filtered and paged in SQL), comparisons of any drives (`/compare?d=ID&d=ID`), a run's
-//! full review report (`/run/ID`) and one stored result with its parameters (`/result/ID`).
+//! database. The drive list (`/?vendor=..&page=N`: filtered and paged in SQL), comparisons
+//! of any drives (`/compare?d=ID&d=ID`), a run's full review report (`/run/ID`) and one
+//! stored result with its parameters (`/result/ID`).
 //!
 //! Read only: GET and HEAD, the database opened read-only and queried again for every
 //! request, so runs stored while the server runs appear on the next page load. Routing
