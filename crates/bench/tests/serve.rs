@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bench::db::Bench;
+use bench::db::{Bench, RunRecord};
+use serde_json::json;
 
 /// `bench::web::serve` on a free loopback port, in a thread that lives as long as the test
 /// process.
@@ -317,4 +318,129 @@ fn slow_idle_and_unread_connections_are_closed() {
         start.elapsed()
     );
     assert_eq!(status(&get(addr, "/").unwrap()), "200");
+}
+
+/// A run of one small consistency result on drive `model` (`vendor`, `host`), as a suite
+/// would store it.
+fn run_of(model: &str, vendor: &str, host: &str, capacity_bytes: u64, started: &str) -> RunRecord {
+    let run_id = uuid::Uuid::new_v4().to_string();
+    let result = serde_json::from_value(json!({
+        "schema_version": 1, "run_id": run_id,
+        "tool": {"name": "ssdlab", "version": "0.1.0"},
+        "test": "consistency", "variant": null, "label": format!("consistency on {model}"),
+        "started_at": started, "complete": true, "parameters": {"qd": 32},
+        "target": {
+            "kind": "sim", "path": format!("sim:{model}"), "model": model, "serial": "S-1",
+            "firmware": "1", "vendor": vendor, "capacity_bytes": capacity_bytes,
+            "logical_block_bytes": 512, "physical_block_bytes": 4096, "rotational": false
+        },
+        "clock": "virtual",
+        "system": {"cpu": "cpu", "cores": 2, "memory_bytes": 1, "kernel": "6", "os": "linux", "hostname": host},
+        "summary": {
+            "ios": 100, "bytes": 409_600, "duration_s": 1.0, "iops": 24400.0, "mbps": 100.0,
+            "busy_time_s": 1.0, "avg_in_flight": 1.0, "max_in_flight": 1
+        },
+        "per_second": [{"t": 0, "ios": 50, "iops": 50.0, "mbps": 100.0}, {"t": 1, "ios": 50, "iops": 50.0, "mbps": 100.0}],
+        "analysis": {"spare_pct": 0.0, "steady_from_s": 1.0, "drop_s": null, "whole_run": null,
+                     "steady_state": {"count": 1, "mean": 24400.0, "median": 24400.0, "min": 24400.0,
+                                      "max": 24400.0, "stddev": 0.0, "p1": 24400.0, "p99": 24400.0}}
+    }))
+    .expect("fixture parses");
+    RunRecord {
+        run_id,
+        kind: "suite".into(),
+        target_spec: format!("sim:{model}"),
+        started_at: started.into(),
+        quick: true,
+        complete: true,
+        source: None,
+        results: vec![result],
+    }
+}
+
+/// The Bench at `db` serves its drive list, a run and a compare page over a socket.
+fn serves_the_drive_list_a_run_and_a_compare_page(db: &Path) {
+    let mut b = Bench::open(db).unwrap();
+    b.store(&run_of(
+        "Alpha 1",
+        "Acme",
+        "rig-1",
+        1_000_000_000_000,
+        "2026-01-02T03:04:05Z",
+    ))
+    .unwrap();
+    b.store(&run_of(
+        "Beta <2>",
+        "Zeta",
+        "rig-2",
+        2_000_000_000_000,
+        "2026-02-02T03:04:05Z",
+    ))
+    .unwrap();
+    drop(b);
+    let addr = start(db);
+    let list = get(addr, "/").unwrap();
+    assert_eq!(status(&list), "200", "{list}");
+    assert!(
+        list.contains("Alpha 1") && list.contains("Beta &lt;2&gt;"),
+        "{list}"
+    );
+    // The drive list's filters, in the database's own SQL.
+    for (query, alpha, beta) in [
+        ("vendor=acme", true, false),
+        ("host=RIG-2", false, true),
+        ("min_gb=1500&max_gb=2000", false, true),
+        ("from=2026-01-02&to=2026-01-31", true, false),
+        ("q=%3C2", false, true),
+        ("q=%25", false, false),
+        ("kind=sim&page=1", true, true),
+    ] {
+        let r = get(addr, &format!("/?{query}")).unwrap();
+        assert_eq!(status(&r), "200", "{query}: {r}");
+        // The drives table, not the newest runs under it.
+        let r = &r[..r.find("id=\"runs\"").unwrap()];
+        assert_eq!(r.contains(">Alpha 1</a>"), alpha, "{query}");
+        assert_eq!(r.contains(">Beta &lt;2&gt;</a>"), beta, "{query}");
+    }
+    assert_eq!(status(&get(addr, "/?page=0").unwrap()), "400");
+    let run = get(addr, "/run/1").unwrap();
+    assert_eq!(status(&run), "200", "{run}");
+    assert!(run.contains("Run 1"), "{run}");
+    let compare = get(addr, "/compare?d=1&d=2").unwrap();
+    assert_eq!(status(&compare), "200", "{compare}");
+    assert!(compare.contains("Compare drives") && compare.contains("Alpha 1"));
+    // Many requests on the connections the server keeps all see the same Bench.
+    for _ in 0..20 {
+        assert_eq!(status(&get(addr, "/compare?d=2").unwrap()), "200");
+    }
+    // What is stored meanwhile is on the next page.
+    let mut b = Bench::open(db).unwrap();
+    b.store(&run_of(
+        "Gamma 3",
+        "Acme",
+        "rig-1",
+        500_000_000_000,
+        "2026-03-02T03:04:05Z",
+    ))
+    .unwrap();
+    let mut seen = 0;
+    for _ in 0..8 {
+        seen += get(addr, "/").unwrap().contains("Gamma 3") as usize;
+    }
+    assert_eq!(seen, 8, "every page worker sees the new drive");
+}
+
+#[test]
+fn serves_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    serves_the_drive_list_a_run_and_a_compare_page(&dir.path().join("bench.db"));
+}
+
+#[test]
+fn serves_postgres() {
+    let Some(server) = test_support::postgres::shared() else {
+        eprintln!("no PostgreSQL server: skipped");
+        return;
+    };
+    serves_the_drive_list_a_run_and_a_compare_page(Path::new(&server.new_database()));
 }

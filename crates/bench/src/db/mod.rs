@@ -26,7 +26,7 @@ use conn::Conn;
 pub use copy::Copied;
 pub use import::{check_name, check_result, check_time};
 pub use location::{redacted, Location};
-pub use query::{DriveRow, RunRow, Specs, StoredResult};
+pub use query::{DriveFilter, DriveListing, DriveRow, RunRow, Specs, StoredResult};
 pub use schema::LATEST as SCHEMA_VERSION;
 pub use store::{RunRecord, Stored};
 

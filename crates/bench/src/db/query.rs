@@ -313,3 +313,206 @@ impl Bench {
         Ok(())
     }
 }
+
+/// Which drives the drive list shows: every filter given must hold. Text is matched
+/// case-insensitively (ASCII), as part of the field; vendor, kind and host exactly but for
+/// case. A drive matches the date range and host if one of its runs does.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DriveFilter {
+    /// Part of the name, model or serial.
+    pub text: Option<String>,
+    pub vendor: Option<String>,
+    /// How it was measured: `block`, `file`, `sim`.
+    pub kind: Option<String>,
+    /// Part of the annotated NAND.
+    pub nand: Option<String>,
+    pub min_capacity_bytes: Option<u64>,
+    pub max_capacity_bytes: Option<u64>,
+    /// A run started on or after this day (`YYYY-MM-DD`, UTC) ...
+    pub from: Option<String>,
+    /// ... and on or before this day.
+    pub to: Option<String>,
+    /// A run on the machine of this host name.
+    pub host: Option<String>,
+}
+
+/// A drive as a list shows it, with the target its newest run measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriveListing {
+    pub drive: DriveRow,
+    pub target: Option<String>,
+}
+
+/// `%needle%` for LIKE with `\` escaping, lower case.
+fn like(needle: &str) -> String {
+    let mut p = String::from("%");
+    for c in needle.to_ascii_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
+impl DriveFilter {
+    /// The WHERE clause (over `drives d` and `drive_specs s`) and its parameters.
+    fn clause(&self) -> (String, Vec<Value>) {
+        let mut terms: Vec<String> = Vec::new();
+        let mut args: Vec<Value> = Vec::new();
+        let arg = |v: Value, args: &mut Vec<Value>| {
+            args.push(v);
+            format!("?{}", args.len())
+        };
+        if let Some(t) = &self.text {
+            let a = arg(like(t).into(), &mut args);
+            terms.push(format!(
+                "(lower(COALESCE(s.name, '')) LIKE {a} ESCAPE '\\' OR lower(COALESCE(d.model, '')) LIKE {a} ESCAPE '\\' \
+                 OR lower(COALESCE(d.serial, '')) LIKE {a} ESCAPE '\\')"
+            ));
+        }
+        if let Some(v) = &self.vendor {
+            let a = arg(v.to_ascii_lowercase().into(), &mut args);
+            terms.push(format!("lower(d.vendor) = {a}"));
+        }
+        if let Some(k) = &self.kind {
+            let a = arg(k.into(), &mut args);
+            terms.push(format!("d.kind = {a}"));
+        }
+        if let Some(n) = &self.nand {
+            let a = arg(like(n).into(), &mut args);
+            terms.push(format!("lower(s.nand) LIKE {a} ESCAPE '\\'"));
+        }
+        if let Some(c) = self.min_capacity_bytes {
+            let a = arg(Value::Int(c.min(i64::MAX as u64) as i64), &mut args);
+            terms.push(format!("d.capacity_bytes >= {a}"));
+        }
+        if let Some(c) = self.max_capacity_bytes {
+            let a = arg(Value::Int(c.min(i64::MAX as u64) as i64), &mut args);
+            terms.push(format!("d.capacity_bytes <= {a}"));
+        }
+        let mut run_terms: Vec<String> = Vec::new();
+        if let Some(f) = &self.from {
+            let a = arg(f.into(), &mut args);
+            run_terms.push(format!("substr(r.started_at, 1, 10) >= {a}"));
+        }
+        if let Some(t) = &self.to {
+            let a = arg(t.into(), &mut args);
+            run_terms.push(format!("substr(r.started_at, 1, 10) <= {a}"));
+        }
+        if let Some(h) = &self.host {
+            let a = arg(h.to_ascii_lowercase().into(), &mut args);
+            run_terms.push(format!(
+                "r.system_id IN (SELECT y.id FROM systems y WHERE lower(y.hostname) = {a})"
+            ));
+        }
+        if !run_terms.is_empty() {
+            terms.push(format!(
+                "EXISTS (SELECT 1 FROM runs r WHERE r.drive_id = d.id AND {})",
+                run_terms.join(" AND ")
+            ));
+        }
+        let clause = if terms.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", terms.join(" AND "))
+        };
+        (clause, args)
+    }
+}
+
+const NEWEST_TARGET: &str =
+    "(SELECT r.target_spec FROM runs r WHERE r.drive_id = d.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1)";
+
+fn listing(r: &Row) -> Result<DriveListing> {
+    Ok(DriveListing {
+        drive: drive_row(r)?,
+        target: r.get(16)?,
+    })
+}
+
+impl Bench {
+    /// The drives `filter` lets through, by name: `limit` of them from `offset`, and how
+    /// many there are in all. One page is read, never the whole list.
+    pub fn drive_page(
+        &self,
+        filter: &DriveFilter,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<DriveListing>, u64)> {
+        let (clause, mut args) = filter.clause();
+        let mut conn = self.conn.borrow_mut();
+        let total: i64 = conn
+            .query_one(
+                &format!(
+                    "SELECT count(*) FROM drives d LEFT JOIN drive_specs s ON s.drive_id = d.id{clause}"
+                ),
+                &args,
+            )?
+            .get(0)?;
+        let n = args.len();
+        args.push(Value::Int(limit.min(i64::MAX as u64) as i64));
+        args.push(Value::Int(offset.min(i64::MAX as u64) as i64));
+        let select = DRIVE_SELECT.replacen(
+            ", d.identity\n",
+            &format!(", d.identity, {NEWEST_TARGET}\n"),
+            1,
+        );
+        // The page's ids first, so the per-drive counts are made for its rows only.
+        let order = "ORDER BY lower(COALESCE(s.name, d.model, d.identity)), d.id";
+        let rows = conn.query(
+            &format!(
+                "{select} WHERE d.id IN (SELECT d.id FROM drives d LEFT JOIN drive_specs s ON s.drive_id = d.id\
+                 {clause} {order} LIMIT ?{} OFFSET ?{}) {order}",
+                n + 1,
+                n + 2
+            ),
+            &args,
+        )?;
+        let drives = rows.iter().map(listing).collect::<Result<Vec<_>>>()?;
+        Ok((drives, total as u64))
+    }
+
+    /// The drives of these ids that are in the Bench, in the order asked.
+    pub fn drive_listings(&self, ids: &[i64]) -> Result<Vec<DriveListing>> {
+        let select = DRIVE_SELECT.replacen(
+            ", d.identity\n",
+            &format!(", d.identity, {NEWEST_TARGET}\n"),
+            1,
+        );
+        let mut out = Vec::new();
+        for id in ids {
+            let row = self
+                .conn
+                .borrow_mut()
+                .query_opt(&format!("{select} WHERE d.id = ?1"), params![id])?;
+            if let Some(row) = row {
+                out.push(listing(&row)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The `limit` newest runs, newest first.
+    pub fn recent_runs(&self, limit: u64) -> Result<Vec<RunRow>> {
+        let rows = self.conn.borrow_mut().query(
+            &format!(
+                "{RUN_SELECT} WHERE r.id IN (SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT ?1)
+                 ORDER BY r.started_at DESC, r.id DESC"
+            ),
+            params![limit.min(i64::MAX as u64) as i64],
+        )?;
+        rows.iter().map(run_row).collect()
+    }
+
+    /// How many runs the Bench holds.
+    pub fn run_count(&self) -> Result<u64> {
+        let n: i64 = self
+            .conn
+            .borrow_mut()
+            .query_one("SELECT count(*) FROM runs", &[])?
+            .get(0)?;
+        Ok(n as u64)
+    }
+}

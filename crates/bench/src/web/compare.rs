@@ -52,24 +52,25 @@ pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page>
             Err(e) => return Ok(Page::error(400, &e)),
         }
     }
-    let all = bench.drives()?;
-    let labels = drive_labels(&all, &bench.runs()?);
-    let mut chosen: Vec<(DriveRow, String)> = Vec::new();
-    if ids.is_empty() {
-        chosen = all.into_iter().zip(labels).collect();
+    // The drives asked for, read by id; none asked for is every drive.
+    let listed = if ids.is_empty() {
+        let every: Vec<i64> = bench.drives()?.iter().map(|d| d.id).collect();
+        bench.drive_listings(&every)?
     } else {
-        for id in &ids {
-            match all.iter().position(|d| d.id == *id) {
-                Some(i) => chosen.push((all[i].clone(), labels[i].clone())),
-                None => {
-                    return Ok(Page::error(
-                        404,
-                        &format!("There is no drive {id} in the Bench."),
-                    ))
-                }
-            }
+        let listed = bench.drive_listings(&ids)?;
+        if let Some(id) = ids
+            .iter()
+            .find(|id| !listed.iter().any(|l| l.drive.id == **id))
+        {
+            return Ok(Page::error(
+                404,
+                &format!("There is no drive {id} in the Bench."),
+            ));
         }
-    }
+        listed
+    };
+    let labels = drive_labels(&listed);
+    let chosen: Vec<(DriveRow, String)> = listed.into_iter().map(|l| l.drive).zip(labels).collect();
     let mut drives = Vec::new();
     for (i, (row, label)) in chosen.into_iter().enumerate() {
         drives.push(drive(bench, row, label, i)?);
@@ -122,14 +123,14 @@ pub(super) fn view(bench: &Bench, kind: &str, id: i64, query: &[(String, String)
             &format!("There is no result {id} in the Bench."),
         ));
     };
-    let all = bench.drives()?;
-    let labels = drive_labels(&all, &bench.runs()?);
-    let Some(at) = all.iter().position(|d| d.id == stored.drive_id) else {
+    let listed = bench.drive_listings(&[stored.drive_id])?;
+    if listed.is_empty() {
         return Ok(Page::not_found());
-    };
+    }
+    let label = drive_labels(&listed).swap_remove(0);
     let d = Drive {
         id: Some(stored.drive_id),
-        label: labels[at].clone(),
+        label,
         index,
         facts: Facts::default(),
         entries: Vec::new(),

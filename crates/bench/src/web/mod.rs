@@ -1,6 +1,7 @@
 //! The Bench on the web (`ssdlab bench serve`): server-rendered pages over the Bench
-//! database. The drive list (`/`), comparisons of any drives (`/compare?d=ID&d=ID`), a run's
-//! full review report (`/run/ID`) and one stored result with its parameters (`/result/ID`).
+//! database. The drive list (`/?vendor=..&page=N`: filtered and paged in SQL), comparisons
+//! of any drives (`/compare?d=ID&d=ID`), a run's full review report (`/run/ID`) and one
+//! stored result with its parameters (`/result/ID`).
 //!
 //! Read only: GET and HEAD, the database opened read-only and queried again for every
 //! request, so runs stored while the server runs appear on the next page load. Routing
@@ -106,7 +107,10 @@ pub fn respond(bench: &Bench, method: &str, url: &str) -> Page {
     let url = url.split_once('#').map_or(url, |(u, _)| u);
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let page = match path {
-        "/" => pages::index(bench),
+        "/" => match parse_query(query) {
+            Ok(q) => pages::index(bench, &q),
+            Err(e) => Ok(Page::error(400, &e)),
+        },
         "/compare" => match parse_query(query) {
             Ok(q) => compare::page_of(bench, &q),
             Err(e) => Ok(Page::error(400, &e)),

@@ -2,31 +2,29 @@
 
 use maud::{html, Markup};
 
-use crate::db::{Bench, DriveRow, Result, RunRow};
+use crate::db::{Bench, DriveFilter, DriveListing, DriveRow, Result, RunRow};
 use crate::view::{capacity, fixed, grouped, page, Cell, Drive, Entry, Facts, Mode, Review, Table};
 
 use super::Page;
 
-/// What to call each drive on a page: its name, and where two drives share a name, the
-/// target the newest run measured (or its id) after it.
-pub(super) fn drive_labels(drives: &[DriveRow], runs: &[RunRow]) -> Vec<String> {
-    let target = |d: &DriveRow| {
-        runs.iter()
-            .find(|r| r.drive_id == d.id)
-            .map(|r| &r.target_spec)
-    };
-    let named = |d: &DriveRow| drives.iter().filter(|o| o.name == d.name).count();
+/// What to call each drive on a page: its name, and where two drives on the page share a
+/// name, the target its newest run measured (or its id) after it.
+pub(super) fn drive_labels(drives: &[DriveListing]) -> Vec<String> {
+    let named = |d: &DriveRow| drives.iter().filter(|o| o.drive.name == d.name).count();
     let mut labels: Vec<String> = drives
         .iter()
-        .map(|d| match (named(d), target(d)) {
-            (1, _) => d.name.clone(),
-            (_, Some(t)) if *t != d.name => format!("{} ({t})", d.name),
-            _ => format!("{} #{}", d.name, d.id),
+        .map(|l| {
+            let d = &l.drive;
+            match (named(d), &l.target) {
+                (1, _) => d.name.clone(),
+                (_, Some(t)) if *t != d.name => format!("{} ({t})", d.name),
+                _ => format!("{} #{}", d.name, d.id),
+            }
         })
         .collect();
     for i in 0..labels.len() {
         if labels.iter().filter(|l| **l == labels[i]).count() > 1 {
-            labels[i] = format!("{} #{}", labels[i], drives[i].id);
+            labels[i] = format!("{} #{}", labels[i], drives[i].drive.id);
         }
     }
     labels
@@ -47,33 +45,148 @@ fn money(v: Option<f64>, decimals: usize) -> String {
     v.map_or(String::new(), |v| crate::compare::usd(v, decimals))
 }
 
-pub(super) fn index(bench: &Bench) -> Result<Page> {
-    let drives = bench.drives()?;
-    let runs = bench.runs()?;
-    let labels = drive_labels(&drives, &runs);
-    let mut kinds: Vec<&str> = drives.iter().map(|d| d.kind.as_str()).collect();
-    kinds.sort_unstable();
-    kinds.dedup();
+/// Drives on one page of the drive list.
+pub(super) const PAGE_DRIVES: u64 = 50;
+
+/// Runs the drive list shows under the drives.
+const RECENT_RUNS: u64 = 20;
+
+/// The drive list's filters and page from its query; an error names a bad value.
+fn list_query(query: &[(String, String)]) -> std::result::Result<(DriveFilter, u64), String> {
+    let mut f = DriveFilter::default();
+    let mut page = 1u64;
+    let gb = |name: &str, v: &str| -> std::result::Result<u64, String> {
+        match v.parse::<f64>() {
+            Ok(g) if (0.0..1e12).contains(&g) => Ok((g * 1e9) as u64),
+            _ => Err(format!("{name}: not a capacity in GB")),
+        }
+    };
+    let day = |name: &str, v: &str| -> std::result::Result<String, String> {
+        let b = v.as_bytes();
+        let ok = b.len() == 10
+            && b.iter().enumerate().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    *c == b'-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            });
+        if ok {
+            Ok(v.to_string())
+        } else {
+            Err(format!("{name}: not a day (YYYY-MM-DD)"))
+        }
+    };
+    for (k, v) in query {
+        let v = v.trim();
+        if v.is_empty() {
+            continue;
+        }
+        if v.len() > 200 {
+            return Err(format!("{k}: too long"));
+        }
+        let text = Some(v.to_string());
+        match k.as_str() {
+            "q" => f.text = text,
+            "vendor" => f.vendor = text,
+            "kind" => f.kind = text,
+            "nand" => f.nand = text,
+            "host" => f.host = text,
+            "min_gb" => f.min_capacity_bytes = Some(gb(k, v)?),
+            "max_gb" => f.max_capacity_bytes = Some(gb(k, v)?),
+            "from" => f.from = Some(day(k, v)?),
+            "to" => f.to = Some(day(k, v)?),
+            "page" => {
+                page = match v.parse::<u64>() {
+                    Ok(p) if (1..=1_000_000).contains(&p) => p,
+                    _ => return Err("page: not a page number".into()),
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((f, page))
+}
+
+/// The query of the drive list with these filters, on page `page`.
+fn list_url(query: &[(String, String)], page: u64) -> String {
+    let mut pairs: Vec<String> = query
+        .iter()
+        .filter(|(k, v)| k != "page" && !v.trim().is_empty())
+        .map(|(k, v)| format!("{}={}", percent_encode(k), percent_encode(v.trim())))
+        .collect();
+    pairs.push(format!("page={page}"));
+    format!("/?{}", pairs.join("&"))
+}
+
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+pub(super) fn index(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
+    let (filter, page_no) = match list_query(query) {
+        Ok(q) => q,
+        Err(e) => return Ok(Page::error(400, &e)),
+    };
+    let (drives, total) = bench.drive_page(&filter, (page_no - 1) * PAGE_DRIVES, PAGE_DRIVES)?;
+    let runs = bench.recent_runs(RECENT_RUNS)?;
+    let run_count = bench.run_count()?;
+    let labels = drive_labels(&drives);
+    let pages = total.div_ceil(PAGE_DRIVES).max(1);
+    let filtered = filter != DriveFilter::default();
+    let value = |name: &str| {
+        query
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map_or(String::new(), |(_, v)| v.trim().to_string())
+    };
+    let first = (page_no - 1) * PAGE_DRIVES + 1;
     let body = html! {
         h1 { "The Bench" }
         p.sub {
-            (drives.len()) " drives and " (runs.len()) " runs in " code { (bench.path().display()) }
+            (total) @if filtered { " matching" } " drives and " (run_count) " runs in "
+            code { (bench.path().display()) }
             ". Pick drives to compare them the way the reviews did, or open a run's full report."
         }
-        @if drives.is_empty() {
+        @if total == 0 && !filtered {
             p {
                 "No runs stored yet: every " code { "ssdlab suite" } " or " code { "ssdlab run" }
                 " stores its results here as it finishes (or " code { "ssdlab bench import DIR" } ")."
             }
         } @else {
             h2 id="drives-heading" { "Drives" }
+            form method="get" action="/" id="drive-query" {
+                div.controls {
+                    input type="search" name="q" value=(value("q")) placeholder="name, model or serial" aria-label="Name, model or serial";
+                    input type="text" name="vendor" value=(value("vendor")) placeholder="vendor" aria-label="Vendor" size="10";
+                    select name="kind" aria-label="Kind" {
+                        @for (k, shown) in [("", "every kind"), ("block", "block"), ("file", "file"), ("sim", "sim")] {
+                            option value=(k) selected[value("kind") == k] { (shown) }
+                        }
+                    }
+                    input type="text" name="nand" value=(value("nand")) placeholder="NAND" aria-label="NAND" size="8";
+                    input type="number" name="min_gb" value=(value("min_gb")) placeholder="min GB" aria-label="Capacity from (GB)" min="0" step="any";
+                    input type="number" name="max_gb" value=(value("max_gb")) placeholder="max GB" aria-label="Capacity to (GB)" min="0" step="any";
+                    input type="date" name="from" value=(value("from")) aria-label="Runs from";
+                    input type="date" name="to" value=(value("to")) aria-label="Runs to";
+                    input type="text" name="host" value=(value("host")) placeholder="bench host" aria-label="Bench host" size="10";
+                    button type="submit" { "Filter" }
+                    @if filtered { a href="/" { "clear" } }
+                }
+            }
+            @if drives.is_empty() {
+                p { "No drives on this page match." }
+            } @else {
             form method="get" action="/compare" id="drive-form" {
                 div.controls {
-                    input type="search" id="drive-filter" placeholder="Filter drives" aria-label="Filter drives";
-                    select id="drive-kind" aria-label="Kind" {
-                        option value="" { "every kind" }
-                        @for k in &kinds { option value=(k) { (k) } }
-                    }
                     button type="submit" { "Compare" }
                     span.note { "no drive ticked compares them all" }
                 }
@@ -81,11 +194,18 @@ pub(super) fn index(bench: &Bench) -> Result<Page> {
                     tr { th {} th { "drive" } th { "kind" } th { "capacity" } th { "controller" } th { "NAND" }
                          th { "DRAM" } th { "price" } th { "$/GB" } th { "runs" } th { "last run" } }
                     @for (d, label) in drives.iter().zip(&labels) {
-                        (drive_row(d, label, &runs))
+                        (drive_row(d, label))
                     }
                 } }
             }
-            (runs_table(&runs, &drives, &labels))
+            }
+            nav.pages aria-label="Pages" {
+                "Drives " (first.min(total)) "–" ((first + drives.len() as u64).saturating_sub(1)) " of " (total)
+                ", page " (page_no) " of " (pages) ". "
+                @if page_no > 1 { a rel="prev" href=(list_url(query, page_no - 1)) { "previous" } " " }
+                @if page_no < pages { a rel="next" href=(list_url(query, page_no + 1)) { "next" } }
+            }
+            (runs_table(&runs))
         }
     };
     Ok(Page::html_page(page(
@@ -96,34 +216,21 @@ pub(super) fn index(bench: &Bench) -> Result<Page> {
     )))
 }
 
-fn drive_row(d: &DriveRow, label: &str, runs: &[RunRow]) -> Markup {
-    let mut targets: Vec<&str> = runs
-        .iter()
-        .filter(|r| r.drive_id == d.id)
-        .map(|r| r.target_spec.as_str())
-        .collect();
-    targets.dedup();
+fn drive_row(listing: &DriveListing, label: &str) -> Markup {
+    let d = &listing.drive;
     let details: Vec<&str> = [
         d.model.as_deref().filter(|m| *m != d.name),
         d.serial.as_deref(),
         d.firmware.as_deref(),
+        listing.target.as_deref(),
     ]
     .into_iter()
     .flatten()
-    .chain(targets.first().copied())
     .collect();
     let notes = d.specs.notes.as_deref().unwrap_or("");
     let opt = |v: &Option<String>| v.clone().unwrap_or_default();
-    let search = [label, &details.join(" "), notes]
-        .into_iter()
-        .chain(
-            [&d.specs.controller, &d.specs.nand, &d.specs.dram].map(|v| v.as_deref().unwrap_or("")),
-        )
-        .collect::<Vec<&str>>()
-        .join(" ")
-        .to_lowercase();
     html! {
-        tr data-kind=(d.kind) data-text=(search) {
+        tr {
             td { input type="checkbox" name="d" value=(d.id) aria-label={ "select " (label) }; }
             td {
                 a href={ "/compare?d=" (d.id) } { (label) }
@@ -142,20 +249,14 @@ fn drive_row(d: &DriveRow, label: &str, runs: &[RunRow]) -> Markup {
     }
 }
 
-fn runs_table(runs: &[RunRow], drives: &[DriveRow], labels: &[String]) -> Markup {
-    let label = |id: i64| {
-        drives
-            .iter()
-            .position(|d| d.id == id)
-            .map_or(String::new(), |i| labels[i].clone())
-    };
+fn runs_table(runs: &[RunRow]) -> Markup {
     let mut t = Table::new(&[
         "run", "drive", "target", "started", "kind", "status", "results",
     ]);
     for r in runs {
         t.row(vec![
             html! { a href={ "/run/" (r.id) } { "run " (r.id) } }.into(),
-            html! { a href={ "/compare?d=" (r.drive_id) } { (label(r.drive_id)) } }.into(),
+            html! { a href={ "/compare?d=" (r.drive_id) } { (r.drive) } }.into(),
             html! { code { (r.target_spec) } }.into(),
             r.started_at.clone().into(),
             format!("{}{}", r.kind, if r.quick { ", quick" } else { "" }).into(),
@@ -164,7 +265,7 @@ fn runs_table(runs: &[RunRow], drives: &[DriveRow], labels: &[String]) -> Markup
             Cell::Num(r.results.to_string()),
         ]);
     }
-    html! { h2 id="runs" { "Runs" } (t) }
+    html! { h2 id="runs" { "Newest runs" } (t) }
 }
 
 /// A run's review: the report of its results, with the Bench's links.

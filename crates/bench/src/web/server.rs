@@ -170,12 +170,9 @@ async fn handle(
         );
         (page, true)
     } else if method == "GET" || method == "HEAD" {
-        let page = tokio::task::spawn_blocking(move || match Bench::open_read_only(&db) {
-            Ok(bench) => respond(&bench, &method, &target),
-            Err(e) => server_error(&e),
-        })
-        .await
-        .unwrap_or_else(|e| server_error(&e));
+        let page = tokio::task::spawn_blocking(move || page_on_this_thread(&db, &method, &target))
+            .await
+            .unwrap_or_else(|e| server_error(&e));
         (page, false)
     } else {
         (method_not_allowed(), false)
@@ -186,6 +183,38 @@ async fn handle(
             .insert(CONNECTION, HeaderValue::from_static("close"));
     }
     Ok(r)
+}
+
+thread_local! {
+    /// The PostgreSQL Bench this page worker has open, and where it is.
+    static KEPT: std::cell::RefCell<Option<(PathBuf, Bench)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The page for a request, made on a page worker. A PostgreSQL Bench is opened once per
+/// worker and kept (a connection costs authentication and a server process; every query
+/// still sees what was stored since), and dropped after a page that failed, so the next
+/// request connects afresh. An SQLite file is opened for every request: that takes
+/// microseconds, and a kept handle would go on reading a file replaced or removed under it.
+fn page_on_this_thread(db: &Path, method: &str, target: &str) -> Page {
+    KEPT.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if let Some((_, bench)) = kept.as_ref().filter(|(at, _)| at == db) {
+            let page = respond(bench, method, target);
+            if page.status == 500 {
+                *kept = None;
+            }
+            return page;
+        }
+        let bench = match Bench::open_read_only(db) {
+            Ok(bench) => bench,
+            Err(e) => return server_error(&e),
+        };
+        let page = respond(&bench, method, target);
+        if bench.is_postgres() && page.status != 500 {
+            *kept = Some((db.to_path_buf(), bench));
+        }
+        page
+    })
 }
 
 /// The response for a page (hyper leaves the body out for HEAD).

@@ -215,9 +215,11 @@ fn index_lists_drives_and_runs() {
     assert_eq!(p.status, 200);
     let body = &p.body;
     for needle in [
-        "id=\"drive-filter\"",
-        "id=\"drive-kind\"",
-        "<option value=\"sim\">",
+        "id=\"drive-query\"",
+        "name=\"vendor\"",
+        "name=\"host\"",
+        "name=\"min_gb\"",
+        "name=\"from\"",
         "action=\"/compare\"",
         "name=\"d\" value=\"1\"",
         "name=\"d\" value=\"2\"",
@@ -376,4 +378,121 @@ fn compare_shows_the_power_section_and_fetches_a_drives_power_charts() {
     for svg in svgs(&v.body) {
         roxmltree::Document::parse(svg).unwrap();
     }
+}
+
+/// A Bench of `n` drives: drive `i` is model `Drive NNN` of vendor Acme (even `i`) or Zeta,
+/// `i` GB, NAND TLC (`i` % 3 == 0) or QLC, measured on host rig-`i % 2` on day 1 + `i` % 28 of
+/// January 2026.
+fn many(n: usize) -> (tempfile::TempDir, Bench) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    for i in 1..=n {
+        let mut r = crate::db::tests::result(
+            "consistency",
+            None,
+            &format!("Drive {i:03}"),
+            &format!("2026-01-{:02}T10:00:00Z", 1 + i % 28),
+            100.0,
+        );
+        r.target.vendor = Some(if i % 2 == 0 { "Acme" } else { "Zeta" }.into());
+        r.target.capacity_bytes = i as u64 * 1_000_000_000;
+        r.system.hostname = format!("rig-{}", i % 2);
+        let started = r.started_at.clone();
+        b.store(&crate::db::tests::run(
+            &format!("Drive {i:03}"),
+            &started,
+            vec![r],
+        ))
+        .unwrap();
+    }
+    for d in b.drives().unwrap() {
+        let i: usize = d.name[6..].parse().unwrap();
+        let nand = if i.is_multiple_of(3) { "TLC" } else { "QLC" };
+        b.annotate(
+            d.id,
+            &Specs {
+                nand: Some(nand.into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    }
+    (dir, b)
+}
+
+/// The drive names a drive list page shows, in order.
+fn listed(body: &str) -> Vec<String> {
+    let body = &body[..body.find("id=\"runs\"").unwrap_or(body.len())];
+    body.match_indices("<a href=\"/compare?d=")
+        .filter_map(|(at, _)| {
+            let rest = &body[at..];
+            let start = rest.find('>')? + 1;
+            let end = rest.find("</a>")?;
+            Some(rest[start..end].to_string())
+        })
+        .filter(|n| n.starts_with("Drive "))
+        .collect()
+}
+
+#[test]
+fn the_drive_list_is_paged() {
+    let (_dir, b) = many(120);
+    let first = get(&b, "/").body;
+    let names = listed(&first);
+    assert_eq!(names.len(), 50);
+    assert_eq!(names[0], "Drive 001");
+    assert!(first.contains("120 drives"), "total");
+    assert!(first.contains("page 1 of 3"));
+    assert!(first.contains("href=\"/?page=2\""), "next");
+    assert!(!first.contains("rel=\"prev\""));
+    let last = get(&b, "/?page=3").body;
+    assert_eq!(
+        listed(&last),
+        (101..=120)
+            .map(|i| format!("Drive {i:03}"))
+            .collect::<Vec<_>>()
+    );
+    assert!(last.contains("href=\"/?page=2\"") && !last.contains("rel=\"next\""));
+    assert!(listed(&get(&b, "/?page=4").body).is_empty());
+    for bad in ["/?page=0", "/?page=x", "/?min_gb=lots", "/?from=yesterday"] {
+        assert_eq!(get(&b, bad).status, 400, "{bad}");
+    }
+}
+
+#[test]
+fn the_drive_list_filters() {
+    let (_dir, b) = many(60);
+    let names = |url: &str| {
+        let p = get(&b, url);
+        assert_eq!(p.status, 200, "{url}");
+        listed(&p.body)
+    };
+    let nums =
+        |url: &str| -> Vec<usize> { names(url).iter().map(|n| n[6..].parse().unwrap()).collect() };
+    assert!(nums("/?vendor=acme").iter().all(|i| i % 2 == 0));
+    assert_eq!(nums("/?vendor=acme").len(), 30);
+    assert_eq!(nums("/?host=rig-1").len(), 30);
+    assert!(nums("/?host=rig-1").iter().all(|i| i % 2 == 1));
+    assert_eq!(nums("/?min_gb=10&max_gb=12.5"), vec![10, 11, 12]);
+    assert!(nums("/?nand=tlc").iter().all(|i| i % 3 == 0));
+    assert_eq!(nums("/?nand=tlc").len(), 20);
+    assert_eq!(nums("/?from=2026-01-05&to=2026-01-05"), vec![4, 32, 60]);
+    assert_eq!(nums("/?q=drive+05"), (50..=59).collect::<Vec<_>>());
+    assert_eq!(nums("/?kind=file").len(), 0);
+    assert_eq!(nums("/?kind=sim&vendor=Zeta&min_gb=50").len(), 5);
+    // LIKE's wildcards are text.
+    assert!(nums("/?q=%25").is_empty() && nums("/?q=_").is_empty());
+    // Pages keep the filters, encoded.
+    let p = get(&b, "/?vendor=a+b%26c").body;
+    assert!(
+        p.contains("value=\"a b&amp;c\""),
+        "the form shows the filter"
+    );
+    let p = get(&b, "/?host=rig-0&q=drive").body;
+    assert!(p.contains("30 matching drives"));
+    let p = get(&b, "/?nand=c").body;
+    assert!(
+        p.contains("href=\"/?nand=c&amp;page=2\""),
+        "next keeps the filter"
+    );
 }
