@@ -40,19 +40,6 @@
     show(name);
   });
 
-  // Drive list filter (the Bench's index page).
-  var filter = document.getElementById('drive-filter'), kind = document.getElementById('drive-kind');
-  if (filter && kind) {
-    var apply = function () {
-      var q = filter.value.trim().toLowerCase(), k = kind.value;
-      document.querySelectorAll('#drives tr[data-kind]').forEach(function (r) {
-        r.hidden = !((k === '' || r.dataset.kind === k) && (q === '' || r.dataset.text.indexOf(q) >= 0));
-      });
-    };
-    filter.addEventListener('input', apply);
-    kind.addEventListener('change', apply);
-  }
-
   // A link to a result's parameters opens its collapsed section.
   function openTarget() {
     var t = location.hash && document.getElementById(location.hash.slice(1));
