@@ -6,15 +6,7 @@
 use engine::power::Basis;
 use suite::result::TestResult;
 
-pub use suite::tests::power::{LinkPowerRecord, PowerAnalysis};
-
-/// The power tests, in the order the reviews charted them.
-pub const TESTS: [&str; 4] = [
-    "power-idle",
-    "power-slumber",
-    "power-seq-write",
-    "power-random-write",
-];
+pub use suite::tests::power::{LinkPowerRecord, PowerAnalysis, TESTS};
 
 /// Whether `test` is one of the power tests.
 pub fn is_power_test(test: &str) -> bool {

@@ -119,26 +119,18 @@ pub fn plan(quick: bool) -> Vec<Step> {
     ]
     .into_iter()
     // Power last, as the reviews had it: idle and slumber after the drive has rested.
-    .chain(
-        [
-            "power-idle",
-            "power-slumber",
-            "power-seq-write",
-            "power-random-write",
-        ]
-        .map(|test| Step {
-            id: test.into(),
-            test,
-            overrides: q(
-                none(),
-                Overrides {
-                    duration_s: Some(10.0),
-                    rest_s: matches!(test, "power-idle" | "power-slumber").then_some(5.0),
-                    ..none()
-                },
-            ),
-        }),
-    )
+    .chain(crate::tests::power::TESTS.map(|test| Step {
+        id: test.into(),
+        test,
+        overrides: q(
+            none(),
+            Overrides {
+                duration_s: Some(10.0),
+                rest_s: matches!(test, "power-idle" | "power-slumber").then_some(5.0),
+                ..none()
+            },
+        ),
+    }))
     .collect()
 }
 

@@ -223,12 +223,7 @@ impl Measure {
             }
             Measure::TurboWrite => turbo_write(&mut dev, &mut ctx, &mut put)?,
             Measure::Power => {
-                for name in [
-                    "power-idle",
-                    "power-slumber",
-                    "power-seq-write",
-                    "power-random-write",
-                ] {
+                for name in crate::tests::power::TESTS {
                     let r = &test(name, &mut dev, &mut ctx, Overrides::default())?[0];
                     let a = r
                         .power_analysis()

@@ -79,6 +79,14 @@ pub struct LinkPowerRecord {
     pub note: Option<String>,
 }
 
+/// The power tests, in the order the reviews charted them (and the suite runs them).
+pub const TESTS: [&str; 4] = [
+    "power-idle",
+    "power-slumber",
+    "power-seq-write",
+    "power-random-write",
+];
+
 /// A power test: which state it measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
