@@ -601,6 +601,7 @@ mod tests {
             id,
             name: name.into(),
             kind: "sim".into(),
+            interface: Some("SATA".into()),
             model: Some(name.into()),
             serial: None,
             firmware: None,

@@ -29,6 +29,38 @@ pub struct Identity {
 }
 
 impl Identity {
+    /// The host interface the drive is reached through, as a lab sorts drives: "NVMe",
+    /// "SATA", "SAS", "SCSI", "USB", "virtio", "loop" or "file"; `None` where nothing says.
+    /// The drive's own answer wins over sysfs; a simulated drive has its modelled link.
+    pub fn interface(&self) -> Option<&'static str> {
+        if self.kind == "file" {
+            return Some("file");
+        }
+        let detail = |k: &str| self.details.get(k).map(String::as_str);
+        match detail("interface") {
+            Some("NVMe") => return Some("NVMe"),
+            Some("ATA") => return Some("SATA"),
+            _ => {}
+        }
+        if let Some(link) = detail("link") {
+            for name in ["SATA", "NVMe"] {
+                if link.starts_with(name) {
+                    return Some(name);
+                }
+            }
+        }
+        Some(match detail("transport")? {
+            "nvme" => "NVMe",
+            "sata" => "SATA",
+            "sas" => "SAS",
+            "scsi" => "SCSI",
+            "usb" => "USB",
+            "virtio" => "virtio",
+            "loop" => "loop",
+            _ => return None,
+        })
+    }
+
     /// Take model, serial and firmware from the drive's own answer (sysfs truncates and pads
     /// them), and record the whole of it.
     pub fn with_drive(mut self, id: drive::Identify) -> Identity {
@@ -44,5 +76,50 @@ impl Identity {
             .insert("interface".into(), id.interface.to_string());
         self.drive = Some(id);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Identity;
+
+    fn with(kind: &str, details: &[(&str, &str)]) -> Identity {
+        Identity {
+            kind: kind.into(),
+            details: details
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Identity::default()
+        }
+    }
+
+    #[test]
+    fn interface_prefers_the_drive_then_the_link_then_sysfs() {
+        let ata_on_usb = with("block", &[("interface", "ATA"), ("transport", "usb")]);
+        assert_eq!(ata_on_usb.interface(), Some("SATA"));
+        assert_eq!(
+            with("block", &[("transport", "usb")]).interface(),
+            Some("USB")
+        );
+        assert_eq!(
+            with("block", &[("transport", "nvme")]).interface(),
+            Some("NVMe")
+        );
+        assert_eq!(
+            with("sim", &[("link", "NVMe (PCIe 3.0 x4)")]).interface(),
+            Some("NVMe")
+        );
+        assert_eq!(
+            with("sim", &[("link", "SATA 6 Gb/s")]).interface(),
+            Some("SATA")
+        );
+        assert_eq!(with("file", &[]).interface(), Some("file"));
+        // Recorded before sysfs told SATA from SCSI: unknown, not a guess.
+        assert_eq!(
+            with("block", &[("transport", "scsi/sata")]).interface(),
+            None
+        );
+        assert_eq!(with("block", &[]).interface(), None);
     }
 }

@@ -153,6 +153,29 @@ fn serial(disk: &BlockNode) -> Option<String> {
     None
 }
 
+/// How the host reaches a disk, from its name and its place in the device tree: an `sd`
+/// disk is SATA behind an ATA port (`ata3/...`), USB behind a USB port, SAS behind a SAS
+/// expander or HBA port (`end_device-...`), else SCSI (a virtio-scsi or iSCSI disk).
+fn transport(name: &str, sys: &Path) -> &'static str {
+    let under = |prefix: &str| {
+        sys.components().any(|c| {
+            let c = c.as_os_str().to_string_lossy();
+            c.strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with(|ch: char| ch.is_ascii_digit()))
+        })
+    };
+    match name {
+        n if n.starts_with("nvme") => "nvme",
+        n if n.starts_with("loop") => "loop",
+        n if n.starts_with("vd") => "virtio",
+        n if n.starts_with("sd") && under("ata") => "sata",
+        n if n.starts_with("sd") && under("usb") => "usb",
+        n if n.starts_with("sd") && (under("end_device-") || under("port-")) => "sas",
+        n if n.starts_with("sd") => "scsi",
+        _ => "other",
+    }
+}
+
 /// Fill identity fields of a block device from sysfs.
 pub fn describe_block(node: &BlockNode, id: &mut Identity) {
     let disk = node.whole_disk();
@@ -163,18 +186,8 @@ pub fn describe_block(node: &BlockNode, id: &mut Identity) {
         .or_else(|| disk.attr("device/rev"));
     id.serial = serial(&disk);
     id.rotational = disk.attr("queue/rotational").map(|r| r == "1");
-    let transport = if disk.name.starts_with("nvme") {
-        "nvme"
-    } else if disk.name.starts_with("loop") {
-        "loop"
-    } else if disk.name.starts_with("vd") {
-        "virtio"
-    } else if disk.name.starts_with("sd") {
-        "scsi/sata"
-    } else {
-        "other"
-    };
-    id.details.insert("transport".into(), transport.into());
+    id.details
+        .insert("transport".into(), transport(&disk.name, &disk.sys).into());
     id.details.insert("kernel_name".into(), node.name.clone());
     if node.is_partition() {
         id.details.insert("partition_of".into(), disk.name.clone());
@@ -229,6 +242,29 @@ pub fn describe_file(path: &Path, id: &mut Identity) {
                 id.details.insert("backing_model".into(), model);
             }
             id.rotational = disk.attr("queue/rotational").map(|r| r == "1");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transport;
+    use std::path::Path;
+
+    #[test]
+    fn transport_follows_the_device_tree() {
+        let cases = [
+            ("nvme0n1", "/sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1", "nvme"),
+            ("sda", "/sys/devices/pci0000:00/0000:00:1f.2/ata3/host2/target2:0:0/2:0:0:0/block/sda", "sata"),
+            ("sdb", "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host4/target4:0:0/4:0:0:0/block/sdb", "usb"),
+            ("sdc", "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/host0/port-0:0/end_device-0:0/target0:0:0/0:0:0:0/block/sdc", "sas"),
+            ("sdd", "/sys/devices/pci0000:00/0000:00:03.0/virtio0/host0/target0:0:0/0:0:0:0/block/sdd", "scsi"),
+            ("vda", "/sys/devices/pci0000:00/0000:00:05.0/virtio1/block/vda", "virtio"),
+            ("loop3", "/sys/devices/virtual/block/loop3", "loop"),
+            ("md0", "/sys/devices/virtual/block/md0", "other"),
+        ];
+        for (name, sys, want) in cases {
+            assert_eq!(transport(name, Path::new(sys)), want, "{sys}");
         }
     }
 }

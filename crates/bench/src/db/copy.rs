@@ -30,6 +30,7 @@ const DRIVE_COLUMNS: &[&str] = &[
     "vendor",
     "capacity_bytes",
     "identity",
+    "interface",
 ];
 const SPEC_COLUMNS: &[&str] = &[
     "name",

@@ -303,6 +303,9 @@ impl Bench {
             if i + 1 == schema::WATTS as usize {
                 store::backfill_power(&mut tx)?;
             }
+            if i + 1 == schema::INTERFACES as usize {
+                store::backfill_interfaces(&mut tx)?;
+            }
         }
         match postgres {
             true => tx.batch(&format!(

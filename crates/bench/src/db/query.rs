@@ -25,6 +25,8 @@ pub struct DriveRow {
     /// The annotated name, else the model, else the path.
     pub name: String,
     pub kind: String,
+    /// How the host reaches it: NVMe, SATA, ... (`None`: unknown).
+    pub interface: Option<String>,
     pub model: Option<String>,
     pub serial: Option<String>,
     pub firmware: Option<String>,
@@ -74,7 +76,7 @@ const DRIVE_SELECT: &str = "
            d.serial, d.firmware, d.capacity_bytes, s.name, s.controller, s.nand, s.dram,
            s.price_usd, s.notes,
            (SELECT count(*) FROM runs r WHERE r.drive_id = d.id),
-           (SELECT max(started_at) FROM runs r WHERE r.drive_id = d.id), d.identity
+           (SELECT max(started_at) FROM runs r WHERE r.drive_id = d.id), d.identity, d.interface
     FROM drives d LEFT JOIN drive_specs s ON s.drive_id = d.id";
 
 /// A drive's name: its annotated name, else its model, else the path in its identity.
@@ -92,6 +94,7 @@ fn drive_row(r: &Row) -> Result<DriveRow> {
         id: r.get(0)?,
         name: name_or_path(r.get(1)?, &r.get::<String>(15)?),
         kind: r.get(2)?,
+        interface: r.get(16)?,
         model: r.get(3)?,
         serial: r.get(4)?,
         firmware: r.get(5)?,
@@ -324,6 +327,8 @@ pub struct DriveFilter {
     pub vendor: Option<String>,
     /// How it was measured: `block`, `file`, `sim`.
     pub kind: Option<String>,
+    /// How the host reaches it: `NVMe`, `SATA`, ...
+    pub interface: Option<String>,
     /// Part of the annotated NAND.
     pub nand: Option<String>,
     pub min_capacity_bytes: Option<u64>,
@@ -380,6 +385,10 @@ impl DriveFilter {
             let a = arg(k.into(), &mut args);
             terms.push(format!("d.kind = {a}"));
         }
+        if let Some(i) = &self.interface {
+            let a = arg(i.to_ascii_lowercase().into(), &mut args);
+            terms.push(format!("lower(d.interface) = {a}"));
+        }
         if let Some(n) = &self.nand {
             let a = arg(like(n).into(), &mut args);
             terms.push(format!("lower(s.nand) LIKE {a} ESCAPE '\\'"));
@@ -425,10 +434,19 @@ impl DriveFilter {
 const NEWEST_TARGET: &str =
     "(SELECT r.target_spec FROM runs r WHERE r.drive_id = d.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1)";
 
+/// DRIVE_SELECT with the target of each drive's newest run after it.
+fn listing_select() -> String {
+    DRIVE_SELECT.replacen(
+        ", d.interface\n",
+        &format!(", d.interface, {NEWEST_TARGET}\n"),
+        1,
+    )
+}
+
 fn listing(r: &Row) -> Result<DriveListing> {
     Ok(DriveListing {
         drive: drive_row(r)?,
-        target: r.get(16)?,
+        target: r.get(17)?,
     })
 }
 
@@ -454,11 +472,7 @@ impl Bench {
         let n = args.len();
         args.push(Value::Int(limit.min(i64::MAX as u64) as i64));
         args.push(Value::Int(offset.min(i64::MAX as u64) as i64));
-        let select = DRIVE_SELECT.replacen(
-            ", d.identity\n",
-            &format!(", d.identity, {NEWEST_TARGET}\n"),
-            1,
-        );
+        let select = listing_select();
         // The page's ids first, so the per-drive counts are made for its rows only.
         let order = "ORDER BY lower(COALESCE(s.name, d.model, d.identity)), d.id";
         let rows = conn.query(
@@ -476,11 +490,7 @@ impl Bench {
 
     /// The drives of these ids that are in the Bench, in the order asked.
     pub fn drive_listings(&self, ids: &[i64]) -> Result<Vec<DriveListing>> {
-        let select = DRIVE_SELECT.replacen(
-            ", d.identity\n",
-            &format!(", d.identity, {NEWEST_TARGET}\n"),
-            1,
-        );
+        let select = listing_select();
         let mut out = Vec::new();
         for id in ids {
             let row = self
@@ -504,6 +514,15 @@ impl Bench {
             params![limit.min(i64::MAX as u64) as i64],
         )?;
         rows.iter().map(run_row).collect()
+    }
+
+    /// The interfaces the Bench's drives have, for the drive list's filter.
+    pub fn interfaces(&self) -> Result<Vec<String>> {
+        let rows = self.conn.borrow_mut().query(
+            "SELECT DISTINCT interface FROM drives WHERE interface IS NOT NULL ORDER BY interface",
+            &[],
+        )?;
+        rows.iter().map(|r| r.get(0)).collect()
     }
 
     /// How many runs the Bench holds.

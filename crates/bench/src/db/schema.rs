@@ -96,7 +96,17 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE series ADD COLUMN watts REAL;
     ALTER TABLE results ADD COLUMN mean_w REAL;
     ",
+    // 5: the host interface (NVMe, SATA, ...) a lab filters drives by, and the index the
+    // drive list's per-drive run counts and newest runs need once a Bench holds thousands.
+    // (Drives stored before get theirs from their identities: `store::backfill_interfaces`.)
+    "
+    ALTER TABLE drives ADD COLUMN interface TEXT;
+    CREATE INDEX runs_by_drive ON runs(drive_id, started_at);
+    ",
 ];
+
+/// The version that gave drives their interface.
+pub const INTERFACES: u32 = 5;
 
 /// The version that gave series their watts.
 pub const WATTS: u32 = 4;

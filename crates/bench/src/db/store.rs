@@ -102,6 +102,25 @@ pub(super) fn backfill_run_ids(tx: &mut Conn) -> Result<()> {
     Ok(())
 }
 
+/// Give the drives stored before drives had an interface theirs, from their identities (the
+/// migration to schema 5 calls this). An identity that does not parse or does not say
+/// keeps NULL: unknown.
+pub(super) fn backfill_interfaces(tx: &mut Conn) -> Result<()> {
+    for row in tx.query("SELECT id, identity FROM drives", &[])? {
+        let (id, identity): (i64, String) = (row.get(0)?, row.get(1)?);
+        let Ok(t) = serde_json::from_str::<Identity>(&identity) else {
+            continue;
+        };
+        if let Some(interface) = t.interface() {
+            tx.execute(
+                "UPDATE drives SET interface = ?1 WHERE id = ?2",
+                params![interface, id],
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Give the results stored before series had watts theirs, from their bodies (the
 /// migration to schema 4 calls this). A body that does not parse keeps NULL: missing.
 pub(super) fn backfill_power(tx: &mut Conn) -> Result<()> {
@@ -204,9 +223,10 @@ impl Bench {
 
         let t = &first.target;
         tx.execute(
-            "INSERT INTO drives (identity_key, kind, model, serial, firmware, vendor, capacity_bytes, identity)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-             ON CONFLICT (identity_key) DO UPDATE SET firmware = excluded.firmware, identity = excluded.identity",
+            "INSERT INTO drives (identity_key, kind, model, serial, firmware, vendor, capacity_bytes, identity, interface)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT (identity_key) DO UPDATE SET firmware = excluded.firmware, identity = excluded.identity,
+                 interface = COALESCE(excluded.interface, drives.interface)",
             params![
                 drive_key,
                 t.kind,
@@ -216,6 +236,7 @@ impl Bench {
                 t.vendor,
                 t.capacity_bytes as i64,
                 serde_json::to_string(t).expect("identity serializes"),
+                t.interface(),
             ],
         )?;
         let drive_id: i64 = tx

@@ -670,6 +670,46 @@ fn the_migration_to_watts_fills_them_from_the_stored_results() {
 }
 
 #[test]
+fn drives_stored_before_interfaces_get_theirs_from_their_identities() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.db");
+    let old = Bench::create_at_version(&path, schema::INTERFACES - 1).unwrap();
+    let identity = |details: serde_json::Value| {
+        json!({"kind": "block", "path": "/dev/x", "capacity_bytes": 1, "logical_block_bytes": 512,
+               "physical_block_bytes": 512, "details": details})
+        .to_string()
+    };
+    for (id, details) in [
+        (1, json!({"transport": "nvme"})),
+        (2, json!({"interface": "ATA", "transport": "usb"})),
+        (3, json!({})),
+    ] {
+        old.execute(
+            "INSERT INTO drives VALUES (?1, ?2, 'block', 'm', 's', 'f', NULL, 1, ?3)",
+            rusqlite::params![id, format!("block|m|{id}"), identity(details)],
+        )
+        .unwrap();
+    }
+    old.execute(
+        "INSERT INTO drives VALUES (4, 'x', 'block', 'm', 's', 'f', NULL, 1, 'not json')",
+        [],
+    )
+    .unwrap();
+    drop(old);
+
+    let b = Bench::open(&path).unwrap();
+    assert_eq!(b.schema_version().unwrap(), SCHEMA_VERSION);
+    let interfaces: Vec<Option<String>> = (1..=4)
+        .map(|id| b.drive(id).unwrap().unwrap().interface)
+        .collect();
+    assert_eq!(
+        interfaces,
+        [Some("NVMe".into()), Some("SATA".into()), None, None]
+    );
+    assert_eq!(b.interfaces().unwrap(), ["NVMe", "SATA"]);
+}
+
+#[test]
 fn an_unknown_scheme_is_an_error_and_creates_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let cwd_file = std::path::Path::new("postgres:");
@@ -820,7 +860,8 @@ impl Db {
     }
 }
 
-/// Each test on SQLite and on PostgreSQL: `NAME::sqlite`, `NAME::postgres`.
+/// Each test on SQLite and on PostgreSQL: `NAME::sqlite`, `NAME::postgres`. The tests take
+/// a `&Db` and `Db` must be in scope where this is used.
 macro_rules! on_both {
     ($($name:ident),* $(,)?) => {$(
         mod $name {
@@ -837,6 +878,7 @@ macro_rules! on_both {
         }
     )*};
 }
+pub(crate) use on_both;
 
 on_both!(
     a_new_database_gets_the_whole_schema,

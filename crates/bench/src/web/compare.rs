@@ -1,5 +1,6 @@
 //! `/compare?d=ID&d=ID...`: the reviews' comparisons across drives, from each drive's newest
-//! result of every test (no `d` compares every drive); and `/view/KIND/ID?c=N`, the charts
+//! result of every test (no `d` compares the drives the drive list's filters let through, if
+//! there are at most [`MAX_COMPARE`]); and `/view/KIND/ID?c=N`, the charts
 //! of one result that a compare page's selector fetches.
 
 use maud::html;
@@ -7,7 +8,7 @@ use maud::html;
 use crate::db::{Bench, DriveRow, Result};
 use crate::view::{fragment, page, Drive, Entry, Facts, Fragment, Mode, Review};
 
-use super::pages::{drive_labels, nav};
+use super::pages::{drive_labels, list_query, list_url, nav};
 use super::{query_id, Page, HTML};
 
 /// A page's drive from the Bench: annotated facts first, what the drive says after.
@@ -43,6 +44,10 @@ fn drive(bench: &Bench, row: DriveRow, label: String, index: usize) -> Result<Dr
     })
 }
 
+/// The most drives one comparison charts: the reviews' charts held about twenty, and each
+/// drive's results are read whole.
+pub(super) const MAX_COMPARE: u64 = 24;
+
 pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
     let mut ids: Vec<i64> = Vec::new();
     for (name, value) in query.iter().filter(|(k, _)| k == "d") {
@@ -52,10 +57,24 @@ pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page>
             Err(e) => return Ok(Page::error(400, &e)),
         }
     }
-    // The drives asked for, read by id; none asked for is every drive.
+    if ids.len() > MAX_COMPARE as usize {
+        return Ok(Page::error(
+            400,
+            &format!("A comparison shows at most {MAX_COMPARE} drives: tick fewer."),
+        ));
+    }
+    // The drives asked for, read by id; none asked for is those the drive list's filters let
+    // through (every drive, unfiltered), when there are few enough to chart.
     let listed = if ids.is_empty() {
-        let every: Vec<i64> = bench.drives()?.iter().map(|d| d.id).collect();
-        bench.drive_listings(&every)?
+        let filter = match list_query(query) {
+            Ok((filter, _)) => filter,
+            Err(e) => return Ok(Page::error(400, &e)),
+        };
+        let (listed, total) = bench.drive_page(&filter, 0, MAX_COMPARE)?;
+        if total > MAX_COMPARE {
+            return Ok(too_many(total, query));
+        }
+        listed
     } else {
         let listed = bench.drive_listings(&ids)?;
         if let Some(id) = ids
@@ -102,6 +121,18 @@ pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page>
         Some(nav()),
         body,
     )))
+}
+
+/// The page that asks for fewer drives than `total`, linking to the drive list they came from.
+fn too_many(total: u64, query: &[(String, String)]) -> Page {
+    let body = html! {
+        h1 { "Compare drives" }
+        p {
+            (total) " drives match, and a comparison charts at most " (MAX_COMPARE) " at once. "
+            a href=(list_url(query, 1)) { "Tick the drives to compare, or narrow the filters" } "."
+        }
+    };
+    Page::html_page(page("Compare", "ssdlab Bench", Some(nav()), body))
 }
 
 /// The charts of result `id` as the compare page's selector shows them; `c` is the drive's

@@ -5,6 +5,7 @@ use maud::{html, Markup};
 use crate::db::{Bench, DriveFilter, DriveListing, DriveRow, Result, RunRow};
 use crate::view::{capacity, fixed, grouped, page, Cell, Drive, Entry, Facts, Mode, Review, Table};
 
+use super::compare::MAX_COMPARE;
 use super::Page;
 
 /// What to call each drive on a page: its name, and where two drives on the page share a
@@ -52,7 +53,9 @@ pub(super) const PAGE_DRIVES: u64 = 50;
 const RECENT_RUNS: u64 = 20;
 
 /// The drive list's filters and page from its query; an error names a bad value.
-fn list_query(query: &[(String, String)]) -> std::result::Result<(DriveFilter, u64), String> {
+pub(super) fn list_query(
+    query: &[(String, String)],
+) -> std::result::Result<(DriveFilter, u64), String> {
     let mut f = DriveFilter::default();
     let mut page = 1u64;
     let gb = |name: &str, v: &str| -> std::result::Result<u64, String> {
@@ -90,6 +93,7 @@ fn list_query(query: &[(String, String)]) -> std::result::Result<(DriveFilter, u
             "q" => f.text = text,
             "vendor" => f.vendor = text,
             "kind" => f.kind = text,
+            "interface" => f.interface = text,
             "nand" => f.nand = text,
             "host" => f.host = text,
             "min_gb" => f.min_capacity_bytes = Some(gb(k, v)?),
@@ -109,7 +113,7 @@ fn list_query(query: &[(String, String)]) -> std::result::Result<(DriveFilter, u
 }
 
 /// The query of the drive list with these filters, on page `page`.
-fn list_url(query: &[(String, String)], page: u64) -> String {
+pub(super) fn list_url(query: &[(String, String)], page: u64) -> String {
     let mut pairs: Vec<String> = query
         .iter()
         .filter(|(k, v)| k != "page" && !v.trim().is_empty())
@@ -136,6 +140,7 @@ pub(super) fn index(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
         Err(e) => return Ok(Page::error(400, &e)),
     };
     let (drives, total) = bench.drive_page(&filter, (page_no - 1) * PAGE_DRIVES, PAGE_DRIVES)?;
+    let interfaces = bench.interfaces()?;
     let runs = bench.recent_runs(RECENT_RUNS)?;
     let run_count = bench.run_count()?;
     let labels = drive_labels(&drives);
@@ -172,6 +177,12 @@ pub(super) fn index(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
                             option value=(k) selected[value("kind") == k] { (shown) }
                         }
                     }
+                    select name="interface" aria-label="Interface" {
+                        option value="" { "every interface" }
+                        @for i in &interfaces {
+                            option value=(i) selected[value("interface") == *i] { (i) }
+                        }
+                    }
                     input type="text" name="nand" value=(value("nand")) placeholder="NAND" aria-label="NAND" size="8";
                     input type="number" name="min_gb" value=(value("min_gb")) placeholder="min GB" aria-label="Capacity from (GB)" min="0" step="any";
                     input type="number" name="max_gb" value=(value("max_gb")) placeholder="max GB" aria-label="Capacity to (GB)" min="0" step="any";
@@ -187,11 +198,22 @@ pub(super) fn index(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
             } @else {
             form method="get" action="/compare" id="drive-form" {
                 div.controls {
+                    // Unticked, the comparison takes the drives these filters let through.
+                    @for (k, v) in query.iter().filter(|(k, v)| k != "page" && k != "d" && !v.trim().is_empty()) {
+                        input type="hidden" name=(k) value=(v.trim());
+                    }
                     button type="submit" { "Compare" }
-                    span.note { "no drive ticked compares them all" }
+                    span.note {
+                        @if total <= MAX_COMPARE {
+                            "no drive ticked compares " @if total > 1 { "all " (total) } @else { "it" }
+                            @if filtered { " matching" }
+                        } @else {
+                            "tick up to " (MAX_COMPARE) " drives"
+                        }
+                    }
                 }
                 div.wide { table id="drives" {
-                    tr { th {} th { "drive" } th { "kind" } th { "capacity" } th { "controller" } th { "NAND" }
+                    tr { th {} th { "drive" } th { "kind" } th { "interface" } th { "capacity" } th { "controller" } th { "NAND" }
                          th { "DRAM" } th { "price" } th { "$/GB" } th { "runs" } th { "last run" } }
                     @for (d, label) in drives.iter().zip(&labels) {
                         (drive_row(d, label))
@@ -237,6 +259,7 @@ fn drive_row(listing: &DriveListing, label: &str) -> Markup {
                 div.note { (details.join(" \u{b7} ")) @if !notes.is_empty() { br; (notes) } }
             }
             td { (d.kind) }
+            td { (opt(&d.interface)) }
             td.num { (capacity(d.capacity_bytes)) }
             td { (opt(&d.specs.controller)) }
             td { (opt(&d.specs.nand)) }

@@ -5,6 +5,7 @@ use suite::context::{Context, Silent};
 use suite::result::TestResult;
 
 use super::*;
+use crate::db::tests::{on_both, Db};
 use crate::db::{RunRecord, Specs};
 
 const XSS: &str = "<script>alert(1)</script>";
@@ -57,8 +58,8 @@ fn runs() -> &'static [(String, Vec<TestResult>)] {
 }
 
 /// A Bench holding both drives' runs (drive ids 1 and 2).
-fn bench(dir: &tempfile::TempDir) -> Bench {
-    let mut bench = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn bench(db: &Db) -> Bench {
+    let mut bench = Bench::open(&db.path()).unwrap();
     for (spec, results) in runs() {
         bench
             .store(&RunRecord {
@@ -89,10 +90,8 @@ fn svgs(html: &str) -> Vec<&str> {
         .collect()
 }
 
-#[test]
-fn unknown_paths_are_404_and_never_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let b = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn unknown_paths_are_404_and_never_files(db: &Db) {
+    let b = Bench::open(&db.path()).unwrap();
     for url in [
         "/../../etc/passwd",
         "/%2e%2e/%2e%2e/etc/passwd",
@@ -120,10 +119,8 @@ fn unknown_paths_are_404_and_never_files() {
     assert_eq!(get(&b, "/").status, 200);
 }
 
-#[test]
-fn only_get_and_head() {
-    let dir = tempfile::tempdir().unwrap();
-    let b = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn only_get_and_head(db: &Db) {
+    let b = Bench::open(&db.path()).unwrap();
     for m in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"] {
         assert_eq!(respond(&b, m, "/").status, 405, "{m}");
     }
@@ -131,10 +128,8 @@ fn only_get_and_head() {
     assert_eq!(respond(&b, "GET", "/"), respond(&b, "HEAD", "/"));
 }
 
-#[test]
-fn malformed_query_values_are_400() {
-    let dir = tempfile::tempdir().unwrap();
-    let b = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn malformed_query_values_are_400(db: &Db) {
+    let b = Bench::open(&db.path()).unwrap();
     for url in [
         "/compare?d=abc",
         "/compare?d=1;DROP",
@@ -165,10 +160,8 @@ fn query_decoding() {
     assert!(parse_query("d=%2").is_err());
 }
 
-#[test]
-fn drive_names_are_escaped_everywhere() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = bench(&dir);
+fn drive_names_are_escaped_everywhere(db: &Db) {
+    let mut b = bench(db);
     b.annotate(
         1,
         &Specs {
@@ -207,16 +200,16 @@ fn drive_names_are_escaped_everywhere() {
     assert!(index.contains("&lt;b&gt;bold&lt;/b&gt; &amp; 'quoted'"));
 }
 
-#[test]
-fn index_lists_drives_and_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let b = bench(&dir);
+fn index_lists_drives_and_runs(db: &Db) {
+    let b = bench(db);
     let p = get(&b, "/");
     assert_eq!(p.status, 200);
     let body = &p.body;
     for needle in [
         "id=\"drive-query\"",
         "name=\"vendor\"",
+        "name=\"interface\"",
+        "<td>SATA</td>",
         "name=\"host\"",
         "name=\"min_gb\"",
         "name=\"from\"",
@@ -233,10 +226,8 @@ fn index_lists_drives_and_runs() {
     assert!(!body.contains("http://") && !body.contains("https://"));
 }
 
-#[test]
-fn compare_has_selectors_and_one_view_per_drive_and_spare() {
-    let dir = tempfile::tempdir().unwrap();
-    let b = bench(&dir);
+fn compare_has_selectors_and_one_view_per_drive_and_spare(db: &Db) {
+    let b = bench(db);
     let p = get(&b, "/compare?d=1&d=2");
     assert_eq!(p.status, 200);
     let body = &p.body;
@@ -309,10 +300,8 @@ fn compare_has_selectors_and_one_view_per_drive_and_spare() {
     assert!(!body.contains("src=\"http") && !body.contains("href=\"http"));
 }
 
-#[test]
-fn run_and_result_pages() {
-    let dir = tempfile::tempdir().unwrap();
-    let b = bench(&dir);
+fn run_and_result_pages(db: &Db) {
+    let b = bench(db);
     let run = get(&b, "/run/2");
     assert_eq!(run.status, 200);
     assert!(run.body.contains("id=\"consistency\""));
@@ -330,12 +319,10 @@ fn run_and_result_pages() {
     );
 }
 
-#[test]
-fn compare_shows_the_power_section_and_fetches_a_drives_power_charts() {
+fn compare_shows_the_power_section_and_fetches_a_drives_power_charts(db: &Db) {
     use crate::view::sections::power::tests::power_result;
     use engine::power::Basis;
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    let mut b = Bench::open(&db.path()).unwrap();
     let t = "2026-01-01T00:00:00Z";
     for (model, w, basis) in [
         ("meter", Some(3.1), Basis::Measured),
@@ -381,11 +368,10 @@ fn compare_shows_the_power_section_and_fetches_a_drives_power_charts() {
 }
 
 /// A Bench of `n` drives: drive `i` is model `Drive NNN` of vendor Acme (even `i`) or Zeta,
-/// `i` GB, NAND TLC (`i` % 3 == 0) or QLC, measured on host rig-`i % 2` on day 1 + `i` % 28 of
+/// on NVMe (`i` % 4 == 0) or SATA, `i` GB, NAND TLC (`i` % 3 == 0) or QLC, measured on host rig-`i % 2` on day 1 + `i` % 28 of
 /// January 2026.
-fn many(n: usize) -> (tempfile::TempDir, Bench) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+fn many(db: &Db, n: usize) -> Bench {
+    let mut b = Bench::open(&db.path()).unwrap();
     for i in 1..=n {
         let mut r = crate::db::tests::result(
             "consistency",
@@ -397,6 +383,12 @@ fn many(n: usize) -> (tempfile::TempDir, Bench) {
         r.target.vendor = Some(if i % 2 == 0 { "Acme" } else { "Zeta" }.into());
         r.target.capacity_bytes = i as u64 * 1_000_000_000;
         r.system.hostname = format!("rig-{}", i % 2);
+        let link = if i % 4 == 0 {
+            "NVMe (PCIe 3.0 x4)"
+        } else {
+            "SATA 6 Gb/s"
+        };
+        r.target.details.insert("link".into(), link.into());
         let started = r.started_at.clone();
         b.store(&crate::db::tests::run(
             &format!("Drive {i:03}"),
@@ -417,7 +409,7 @@ fn many(n: usize) -> (tempfile::TempDir, Bench) {
         )
         .unwrap();
     }
-    (dir, b)
+    b
 }
 
 /// The drive names a drive list page shows, in order.
@@ -434,9 +426,8 @@ fn listed(body: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn the_drive_list_is_paged() {
-    let (_dir, b) = many(120);
+fn the_drive_list_is_paged(db: &Db) {
+    let b = many(db, 120);
     let first = get(&b, "/").body;
     let names = listed(&first);
     assert_eq!(names.len(), 50);
@@ -459,9 +450,8 @@ fn the_drive_list_is_paged() {
     }
 }
 
-#[test]
-fn the_drive_list_filters() {
-    let (_dir, b) = many(60);
+fn the_drive_list_filters(db: &Db) {
+    let b = many(db, 60);
     let names = |url: &str| {
         let p = get(&b, url);
         assert_eq!(p.status, 200, "{url}");
@@ -480,6 +470,12 @@ fn the_drive_list_filters() {
     assert_eq!(nums("/?q=drive+05"), (50..=59).collect::<Vec<_>>());
     assert_eq!(nums("/?kind=file").len(), 0);
     assert_eq!(nums("/?kind=sim&vendor=Zeta&min_gb=50").len(), 5);
+    assert_eq!(nums("/?interface=nvme").len(), 15);
+    assert!(nums("/?interface=NVMe").iter().all(|i| i % 4 == 0));
+    assert_eq!(nums("/?interface=SATA&max_gb=8").len(), 6);
+    let form = get(&b, "/?interface=NVMe").body;
+    assert!(form.contains("<option value=\"NVMe\" selected>NVMe</option>"));
+    assert!(form.contains("<option value=\"SATA\">SATA</option>"));
     // LIKE's wildcards are text.
     assert!(nums("/?q=%25").is_empty() && nums("/?q=_").is_empty());
     // Pages keep the filters, encoded.
@@ -496,3 +492,56 @@ fn the_drive_list_filters() {
         "next keeps the filter"
     );
 }
+
+/// Unticked, Compare takes the drives the list's filters let through, when they are few
+/// enough to chart; more asks for fewer, and never reads them all.
+fn compare_takes_the_filtered_drives_up_to_a_limit(db: &Db) {
+    let b = many(db, 60);
+    let compared = |url: &str| {
+        let p = get(&b, url);
+        assert_eq!(p.status, 200, "{url}");
+        p.body
+    };
+    let nvme = compared("/compare?interface=NVMe");
+    let max = super::compare::MAX_COMPARE as usize;
+    assert!(15 <= max);
+    for i in (4..=60).step_by(4) {
+        assert!(nvme.contains(&format!("Drive {i:03}")), "Drive {i:03}");
+    }
+    assert!(!nvme.contains("Drive 001") && !nvme.contains("Drive 002"));
+    let all = compared("/compare");
+    assert!(all.contains("60 drives match") && all.contains(&format!("at most {max}")));
+    assert!(all.contains("href=\"/?page=1\""), "back to the list");
+    let acme = compared("/compare?vendor=acme");
+    assert!(acme.contains("30 drives match"));
+    assert!(
+        acme.contains("href=\"/?vendor=acme&amp;page=1\""),
+        "keeps the filter"
+    );
+    // Ticked drives win over the filters, and there is a limit to them too.
+    let ticked = compared("/compare?d=1&vendor=acme");
+    assert!(ticked.contains("Drive 001") && !ticked.contains("drives match"));
+    let many_ids: String = (1..=max as i64 + 1).map(|i| format!("d={i}&")).collect();
+    assert_eq!(get(&b, &format!("/compare?{many_ids}")).status, 400);
+    assert_eq!(get(&b, "/compare?min_gb=lots").status, 400);
+    // The list's Compare form carries its filters, so an unticked Compare takes them.
+    let list = get(&b, "/?interface=NVMe").body;
+    let form = &list[list.find("id=\"drive-form\"").unwrap()..];
+    assert!(form.contains("<input type=\"hidden\" name=\"interface\" value=\"NVMe\">"));
+    assert!(form.contains("compares all 15 matching"));
+    assert!(get(&b, "/").body.contains("tick up to"));
+}
+
+on_both!(
+    unknown_paths_are_404_and_never_files,
+    only_get_and_head,
+    malformed_query_values_are_400,
+    drive_names_are_escaped_everywhere,
+    index_lists_drives_and_runs,
+    compare_has_selectors_and_one_view_per_drive_and_spare,
+    run_and_result_pages,
+    compare_shows_the_power_section_and_fetches_a_drives_power_charts,
+    the_drive_list_is_paged,
+    the_drive_list_filters,
+    compare_takes_the_filtered_drives_up_to_a_limit,
+);
