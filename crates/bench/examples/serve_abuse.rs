@@ -5,7 +5,7 @@
 //!
 //!   cargo run --release -p bench --example serve_abuse -- ADDR [SECS=20] [CLIENTS=4] [PATHS=/]
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -47,21 +47,11 @@ fn hostile(addr: SocketAddr, kind: usize, stop: Arc<AtomicBool>) {
 }
 
 fn get(addr: SocketAddr, path: &str) -> Result<(), String> {
-    let mut s =
-        TcpStream::connect_timeout(&addr, Duration::from_secs(10)).map_err(|e| e.to_string())?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))
+    let r = test_support::http::request(addr, "GET", path, Duration::from_secs(10))
         .map_err(|e| e.to_string())?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).map_err(|e| e.to_string())?;
-    if out.starts_with(b"HTTP/1.1 200 ") {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out[..out.len().min(60)]).into_owned())
+    match r.starts_with("HTTP/1.1 200 ") {
+        true => Ok(()),
+        false => Err(r.chars().take(60).collect()),
     }
 }
 

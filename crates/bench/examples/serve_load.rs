@@ -10,8 +10,7 @@
 //! cargo run --release -p bench --example serve_load -- [DRIVES=500] [REQUESTS=4000] [CONCURRENCY=50]
 //! ```
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -99,21 +98,11 @@ fn fill(db: &Path, drives: usize, results: &[TestResult]) {
 
 /// One GET on a new connection: Ok if it was answered 200 in full.
 fn get(addr: SocketAddr, path: &str) -> Result<(), String> {
-    let mut s =
-        TcpStream::connect_timeout(&addr, Duration::from_secs(10)).map_err(|e| e.to_string())?;
-    s.set_read_timeout(Some(Duration::from_secs(30)))
+    let r = test_support::http::request(addr, "GET", path, Duration::from_secs(30))
         .map_err(|e| e.to_string())?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).map_err(|e| e.to_string())?;
-    if out.starts_with(b"HTTP/1.1 200 ") && out.ends_with(b"</html>") {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out[..out.len().min(60)]).into_owned())
+    match r.starts_with("HTTP/1.1 200 ") && r.ends_with("</html>") {
+        true => Ok(()),
+        false => Err(r.chars().take(60).collect()),
     }
 }
 

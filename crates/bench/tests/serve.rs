@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use bench::db::{Bench, RunRecord};
 use serde_json::json;
+use test_support::http::{self, status};
 
 /// `bench::web::serve` on a free loopback port, in a thread that lives as long as the test
 /// process.
@@ -31,28 +32,14 @@ fn new_bench(dir: &Path) -> std::path::PathBuf {
     db
 }
 
-/// Send `request` on a new connection and read the answer until the server closes it (or
-/// `secs` pass): the whole response, or the error.
+/// Send `request` on a new connection; the whole response as text.
 fn exchange(addr: SocketAddr, request: &[u8], secs: u64) -> std::io::Result<String> {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(secs))?;
-    s.set_read_timeout(Some(Duration::from_secs(secs)))?;
-    s.set_write_timeout(Some(Duration::from_secs(secs)))?;
-    s.write_all(request)?;
-    let mut out = Vec::new();
-    s.read_to_end(&mut out)?;
+    let out = http::exchange(addr, request, Duration::from_secs(secs))?;
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 fn get(addr: SocketAddr, path: &str) -> std::io::Result<String> {
-    exchange(
-        addr,
-        format!("GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n").as_bytes(),
-        5,
-    )
-}
-
-fn status(response: &str) -> &str {
-    response.split(' ').nth(1).unwrap_or("")
+    http::request(addr, "GET", path, Duration::from_secs(5))
 }
 
 /// A hostile client, until `stop` (or 30 s).

@@ -9,14 +9,15 @@ mod common;
 use common::cdp::Browser;
 use common::*;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use test_support::http::status;
 
 use common::page_checks::{assert_reads_well, hover_a_point, small_text, switch_every_view};
 
@@ -78,20 +79,7 @@ impl Drop for Server {
 
 /// One raw HTTP/1.1 request; the whole response (head and body).
 fn http(addr: SocketAddr, method: &str, target: &str) -> String {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(
-        s,
-        "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn status(response: &str) -> &str {
-    response.split(' ').nth(1).unwrap_or("")
+    test_support::http::request(addr, method, target, Duration::from_secs(30)).unwrap()
 }
 
 /// A copy of results directory `from` in `to` as another drive: every result (and the suite
@@ -266,10 +254,22 @@ fn bench_compare_page_with_twenty_drives() {
     let ticked = browser.eval(&page, tick);
     browser.wait_event(&page, "Page.loadEventFired");
     assert_eq!(
-        browser.eval(&page, "location.pathname + location.search"),
-        json!(format!("/compare?d={}", ticked.as_str().unwrap())),
+        browser.eval(
+            &page,
+            "location.pathname + ' ' + new URLSearchParams(location.search).getAll('d')"
+        ),
+        json!(format!("/compare {}", ticked.as_str().unwrap())),
         "Compare asks for the ticked drive"
     );
+    // Unticked, it takes the drives the filter let through.
+    browser.navigate(&page, &server.url("/?q=copy+drive+07"));
+    browser.eval(
+        &page,
+        "(() => { document.querySelector('#drive-form button[type=submit]').click(); return 0; })()",
+    );
+    browser.wait_event(&page, "Page.loadEventFired");
+    let compared = "document.querySelectorAll('#consistency select[data-dim=drive] option').length";
+    assert_eq!(browser.eval(&page, compared), 1, "the filtered drive");
 
     browser.navigate(&page, &server.url("/compare"));
     let drives = browser.eval(

@@ -15,6 +15,7 @@
 use std::io::Write;
 
 pub mod guest;
+pub mod http;
 pub mod postgres;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
