@@ -955,3 +955,51 @@ fn a_newer_foreign_or_empty_postgres_database_is_refused_and_left_untouched() {
         assert!(matches!(e, BenchError::Newer { found: 99, .. }), "{e}");
     }
 }
+
+/// A lab's PostgreSQL Bench of the schema before interfaces, with drives in it, is brought
+/// up to date once by the first ssdlab of this version to open it, readers included.
+#[test]
+fn an_older_postgres_bench_is_migrated_once_with_its_data() {
+    let Some(server) = test_support::postgres::shared() else {
+        return;
+    };
+    let url = server.new_database();
+    let mut b = Bench::open(url.as_ref()).unwrap();
+    let mut nvme = result("seq-write", None, "n", "2026-01-01T00:00:00Z", 900.0);
+    nvme.target
+        .details
+        .insert("transport".into(), "nvme".into());
+    b.store(&run("n", "2026-01-01T00:00:00Z", vec![nvme]))
+        .unwrap();
+    drop(b);
+    // Back to schema 4 as that version left it.
+    postgres_config(&url)
+        .unwrap()
+        .connect(postgres::NoTls)
+        .unwrap()
+        .batch_execute(&format!(
+            "DROP INDEX runs_by_drive; ALTER TABLE drives DROP COLUMN interface;
+             UPDATE ssdlab_schema SET version = {}",
+            schema::INTERFACES - 1
+        ))
+        .unwrap();
+
+    let readers: Vec<_> = (0..4)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let b = Bench::open_read_only(url.as_ref()).unwrap();
+                (
+                    b.schema_version().unwrap(),
+                    b.drives().unwrap()[0].interface.clone(),
+                )
+            })
+        })
+        .collect();
+    for r in readers {
+        assert_eq!(r.join().unwrap(), (SCHEMA_VERSION, Some("NVMe".into())));
+    }
+    let b = Bench::open(url.as_ref()).unwrap();
+    assert_eq!(b.interfaces().unwrap(), ["NVMe"]);
+    assert_eq!(b.run_count().unwrap(), 1);
+}
