@@ -8,6 +8,12 @@
 //! the ones users have written down; otherwise it gets a new one. Drives and test systems
 //! are matched by their keys; a drive's annotations are copied only where the target has
 //! none for it (the target's own are never overwritten). Each run is one transaction.
+//!
+//! Benches may store runs into the target meanwhile. On PostgreSQL, whose sequences hand
+//! out ids outside any transaction, each of the copy's transactions holds the tables it
+//! adds rows to against other writers (never readers) and reserves every id it keeps in
+//! the table's sequence: no writer then takes an id the copy uses, nor the copy one a
+//! writer took. SQLite's writers take turns anyway.
 
 use super::conn::{params, Conn, Row, Value};
 use super::{Bench, Result};
@@ -121,6 +127,7 @@ fn copy(
     let mut drives: Vec<(i64, i64)> = Vec::new();
     let mut systems: Vec<(i64, i64)> = Vec::new();
     let mut tx = dst.begin_write()?;
+    hold(&mut tx, "drives, systems")?;
     let sql = format!(
         "SELECT id, {} FROM drives ORDER BY id",
         DRIVE_COLUMNS.join(", ")
@@ -154,7 +161,6 @@ fn copy(
         let id = matched_or_inserted(&mut tx, "systems", SYSTEM_COLUMNS, &row)?;
         systems.push((row.get(0)?, id));
     }
-    follow_ids(&mut tx, &["drives", "systems"])?;
     tx.commit()?;
     let target = |map: &[(i64, i64)], id: i64| {
         map.iter().find(|(s, _)| *s == id).map(|&(_, t)| t).ok_or_else(|| {
@@ -191,6 +197,10 @@ fn copy(
             progress(done + 1, runs.len());
             continue;
         }
+        // Results need no lock of their own: a writer takes ids for a run's results only
+        // after writing its run row (`store`), so while runs are held none is doing so.
+        // (Holding results too could deadlock with a store replacing a run's results.)
+        hold(&mut tx, "runs")?;
         let mut row = run.clone();
         let n = row.0.len();
         row.0[n - 2] = Value::Int(target(&drives, run.get(n - 2)?)?);
@@ -207,7 +217,6 @@ fn copy(
             let result_id = inserted(&mut tx, "results", &columns, &row)?;
             copy_series(src, &mut tx, result.get(0)?, result_id)?;
         }
-        follow_ids(&mut tx, &["runs", "results"])?;
         tx.commit()?;
         copied.new += 1;
         progress(done + 1, runs.len());
@@ -253,12 +262,22 @@ fn matched_or_inserted(tx: &mut Conn, table: &str, columns: &[&str], row: &Row) 
 }
 
 /// Insert `row` (its source id, then `columns`) keeping that id where the target has it
-/// free, else taking a new one; the id it got.
+/// free, else taking a new one; the id it got. On PostgreSQL, `table` is held (`hold`).
 fn inserted(tx: &mut Conn, table: &str, columns: &[&str], row: &Row) -> Result<i64> {
     let id: i64 = row.get(0)?;
     let free = tx
         .query_opt(&format!("SELECT 1 FROM {table} WHERE id = ?1"), params![id])?
         .is_none();
+    if free && tx.is_postgres() {
+        // Reserve the id in the sequence, which rows inserted with their own ids do not
+        // advance: it moves on to the id if behind, so never hands it out. Nothing else
+        // moves it meanwhile (`hold`); a kept id below it costs one value, a gap.
+        tx.execute(
+            "SELECT setval(s, greatest(nextval(s), ?2))
+             FROM (SELECT pg_get_serial_sequence(?1, 'id') AS s) AS q",
+            params![table, id],
+        )?;
+    }
     let (names, values) = match free {
         true => (
             std::iter::once("id")
@@ -276,16 +295,13 @@ fn inserted(tx: &mut Conn, table: &str, columns: &[&str], row: &Row) -> Result<i
     tx.query_one(&sql, values)?.get(0)
 }
 
-/// PostgreSQL hands out ids from a sequence that rows inserted with their own ids do not
-/// advance: move it past them, or the next run stored would collide with a copied one.
-fn follow_ids(tx: &mut Conn, tables: &[&str]) -> Result<()> {
-    if !tx.is_postgres() {
-        return Ok(());
-    }
-    for table in tables {
-        tx.batch(&format!(
-            "SELECT setval(pg_get_serial_sequence('{table}', 'id'), max(id)) FROM {table}"
-        ))?;
+/// Let no other writer add rows to `tables` (so take ids for them) until this transaction
+/// ends, and wait for those that have: an id seen free then stays free, and none is taken
+/// from a sequence meanwhile. The mode conflicts with writers' (and another copy's), not
+/// with readers'. SQLite's write lock, taken as the transaction began, does this already.
+fn hold(tx: &mut Conn, tables: &str) -> Result<()> {
+    if tx.is_postgres() {
+        tx.batch(&format!("LOCK TABLE {tables} IN SHARE ROW EXCLUSIVE MODE"))?;
     }
     Ok(())
 }

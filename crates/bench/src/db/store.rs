@@ -271,6 +271,7 @@ impl Bench {
             )?
             .get(0)?;
 
+        // The run row is written before its results take ids: `bench copy` relies on it.
         let run_id = match before {
             Some((id, _)) => {
                 tx.execute(

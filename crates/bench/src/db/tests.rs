@@ -829,6 +829,106 @@ fn a_bench_copied_there_and_back_is_the_same_and_copies_once(db: &Db) {
     }
 }
 
+/// Benches storing runs into the database while a Bench of many runs is copied into it, on
+/// drives new to both and drives of both: no writer and no copy fails, and every run of
+/// both is there once with its results. (Before the copy held the tables and reserved the
+/// ids it keeps, PostgreSQL's sequences gave stores ids the copy had just used, and the
+/// copy used ids stores had taken but not committed: a unique violation, every time.)
+fn a_copy_and_concurrent_stores_lose_nothing(db: &Db) {
+    let src_dir = Db::sqlite();
+    let mut source = Bench::open(&src_dir.path()).unwrap();
+    let sources = 40;
+    for i in 0..sources {
+        let model = format!("s{}", i % 10);
+        let t = format!("2026-02-01T00:00:{i:02}Z");
+        let results = (0..2)
+            .map(|k| result(&format!("t{k}"), None, &model, &t, k as f64))
+            .collect();
+        source.store(&run(&model, &t, results)).unwrap();
+    }
+    let path = db.path();
+    drop(Bench::open(&path).unwrap());
+    let writers = if matches!(db, Db::Postgres(_)) { 4 } else { 2 };
+    let start = std::sync::Arc::new(std::sync::Barrier::new(writers + 1));
+    let copying = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let handles: Vec<_> = (0..writers)
+        .map(|w| {
+            let (path, start, copying) = (path.clone(), start.clone(), copying.clone());
+            std::thread::spawn(move || -> Result<Vec<(String, usize, String)>> {
+                let mut b = Bench::open(&path)?;
+                start.wait();
+                let mut stored = Vec::new();
+                // Until the copy is done, and a few runs at least.
+                for i in 0.. {
+                    if i >= 5 && !copying.load(std::sync::atomic::Ordering::SeqCst) {
+                        break;
+                    }
+                    // New drives at first, then these again; the copy's s* drives too.
+                    let model = match i % 3 {
+                        2 => format!("s{}", i % 10),
+                        _ => format!("w{w}-{}", i % 20),
+                    };
+                    let t = format!("2026-03-01T00:{w:02}:{:02}Z", i % 60);
+                    let results = (0..2)
+                        .map(|k| result(&format!("t{k}"), None, &model, &t, k as f64))
+                        .collect();
+                    let mut r = run(&model, &t, results);
+                    assert!(matches!(b.store(&r)?, Stored::New(_)));
+                    if i % 4 == 3 {
+                        // A resumed run: its results are replaced, a third added.
+                        r.results.push(result("t2", None, &model, &t, 2.0));
+                        assert!(matches!(b.store(&r)?, Stored::Updated(_)));
+                    }
+                    stored.push((r.run_id, r.results.len(), model));
+                }
+                Ok(stored)
+            })
+        })
+        .collect();
+    let mut target = Bench::open(&path).unwrap();
+    start.wait();
+    let copied = target.copy_from(&source, |_, _| {});
+    copying.store(false, std::sync::atomic::Ordering::SeqCst);
+    let stored: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(
+        copied.as_ref().map_err(chain),
+        Ok(&Copied {
+            new: sources,
+            already: 0
+        })
+    );
+    let mut expected: Vec<String> = source.runs().unwrap().into_iter().map(|r| r.uuid).collect();
+    let mut results = 2 * sources;
+    let mut models: Vec<String> = (0..10).map(|i| format!("s{i}")).collect();
+    for s in stored {
+        for (uuid, n, model) in s.map_err(|e| chain(&e)).expect("every store succeeds") {
+            expected.push(uuid);
+            results += n;
+            models.push(model);
+        }
+    }
+    expected.sort();
+    models.sort();
+    models.dedup();
+    let mut uuids: Vec<String> = target.runs().unwrap().into_iter().map(|r| r.uuid).collect();
+    uuids.sort();
+    assert_eq!(uuids, expected, "every run once");
+    assert_eq!(count(&target, "results"), results as i64);
+    assert_eq!(count(&target, "drives"), models.len() as i64);
+}
+
+/// An error with its causes, as the command line shows it (PostgreSQL's says "db error"
+/// and names the violation in its source).
+fn chain(e: &BenchError) -> String {
+    let mut out = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        out += &format!(": {c}");
+        cause = c.source();
+    }
+    out
+}
+
 /// Where a test's Bench lives: a new SQLite file, or a new database on the tests' own
 /// PostgreSQL server (`test_support::postgres`).
 pub(crate) enum Db {
@@ -890,6 +990,7 @@ on_both!(
     a_complete_result_is_never_replaced_by_an_incomplete_one,
     power_survives_storing_and_reading_and_missing_seconds_stay_null,
     a_bench_copied_there_and_back_is_the_same_and_copies_once,
+    a_copy_and_concurrent_stores_lose_nothing,
 );
 
 #[test]
