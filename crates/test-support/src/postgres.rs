@@ -223,9 +223,14 @@ impl Server {
         // SAFETY: kill has no preconditions; the pid is our child's, not yet waited for.
         // `setpriv` (as_owner) execs postgres, so it is the postmaster's.
         if unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) } != 0 {
-            return Err(format!("kill postgres: {}", std::io::Error::last_os_error()));
+            return Err(format!(
+                "kill postgres: {}",
+                std::io::Error::last_os_error()
+            ));
         }
-        child.wait().map_err(|e| format!("wait for postgres: {e}"))?;
+        child
+            .wait()
+            .map_err(|e| format!("wait for postgres: {e}"))?;
         Ok(())
     }
 

@@ -80,6 +80,22 @@ impl BenchError {
     }
 }
 
+/// An error and what caused it, in one line: the postgres crate's errors say only their kind
+/// ("error connecting to server", "db error"), their cause the rest.
+pub fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let more = c.to_string();
+        // thiserror's `{0}` has said it already.
+        if !text.ends_with(&more) {
+            text = format!("{text}: {more}");
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// Whether a PostgreSQL error is the server out of reach rather than a refusal.
 fn postgres_transient(e: &postgres::Error) -> bool {
     if let Some(state) = e.code() {
@@ -436,7 +452,7 @@ fn connect(config: postgres::Config, shown: &str) -> Result<postgres::Client> {
         .map_err(|e| failed(format!("cannot start a thread: {e}"), true))?;
     match rx.recv_timeout(limit) {
         Ok(Ok(client)) => Ok(client),
-        Ok(Err(e)) => Err(failed(e.to_string(), postgres_transient(&e))),
+        Ok(Err(e)) => Err(failed(with_causes(&e), postgres_transient(&e))),
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(failed(
             format!(
                 "no answer within {} s (the URL's ?connect_timeout=SECONDS sets half this wait)",
