@@ -88,20 +88,24 @@ impl LiveStore {
         }
     }
 
-    /// The command ends: store the run unless stored as it is, and while the Bench is out
-    /// of reach try again with backoff until `until`, Ctrl-C (`stop`) or a command already
-    /// interrupted ending the wait. Then say where the run is, or how to store it later.
+    /// The command ends: store the run unless tried as it is, and while the Bench is out of
+    /// reach try again with backoff until `until` or Ctrl-C (`stop`); a command already
+    /// interrupted does not wait. Then say where the run is, or how to store it later.
     pub fn finish(&mut self, until: Instant, stop: &AtomicBool, quiet: bool) {
         let Some(db) = self.db.clone() else {
             return;
         };
-        if !matches!(self.state, State::Stored(_) | State::Nothing) {
-            self.store();
-        }
         let dir = self.dir.display().to_string();
         let out_of_reach = |s: &State| matches!(s, State::Failed(e) if e.is_transient());
-        // A command the user interrupted ends now: one more try is all.
-        if out_of_reach(&self.state) && !stop.load(Ordering::Relaxed) && Instant::now() < until {
+        let interrupted = stop.load(Ordering::Relaxed);
+        if matches!(self.state, State::Untried)
+            // The wait is spent (by another run: several drives share one): one more try.
+            || (out_of_reach(&self.state) && !interrupted && Instant::now() >= until)
+        {
+            self.store();
+        }
+        // A command the user interrupted does not wait.
+        if out_of_reach(&self.state) && !interrupted && Instant::now() < until {
             if let State::Failed(e) = &self.state {
                 eprintln!(
                     "the Bench is out of reach ({}): trying again for up to {:.0} s; Ctrl-C \
