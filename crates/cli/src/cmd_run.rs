@@ -270,8 +270,12 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!("report: {}", report.display());
         }
     }
+    // Before the store's wait, which Ctrl-C may end: that is no interrupted run.
+    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
     if !results.is_empty() {
-        a.common.store.store(&out_dir, &run_id, a.common.quiet);
+        a.common
+            .store
+            .store_at_end(&out_dir, &run_id, &stop, a.common.quiet);
     }
     if let Some(text) = output::corruption(&results) {
         eprintln!("{text}");
@@ -288,10 +292,6 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         ExitCode::from(1)
     } else {
         eprintln!("the run did not complete: results so far are saved with \"complete\": false");
-        ExitCode::from(if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            130
-        } else {
-            1
-        })
+        ExitCode::from(if interrupted { 130 } else { 1 })
     })
 }

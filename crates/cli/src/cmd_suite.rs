@@ -11,6 +11,12 @@ use clap::Args;
 use suite::context::Context;
 use suite::runner::{self, Status, Step, SuiteRecord};
 
+use engine::driver::Progress;
+use engine::Clock;
+use suite::context::Observer;
+use suite::result::TestResult;
+
+use crate::live_store::LiveStore;
 use crate::output;
 use crate::progress::Bar;
 use crate::target_args::DriveArgs;
@@ -57,10 +63,11 @@ struct Drive {
     destroy_data: Option<String>,
 }
 
-/// A review that ran: its record, and the report written of it.
+/// A review that ran: its record, the report written of it, and its place in the Bench.
 struct Reviewed {
     rec: SuiteRecord,
     report: Option<PathBuf>,
+    store: LiveStore,
 }
 
 pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
@@ -100,7 +107,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     if !a.common.quiet {
         eprintln!("reviewing {} into {}", drive.target, drive.dir.display());
     }
-    let done = review(&a.common, &drive, &steps, quick, &stop, &mut bar)?;
+    let mut done = review(&a.common, &drive, &steps, quick, &stop, &mut bar)?;
     let (dir, rec) = (&drive.dir, &done.rec);
     if !a.common.quiet {
         // In the suite's order.
@@ -118,10 +125,11 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             eprintln!("report: {}", report.display());
         }
     }
-    if let Some(id) = &rec.run_id {
-        a.common.store.store(dir, id, a.common.quiet);
-    }
-    Ok(ExitCode::from(exit_status(rec, dir, &stop)))
+    // Before the store's wait, which Ctrl-C may end: that is no interrupted suite.
+    let interrupted = stop.load(Ordering::Relaxed);
+    let until = done.store.deadline();
+    done.store.finish(until, &stop, a.common.quiet);
+    Ok(ExitCode::from(exit_status(&done.rec, dir, interrupted)))
 }
 
 /// The plan, cut to `--only` and `--skip`: a name in neither is an error naming the steps.
@@ -141,7 +149,8 @@ fn steps(a: &SuiteArgs, quick: bool) -> anyhow::Result<Vec<Step>> {
 }
 
 /// Review one drive with its own device, Context and run id; the results directory gets its
-/// report. What it measured is kept, complete or not.
+/// report. What it measured is kept, complete or not, and stored in the Bench after each
+/// step.
 fn review(
     common: &DriveArgs,
     drive: &Drive,
@@ -151,18 +160,15 @@ fn review(
     bar: &mut Bar,
 ) -> anyhow::Result<Reviewed> {
     let (mut dev, mut created) = common.open(&drive.target, true, drive.destroy_data.clone())?;
-    let mut ctx = Context::new(stop, bar);
+    let run_id = run_id(drive);
+    let mut store = common.store.live(&drive.dir, &run_id);
+    let mut observer = Storing {
+        bar: &mut *bar,
+        store: &mut store,
+    };
+    let mut ctx = Context::new(stop, &mut observer);
     ctx.purge = common.purge;
     ctx.meter = common.start_meter(&drive.target)?;
-    // A new run gets a new identity; a resumed one keeps its own (suite.json's, or for a
-    // suite of an earlier version the one the Bench derives from its results).
-    let run_id = match drive.resume {
-        true => bench::db::RunRecord::from_dir(&drive.dir)
-            .ok()
-            .and_then(|runs| runs.into_iter().find(|r| r.kind == "suite"))
-            .map_or_else(suite::results_dir::new_run_id, |r| r.run_id),
-        false => suite::results_dir::new_run_id(),
-    };
     let rec = runner::run(
         dev.as_mut(),
         &mut ctx,
@@ -178,7 +184,52 @@ fn review(
     let rec = rec?;
     created.keep();
     let report = output::write_report(&drive.dir).ok();
-    Ok(Reviewed { rec, report })
+    Ok(Reviewed { rec, report, store })
+}
+
+/// A new run gets a new identity; a resumed one keeps its own (suite.json's, or for a suite
+/// of an earlier version the one the Bench derives from its results, which the runner then
+/// writes into suite.json).
+fn run_id(drive: &Drive) -> String {
+    match drive.resume {
+        true => bench::db::RunRecord::from_dir(&drive.dir)
+            .ok()
+            .and_then(|runs| runs.into_iter().find(|r| r.kind == "suite"))
+            .map_or_else(suite::results_dir::new_run_id, |r| r.run_id),
+        false => suite::results_dir::new_run_id(),
+    }
+}
+
+/// A suite's observer: the progress display, and the run stored after each step. Storing
+/// there keeps it out of every measured phase, and the runner has recorded the step in
+/// suite.json by then, so an unfinished suite is stored incomplete.
+struct Storing<'a> {
+    bar: &'a mut Bar,
+    store: &'a mut LiveStore,
+}
+
+impl Observer for Storing<'_> {
+    fn phase(&mut self, label: &str, clock: Clock) {
+        self.bar.phase(label, clock);
+    }
+    fn progress(&mut self, p: &Progress) {
+        self.bar.progress(p);
+    }
+    fn phase_done(&mut self) {
+        self.bar.phase_done();
+    }
+    fn note(&mut self, text: &str) {
+        self.bar.note(text);
+    }
+    fn step(&mut self, number: usize, of: usize, id: &str) {
+        self.bar.step(number, of, id);
+    }
+    fn step_done(&mut self, status: Status, results: &[TestResult]) {
+        self.bar.step_done(status, results);
+        if let Some(note) = self.store.store() {
+            self.bar.note(&note);
+        }
+    }
 }
 
 /// The steps that did not complete, a line each.
@@ -198,10 +249,10 @@ fn print_unfinished(rec: &SuiteRecord, indent: &str) {
 
 /// 0 for a suite that ran to its end, 130 interrupted (saying how to carry on), 1 with a
 /// step failed.
-fn exit_status(rec: &SuiteRecord, dir: &Path, stop: &AtomicBool) -> u8 {
+fn exit_status(rec: &SuiteRecord, dir: &Path, interrupted: bool) -> u8 {
     if rec.complete {
         0
-    } else if stop.load(Ordering::Relaxed) {
+    } else if interrupted {
         eprintln!(
             "interrupted: carry on with `ssdlab suite --resume {}`",
             dir.display()
@@ -288,8 +339,11 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             .collect()
     });
     let mut status = 0;
+    let interrupted = stop.load(Ordering::Relaxed);
+    // One wait for every drive's run still out of the Bench.
+    let mut until = None;
     for (drive, outcome) in drives.iter().zip(outcomes) {
-        let done = match outcome {
+        let mut done = match outcome {
             Ok(done) => done,
             Err(e) => {
                 eprintln!("{}: error: {e:#}", drive.target);
@@ -310,10 +364,9 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("  report: {}", report.display());
             }
         }
-        if let Some(id) = &rec.run_id {
-            a.common.store.store(&drive.dir, id, a.common.quiet);
-        }
-        status = status.max(exit_status(rec, &drive.dir, &stop));
+        let until = *until.get_or_insert_with(|| done.store.deadline());
+        done.store.finish(until, &stop, a.common.quiet);
+        status = status.max(exit_status(&done.rec, &drive.dir, interrupted));
     }
     Ok(ExitCode::from(status))
 }

@@ -323,7 +323,9 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         eprintln!("results: {}", dir.display());
         eprintln!("report: {}", report.display());
     }
-    a.common.store.store(&dir, &run_id, a.common.quiet);
+    a.common
+        .store
+        .store_at_end(&dir, &run_id, &stop, a.common.quiet);
     Ok(if results[0].complete {
         std::process::ExitCode::SUCCESS
     } else if let Some(why) = crate::output::failure(&results) {

@@ -7,6 +7,7 @@ mod cmd_run;
 mod cmd_sim;
 mod cmd_suite;
 mod cmd_trace;
+mod live_store;
 mod output;
 mod progress;
 mod suggest;

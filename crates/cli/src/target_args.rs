@@ -1,9 +1,14 @@
 //! The flags every command that drives a target shares.
 
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
 use clap::Args;
 
 use engine::target::{Backend, OpenRequest};
 use engine::Device;
+
+use crate::live_store::LiveStore;
 
 #[derive(Args, Debug)]
 pub struct TargetArgs {
@@ -53,6 +58,16 @@ pub struct StoreArgs {
     /// leaves out) [default: $XDG_DATA_HOME/ssdlab/bench.db].
     #[arg(long, env = "SSDLAB_DB", value_name = "PATH|URL")]
     pub db: Option<std::path::PathBuf>,
+    /// How long the command waits at its end for a Bench it cannot reach, trying again
+    /// (0: not at all); the results stay on disk, and `ssdlab bench push DIR` stores them
+    /// later.
+    #[arg(
+        long,
+        env = "SSDLAB_STORE_WAIT",
+        value_name = "SECONDS",
+        default_value_t = 60
+    )]
+    pub store_wait: u64,
 }
 
 impl StoreArgs {
@@ -60,34 +75,24 @@ impl StoreArgs {
         self.db.clone().unwrap_or_else(bench::db::default_path)
     }
 
-    /// Store run `run_id` of a results directory in the Bench. A failure to store is
-    /// reported, not fatal: the results are safe in the directory and `bench push` can
-    /// store them later.
-    pub fn store(&self, dir: &std::path::Path, run_id: &str, quiet: bool) {
-        if self.no_store {
-            return;
-        }
-        let db = self.db_path();
-        let stored = bench::db::RunRecord::from_dir(dir).and_then(|runs| {
-            let run = runs
-                .into_iter()
-                .find(|r| r.run_id == run_id)
-                .ok_or_else(|| {
-                    bench::db::BenchError::Input(format!(
-                        "no result of run {run_id} in the directory"
-                    ))
-                })?;
-            bench::db::Bench::open(&db)?.store(&run)
-        });
-        match stored {
-            Ok(s) if !quiet => eprintln!("stored in the Bench as run {} ({})", s.id(), db.display()),
-            Ok(_) => {}
-            Err(e) => eprintln!(
-                "warning: not stored in the Bench: {e}\n  the results are in {}; store them later with `ssdlab bench push {}`",
-                dir.display(),
-                dir.display()
-            ),
-        }
+    /// The Bench's place for run `run_id` of a results directory (nowhere with --no-store).
+    pub fn live(&self, dir: &std::path::Path, run_id: &str) -> LiveStore {
+        let db = (!self.no_store).then(|| self.db_path());
+        LiveStore::new(db, dir, run_id, Duration::from_secs(self.store_wait))
+    }
+
+    /// Store run `run_id` of a results directory in the Bench as the command ends. A
+    /// failure to store is reported, not fatal: the results are safe in the directory and
+    /// `bench push` can store them later.
+    pub fn store_at_end(
+        &self,
+        dir: &std::path::Path,
+        run_id: &str,
+        stop: &AtomicBool,
+        quiet: bool,
+    ) {
+        let mut store = self.live(dir, run_id);
+        store.finish(store.deadline(), stop, quiet);
     }
 }
 

@@ -1,8 +1,9 @@
 //! A PostgreSQL server of the tests' own: `initdb` into a temporary directory, `postgres`
 //! listening on a Unix socket there only (no TCP port), as an unprivileged user when the
-//! tests run as root (initdb refuses root). It stops, and its directory goes, when the test
-//! process exits, however it exits: a watchdog shell holds the read end of a pipe whose
-//! write end only the test process has.
+//! tests run as root (initdb refuses root). A test may stop it and start it again (a Bench
+//! that goes away and comes back). It stops, and its directory goes, when the test process
+//! exits, however it exits: a watchdog shell holds the read end of a pipe whose write end
+//! only the test process has.
 //!
 //! Debian's `postgresql` package provides it (`/usr/lib/postgresql/VERSION/bin`; `.ci/run`
 //! installs it); `PG_BINDIR` names another directory of `initdb` and `postgres`.
@@ -13,10 +14,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// A running server.
+/// A server, running unless a test stopped it.
 pub struct Server {
     dir: PathBuf,
     bin: PathBuf,
+    /// The postmaster while it runs.
+    running: Mutex<Option<Child>>,
     /// Dropped (closed) when the process exits: the watchdog then stops the server.
     _watchdog: Mutex<(Child, ChildStdin)>,
 }
@@ -56,7 +59,7 @@ pub fn shared() -> Option<&'static Server> {
     static SERVER: OnceLock<Option<Server>> = OnceLock::new();
     let server = SERVER.get_or_init(|| {
         bin_dir()?;
-        Some(Server::start().unwrap_or_else(|e| panic!("starting PostgreSQL: {e}")))
+        Some(Server::new().unwrap_or_else(|e| panic!("starting PostgreSQL: {e}")))
     });
     if server.is_none() {
         crate::skip(
@@ -65,6 +68,20 @@ pub fn shared() -> Option<&'static Server> {
         );
     }
     server.as_ref()
+}
+
+/// A server of the calling test's own, which it may stop and start (the shared one must keep
+/// running for the other tests), or `None` after [`crate::skip`] when PostgreSQL is not
+/// installed (a failure under CI).
+pub fn private() -> Option<Server> {
+    if bin_dir().is_none() {
+        crate::skip(
+            "a PostgreSQL server (initdb and postgres; Debian's postgresql package)",
+            "apt-get install postgresql",
+        );
+        return None;
+    }
+    Some(Server::new().unwrap_or_else(|e| panic!("starting PostgreSQL: {e}")))
 }
 
 /// Run `program` as the server's owner: `nobody` when the tests run as root.
@@ -87,7 +104,7 @@ fn as_owner(program: &Path) -> Command {
 
 impl Server {
     /// initdb and start a server in a new temporary directory.
-    pub fn start() -> Result<Server, String> {
+    pub fn new() -> Result<Server, String> {
         static N: AtomicU32 = AtomicU32::new(0);
         let bin = bin_dir().ok_or("no initdb and postgres (apt-get install postgresql)")?;
         let dir = std::env::temp_dir().join(format!(
@@ -131,29 +148,14 @@ impl Server {
                 String::from_utf8_lossy(&out.stderr)
             ));
         }
-        // The watchdog: starts the server, and when its standard input closes (the test
-        // process exited) stops it and removes the directory.
-        let mut postgres = as_owner(&bin.join("postgres"));
-        postgres.arg("-D").arg(&data).arg("-k").arg(&dir).args([
-            "-c",
-            "listen_addresses=",
-            "-c",
-            "fsync=off",
-            "-c",
-            "synchronous_commit=off",
-            "-c",
-            "full_page_writes=off",
-            "-c",
-            "max_connections=200",
-        ]);
-        let args: Vec<String> = std::iter::once(postgres.get_program())
-            .chain(postgres.get_args())
-            .map(|a| shell_quote(&a.to_string_lossy()))
-            .collect();
+        // The watchdog: when its standard input closes (the test process exited) it stops
+        // the server, whichever start of it runs then (postmaster.pid names it), and removes
+        // the directory.
+        let pid_file = shell_quote(&data.join("postmaster.pid").to_string_lossy());
         let script = format!(
-            "{} >{} 2>&1 & pid=$!; read _ || true; kill -INT $pid; wait $pid; rm -rf {}",
-            args.join(" "),
-            shell_quote(&dir.join("log").to_string_lossy()),
+            "read _ || true; pid=$(head -n1 {pid_file} 2>/dev/null) && kill -INT \"$pid\" && \
+             for _ in $(seq 600); do kill -0 \"$pid\" 2>/dev/null || break; sleep 0.1; done; \
+             rm -rf {}",
             shell_quote(&dir.to_string_lossy())
         );
         let mut child = Command::new("sh")
@@ -167,10 +169,69 @@ impl Server {
         let server = Server {
             dir,
             bin,
+            running: Mutex::new(None),
             _watchdog: Mutex::new((child, stdin)),
         };
-        server.wait_ready()?;
+        server.start()?;
         Ok(server)
+    }
+
+    /// Start the server (again: a stopped one keeps its databases and its socket's path) and
+    /// wait until it accepts connections. Nothing to do while it runs.
+    pub fn start(&self) -> Result<(), String> {
+        let mut running = self.running.lock().unwrap();
+        if running.is_none() {
+            let log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.dir.join("log"))
+                .map_err(|e| format!("{}: {e}", self.dir.join("log").display()))?;
+            let child = as_owner(&self.bin.join("postgres"))
+                .arg("-D")
+                .arg(self.dir.join("data"))
+                .arg("-k")
+                .arg(&self.dir)
+                .args([
+                    "-c",
+                    "listen_addresses=",
+                    "-c",
+                    "fsync=off",
+                    "-c",
+                    "synchronous_commit=off",
+                    "-c",
+                    "full_page_writes=off",
+                    "-c",
+                    "max_connections=200",
+                ])
+                .stdin(Stdio::null())
+                .stdout(log.try_clone().map_err(|e| format!("log: {e}"))?)
+                .stderr(log)
+                .spawn()
+                .map_err(|e| format!("postgres: {e}"))?;
+            *running = Some(child);
+        }
+        drop(running);
+        self.wait_ready()
+    }
+
+    /// Stop the server (a fast shutdown: its clients are disconnected) and wait until it has
+    /// gone, its socket with it. Nothing to do while it is stopped.
+    pub fn stop(&self) -> Result<(), String> {
+        let Some(mut child) = self.running.lock().unwrap().take() else {
+            return Ok(());
+        };
+        // SAFETY: kill has no preconditions; the pid is our child's, not yet waited for.
+        // `setpriv` (as_owner) execs postgres, so it is the postmaster's.
+        if unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) } != 0 {
+            return Err(format!(
+                "kill postgres: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        child
+            .wait()
+            .map_err(|e| format!("wait for postgres: {e}"))?;
+        Ok(())
     }
 
     fn wait_ready(&self) -> Result<(), String> {

@@ -44,6 +44,14 @@ pub enum BenchError {
     },
     #[error("{path}: no Bench database here yet: runs are stored in it as they finish (or `ssdlab bench import DIR`)")]
     Missing { path: String },
+    /// A PostgreSQL Bench that could not be connected to; `transient` when trying again
+    /// may succeed (see [`BenchError::is_transient`]).
+    #[error("{path}: cannot connect: {detail}")]
+    Connect {
+        path: String,
+        detail: String,
+        transient: bool,
+    },
     #[error("{0}")]
     Input(String),
     #[error("Bench database: {0}")]
@@ -53,6 +61,80 @@ pub enum BenchError {
 }
 
 pub type Result<T> = std::result::Result<T, BenchError>;
+
+impl BenchError {
+    /// Whether trying again later may succeed: the database could not be reached (connection
+    /// refused, no socket, timed out, connection lost, the server starting up or shutting
+    /// down, out of connections) or was busy. Not so for what only a person can fix: a
+    /// damaged, foreign or newer database, bad input, a refused login, a missing database.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            BenchError::Connect { transient, .. } => *transient,
+            BenchError::Postgres(e) => postgres_transient(e),
+            BenchError::Sql(e) => matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ),
+            _ => false,
+        }
+    }
+}
+
+/// An error and what caused it, in one line: the postgres crate's errors say only their kind
+/// ("error connecting to server", "db error"), their cause the rest.
+pub fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let more = c.to_string();
+        // thiserror's `{0}` has said it already.
+        if !text.ends_with(&more) {
+            text = format!("{text}: {more}");
+        }
+        cause = c.source();
+    }
+    text
+}
+
+/// Whether a PostgreSQL error is the server out of reach rather than a refusal.
+fn postgres_transient(e: &postgres::Error) -> bool {
+    if let Some(state) = e.code() {
+        let code = state.code();
+        // Class 08: connection exceptions; 57P01-57P03: shutting down, crashed, starting
+        // up; 53300: too many connections; 40001, 40P01: a serialization failure, a deadlock.
+        return code.starts_with("08")
+            || matches!(
+                code,
+                "57P01" | "57P02" | "57P03" | "53300" | "40001" | "40P01"
+            );
+    }
+    if e.is_closed() {
+        return true;
+    }
+    // Socket errors (connect, read, write, DNS) come as an io::Error source; what the kinds
+    // below say will not change by waiting.
+    use std::io::ErrorKind;
+    std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .is_some_and(|io| {
+            !matches!(
+                io.kind(),
+                ErrorKind::PermissionDenied
+                    | ErrorKind::InvalidInput
+                    | ErrorKind::InvalidData
+                    | ErrorKind::Unsupported
+            )
+        })
+}
+
+/// How long connecting to PostgreSQL may take when the URL sets no `connect_timeout`: long
+/// enough for any network's handshake, short enough that a store between a suite's steps
+/// never holds the measurement up for long.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// When the URL sets no `tcp_user_timeout`: a server that vanished mid-store (its host down,
+/// the network cut) is given up after this rather than TCP's ~15 minutes of retransmissions.
+const TCP_USER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Where the database lives unless `--db`/`SSDLAB_DB` say otherwise:
 /// `$XDG_DATA_HOME/ssdlab/bench.db`, else `~/.local/share/ssdlab/bench.db`.
@@ -169,9 +251,7 @@ impl Bench {
     /// that is another program's or too new.
     fn postgres(url: &str) -> Result<Bench> {
         let shown = redacted(url);
-        let client = postgres_config(url)?
-            .connect(postgres::NoTls)
-            .map_err(|e| BenchError::Input(format!("{shown}: cannot connect: {e}")))?;
+        let client = connect(postgres_config(url)?, &shown)?;
         let bench = Bench {
             conn: RefCell::new(Conn::Postgres(client)),
             path: PathBuf::from(&shown),
@@ -352,9 +432,47 @@ fn version(conn: &mut Conn) -> Result<u32> {
     row.map_or(Ok(0), |r| r.get(0))
 }
 
+/// Connect within twice the connect timeout. The postgres crate's `connect_timeout` bounds
+/// each socket connect only (libpq's bounds the whole), so a server that accepts but never
+/// answers (stopped, overloaded, a stuck proxy) would hang the caller: the attempt runs on a
+/// thread of its own, left behind if it does not finish in time.
+fn connect(config: postgres::Config, shown: &str) -> Result<postgres::Client> {
+    let limit = 2 * config
+        .get_connect_timeout()
+        .copied()
+        .unwrap_or(CONNECT_TIMEOUT);
+    let failed = |detail: String, transient: bool| BenchError::Connect {
+        path: shown.to_string(),
+        detail,
+        transient,
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("bench-connect".into())
+        .spawn(move || {
+            let _ = tx.send(config.connect(postgres::NoTls));
+        })
+        .map_err(|e| failed(format!("cannot start a thread: {e}"), true))?;
+    match rx.recv_timeout(limit) {
+        Ok(Ok(client)) => Ok(client),
+        Ok(Err(e)) => Err(failed(with_causes(&e), postgres_transient(&e))),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(failed(
+            format!(
+                "no answer within {} s (the URL's ?connect_timeout=SECONDS sets half this wait)",
+                limit.as_secs()
+            ),
+            true,
+        )),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Err(failed("the attempt to connect failed".into(), false))
+        }
+    }
+}
+
 /// A PostgreSQL connection string, completed from libpq's environment variables (PGHOST,
-/// PGPORT, PGUSER, PGPASSWORD, PGDATABASE) where it says nothing. TLS is not offered: use a
-/// Unix socket or a trusted network.
+/// PGPORT, PGUSER, PGPASSWORD, PGDATABASE) where it says nothing, and with timeouts (see
+/// [`CONNECT_TIMEOUT`]) where it sets none. TLS is not offered: use a Unix socket or a
+/// trusted network.
 fn postgres_config(url: &str) -> Result<postgres::Config> {
     let shown = redacted(url);
     let mut c: postgres::Config = url
@@ -398,6 +516,12 @@ fn postgres_config(url: &str) -> Result<postgres::Config> {
     }
     if c.get_application_name().is_none() {
         c.application_name("ssdlab");
+    }
+    if c.get_connect_timeout().is_none() {
+        c.connect_timeout(CONNECT_TIMEOUT);
+    }
+    if c.get_tcp_user_timeout().is_none() {
+        c.tcp_user_timeout(TCP_USER_TIMEOUT);
     }
     Ok(c)
 }

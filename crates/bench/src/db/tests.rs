@@ -1104,3 +1104,89 @@ fn an_older_postgres_bench_is_migrated_once_with_its_data() {
     assert_eq!(b.interfaces().unwrap(), ["NVMe"]);
     assert_eq!(b.run_count().unwrap(), 1);
 }
+
+/// A Bench out of reach (stopped, or a server that never answers) is an error worth trying
+/// again, told apart from those only a person can fix; connecting never hangs.
+#[test]
+fn a_bench_out_of_reach_is_transient_and_a_refusal_is_not() {
+    let Some(server) = test_support::postgres::private() else {
+        return;
+    };
+    let url = server.new_database();
+    let mut open = Bench::open(url.as_ref()).unwrap();
+    open.store(&run(
+        "a",
+        "2024-05-01T10:00:00Z",
+        vec![result(
+            "seq-write",
+            None,
+            "a",
+            "2024-05-01T10:00:00Z",
+            100.0,
+        )],
+    ))
+    .unwrap();
+
+    let missing = server.url("no_such_database");
+    let e = Bench::open(missing.as_ref()).err().expect("no database");
+    assert!(matches!(e, BenchError::Connect { .. }), "{e}");
+    assert!(!e.is_transient(), "a missing database waits in vain: {e}");
+
+    server.stop().unwrap();
+    let e = Bench::open(url.as_ref()).err().expect("stopped");
+    assert!(matches!(e, BenchError::Connect { .. }), "{e}");
+    assert!(e.is_transient(), "{e}");
+    // A connection open when the server went: the next statement fails, transiently.
+    let e = open
+        .store(&run(
+            "a",
+            "2024-05-01T11:00:00Z",
+            vec![result(
+                "seq-write",
+                None,
+                "a",
+                "2024-05-01T11:00:00Z",
+                100.0,
+            )],
+        ))
+        .unwrap_err();
+    assert!(matches!(e, BenchError::Postgres(_)), "{e}");
+    assert!(e.is_transient(), "{e}");
+    server.start().unwrap();
+    Bench::open(url.as_ref()).unwrap();
+
+    // A socket that takes the connection and never answers: given up in twice the URL's
+    // connect_timeout, not waited on forever.
+    let dir = tempfile::tempdir().unwrap();
+    let _silent = std::os::unix::net::UnixListener::bind(dir.path().join(".s.PGSQL.5432")).unwrap();
+    let silent = format!(
+        "postgres://ssdlab@/bench?host={}&connect_timeout=1",
+        dir.path().display()
+    );
+    let started = std::time::Instant::now();
+    let e = Bench::open(silent.as_ref()).err().expect("no answer");
+    let took = started.elapsed();
+    assert!(
+        e.is_transient() && e.to_string().contains("no answer within 2 s"),
+        "{e}"
+    );
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+
+    for refusal in [
+        BenchError::Newer {
+            path: "p".into(),
+            found: 99,
+            latest: SCHEMA_VERSION,
+        },
+        BenchError::Damaged {
+            path: "p".into(),
+            detail: "d".into(),
+        },
+        BenchError::Input("bad".into()),
+    ] {
+        assert!(!refusal.is_transient(), "{refusal}");
+    }
+    let busy =
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None);
+    assert!(BenchError::Sql(busy).is_transient());
+}
