@@ -2,9 +2,10 @@
 //! Bench (SQLite, then PostgreSQL: a server of its own, started as the tests start theirs)
 //! with `DRIVES` drives, each one run of a real quick suite's consistency, transfer-size
 //! sweep and sequential results (measured once on a simulated drive, stored under each
-//! drive's name), serves it on 127.0.0.1 only, and sends `REQUESTS` requests for the drive
-//! list, then as many for a 5-drive compare page, from `CONCURRENCY` clients at once (a new
-//! connection each). Prints requests/s and errors; exits 1 on any error.
+//! drive's name), serves it on 127.0.0.1 only, and sends `REQUESTS` requests each for the
+//! drive list, a filtered page of it, a 5-drive compare page and an unticked Compare, from
+//! `CONCURRENCY` clients at once (a new connection each). Prints requests/s and errors;
+//! exits 1 on any error.
 //!
 //! ```text
 //! cargo run --release -p bench --example serve_load -- [DRIVES=500] [REQUESTS=4000] [CONCURRENCY=50]
@@ -46,8 +47,8 @@ fn suite_results() -> Vec<TestResult> {
     suite::results_dir::read_results(dir.path()).expect("its results")
 }
 
-/// Store `drives` drives: drive `i` is "Drive NNN" of vendor Acme or Zeta, `i` x 4 GB, on
-/// bench host rig-0..3, its run on a day of 2026.
+/// Store `drives` drives: drive `i` is "Drive NNN" of vendor Acme or Zeta, NVMe (every third)
+/// or SATA, `i` x 4 GB, on bench host rig-0..3, its run on a day of 2026.
 fn fill(db: &Path, drives: usize, results: &[TestResult]) {
     let mut bench = Bench::open(db).expect("the Bench opens");
     for i in 1..=drives {
@@ -65,6 +66,12 @@ fn fill(db: &Path, drives: usize, results: &[TestResult]) {
                 r.target.vendor = Some(if i % 2 == 0 { "Acme" } else { "Zeta" }.into());
                 r.target.capacity_bytes = i as u64 * 4_000_000_000;
                 r.system.hostname = format!("rig-{}", i % 4);
+                let link = if i % 3 == 0 {
+                    "NVMe (PCIe 3.0 x4)"
+                } else {
+                    "SATA 6 Gb/s"
+                };
+                r.target.details.insert("link".into(), link.into());
                 r.started_at = started.clone();
                 r
             })
@@ -184,7 +191,15 @@ fn measure(
             .join("&")
     );
     let mut errors = 0;
-    for path in ["/", "/?vendor=acme&min_gb=400&page=2", compare.as_str()] {
+    // The drive list, a filtered page of it, five drives compared, and Compare unticked
+    // (more drives than a comparison charts: the page that asks for fewer).
+    let pages = [
+        "/",
+        "/?vendor=acme&interface=NVMe&min_gb=400&page=2",
+        compare.as_str(),
+        "/compare",
+    ];
+    for path in pages {
         // Warm up: every page worker connects, caches fill.
         let _ = hammer(addr, path, concurrency, concurrency);
         let (rate, failed, p99_ms) = hammer(addr, path, requests, concurrency);
