@@ -213,3 +213,24 @@ fn the_default_drive_runs_heavy_2011_like_a_reviewed_drive() {
         r.deviations
     );
 }
+
+/// A drive that cannot keep up with a replay is told apart: the result warns that its service
+/// time is the backlog's. Here 5% of Heavy 2011, as asked, writes 5.3 GB on a 2 GiB drive:
+/// two and a half fills, mostly random.
+#[test]
+fn a_replay_the_drive_cannot_keep_up_with_is_flagged() {
+    let o = Overrides {
+        trace: Some("heavy-2011".into()),
+        trace_scale: Some(0.05),
+        qd: Some(32),
+        ..Overrides::default()
+    };
+    let r = &run("sim:default,capacity=2G", "storage-bench", o)[0];
+    let a = r.replay().expect("replay figures");
+    assert!(a.fidelity.waited_for_slot > 0 && a.duration_ratio > 1.0);
+    let w = r.warnings.join("\n");
+    assert!(
+        w.contains("fell behind the trace") && w.contains("32 slots"),
+        "{w}"
+    );
+}
