@@ -207,14 +207,19 @@ impl<I: Iterator<Item = Record>> Schedule<I> {
         let cap = self.capacity;
         let len = (len as u64).min(cap);
         let mut off = offset;
-        if off + len > cap {
-            self.adjustments.remapped_ios += 1;
-            off = match self.plan.remap {
-                Remap::Wrap => off % cap,
-                Remap::Scale { trace_span_bytes } => {
-                    (off as u128 * cap as u128 / trace_span_bytes.max(1) as u128) as u64
-                }
-            };
+        match self.plan.remap {
+            // Every offset moves in proportion: moving only those past the end would squeeze
+            // the trace's high LBAs onto its low ones, which kept their place.
+            Remap::Scale { trace_span_bytes } if trace_span_bytes > cap => {
+                self.adjustments.remapped_ios += 1;
+                off = (off as u128 * cap as u128 / trace_span_bytes as u128) as u64;
+                off = off.min(cap - len);
+            }
+            _ if off + len > cap => {
+                self.adjustments.remapped_ios += 1;
+                off %= cap;
+            }
+            _ => {}
         }
         let a = self.align;
         let (start, end) = (off / a * a, (off + len).div_ceil(a) * a);
@@ -539,6 +544,24 @@ mod tests {
         );
         assert_eq!(s.adjustments.remapped_ios, 1);
         assert_eq!(s.adjustments.aligned_ios, 1);
+    }
+
+    #[test]
+    fn remap_scale_moves_every_offset_in_proportion() {
+        // A 2 MiB trace on a 1 MiB target: every offset halves, the last IO ends at the end.
+        let recs = vec![
+            rec(Op::Read, 0, 256 << 10, 4096),
+            rec(Op::Read, 1, 1 << 20, 4096),
+            rec(Op::Read, 2, (2 << 20) - 4096, 4096),
+        ];
+        let mut p = plan(Mode::Timed { speed: 1.0 });
+        p.remap = Remap::Scale {
+            trace_span_bytes: 2 << 20,
+        };
+        let mut s = Schedule::new(recs.into_iter(), p, 1 << 20, 4096);
+        let offs: Vec<u64> = s.by_ref().map(|io| io.offset).collect();
+        assert_eq!(offs, vec![128 << 10, 512 << 10, (1 << 20) - 4096]);
+        assert_eq!(s.adjustments.remapped_ios, 3);
     }
 
     #[test]
