@@ -207,10 +207,15 @@ pub fn fit_to_target(
     })
 }
 
-/// A scale as a short number: 0.0716, 0.5, 2.
+/// A scale to three significant digits: 0.0716, 0.5, 2, 0.00005.
 fn short(x: f64) -> String {
-    let s = format!("{x:.4}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
+    let decimals = (2 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 #[cfg(test)]
@@ -249,6 +254,14 @@ mod tests {
         let f = fit_to_target(&p, cap, Some(0.02)).unwrap();
         assert_eq!((f.span_bytes, f.scale), (cap, 0.02));
         assert!(f.note.unwrap().contains("as asked"));
+    }
+
+    #[test]
+    fn scales_read_to_three_digits() {
+        let got: Vec<String> = [0.071_582_4, 0.5, 2.0, 0.000_05, 0.02, 12.34]
+            .map(short)
+            .into();
+        assert_eq!(got, ["0.0716", "0.5", "2", "0.00005", "0.02", "12.3"]);
     }
 
     #[test]
