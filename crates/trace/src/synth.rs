@@ -47,6 +47,8 @@ use crate::{Op, Record};
 
 /// Size classes the breakdown reports, in bytes.
 pub const CLASSES: [u32; 6] = [4096, 8192, 16384, 32768, 65536, 131072];
+/// The largest IO a generator makes (an "other" size).
+pub const LARGEST_IO_BYTES: u64 = 1 << 20;
 
 /// One scenario stream.
 #[derive(Clone, Debug)]
@@ -228,6 +230,23 @@ impl Profile {
                 self.name
             ));
         }
+        if self
+            .streams
+            .iter()
+            .any(|s| !s.region_share.is_finite() || s.region_share <= 0.0)
+        {
+            return Err(format!("{}: every stream needs a region", self.name));
+        }
+        if self.capacity_bytes < self.min_span_bytes() {
+            return Err(format!(
+                "{}: a span of {} bytes is too small: its streams' regions need at least {} \
+                 bytes to hold a {} KiB IO each",
+                self.name,
+                self.capacity_bytes,
+                self.min_span_bytes(),
+                LARGEST_IO_BYTES >> 10
+            ));
+        }
         let derived = self.derived_seq_share();
         if !(0.0..=1.0).contains(&derived) {
             return Err(format!(
@@ -236,6 +255,16 @@ impl Profile {
             ));
         }
         Ok(())
+    }
+
+    /// The smallest span (`capacity_bytes`) the profile can be laid out on: every stream's
+    /// region must hold the largest IO and one more 4 KiB slot.
+    pub fn min_span_bytes(&self) -> u64 {
+        self.streams
+            .iter()
+            .map(|s| ((LARGEST_IO_BYTES + 2 * 4096) as f64 / s.region_share).ceil() as u64)
+            .max()
+            .unwrap_or(0)
     }
 
     fn derived_seq_share(&self) -> f64 {
@@ -484,7 +513,7 @@ impl Generator {
             // log-normal around the target keeps sizes varied; the feedback keeps the total.
             target * (self.rng.f64() * 1.6 - 0.8).exp()
         };
-        let mut s = ((size / 4096.0).round() as u64 * 4096).clamp(12_288, 1 << 20) as u32;
+        let mut s = ((size / 4096.0).round() as u64 * 4096).clamp(12_288, LARGEST_IO_BYTES) as u32;
         if CLASSES.contains(&s) {
             s += 4096;
         }

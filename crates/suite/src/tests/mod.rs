@@ -84,7 +84,7 @@ pub const TESTS: &[TestInfo] = &[
     },
     TestInfo {
         name: "storage-bench",
-        about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms",
+        about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms; scaled to a target smaller than their 120 GB",
         writes: true,
     },
     TestInfo {
