@@ -148,8 +148,9 @@ pub(super) fn backfill_power(tx: &mut Conn) -> Result<()> {
 
 impl Bench {
     /// Store a run (its drive and test system too). A run stored before (the same
-    /// identity) is stored once: its results are replaced when they changed (a resumed
-    /// suite), but a complete result never by an incomplete one.
+    /// identity) is stored once: a result that changed is replaced (a suite storing itself
+    /// step by step, or resumed), the others keep their rows and ids, and a complete result
+    /// is never replaced by an incomplete one.
     pub fn store(&mut self, run: &RunRecord) -> Result<Stored> {
         let first = run
             .results
@@ -177,18 +178,21 @@ impl Bench {
         };
         let mut results: Vec<TestResult> = run.results.clone();
         let mut complete = run.complete;
+        // The stored results the run keeps as they are: their rows, and so their ids (which
+        // pages link to while a suite stores itself step by step), stay.
+        let mut unchanged: Vec<usize> = Vec::new();
         if let Some((id, was_complete)) = before {
-            let mut stored: Vec<(String, bool, String)> = tx
+            let stored: Vec<(i64, String, bool, String)> = tx
                 .query(
-                    "SELECT body, complete, test || coalesce('-' || variant, '') FROM results WHERE run_id = ?1",
+                    "SELECT id, body, complete, test || coalesce('-' || variant, '') FROM results WHERE run_id = ?1",
                     params![id],
                 )?
                 .into_iter()
-                .map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
                 .collect::<Result<_>>()?;
             // A stored complete result stays over an incomplete one of the same test, and a
             // stored result the directory no longer holds stays too: storing never loses one.
-            for (body, done, stem) in &stored {
+            for (_, body, done, stem) in &stored {
                 let incoming = results.iter().position(|r| &r.file_stem() == stem);
                 let keep = match incoming {
                     Some(i) => *done && !results[i].complete,
@@ -207,18 +211,24 @@ impl Bench {
                 }
             }
             complete |= was_complete;
-            let mut bodies: Vec<String> = results
-                .iter()
-                .map(|r| serde_json::to_string(r).expect("results serialize"))
-                .collect();
-            bodies.sort();
-            let mut old: Vec<String> = stored.drain(..).map(|(b, _, _)| b).collect();
-            old.sort();
-            if bodies == old && complete == was_complete {
+            let mut replaced: Vec<i64> = Vec::new();
+            for (row, body, _, stem) in &stored {
+                let same = results.iter().position(|r| {
+                    &r.file_stem() == stem
+                        && serde_json::to_string(r).expect("results serialize") == *body
+                });
+                match same {
+                    Some(i) if !unchanged.contains(&i) => unchanged.push(i),
+                    _ => replaced.push(*row),
+                }
+            }
+            if replaced.is_empty() && unchanged.len() == results.len() && complete == was_complete {
                 return Ok(Stored::Already(id));
             }
-            // Replaced below; the run keeps its id.
-            tx.execute("DELETE FROM results WHERE run_id = ?1", params![id])?;
+            // Replaced below; the run keeps its id, unchanged results theirs.
+            for row in replaced {
+                tx.execute("DELETE FROM results WHERE id = ?1", params![row])?;
+            }
         }
 
         let t = &first.target;
@@ -309,7 +319,11 @@ impl Bench {
                 .get(0)?,
         };
 
-        for r in &results {
+        for (_, r) in results
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !unchanged.contains(i))
+        {
             let result_id: i64 = tx.query_one(
                 "INSERT INTO results (run_id, test, variant, label, started_at, complete, iops, mbps,
                                       parameters, analysis, body, mean_w)

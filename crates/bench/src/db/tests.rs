@@ -219,6 +219,41 @@ fn runs_are_stored_once_and_resumed_runs_replace_their_results(db: &Db) {
     assert_eq!((count(&b, "results"), count(&b, "series")), (0, 0));
 }
 
+/// A suite stores its run after every step: the results it stored before keep their rows,
+/// and so the ids pages link to; only a result that changed is replaced.
+fn a_result_keeps_its_id_while_its_run_is_stored_again(db: &Db) {
+    let mut b = Bench::open(&db.path()).unwrap();
+    let t0 = "2026-01-01T00:00:00Z";
+    let mut suite = run("a", t0, vec![result("seq-write", None, "a", t0, 300.0)]);
+    suite.complete = false;
+    let id = b.store(&suite).unwrap().id();
+    // Another bench's run in between, so a freed id is not simply handed out again.
+    b.store(&run("b", t0, vec![result("seq-write", None, "b", t0, 1.0)]))
+        .unwrap();
+    let ids =
+        |b: &Bench| -> Vec<i64> { b.results_of_run(id).unwrap().iter().map(|r| r.id).collect() };
+    let first = ids(&b);
+    let t1 = "2026-01-01T00:01:00Z";
+    suite.results.push(result("seq-read", None, "a", t1, 500.0));
+    assert_eq!(b.store(&suite).unwrap(), Stored::Updated(id));
+    let second = ids(&b);
+    assert_eq!(second.len(), 2);
+    assert_eq!(second[0], first[0], "the first step's result keeps its id");
+    // The second step was redone (an incomplete result completed): it alone is replaced.
+    suite.results[1].summary.mbps = 510.0;
+    suite.complete = true;
+    assert_eq!(b.store(&suite).unwrap(), Stored::Updated(id));
+    let third = ids(&b);
+    assert_eq!(third[0], first[0]);
+    assert_eq!(
+        b.result(third[1]).unwrap().unwrap().result.summary.mbps,
+        510.0
+    );
+    assert_eq!((count(&b, "results"), count(&b, "series")), (3, 6));
+    assert_eq!(b.store(&suite).unwrap(), Stored::Already(id));
+    assert_eq!(ids(&b), third);
+}
+
 fn annotations_set_what_is_given_and_empty_text_clears(db: &Db) {
     let mut b = Bench::open(&db.path()).unwrap();
     let t = "2026-01-01T00:00:00Z";
@@ -983,6 +1018,7 @@ pub(crate) use on_both;
 on_both!(
     a_new_database_gets_the_whole_schema,
     runs_are_stored_once_and_resumed_runs_replace_their_results,
+    a_result_keeps_its_id_while_its_run_is_stored_again,
     annotations_set_what_is_given_and_empty_text_clears,
     concurrent_writers_lose_nothing,
     many_writers_store_every_run_once,
