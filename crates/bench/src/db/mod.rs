@@ -56,8 +56,16 @@ pub enum BenchError {
     Input(String),
     #[error("Bench database: {0}")]
     Sql(#[from] rusqlite::Error),
-    #[error("Bench database (PostgreSQL): {0}")]
-    Postgres(#[from] postgres::Error),
+    /// The server's own words (the postgres crate's error says only "db error" and has them
+    /// as its cause): in the message, and no cause, so no error chain says them twice.
+    #[error("Bench database (PostgreSQL): {}", postgres_message(.0))]
+    Postgres(postgres::Error),
+}
+
+impl From<postgres::Error> for BenchError {
+    fn from(e: postgres::Error) -> BenchError {
+        BenchError::Postgres(e)
+    }
 }
 
 pub type Result<T> = std::result::Result<T, BenchError>;
@@ -94,6 +102,13 @@ pub fn with_causes(e: &dyn std::error::Error) -> String {
         cause = c.source();
     }
     text
+}
+
+/// What the server said ("ERROR: relation \"runs\" does not exist", with its detail and
+/// hint), else the error and its causes.
+fn postgres_message(e: &postgres::Error) -> String {
+    e.as_db_error()
+        .map_or_else(|| with_causes(e), ToString::to_string)
 }
 
 /// Whether a PostgreSQL error is the server out of reach rather than a refusal.

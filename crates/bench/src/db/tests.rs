@@ -1226,3 +1226,32 @@ fn a_bench_out_of_reach_is_transient_and_a_refusal_is_not() {
         rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None);
     assert!(BenchError::Sql(busy).is_transient());
 }
+
+/// An error of the server's reaches the user with its own words, once.
+#[test]
+fn a_postgres_error_says_what_the_server_said_once() {
+    let Some(server) = test_support::postgres::shared() else {
+        return;
+    };
+    let url = server.new_database();
+    let b = Bench::open(url.as_ref()).unwrap();
+    postgres_config(&url)
+        .unwrap()
+        .connect(postgres::NoTls)
+        .unwrap()
+        .batch_execute("DROP TABLE series, results, runs CASCADE")
+        .unwrap();
+    let e = b.runs().unwrap_err();
+    let mut chain = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        chain += &format!(": {c}");
+        cause = c.source();
+    }
+    assert!(
+        chain.contains("relation \"runs\" does not exist"),
+        "{chain}"
+    );
+    assert_eq!(chain.matches("does not exist").count(), 1, "{chain}");
+    assert!(!chain.contains("db error"), "{chain}");
+}
