@@ -134,16 +134,18 @@ impl Ftl {
         self.layout.main_blocks().saturating_sub(held)
     }
 
-    /// Blocks' worth of stale (overwritten or trimmed) units in closed main-array blocks: the
-    /// most GC can turn into free blocks.
+    /// Blocks' worth of stale (overwritten or trimmed) units in closed main-array blocks (the
+    /// victim index holds exactly those): the most GC can turn into free blocks.
     fn stale_closed_blocks(&self) -> u32 {
-        let bu = self.layout.block_units;
-        let b = &self.blocks;
-        let stale: u64 = (0..b.state.len())
-            .filter(|&i| b.state[i] == BlockState::Closed && !b.slc_mode[i])
-            .map(|i| u64::from(bu - b.valid[i]))
-            .sum();
-        (stale / u64::from(bu)) as u32
+        let stale = self.blocks.victims.stale_units();
+        debug_assert_eq!(stale, {
+            let (bu, b) = (self.layout.block_units, &self.blocks);
+            (0..b.state.len())
+                .filter(|&i| b.state[i] == BlockState::Closed && !b.slc_mode[i])
+                .map(|i| u64::from(bu - b.valid[i]))
+                .sum::<u64>()
+        });
+        (stale / u64::from(self.layout.block_units)) as u32
     }
 
     /// The share of the main array holding no valid data, 0..1.

@@ -52,6 +52,8 @@ pub struct VictimIndex {
     /// Closed blocks in the order they were closed (FIFO policy only).
     fifo: VecDeque<u32>,
     len: usize,
+    /// Valid units in the indexed blocks, so their stale space is known without a scan.
+    valid_units: u64,
 }
 
 impl VictimIndex {
@@ -64,6 +66,7 @@ impl VictimIndex {
             min_hint: 0,
             fifo: VecDeque::new(),
             len: 0,
+            valid_units: 0,
         }
     }
 
@@ -73,6 +76,12 @@ impl VictimIndex {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Stale (overwritten or trimmed) units in the indexed blocks: what GC can reclaim.
+    pub fn stale_units(&self) -> u64 {
+        let block_units = (self.head.len() - 1) as u64;
+        self.len as u64 * block_units - self.valid_units
     }
 
     fn link(&mut self, b: u32, v: u32) {
@@ -107,6 +116,7 @@ impl VictimIndex {
             self.fifo.push_back(b);
         }
         self.len += 1;
+        self.valid_units += u64::from(valid);
     }
 
     /// A closed block lost one valid unit (it now has `valid`).
@@ -114,6 +124,7 @@ impl VictimIndex {
     pub fn decremented(&mut self, b: u32, valid: u32) {
         self.unlink(b, valid + 1);
         self.link(b, valid);
+        self.valid_units -= 1;
     }
 
     /// The next victim by the policy, without removing it.
@@ -163,5 +174,6 @@ impl VictimIndex {
             }
         }
         self.len -= 1;
+        self.valid_units -= u64::from(valid);
     }
 }
