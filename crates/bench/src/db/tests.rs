@@ -1029,16 +1029,18 @@ on_both!(
     a_copy_and_concurrent_stores_lose_nothing,
 );
 
+/// A plain client of a test's PostgreSQL database, to do what ssdlab never would.
+fn client(url: &str) -> postgres::Client {
+    postgres_config(url)
+        .unwrap()
+        .connect(postgres::NoTls)
+        .unwrap()
+}
+
 #[test]
 fn a_newer_foreign_or_empty_postgres_database_is_refused_and_left_untouched() {
     let Some(server) = test_support::postgres::shared() else {
         return;
-    };
-    let client = |url: &str| {
-        postgres_config(url)
-            .unwrap()
-            .connect(postgres::NoTls)
-            .unwrap()
     };
     let tables = |url: &str| -> Vec<String> {
         client(url)
@@ -1110,10 +1112,7 @@ fn an_older_postgres_bench_is_migrated_once_with_its_data() {
         .unwrap();
     drop(b);
     // Back to schema 4 as that version left it.
-    postgres_config(&url)
-        .unwrap()
-        .connect(postgres::NoTls)
-        .unwrap()
+    client(&url)
         .batch_execute(&format!(
             "DROP INDEX runs_by_drive; ALTER TABLE drives DROP COLUMN interface;
              UPDATE ssdlab_schema SET version = {}",
@@ -1235,10 +1234,7 @@ fn a_postgres_error_says_what_the_server_said_once() {
     };
     let url = server.new_database();
     let b = Bench::open(url.as_ref()).unwrap();
-    postgres_config(&url)
-        .unwrap()
-        .connect(postgres::NoTls)
-        .unwrap()
+    client(&url)
         .batch_execute("DROP TABLE series, results, runs CASCADE")
         .unwrap();
     let e = b.runs().unwrap_err();
