@@ -145,6 +145,20 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
+/// A number to `digits` significant digits, trailing zeros dropped: 0.0716, 12.3, 2 (at
+/// most 20 decimals; 0, and what is not finite, as `0`).
+pub fn significant(v: f64, digits: i32) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return "0".to_string();
+    }
+    let decimals = (digits - 1 - v.abs().log10().floor() as i32).clamp(0, 20) as usize;
+    let s = format!("{v:.decimals$}");
+    match s.contains('.') {
+        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => s,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -209,13 +209,7 @@ pub fn fit_to_target(
 
 /// A scale to three significant digits: 0.0716, 0.5, 2, 0.00005.
 fn short(x: f64) -> String {
-    let decimals = (2 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
-    let s = format!("{x:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+    engine::size::significant(x, 3)
 }
 
 #[cfg(test)]
