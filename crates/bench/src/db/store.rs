@@ -181,6 +181,9 @@ impl Bench {
         // The stored results the run keeps as they are: their rows, and so their ids (which
         // pages link to while a suite stores itself step by step), stay.
         let mut unchanged: Vec<usize> = Vec::new();
+        // Each result's body, serialized once: compared with the stored ones, then stored.
+        let serialize = |r: &TestResult| serde_json::to_string(r).expect("results serialize");
+        let bodies: Vec<String>;
         if let Some((id, was_complete)) = before {
             let stored: Vec<(i64, String, bool, String)> = tx
                 .query(
@@ -211,12 +214,13 @@ impl Bench {
                 }
             }
             complete |= was_complete;
+            bodies = results.iter().map(serialize).collect();
             let mut replaced: Vec<i64> = Vec::new();
             for (row, body, _, stem) in &stored {
-                let same = results.iter().position(|r| {
-                    &r.file_stem() == stem
-                        && serde_json::to_string(r).expect("results serialize") == *body
-                });
+                let same = results
+                    .iter()
+                    .zip(&bodies)
+                    .position(|(r, b)| &r.file_stem() == stem && b == body);
                 match same {
                     Some(i) if !unchanged.contains(&i) => unchanged.push(i),
                     _ => replaced.push(*row),
@@ -229,6 +233,8 @@ impl Bench {
             for row in replaced {
                 tx.execute("DELETE FROM results WHERE id = ?1", params![row])?;
             }
+        } else {
+            bodies = results.iter().map(serialize).collect();
         }
 
         let t = &first.target;
@@ -319,8 +325,9 @@ impl Bench {
                 .get(0)?,
         };
 
-        for (_, r) in results
+        for (_, (r, body)) in results
             .iter()
+            .zip(&bodies)
             .enumerate()
             .filter(|(i, _)| !unchanged.contains(i))
         {
@@ -339,7 +346,7 @@ impl Bench {
                     r.summary.mbps,
                     json(&r.parameters),
                     json(&r.analysis),
-                    serde_json::to_string(r).expect("results serialize"),
+                    body,
                     r.power.as_ref().and_then(|p| p.mean_w()),
                 ],
             )?.get(0)?;
