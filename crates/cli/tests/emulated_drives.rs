@@ -11,7 +11,7 @@ fn identify_asks_the_drives_themselves() {
         .disk(Disk::nvme("SSDLAB0001", 256 << 20))
         .disk(Disk::sata("SATA0001", "SSDLAB-SATA", 256 << 20))
         .program(SSDLAB)
-        .program(test_support::find_tool("nvme").expect("nvme-cli"))
+        .tool("nvme")
         .step("nvme", "ssdlab identify --target /dev/nvme0n1")
         .step("nvme-json", "ssdlab identify --target /dev/nvme0n1 --json")
         .step("nvme-cli", "nvme id-ctrl /dev/nvme0 -o json")
@@ -236,7 +236,7 @@ fn bench_passthrough_against_fio() {
     let mut guest = Guest::new()
         .disk(Disk::nvme("BENCH0001", 1 << 30))
         .program(SSDLAB)
-        .program(test_support::find_tool("fio").expect("fio"))
+        .tool("fio")
         .memory_mib(2048)
         .timeout(std::time::Duration::from_secs(1800))
         .step(

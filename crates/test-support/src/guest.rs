@@ -28,7 +28,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::{find_tool, skip, skip_file};
+use crate::{find_tool, install_hint, skip, skip_file};
 
 /// The modules the emulated drives need; their dependencies are added in load order.
 const MODULES: &[&str] = &["nvme", "ahci", "sd_mod"];
@@ -71,6 +71,8 @@ impl Disk {
 pub struct Guest {
     disks: Vec<Disk>,
     programs: Vec<PathBuf>,
+    /// Host tools copied in like programs, found on PATH when the guest runs.
+    tools: Vec<String>,
     files: Vec<(String, Vec<u8>)>,
     steps: Vec<(String, String)>,
     memory_mib: u32,
@@ -88,6 +90,7 @@ impl Guest {
         Guest {
             disks: Vec::new(),
             programs: Vec::new(),
+            tools: Vec::new(),
             files: Vec::new(),
             steps: Vec::new(),
             memory_mib: 1024,
@@ -104,6 +107,14 @@ impl Guest {
     /// debug information on the way: the initramfs lives in the guest's memory).
     pub fn program(mut self, host_path: impl Into<PathBuf>) -> Guest {
         self.programs.push(host_path.into());
+        self
+    }
+
+    /// A program of the host's PATH (`nvme`, `fio`, ...), copied in as [`Guest::program`]
+    /// does. It is looked up by [`Guest::run`] with everything else the guest needs, so a
+    /// host without it skips the test (a failure under CI) instead of panicking.
+    pub fn tool(mut self, name: &str) -> Guest {
+        self.tools.push(name.into());
         self
     }
 
@@ -138,17 +149,7 @@ impl Guest {
     /// Boot the guest and run the steps. `None` when this machine cannot (no QEMU, no
     /// kernel package): the test is skipped, which under CI fails it.
     pub fn run(&self) -> Option<GuestRun> {
-        let Some(qemu) = find_tool("qemu-system-x86_64") else {
-            skip(
-                "`qemu-system-x86_64` on PATH",
-                "apt-get install qemu-system-x86",
-            );
-            return None;
-        };
-        let Some(busybox) = find_tool("busybox") else {
-            skip("`busybox` on PATH", "apt-get install busybox-static");
-            return None;
-        };
+        let (qemu, busybox, tools) = self.host_programs()?;
         let kernel = match Kernel::fetch() {
             Ok(k) => k,
             Err(e) => {
@@ -161,7 +162,7 @@ impl Guest {
         };
         let work = Scratch::new();
         let initrd = work.path.join("initrd.cpio");
-        self.initramfs(&busybox, &kernel, &initrd)
+        self.initramfs(&busybox, &kernel, &tools, &initrd)
             .unwrap_or_else(|e| panic!("making the guest's initramfs: {e}"));
         let mut args: Vec<String> = vec![
             "-machine".into(),
@@ -232,7 +233,34 @@ impl Guest {
         Some(run)
     }
 
-    fn initramfs(&self, busybox: &Path, kernel: &Kernel, out: &Path) -> std::io::Result<()> {
+    /// QEMU, busybox and the host tools asked for, or `None` after one skip naming every
+    /// one missing (with the packages that provide them).
+    fn host_programs(&self) -> Option<(PathBuf, PathBuf, Vec<PathBuf>)> {
+        let needed = ["qemu-system-x86_64", "busybox"]
+            .into_iter()
+            .chain(self.tools.iter().map(String::as_str));
+        let (found, missing): (Vec<_>, Vec<_>) = needed
+            .map(|name| (name, find_tool(name)))
+            .partition(|(_, path)| path.is_some());
+        if !missing.is_empty() {
+            let names: Vec<String> = missing.iter().map(|(n, _)| format!("`{n}`")).collect();
+            let hints: Vec<String> = missing.iter().map(|(n, _)| install_hint(n)).collect();
+            skip(&format!("{} on PATH", names.join(", ")), &hints.join("; "));
+            return None;
+        }
+        let mut paths = found.into_iter().filter_map(|(_, path)| path);
+        let qemu = paths.next()?;
+        let busybox = paths.next()?;
+        Some((qemu, busybox, paths.collect()))
+    }
+
+    fn initramfs(
+        &self,
+        busybox: &Path,
+        kernel: &Kernel,
+        tools: &[PathBuf],
+        out: &Path,
+    ) -> std::io::Result<()> {
         let mut cpio = Cpio::default();
         cpio.file("bin/busybox", &std::fs::read(busybox)?, 0o755);
         let modules = kernel.modules_in_load_order(MODULES)?;
@@ -244,7 +272,7 @@ impl Guest {
                 0o644,
             );
         }
-        for program in &self.programs {
+        for program in self.programs.iter().chain(tools) {
             let name = program.file_name().unwrap().to_string_lossy();
             cpio.file(&format!("bin/{name}"), &stripped(program)?, 0o755);
             for lib in shared_libraries(program)? {

@@ -87,7 +87,8 @@ pub fn install_hint(name: &str) -> String {
     }
 }
 
-/// The first `name` found on PATH, without recording anything.
+/// The first `name` found on PATH, without recording anything. A test never unwraps it: it
+/// decides with [`tool`] (or `Guest::tool`), which skip, before it runs the tool.
 pub fn find_tool(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
@@ -133,9 +134,16 @@ fn binary_name() -> String {
     }
 }
 
+/// Names another file for [`skip_file`]: for a test that runs tests of its own (the skip
+/// rule's), so their skips stay out of the real run's list.
+pub const SKIP_FILE_VAR: &str = "SSDLAB_TEST_SKIP_FILE";
+
 /// `target/<profile>/skipped-tests.txt`, from where the test binary lives
-/// (`target/<profile>/deps/NAME-HASH`).
+/// (`target/<profile>/deps/NAME-HASH`), unless [`SKIP_FILE_VAR`] names another.
 pub fn skip_file() -> PathBuf {
+    if let Some(file) = std::env::var_os(SKIP_FILE_VAR) {
+        return PathBuf::from(file);
+    }
     let exe = std::env::current_exe().unwrap_or_default();
     let mut dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
     if dir.file_name().is_some_and(|n| n == "deps") {
@@ -263,6 +271,53 @@ mod tests {
         assert_eq!(binary_name(), "test_support");
         assert!(skip_file().ends_with(SKIP_FILE));
         assert!(skip_file().parent().unwrap().file_name().unwrap() != "deps");
+    }
+
+    /// A test that unwraps a tool lookup panics where the tool is missing, before the skip
+    /// rule could decide: the fresh-machine failure of `emulated_drives` (issue #22).
+    #[test]
+    fn no_test_unwraps_a_tool_lookup() {
+        let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut offenders = Vec::new();
+        let mut dirs = vec![crates];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() && path.file_name().is_some_and(|n| n != "target") {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    offenders.extend(
+                        unwrapped_lookups(&text).map(|l| format!("{}: {l}", path.display())),
+                    );
+                }
+            }
+        }
+        assert!(
+            offenders.is_empty(),
+            "tool lookups unwrapped (a panic where the tool is missing; use \
+             test_support::tool or Guest::tool, which skip):\n{}",
+            offenders.join("\n")
+        );
+        assert_eq!(
+            // Spelled in pieces, or this line would be found too.
+            unwrapped_lookups(concat!("x.program(find_", "tool(\"nvme\").expect(\"n\"))")).count(),
+            1,
+            "the check finds the pattern it looks for"
+        );
+    }
+
+    /// The lines of `text` that call `.expect(` or `.unwrap()` on a `find_tool(...)`.
+    fn unwrapped_lookups(text: &str) -> impl Iterator<Item = &str> {
+        let lookup = concat!("find_", "tool(");
+        text.lines().filter(move |line| {
+            line.match_indices(lookup).any(|(at, _)| {
+                let rest = &line[at + lookup.len()..];
+                let close = rest.find(')').map_or(rest.len(), |i| i + 1);
+                let after = rest[close..].trim_start();
+                after.starts_with(".expect(") || after.starts_with(".unwrap(")
+            })
+        })
     }
 
     #[test]
