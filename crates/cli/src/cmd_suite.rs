@@ -187,15 +187,24 @@ fn review(
     Ok(Reviewed { rec, report, store })
 }
 
-/// A new run gets a new identity; a resumed one keeps its own (suite.json's, or for a suite
-/// of an earlier version the one the Bench derives from its results, which the runner then
-/// writes into suite.json).
+/// A new run gets a new identity; a resumed one keeps its own: suite.json's (there from the
+/// start, before any result), or for a suite of an earlier version the one the Bench derives
+/// from its results, which the runner then writes into suite.json.
 fn run_id(drive: &Drive) -> String {
-    match drive.resume {
-        true => bench::db::RunRecord::from_dir(&drive.dir)
+    let resumed = || {
+        suite::runner::read_suite(&drive.dir)
             .ok()
-            .and_then(|runs| runs.into_iter().find(|r| r.kind == "suite"))
-            .map_or_else(suite::results_dir::new_run_id, |r| r.run_id),
+            .and_then(|s| s.run_id)
+            .or_else(|| {
+                bench::db::RunRecord::from_dir(&drive.dir)
+                    .ok()?
+                    .into_iter()
+                    .find(|r| r.kind == "suite")
+                    .map(|r| r.run_id)
+            })
+    };
+    match drive.resume {
+        true => resumed().unwrap_or_else(suite::results_dir::new_run_id),
         false => suite::results_dir::new_run_id(),
     }
 }

@@ -173,9 +173,16 @@ impl LiveStore {
             }
             Err(e) => return Err(e),
         };
-        let Some(run) = runs.into_iter().find(|r| r.run_id == self.run_id) else {
-            return Ok(None);
+        let Some(run) = runs.iter().find(|r| r.run_id == self.run_id) else {
+            // Results of another run only: storing nothing would lose this one silently.
+            let theirs: Vec<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+            return Err(BenchError::Input(format!(
+                "{} holds results of run {} but none of this run ({})",
+                self.dir.display(),
+                theirs.join(", "),
+                self.run_id
+            )));
         };
-        Ok(Some(Bench::open(db)?.store(&run)?.id()))
+        Ok(Some(Bench::open(db)?.store(run)?.id()))
     }
 }

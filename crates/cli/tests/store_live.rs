@@ -181,6 +181,46 @@ fn a_suite_is_in_the_bench_after_its_first_step_and_an_interrupted_one_stays_the
     );
 }
 
+/// A suite killed before its first result keeps its identity when resumed: suite.json's run
+/// id, which the resumed run stores under, once, complete (a new id matched no result, so the
+/// live store stored nothing and said nothing).
+#[test]
+fn a_suite_killed_before_its_first_result_keeps_its_run_when_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let db = db.to_str().unwrap();
+    let out = dir.path().join("review");
+    let only = ["--only", "consistency-spare-25"];
+    let (mut child, mut lines) = spawn(suite(db, &out, &only));
+    lines.wait_for("step 1 of 1", 60);
+    signal(&child, "KILL");
+    exit_within(&mut child, 30);
+    assert_eq!(result_files(&out), 0, "killed before its first result");
+    let id = run_id(&out);
+
+    let o = ssdlab()
+        .env("SSDLAB_DB", db)
+        .args(["suite", "-q"])
+        .args(only)
+        .arg("--resume")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let stored = runs(db);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(
+        stored[0]["run"]["uuid"],
+        id.as_str(),
+        "the run of suite.json"
+    );
+    assert_eq!(stored[0]["run"]["complete"], true);
+    assert_eq!(
+        stored[0]["results"].as_array().unwrap().len(),
+        result_files(&out)
+    );
+}
+
 #[test]
 fn a_bench_down_at_the_start_and_back_during_the_suite_gets_the_run_once_complete() {
     let Some(server) = test_support::postgres::private() else {
