@@ -187,11 +187,68 @@ fn verify_flag_checks_a_write_test_and_catches_lost_writes() {
     assert_eq!(v["mismatches"], 3, "{v}");
 }
 
+/// `--verify` on a read test verifies what its prefill wrote, read back after the measured
+/// reads (which it does not slow): clean on a healthy drive, the lost writes of a faulty one
+/// found (it used to be ignored: exit 0, no verify section).
+#[test]
+fn verify_flag_on_a_read_test_checks_what_its_prefill_wrote() {
+    let args = |target: &'static str| {
+        vec![
+            "random-read",
+            "--target",
+            target,
+            "--span",
+            "64M",
+            "--duration",
+            "1",
+            "--verify",
+        ]
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (code, t, r) = run_in(dir.path(), &args(SIM), "random-read");
+    assert_eq!(code, 0, "{t}");
+    assert_clean(&r, &t);
+    assert_eq!(
+        r["verify"]["units_written"].as_u64().unwrap(),
+        (64u64 << 20) / 4096,
+        "the prefill, every unit"
+    );
+    assert_eq!(r["summary"]["write"], Value::Null, "{}", r["summary"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let (code, t, r) = run_in(
+        dir.path(),
+        // The prefill is 512 writes of 128 KiB: about 8 of them lost.
+        &args("sim:default,capacity=1GiB,op=25%,faults=lost:1/64"),
+        "random-read",
+    );
+    assert_eq!(code, 1, "{t}");
+    assert!(
+        r["verify"]["mismatches"].as_u64().unwrap() > 0,
+        "{}",
+        r["verify"]
+    );
+}
+
 #[test]
 fn verify_is_refused_where_it_cannot_apply() {
     let o = run(&["run", "trim", "--target", SIM, "--verify"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("trimmed blocks"), "{}", text(&o));
+    // Reads of nothing this run wrote: nothing known to verify.
+    let o = run(&["run", "custom", "--target", SIM, "--verify"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("only reads"), "{}", text(&o));
+    let o = run(&[
+        "run",
+        "seq-read",
+        "--target",
+        SIM,
+        "--no-prefill",
+        "--verify",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--no-prefill"), "{}", text(&o));
     let o = run(&["run", "custom", "--target", SIM, "--verify-backlog", "8"]);
     assert!(
         text(&o).contains("--verify-backlog needs --verify"),

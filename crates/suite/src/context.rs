@@ -84,19 +84,9 @@ impl<'a> Context<'a> {
         measured: bool,
     ) -> Result<Outcome, SuiteError> {
         let writes = w.op.map_or(w.read_pct < 100, |op| op == Op::Write);
-        let mut verification = match self.verify.filter(|_| measured && writes) {
-            Some(opts) => Some(
-                Verification::new(
-                    dev,
-                    w.offset_bytes,
-                    w.span_bytes,
-                    w.block_bytes,
-                    w.seed,
-                    opts,
-                )
-                .map_err(DriverError::from)?,
-            ),
-            None => None,
+        let mut verification = match measured && writes {
+            true => self.verification(dev, w)?,
+            false => None,
         };
         let mut outcome = self.run(dev, w, label, measured, verification.as_mut())?;
         if let Some(v) = verification.as_mut() {
@@ -105,17 +95,39 @@ impl<'a> Context<'a> {
         Ok(outcome)
     }
 
-    /// Run one measured workload whose writes `v` verifies, reading back each backlog as it
-    /// fills; [`Context::finish_verify`] reads back the rest. Several workloads may share
-    /// one verification.
+    /// Run one workload whose writes `v` verifies, reading back each backlog as it fills;
+    /// [`Context::finish_verify`] reads back the rest. Several workloads may share one
+    /// verification, measured or not (a read test's prefill is verified by its reads).
     pub fn drive_verified(
         &mut self,
         dev: &mut dyn Device,
         w: &Workload,
         label: &str,
+        measured: bool,
         v: &mut Verification,
     ) -> Result<Outcome, SuiteError> {
-        self.run(dev, w, label, true, Some(v))
+        self.run(dev, w, label, measured, Some(v))
+    }
+
+    /// A verification of the writes to `w`'s region, when `--verify` asked for one.
+    pub fn verification(
+        &self,
+        dev: &mut dyn Device,
+        w: &Workload,
+    ) -> Result<Option<Verification>, SuiteError> {
+        let Some(opts) = self.verify else {
+            return Ok(None);
+        };
+        let v = Verification::new(
+            dev,
+            w.offset_bytes,
+            w.span_bytes,
+            w.block_bytes,
+            w.seed,
+            opts,
+        )
+        .map_err(DriverError::from)?;
+        Ok(Some(v))
     }
 
     /// Read back everything `v` expects (unless the run stopped: then verification is

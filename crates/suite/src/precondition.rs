@@ -4,6 +4,7 @@
 use engine::drive::PurgeMethod;
 use engine::driver::{self, Outcome, Progress};
 use engine::pattern::DataKind;
+use engine::verify::Verification;
 use engine::workload::{Access, Limit, Workload};
 use engine::{Clock, Device};
 
@@ -150,8 +151,25 @@ pub fn fill(
     data: DataKind,
     seed: u64,
 ) -> Result<(Phase, Outcome), SuiteError> {
+    fill_verified(ctx, dev, offset, span, data, seed, None)
+}
+
+/// [`fill`], its writes verified by `verify` when given (a read test's `--verify`).
+pub fn fill_verified(
+    ctx: &mut Context,
+    dev: &mut dyn Device,
+    offset: u64,
+    span: u64,
+    data: DataKind,
+    seed: u64,
+    verify: Option<&mut Verification>,
+) -> Result<(Phase, Outcome), SuiteError> {
     let w = fill_workload(offset, span, data, seed);
-    let outcome = ctx.drive(dev, &w, "sequential fill (128 KiB, QD32)", false)?;
+    let label = "sequential fill (128 KiB, QD32)";
+    let outcome = match verify {
+        Some(v) => ctx.drive_verified(dev, &w, label, false, v)?,
+        None => ctx.drive(dev, &w, label, false)?,
+    };
     let phase = Phase {
         name: "fill".into(),
         description: format!(

@@ -45,6 +45,14 @@ pub fn run(
         w.qd
     )
     .to_lowercase();
+    if w.read_pct == 100 && ctx.verify.is_some() {
+        return Err(SuiteError::Parameter(
+            "--verify: this custom workload only reads, and custom writes nothing first, so \
+             nothing it reads is known; verify a workload that writes (--read-pct below 100), \
+             or a read corner (`run random-read --verify`: its prefill's data is verified)"
+                .into(),
+        ));
+    }
     let outcome = ctx.drive(dev, &w, &label, true)?;
     Ok(Report { label, ..report }.finish(dev, &w, outcome))
 }

@@ -115,7 +115,7 @@ pub fn run(
             format!("{:?}", p.access).to_lowercase(),
             p.qd
         );
-        let outcome = ctx.drive_verified(dev, &w, &label, &mut v)?;
+        let outcome = ctx.drive_verified(dev, &w, &label, true, &mut v)?;
         report.points.push(CurvePoint {
             x: p.block_bytes as f64,
             summary: outcome.measurements.summary.clone(),
