@@ -403,6 +403,7 @@ fn printable_result(mut r: suite::result::TestResult) -> suite::result::TestResu
     let p = |s: &mut String| *s = printable(s).into_owned();
     p(&mut r.label);
     r.deviations.iter_mut().for_each(p);
+    r.adaptations.iter_mut().for_each(p);
     if let Some(v) = r.analysis.get_mut("verdict") {
         if let Some(s) = v.as_str() {
             *v = printable(s).into_owned().into();

@@ -257,6 +257,9 @@ pub fn summary_table(results: &[TestResult]) -> String {
         for d in &r.deviations {
             note(format!("deviation: {d}"));
         }
+        for a in &r.adaptations {
+            note(format!("fitted to the target: {a}"));
+        }
         for w in &r.warnings {
             note(format!("warning: {w}"));
         }

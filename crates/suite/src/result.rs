@@ -101,6 +101,11 @@ pub struct TestResult {
     /// What was changed from the methodology's parameters, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deviations: Vec<String>,
+    /// How the methodology was fitted to this target where it cannot apply as written (a
+    /// Storage Bench trace spanning more than the drive is laid out on it and scaled to it):
+    /// the methodology's own rule for such a drive, not a change a user made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adaptations: Vec<String>,
     pub target: Identity,
     pub clock: Clock,
     pub system: SystemInfo,
@@ -292,6 +297,7 @@ impl Report {
             stopped: outcome.stopped,
             parameters,
             deviations: self.deviations,
+            adaptations: Vec::new(),
             target: dev.identity(),
             clock: dev.clock(),
             system: SystemInfo::probe(),

@@ -39,6 +39,12 @@ pub fn render(results: &[TestResult], suite: Option<&SuiteRecord>) -> String {
         .iter()
         .filter_map(|r| Some((r.label.as_str(), caveat(r)?)))
         .collect();
+    // The methodology fitted to a drive it cannot run on as written (a trace larger than
+    // the drive): worth knowing, not a flaw, so not in the red banner.
+    let fitted: Vec<(&str, String)> = results
+        .iter()
+        .flat_map(|r| r.adaptations.iter().map(|a| (r.label.as_str(), a.clone())))
+        .collect();
     let body = html! {
         h1 { (title) }
         p.sub {
@@ -61,10 +67,18 @@ pub fn render(results: &[TestResult], suite: Option<&SuiteRecord>) -> String {
                  and their charts say so."
                 // A long list (a quick suite's) is one click away rather than a screenful.
                 @if flawed.len() > 5 {
-                    details { summary { "Which, and how" } (deviations(&flawed)) }
+                    details { summary { "Which, and how" } (listed(&flawed)) }
                 } @else {
-                    (deviations(&flawed))
+                    (listed(&flawed))
                 }
+            }
+        }
+        @if !fitted.is_empty() {
+            div.fitted {
+                b { "Fitted to this drive: " }
+                "the methodology as written does not fit a drive this size, so it ran as it \
+                 says for one (the figures compare with other drives; the label says how)."
+                (listed(&fitted))
             }
         }
         (review.body())
@@ -72,8 +86,8 @@ pub fn render(results: &[TestResult], suite: Option<&SuiteRecord>) -> String {
     page(&title, "ssdlab", None, body)
 }
 
-fn deviations(flawed: &[(&str, String)]) -> maud::Markup {
-    html! { ul { @for (label, why) in flawed { li { (label) ": " (why) } } } }
+fn listed(items: &[(&str, String)]) -> maud::Markup {
+    html! { ul { @for (label, why) in items { li { (label) ": " (why) } } } }
 }
 
 #[cfg(test)]
@@ -101,5 +115,29 @@ mod tests {
             let end = svg.find("</svg>").unwrap() + 6;
             roxmltree::Document::parse(&svg[..end]).unwrap();
         }
+    }
+
+    /// A Storage Bench trace scaled to a drive smaller than its span is the methodology
+    /// fitted to the drive: said plainly, but no red banner and no "(deviates)" mark.
+    #[test]
+    fn a_trace_fitted_to_the_drive_is_a_note_not_a_deviation() {
+        let mut sb = result(
+            "storage-bench",
+            None,
+            "drive",
+            "2026-01-01T00:00:00Z",
+            100.0,
+        );
+        sb.adaptations = vec![format!("laid out on the target and scaled to 0.0716 {XSS}")];
+        let html = super::render(&[sb.clone()], None);
+        assert!(!html.contains("class=\"banner\""), "no red banner");
+        assert!(!html.contains("(deviates)"));
+        assert!(html.contains("class=\"fitted\""));
+        assert!(html.contains("scaled to 0.0716 &lt;script&gt;"));
+        // A real deviation beside it still raises the banner, listing only itself.
+        sb.deviations = vec!["duration 20 s instead of 60 s".into()];
+        let html = super::render(&[sb], None);
+        assert!(html.contains("class=\"banner\""));
+        assert!(html.contains("deviates: duration 20 s"));
     }
 }

@@ -121,6 +121,9 @@ pub fn run(
             result.parameters["trace_span_bytes"] = f.span_bytes.into();
         }
         match fit.and_then(|f| f.note) {
+            // Laid out and scaled by the methodology's own rule for a smaller drive: an
+            // adaptation; a scale the user asked for is a deviation.
+            Some(note) if o.trace_scale.is_none() => result.adaptations.push(note),
             Some(note) => result.deviations.push(note),
             None if scale != 1.0 => result.deviations.push(format!(
                 "trace scaled to {} of its published size",

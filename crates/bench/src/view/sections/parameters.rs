@@ -75,6 +75,7 @@ pub fn of(r: &TestResult) -> Markup {
     }
     html! {
         @for d in &r.deviations { p.bad { "Deviation from the methodology: " (d) } }
+        @for a in &r.adaptations { p.note { "Fitted to this target: " (a) } }
         @if !r.complete { p.bad { "Incomplete: " (match &r.stopped {
             Some(engine::driver::Stopped::Interrupted) => "interrupted".to_string(),
             Some(engine::driver::Stopped::Failed(why)) => format!("failed: {why}"),
