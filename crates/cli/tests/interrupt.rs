@@ -4,14 +4,13 @@
 mod common;
 use common::*;
 
-use std::time::Duration;
-
 #[test]
 fn sigint_keeps_partial_results() {
     let dir = tempfile::tempdir().unwrap();
     let target = format!("file:{}:64M", dir.path().join("t.img").display());
     let out = dir.path().join("out");
     let json = dir.path().join("r.json");
+    let iolog = dir.path().join("io.log");
     let mut child = ssdlab()
         .args([
             "run",
@@ -26,9 +25,13 @@ fn sigint_keeps_partial_results() {
         .arg(&out)
         .arg("--json")
         .arg(&json)
+        .arg("--iolog")
+        .arg(&iolog)
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
+    // Interrupted once IOs have completed: the per-IO log reaches its file (a megabyte of
+    // records at a time) only then.
+    wait_until(60, || std::fs::metadata(&iolog).is_ok_and(|m| m.len() > 0));
     unsafe_kill(child.id(), 2);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));

@@ -140,7 +140,9 @@ fn ctrl_c_stops_every_drive_and_each_can_resume() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // Interrupted once both drives' suites have begun (each writes its suite.json first).
+    let begun = ["sim_default", "sim_default_op_7"].map(|n| out.join(n).join("suite.json"));
+    wait_until(60, || begun.iter().all(|p| p.exists()));
     std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

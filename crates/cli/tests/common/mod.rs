@@ -41,6 +41,16 @@ pub fn result_files(dir: &Path) -> usize {
         .count()
 }
 
+/// Wait for `done` to hold (a file appearing, a child's output), looking every 20 ms,
+/// failing after `secs`.
+pub fn wait_until(secs: u64, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "not within {secs} s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Whether `tool` is on PATH (nothing recorded; see `test_support::tool` for a test that
 /// needs it).
 pub fn have(tool: &str) -> bool {
