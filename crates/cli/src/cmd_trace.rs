@@ -233,6 +233,19 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         "--speed {}: give a positive factor",
         a.speed
     );
+    let max_qd = engine::workload::MAX_QD;
+    if let Some(qd) = a.qd {
+        anyhow::ensure!(
+            (1..=max_qd).contains(&qd),
+            "--qd {qd} is out of range: give 1 to {max_qd} IOs in flight"
+        );
+    }
+    anyhow::ensure!(
+        a.idle_cap >= 0.0 && a.idle_cap.is_finite(),
+        "--idle-cap {} is out of range: give the longest idle gap to keep in milliseconds, 0 or \
+         more (0 removes idle gaps)",
+        a.idle_cap
+    );
     // One pass first: the trace's own figures, for progress and the fidelity report.
     let (stats, _) = trace::stats::stats_of_path(&a.trace, opts)
         .with_context(|| format!("reading {}", a.trace.display()))?;
@@ -253,6 +266,12 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         Ok("sim") => engine::Clock::Virtual,
         _ => engine::Clock::Wall,
     };
+    anyhow::ensure!(
+        stats.ios > 0,
+        "{} holds no IOs: there is nothing to replay, and no result is stored",
+        a.trace.display()
+    );
+    suite::replay::check_timestamps(mode, stats.untimed_ios, stats.ios)?;
     suite::replay::check_wall_time(mode, clock, stats.duration_s)?;
     // A second pass for the largest IO (buffers) and the highest byte (remap=scale).
     let (mut span, mut largest) = (0u64, 0u32);
