@@ -181,12 +181,49 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
                     output.display()
                 );
             }
+            check_room(&output, &p, scale, seed, out_format)?;
             let mut w = trace::create_writer(&output, out_format)?;
-            let n = trace::synth::generate_into(p, scale, seed, &mut w)?;
+            let n = trace::synth::generate_into(p, scale, seed, &mut w).inspect_err(|_| {
+                // Half a trace is of no use to anyone: do not leave it behind.
+                let _ = std::fs::remove_file(&output);
+            })?;
             eprintln!("{n} IOs written to {} ({out_format})", output.display());
             Ok(ok)
         }
     }
+}
+
+/// Refuse, before writing anything, a generated trace its output's filesystem has not the
+/// room for.
+fn check_room(
+    output: &std::path::Path,
+    profile: &trace::synth::Profile,
+    scale: f64,
+    seed: u64,
+    format: trace::Format,
+) -> anyhow::Result<()> {
+    use engine::size::format_size;
+    let needed = trace::synth::estimated_bytes(profile, scale, seed, format)?;
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let free = std::fs::File::open(dir)
+        .and_then(|d| engine::target::file::free_bytes(&d))
+        .with_context(|| format!("checking the free space in {}", dir.display()))?;
+    // Overwriting a trace frees its bytes first.
+    let free = free + std::fs::metadata(output).map_or(0, |m| m.len());
+    anyhow::ensure!(
+        needed <= free,
+        "{}: {} at scale {scale} needs about {} ({format}), but {} has only {} free: free some \
+         space, write it elsewhere (-o) or give a smaller --scale",
+        output.display(),
+        profile.name,
+        format_size(needed),
+        dir.display(),
+        format_size(free)
+    );
+    Ok(())
 }
 
 /// `ssdlab trace replay`: play a trace back on a target.
