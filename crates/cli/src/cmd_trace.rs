@@ -38,7 +38,8 @@ pub enum TraceCmd {
     },
     /// Play a trace back on a target and report the Storage Bench metrics and fidelity.
     Replay(ReplayArgs),
-    /// Record a device's IO with blktrace (root, and a kernel that permits tracing).
+    /// Record a device's IO with blktrace (root, and a kernel that permits tracing); Ctrl-C
+    /// ends it early.
     Record {
         device: PathBuf,
         /// Seconds to record.
@@ -399,7 +400,13 @@ pub fn record(
     output: &std::path::Path,
 ) -> anyhow::Result<()> {
     let format = trace::format_for_output(output);
-    let s = trace::capture::record(device, duration, output, format)?;
+    let stop = crate::cmd_run::stop_flag()?;
+    let s = trace::capture::record(device, duration, output, format, &stop, || {
+        eprintln!(
+            "recording {} for {duration} s (Ctrl-C ends it early and keeps what was recorded)",
+            device.display()
+        )
+    })?;
     eprintln!(
         "{} IOs recorded to {} ({format})",
         s.records,
