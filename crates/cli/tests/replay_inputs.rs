@@ -121,3 +121,33 @@ fn a_queue_depth_or_idle_cap_out_of_range_is_refused_by_name() {
         let _ = std::fs::remove_dir_all(&out);
     }
 }
+
+/// The Storage Bench replays a trace file idle-capped: one without timestamps is refused
+/// after the replay issued nothing, with the reason, and no run is stored.
+#[test]
+fn the_storage_bench_refuses_an_untimed_trace_and_stores_no_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = untimed_trace(dir.path(), 8);
+    let out = dir.path().join("r");
+    let o = run(&[
+        "run",
+        "storage-bench",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--target",
+        "sim:default",
+        "--no-store",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("no timestamp"), "says why: {t}");
+    assert!(t.contains("--mode afap"), "names the fix: {t}");
+    assert_eq!(
+        std::fs::read_dir(&out).map_or(0, |d| d.count()),
+        0,
+        "stored a run: {t}"
+    );
+}

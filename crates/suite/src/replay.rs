@@ -104,8 +104,8 @@ fn untimed_refusal(mode: Mode, untimed_ios: u64, ios: u64) -> String {
     };
     format!(
         "{untimed_ios} of the trace's {ios} IOs have no timestamp (a fio iolog v2 records none), \
-         and --mode {mode} issues each IO at its time: replay it with --mode afap, which plays \
-         the IOs in order as fast as possible"
+         and --mode {mode} issues each IO at its time: replay it with `ssdlab trace replay \
+         --mode afap`, which plays the IOs in order as fast as possible"
     )
 }
 
