@@ -38,7 +38,8 @@ pub enum TraceCmd {
     },
     /// Play a trace back on a target and report the Storage Bench metrics and fidelity.
     Replay(ReplayArgs),
-    /// Record a device's IO with blktrace (root, and a kernel that permits tracing).
+    /// Record a device's IO with blktrace (root, and a kernel that permits tracing); Ctrl-C
+    /// ends it early.
     Record {
         device: PathBuf,
         /// Seconds to record.
@@ -181,12 +182,49 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
                     output.display()
                 );
             }
+            check_room(&output, &p, scale, seed, out_format)?;
             let mut w = trace::create_writer(&output, out_format)?;
-            let n = trace::synth::generate_into(p, scale, seed, &mut w)?;
+            let n = trace::synth::generate_into(p, scale, seed, &mut w).inspect_err(|_| {
+                // Half a trace is of no use to anyone: do not leave it behind.
+                let _ = std::fs::remove_file(&output);
+            })?;
             eprintln!("{n} IOs written to {} ({out_format})", output.display());
             Ok(ok)
         }
     }
+}
+
+/// Refuse, before writing anything, a generated trace its output's filesystem has not the
+/// room for.
+fn check_room(
+    output: &std::path::Path,
+    profile: &trace::synth::Profile,
+    scale: f64,
+    seed: u64,
+    format: trace::Format,
+) -> anyhow::Result<()> {
+    use engine::size::format_size;
+    let needed = trace::synth::estimated_bytes(profile, scale, seed, format)?;
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let free = std::fs::File::open(dir)
+        .and_then(|d| engine::target::file::free_bytes(&d))
+        .with_context(|| format!("checking the free space in {}", dir.display()))?;
+    // Overwriting a trace frees its bytes first.
+    let free = free + std::fs::metadata(output).map_or(0, |m| m.len());
+    anyhow::ensure!(
+        needed <= free,
+        "{}: {} at scale {scale} needs about {} ({format}), but {} has only {} free: free some \
+         space, write it elsewhere (-o) or give a smaller --scale",
+        output.display(),
+        profile.name,
+        format_size(needed),
+        dir.display(),
+        format_size(free)
+    );
+    Ok(())
 }
 
 /// `ssdlab trace replay`: play a trace back on a target.
@@ -233,6 +271,19 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         "--speed {}: give a positive factor",
         a.speed
     );
+    let max_qd = engine::workload::MAX_QD;
+    if let Some(qd) = a.qd {
+        anyhow::ensure!(
+            (1..=max_qd).contains(&qd),
+            "--qd {qd} is out of range: give 1 to {max_qd} IOs in flight"
+        );
+    }
+    anyhow::ensure!(
+        a.idle_cap >= 0.0 && a.idle_cap.is_finite(),
+        "--idle-cap {} is out of range: give the longest idle gap to keep in milliseconds, 0 or \
+         more (0 removes idle gaps)",
+        a.idle_cap
+    );
     // One pass first: the trace's own figures, for progress and the fidelity report.
     let (stats, _) = trace::stats::stats_of_path(&a.trace, opts)
         .with_context(|| format!("reading {}", a.trace.display()))?;
@@ -253,6 +304,12 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         Ok("sim") => engine::Clock::Virtual,
         _ => engine::Clock::Wall,
     };
+    anyhow::ensure!(
+        stats.ios > 0,
+        "{} holds no IOs: there is nothing to replay, and no result is stored",
+        a.trace.display()
+    );
+    suite::replay::check_timestamps(mode, stats.untimed_ios, stats.ios)?;
     suite::replay::check_wall_time(mode, clock, stats.duration_s)?;
     // A second pass for the largest IO (buffers) and the highest byte (remap=scale).
     let (mut span, mut largest) = (0u64, 0u32);
@@ -343,7 +400,13 @@ pub fn record(
     output: &std::path::Path,
 ) -> anyhow::Result<()> {
     let format = trace::format_for_output(output);
-    let s = trace::capture::record(device, duration, output, format)?;
+    let stop = crate::cmd_run::stop_flag()?;
+    let s = trace::capture::record(device, duration, output, format, &stop, || {
+        eprintln!(
+            "recording {} for {duration} s (Ctrl-C ends it early and keeps what was recorded)",
+            device.display()
+        )
+    })?;
     eprintln!(
         "{} IOs recorded to {} ({format})",
         s.records,

@@ -372,3 +372,97 @@ fn power_tests_set_link_power_and_put_it_back_and_read_the_nvme_power_states() {
         "{estimate:#}"
     );
 }
+
+/// `trace record` on a live drive: blktrace in the guest records while ssdlab runs a known
+/// workload, and the recorded trace holds exactly the IOs ssdlab counted, by direction and
+/// bytes. The workload keeps to a region of its own: ssdlab's safety check reads the drive's
+/// head before writing, which the recording rightly holds too.
+#[test]
+fn trace_record_captures_every_io_ssdlab_issues() {
+    const REGION: (u64, u64) = (64 << 20, 32 << 20);
+    let workload = format!(
+        "ssdlab run custom --target /dev/nvme0n1 --destroy-data=/dev/nvme0n1 --no-store -q \
+         --access random --bs 4K --qd 4 --read-pct 50 --ios 1000 --offset {} --span {} \
+         --no-prefill --json w.json",
+        REGION.0, REGION.1
+    );
+    // Wait for the line that says tracing runs, run the workload, end the recording as
+    // Ctrl-C does.
+    let record = format!(
+        "mount -t debugfs debugfs /sys/kernel/debug || exit 1
+         ssdlab trace record /dev/nvme0n1 --duration 600 -o rec.ssdt 2> rec.log &
+         pid=$!
+         until grep -q '^recording' rec.log; do
+           kill -0 $pid 2>/dev/null || {{ cat rec.log; exit 1; }}
+           sleep 0.1
+         done
+         {workload} || exit 1
+         kill -INT $pid
+         wait $pid; rc=$?
+         cat rec.log
+         exit $rc"
+    );
+    let Some(guest) = Guest::new()
+        .disk(Disk::nvme("SSDLAB0006", 128 << 20))
+        .program(SSDLAB)
+        .tool("blktrace")
+        .step("record", &record)
+        .step("issued", "cat w.json")
+        .step("stats", "ssdlab trace stats rec.ssdt --json")
+        .step(
+            "recorded",
+            "ssdlab trace convert rec.ssdt rec.iolog --to fio-iolog 2>/dev/null && cat rec.iolog",
+        )
+        .run()
+    else {
+        return;
+    };
+    let log = &guest.step("record").ok().output;
+    eprintln!("{log}");
+    let issued: serde_json::Value = serde_json::from_str(&guest.step("issued").ok().output)
+        .unwrap_or_else(|e| panic!("{e}: {}", guest.step("issued").output));
+    let summary = &issued["summary"];
+    assert_eq!(issued["complete"], true, "{issued:#}");
+
+    let recorded = trace::reader_from(
+        std::io::Cursor::new(guest.step("recorded").ok().output.clone().into_bytes()),
+        "rec.iolog",
+        trace::ReadOptions {
+            format: Some(trace::Format::FioIolog),
+            skip_bad: false,
+        },
+    )
+    .unwrap();
+    let (mut region, mut elsewhere) = (trace::StatsBuilder::new(), Vec::new());
+    for r in recorded {
+        let r = r.unwrap();
+        if (REGION.0..REGION.0 + REGION.1).contains(&r.offset_bytes) {
+            region.add(&r);
+        } else if matches!(r.op, trace::Op::Read | trace::Op::Write) {
+            elsewhere.push(r);
+        }
+    }
+    let region = region.finish();
+    for (op, ios, bytes) in [
+        ("read", region.reads, region.bytes_read),
+        ("write", region.writes, region.bytes_written),
+    ] {
+        assert_eq!(summary[op]["ios"], ios, "{op}s: {summary:#}");
+        assert_eq!(summary[op]["bytes"], bytes, "{op} bytes: {summary:#}");
+    }
+    assert_eq!(summary["ios"], region.ios, "{summary:#}");
+    // Outside its region ssdlab only read (the safety check); it never wrote there.
+    assert!(
+        elsewhere.iter().all(|r| r.op == trace::Op::Read),
+        "writes outside the workload's region: {elsewhere:?}"
+    );
+    // The workload's requests were paired from issue to completion: the recording has their
+    // service times.
+    let stats: serde_json::Value = serde_json::from_str(&guest.step("stats").ok().output).unwrap();
+    let timed = stats["requests_timed"].as_u64().unwrap_or(0);
+    assert!(timed >= region.ios, "{stats:#}");
+    assert!(
+        log.contains(&format!("{} IOs recorded", stats["ios"])),
+        "{log}"
+    );
+}

@@ -100,3 +100,51 @@ fn an_extension_never_silently_picks_a_format_without_completion_times() {
         text(&o)
     );
 }
+
+#[test]
+fn a_scale_beyond_the_most_is_refused_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("light.ssdt");
+    let most = trace::synth::MAX_SCALE;
+    for scale in ["1e9".to_string(), (most * 1.5).to_string()] {
+        let o = run(&[
+            "trace",
+            "gen",
+            "light-2011",
+            "--scale",
+            &scale,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{scale}: {t}");
+        assert!(t.contains(&format!("most, {most}")), "{scale}: {t}");
+        assert!(t.contains("--scale"), "{scale}: names the fix: {t}");
+        assert!(!out.exists(), "{scale}: wrote {t}");
+    }
+}
+
+#[test]
+fn a_trace_larger_than_the_free_space_is_refused_before_writing() {
+    let Some(fs) = Tmpfs::mount("trace-gen", "1M") else {
+        return;
+    };
+    let out = fs.dir.join("light.ssdt");
+    let o = run(&["trace", "gen", "light-2011", "-o", out.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("needs about"), "the size needed: {t}");
+    assert!(t.contains("free"), "the room there is: {t}");
+    assert!(!out.exists(), "{t}");
+    // A trace that fits is written.
+    let o = run(&[
+        "trace",
+        "gen",
+        "light-2011",
+        "--scale",
+        "0.01",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+}

@@ -83,6 +83,32 @@ pub fn check_wall_time(mode: Mode, clock: engine::Clock, span_s: f64) -> Result<
     )))
 }
 
+/// Refuse, before anything runs, a timed replay of a trace with IOs that carry no time (a fio
+/// iolog v2 records none): it could only skip them, and would replay another trace.
+pub fn check_timestamps(mode: Mode, untimed_ios: u64, ios: u64) -> Result<(), SuiteError> {
+    if untimed_ios == 0 || matches!(mode, Mode::Afap { .. }) {
+        return Ok(());
+    }
+    Err(SuiteError::Parameter(untimed_refusal(
+        mode,
+        untimed_ios,
+        ios,
+    )))
+}
+
+fn untimed_refusal(mode: Mode, untimed_ios: u64, ios: u64) -> String {
+    let mode = match mode {
+        Mode::Timed { .. } => "timed",
+        Mode::IdleCapped { .. } => "idle-capped",
+        Mode::Afap { .. } => "afap",
+    };
+    format!(
+        "{untimed_ios} of the trace's {ios} IOs have no timestamp (a fio iolog v2 records none), \
+         and --mode {mode} issues each IO at its time: replay it with `ssdlab trace replay \
+         --mode afap`, which plays the IOs in order as fast as possible"
+    )
+}
+
 fn human_duration(s: f64) -> String {
     match s {
         s if s >= 2.0 * 86_400.0 * 365.0 => format!("{:.0} years", s / (86_400.0 * 365.0)),
@@ -144,6 +170,8 @@ pub struct Schedule<I: Iterator<Item = Record>> {
     capacity: u64,
     align: u64,
     t0: Option<u64>,
+    /// The last time read, for an untimed record's place in an as-fast-as-possible replay.
+    last_t: u64,
     shift_ns: u64,
     busy_until: u64,
     pieces: Vec<ScheduledIo>,
@@ -168,6 +196,7 @@ impl<I: Iterator<Item = Record>> Schedule<I> {
             capacity,
             align: align.max(512) as u64,
             t0: None,
+            last_t: 0,
             shift_ns: 0,
             busy_until: 0,
             pieces: Vec::new(),
@@ -182,10 +211,16 @@ impl<I: Iterator<Item = Record>> Schedule<I> {
                 self.adjustments.merged_skipped += 1;
                 continue;
             }
-            let Some(t) = r.issue_ns.or(r.queue_ns).or(r.complete_ns) else {
-                self.adjustments.untimed_skipped += 1;
-                continue;
+            let t = match (r.issue_ns.or(r.queue_ns).or(r.complete_ns), self.plan.mode) {
+                (Some(t), _) => t,
+                // As fast as possible needs no time: the IO keeps its place in the trace.
+                (None, Mode::Afap { .. }) => self.last_t,
+                (None, _) => {
+                    self.adjustments.untimed_skipped += 1;
+                    continue;
+                }
             };
+            self.last_t = t;
             // Service time as recorded, for idle detection.
             let service = r
                 .d2c_ns()
@@ -255,7 +290,7 @@ impl<I: Iterator<Item = Record>> Iterator for Schedule<I> {
             Mode::Timed { speed } => speed,
             Mode::IdleCapped { cap_ns, speed } => {
                 // `busy_until` is in the trace's time, before any cut.
-                if rel > self.busy_until + cap_ns {
+                if rel > self.busy_until.saturating_add(cap_ns) {
                     let cut = rel - self.busy_until - cap_ns;
                     self.shift_ns += cut;
                     self.adjustments.idle_cut_s += cut as f64 / 1e9;
@@ -407,6 +442,21 @@ pub fn run(
     );
     ctx.observer.phase_done();
     let mut out = out?;
+    // A result of nothing would read as a drive that did nothing: refuse it, with the reason.
+    let s = &out.outcome.measurements.summary;
+    if s.ios + s.failed_ios == 0 {
+        let skipped = schedule.adjustments.untimed_skipped;
+        return Err(match out.outcome.stopped {
+            Some(engine::driver::Stopped::Interrupted) => SuiteError::Interrupted,
+            _ if skipped > 0 => SuiteError::Parameter(format!(
+                "nothing was replayed from {trace_name}: {}",
+                untimed_refusal(plan.mode, skipped, skipped)
+            )),
+            _ => SuiteError::Parameter(format!(
+                "nothing was replayed from {trace_name}: it holds no IO to replay"
+            )),
+        });
+    }
     ctx.add_metered_power(&mut out.outcome);
     let s = &out.outcome.measurements.summary;
     let analysis = ReplayAnalysis {
@@ -435,10 +485,17 @@ pub fn run(
         limit: engine::workload::Limit::default(),
         seed: plan.seed,
     };
+    let untimed = (analysis.adjustments.untimed_skipped > 0).then(|| {
+        format!(
+            "{} IOs of the trace have no timestamp and were not replayed (this replay issues \
+             each IO at its time); `ssdlab trace replay --mode afap` replays them all",
+            analysis.adjustments.untimed_skipped
+        )
+    });
     let warning = fell_behind(&analysis, slots);
     let mut result = report.finish(dev, &w, out.outcome);
     result.parameters = serde_json::json!({ "trace": trace_name, "plan": plan });
-    result.warnings.extend(warning);
+    result.warnings.extend(warning.into_iter().chain(untimed));
     Ok(result)
 }
 
@@ -607,6 +664,32 @@ mod tests {
         assert!(check_wall_time(capped, Clock::Wall, 1e8).is_ok());
         assert!(check_wall_time(timed, Clock::Wall, MAX_TIMED_WALL_S).is_ok());
         assert!(check_wall_time(Mode::Timed { speed: 200.0 }, Clock::Wall, 1e8).is_ok());
+    }
+
+    #[test]
+    fn afap_replays_untimed_records_in_their_order() {
+        let recs: Vec<Record> = (0..4)
+            .map(|i| Record::new(Op::Read, (3 - i) * 4096, 4096, None))
+            .collect();
+        let mut s = Schedule::new(recs.into_iter(), plan(Mode::Afap { qd: 4 }), 1 << 30, 4096);
+        let offsets: Vec<u64> = s.by_ref().map(|io| io.offset).collect();
+        assert_eq!(offsets, vec![3 * 4096, 2 * 4096, 4096, 0]);
+        assert_eq!(s.adjustments.untimed_skipped, 0);
+    }
+
+    #[test]
+    fn timed_modes_refuse_untimed_ios_and_name_afap() {
+        let capped = Mode::IdleCapped {
+            cap_ns: 25_000_000,
+            speed: 1.0,
+        };
+        for mode in [Mode::Timed { speed: 1.0 }, capped] {
+            let e = check_timestamps(mode, 3, 10).unwrap_err().to_string();
+            assert!(e.contains("3 of the trace's 10 IOs"), "{e}");
+            assert!(e.contains("--mode afap"), "{e}");
+            assert!(check_timestamps(mode, 0, 10).is_ok());
+        }
+        assert!(check_timestamps(Mode::Afap { qd: 1 }, 10, 10).is_ok());
     }
 
     #[test]

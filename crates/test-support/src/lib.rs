@@ -25,6 +25,7 @@ use std::sync::{Mutex, Once};
 pub const TOOLS: &[(&str, &str)] = &[
     ("fio", "fio"),
     ("btt", "blktrace"),
+    ("blktrace", "blktrace"),
     ("blkparse", "blktrace"),
     ("mkfs.ext4", "e2fsprogs"),
     ("losetup", "util-linux"),

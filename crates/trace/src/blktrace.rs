@@ -98,15 +98,15 @@ impl RawEvent {
     }
 }
 
-struct CpuFile {
+struct CpuFile<R = File> {
     name: String,
-    input: BufReader<File>,
+    input: BufReader<R>,
     offset: u64,
     big_endian: Option<bool>,
     pdu: Vec<u8>,
 }
 
-impl CpuFile {
+impl<R: Read> CpuFile<R> {
     fn next_event(&mut self) -> Result<Option<RawEvent>, TraceError> {
         let mut h = [0u8; HEADER_LEN];
         let mut got = 0;
@@ -210,6 +210,51 @@ impl CpuFile {
             msg,
         }
     }
+}
+
+/// Split blktrace's piped output (`blktrace -o -`: every CPU's events in one stream, as they
+/// are read) into the per-CPU files `DIR/NAME.blktrace.N` its file output would have written,
+/// calling `on_event` after each event is written. Returns the number of events.
+pub fn split_by_cpu(
+    stream: impl Read,
+    dir: &Path,
+    name: &str,
+    mut on_event: impl FnMut(),
+) -> Result<u64, TraceError> {
+    use std::collections::hash_map::{Entry, HashMap};
+    use std::io::Write;
+    let mut input = CpuFile {
+        name: "blktrace's output".into(),
+        // A read of a pipe returns what is there: buffering delays no event.
+        input: BufReader::with_capacity(1 << 16, stream),
+        offset: 0,
+        big_endian: None,
+        pdu: Vec::new(),
+    };
+    let cpu_path = |cpu: u32| dir.join(format!("{name}.blktrace.{cpu}"));
+    let mut files: HashMap<u32, std::io::BufWriter<File>> = HashMap::new();
+    let mut event = Vec::new();
+    let mut n = 0;
+    while let Some(ev) = input.next_event()? {
+        let out = match files.entry(ev.cpu) {
+            Entry::Occupied(f) => f.into_mut(),
+            Entry::Vacant(v) => {
+                let path = cpu_path(ev.cpu);
+                let f = File::create(&path).map_err(|e| TraceError::io(&path, e))?;
+                v.insert(std::io::BufWriter::new(f))
+            }
+        };
+        event.clear();
+        ev.encode(input.big_endian == Some(true), &input.pdu, &mut event);
+        out.write_all(&event)
+            .map_err(|e| TraceError::io(&cpu_path(ev.cpu), e))?;
+        n += 1;
+        on_event();
+    }
+    for (cpu, mut out) in files {
+        out.flush().map_err(|e| TraceError::io(&cpu_path(cpu), e))?;
+    }
+    Ok(n)
 }
 
 /// The per-CPU files that belong with `path`: `NAME.blktrace.N` siblings when `path` is one of

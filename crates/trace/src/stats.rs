@@ -90,6 +90,8 @@ pub struct Stats {
     pub bytes_discarded: u64,
     pub size_breakdown: SizeBreakdown,
     pub sequential_share: f64,
+    /// IOs with no time at all (a fio iolog v2 records none): a timed replay cannot place them.
+    pub untimed_ios: u64,
     /// First to last time in the trace, seconds.
     pub duration_s: f64,
     /// Requests (records not merged into another) with issue and completion times.
@@ -193,6 +195,7 @@ pub struct StatsBuilder {
     last_stream: Option<(u32, usize)>,
     first_ns: Option<u64>,
     last_ns: u64,
+    untimed: u64,
     d2c: Lat,
     q2c: Lat,
     both: Lat,
@@ -240,6 +243,7 @@ impl StatsBuilder {
             last_stream: None,
             first_ns: None,
             last_ns: 0,
+            untimed: 0,
             d2c: Lat::new(),
             q2c: Lat::new(),
             both: Lat::new(),
@@ -288,9 +292,12 @@ impl StatsBuilder {
         let oi = op_index(r.op);
         self.counts[oi] += 1;
         self.bytes[oi] += u64::from(r.len_bytes);
-        if let Some(s) = r.start_ns() {
-            self.first_ns = Some(self.first_ns.map_or(s, |f| f.min(s)));
-            self.last_ns = self.last_ns.max(s);
+        match r.start_ns() {
+            Some(s) => {
+                self.first_ns = Some(self.first_ns.map_or(s, |f| f.min(s)));
+                self.last_ns = self.last_ns.max(s);
+            }
+            None => self.untimed += 1,
         }
         if let Some(c) = r.complete_ns {
             self.last_ns = self.last_ns.max(c);
@@ -440,6 +447,7 @@ impl StatsBuilder {
                 other: share(self.sizes[6]),
             },
             sequential_share: share(self.seq),
+            untimed_ios: self.untimed,
             duration_s: span as f64 / 1e9,
             requests_timed: timed.then_some(self.requests),
             avg_queue_depth: (timed && self.busy[2] > 0)
@@ -512,6 +520,9 @@ impl Stats {
             pct(self.sequential_share)
         );
         let _ = writeln!(s, "{:<28}{:>16.3}", "duration (s)", self.duration_s);
+        if self.untimed_ios > 0 {
+            let _ = writeln!(s, "{:<28}{:>16}", "IOs without a time", self.untimed_ios);
+        }
         match (self.avg_queue_depth, self.qd1_share, self.busy_time_s) {
             (Some(qd), Some(q1), Some(busy)) => {
                 let _ = writeln!(s, "{:<28}{:>16.3}", "average queue depth (busy)", qd);

@@ -49,6 +49,10 @@ use crate::{Op, Record};
 pub const CLASSES: [u32; 6] = [4096, 8192, 16384, 32768, 65536, 131072];
 /// The largest IO a generator makes (an "other" size).
 pub const LARGEST_IO_BYTES: u64 = 1 << 20;
+/// The largest scale: ten times the published trace. A larger one repeats the same statistics
+/// for longer at the cost of disk and replay time only (the Destroyer at 10 is already half a
+/// billion IOs moving 25 TB, weeks on a 2013 SSD); a longer test replays the trace again.
+pub const MAX_SCALE: f64 = 10.0;
 
 /// One scenario stream.
 #[derive(Clone, Debug)]
@@ -424,6 +428,16 @@ impl Generator {
         if !(scale > 0.0 && scale.is_finite()) {
             return Err(format!("scale must be a positive number, not {scale}"));
         }
+        if scale > MAX_SCALE {
+            return Err(format!(
+                "scale {scale} is above the most, {MAX_SCALE}: {} at {MAX_SCALE} is {:.1} million \
+                 IOs, {MAX_SCALE} times the published trace, and a larger scale only repeats the \
+                 same statistics at the cost of disk and replay time; give --scale {MAX_SCALE} \
+                 or less, and replay the trace again for a longer test",
+                profile.name,
+                (profile.reads + profile.writes) as f64 * MAX_SCALE / 1e6
+            ));
+        }
         let reads = ((profile.reads as f64) * scale).round() as u64;
         let writes = ((profile.writes as f64) * scale).round() as u64;
         let total = reads + writes;
@@ -684,4 +698,42 @@ pub fn generate_into(
     }
     writer.finish()?;
     Ok(n)
+}
+
+/// About how many bytes [`generate_into`] writes for `profile` at `scale` in `format`: the
+/// bytes per record of the trace's first records, times its records.
+pub fn estimated_bytes(
+    profile: &Profile,
+    scale: f64,
+    seed: u64,
+    format: crate::Format,
+) -> Result<u64, crate::TraceError> {
+    const SAMPLE: usize = 10_000;
+    let generator =
+        Generator::new(profile.clone(), scale, seed).map_err(crate::TraceError::Format)?;
+    let total = generator.total();
+    let written = ByteCount::default();
+    let mut writer = crate::writer_for(written.clone(), format)?;
+    let mut sampled = 0u64;
+    for r in generator.take(SAMPLE) {
+        writer.write(&r)?;
+        sampled += 1;
+    }
+    writer.finish()?;
+    Ok((written.0.get() as f64 / sampled as f64 * total as f64).ceil() as u64)
+}
+
+/// A sink that counts the bytes written to it (and its clones).
+#[derive(Clone, Default)]
+struct ByteCount(std::rc::Rc<std::cell::Cell<u64>>);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.set(self.0.get() + buf.len() as u64);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -222,6 +222,34 @@ fn blktrace_binary_both_byte_orders() {
     }
 }
 
+/// `blktrace -o -` interleaves whole events of every CPU in one stream (what `trace record`
+/// reads); split, it gives back each CPU's file byte for byte.
+#[test]
+fn blktrace_piped_output_splits_into_its_cpu_files() {
+    for be in [false, true] {
+        let files = tempfile::tempdir().unwrap();
+        write_blktrace(files.path(), be);
+        let cpu = |n: u32| std::fs::read(files.path().join(format!("dev.blktrace.{n}"))).unwrap();
+        // CPU 1's completions arrive between CPU 0's events, at an event boundary.
+        let (cpu0, cpu1) = (cpu(0), cpu(1));
+        let boundary = {
+            let mut first = Vec::new();
+            blktrace_event(0, ta::QUEUE, 0, 0, 0, 0).encode(be, b"kworker", &mut first);
+            first.len()
+        };
+        let stream = [&cpu0[..boundary], &cpu1[..], &cpu0[boundary..]].concat();
+        let split = tempfile::tempdir().unwrap();
+        let mut seen = 0;
+        let n =
+            trace::blktrace::split_by_cpu(&stream[..], split.path(), "dev", || seen += 1).unwrap();
+        assert_eq!((n, seen), (8, 8), "big endian: {be}");
+        for c in [0, 1] {
+            let got = std::fs::read(split.path().join(format!("dev.blktrace.{c}"))).unwrap();
+            assert_eq!(got, cpu(c), "CPU {c}, big endian: {be}");
+        }
+    }
+}
+
 #[test]
 fn blktrace_truncated_and_bad_magic() {
     let dir = tempfile::tempdir().unwrap();

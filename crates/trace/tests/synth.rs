@@ -110,3 +110,33 @@ fn profiles_validate() {
     p.read_class_shares[5] = 0.9;
     assert!(p.validate().is_err());
 }
+
+/// The estimate `trace gen` checks the free space with is near the size written, in a binary
+/// and a text format (both past the records it samples).
+#[test]
+fn the_size_estimate_is_near_what_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in [trace::Format::Native, trace::Format::FioIolog] {
+        let path = dir.path().join(format!("light.{format}"));
+        let mut w = trace::create_writer(&path, format).unwrap();
+        trace::synth::generate_into(Profile::light_2011(), 0.05, 1, &mut w).unwrap();
+        drop(w);
+        let written = std::fs::metadata(&path).unwrap().len();
+        let estimate =
+            trace::synth::estimated_bytes(&Profile::light_2011(), 0.05, 1, format).unwrap();
+        assert!(
+            rel(estimate as f64, written as f64) < 0.1,
+            "{format}: estimated {estimate} bytes, wrote {written}"
+        );
+    }
+}
+
+#[test]
+fn a_scale_beyond_the_most_is_refused() {
+    let most = trace::synth::MAX_SCALE;
+    assert!(Generator::new(Profile::light_2011(), most, 1).is_ok());
+    let e = Generator::new(Profile::light_2011(), most * 2.0, 1)
+        .err()
+        .expect("refused");
+    assert!(e.contains(&format!("--scale {most} or less")), "{e}");
+}

@@ -169,8 +169,9 @@ fn reserve(file: &File, shown: &str, capacity: u64) -> Result<(), TargetError> {
     }
 }
 
-/// Bytes an unprivileged user may still allocate on the filesystem holding `file`.
-fn free_bytes(file: &File) -> io::Result<u64> {
+/// Bytes an unprivileged user may still allocate on the filesystem holding `file` (a file or
+/// a directory).
+pub fn free_bytes(file: &File) -> io::Result<u64> {
     use std::os::fd::AsRawFd;
     // SAFETY: fstatvfs fills the struct we hand it.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
