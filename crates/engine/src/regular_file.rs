@@ -48,7 +48,7 @@ impl RegularFile {
             io::Error::new(
                 io::ErrorKind::FileTooLarge,
                 format!(
-                    "longer than {}, the most ssdlab reads as {}: not one",
+                    "longer than {}, the most {} can be",
                     crate::size::format_size(self.max_bytes),
                     self.what
                 ),
