@@ -9,6 +9,8 @@
 //! - [`verify`]: data verification (headers with LBA, generation and crc32c; read-backs).
 //! - [`power`]: power meters for real drives (`--power-meter`): commands, hwmon, powercap and
 //!   the NVMe power-state table as a labelled estimate.
+//! - [`regular_file`]: reading a whole file a user names, refusing what is no regular file
+//!   or too long to be what it should be.
 
 pub mod blockdev;
 pub mod buffer;
@@ -21,6 +23,7 @@ pub mod measure;
 pub mod passthrough;
 pub mod pattern;
 pub mod power;
+pub mod regular_file;
 pub mod replay;
 pub mod safety;
 pub mod size;

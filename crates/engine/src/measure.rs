@@ -158,7 +158,12 @@ impl Recorder {
     /// The device's energy counter at `now_ns` (see [`crate::Device::energy_j`]). The driver
     /// samples it at least [`ENERGY_SAMPLES_PER_S`] times a second of the device's clock, at
     /// the start and at the end; power between samples is taken as steady.
+    /// A counter that is not a finite number of joules is no reading: power is missing
+    /// there, never a non-finite figure (JSON would write it as null, unreadable back).
     pub fn energy(&mut self, now_ns: u64, joules: f64) {
+        if !joules.is_finite() {
+            return;
+        }
         match self.energy.last_mut() {
             Some(last) if last.0 >= now_ns => last.1 = last.1.max(joules),
             _ => self.energy.push((now_ns, joules)),
@@ -604,6 +609,25 @@ impl Measurements {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_non_finite_energy_counter_gives_no_power_rather_than_null() {
+        let mut r = Recorder::new(0);
+        r.energy(0, 0.0);
+        r.submitted(Op::Write, 0);
+        r.completed(Op::Write, 4096, 0, NS / 2);
+        r.energy(NS / 2, f64::INFINITY);
+        r.energy(NS, f64::NAN);
+        let m = r.finish(NS, None);
+        let figures = m
+            .per_second
+            .iter()
+            .map(|p| p.watts)
+            .chain([m.summary.energy_j]);
+        for figure in figures {
+            assert!(figure.is_none_or(f64::is_finite), "{figure:?}");
+        }
+    }
 
     #[test]
     fn every_io_in_exactly_one_bucket() {

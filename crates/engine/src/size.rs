@@ -129,9 +129,9 @@ impl Span {
     }
 }
 
-/// Format bytes the way a reader expects: 4 KiB, 128 KiB, 8 GiB.
+/// Format bytes the way a reader expects: 4 KiB, 128 KiB, 8 GiB, up to 16 EiB.
 pub fn format_size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     let mut value = bytes as f64;
     let mut unit = 0;
     while value >= 1024.0 && unit < UNITS.len() - 1 {
@@ -220,5 +220,8 @@ mod tests {
         assert_eq!(format_size(4096), "4 KiB");
         assert_eq!(format_size(8 << 30), "8 GiB");
         assert_eq!(format_size(1536), "1.5 KiB");
+        assert_eq!(format_size(3 << 50), "3 PiB");
+        assert_eq!(format_size(8 << 60), "8 EiB");
+        assert_eq!(format_size(u64::MAX), "16 EiB");
     }
 }

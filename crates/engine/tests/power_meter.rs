@@ -481,3 +481,83 @@ fn nvme_states_needs_an_nvme_drive() {
     let e = Meter::start(&spec, &MeterOptions::default()).err().unwrap();
     assert!(e.to_string().contains("is not an NVMe drive"), "{e}");
 }
+
+#[test]
+fn an_overlong_output_line_fails_the_meter_naming_it() {
+    // Blanks are no reading, but 5000 of them before one are not a reading's line either.
+    let meter = start(
+        "cmd:printf '%5000s3.2\\n3.3\\n' ''; sleep 30",
+        &MeterOptions::default(),
+    );
+    let log = wait_for(&meter, |l| l.missing.is_some());
+    assert!(log.samples.is_empty(), "{:?}", log.samples);
+    let reason = log.missing.unwrap().reason;
+    assert!(
+        reason.contains("line 1 of the output of the meter command")
+            && reason.contains("is longer than")
+            && reason.contains("one reading per line"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_never_ending_error_line_is_cut_not_buffered_whole() {
+    // A million bytes of error output without a newline, then silence: the meter's failure
+    // shows the start of that line, not all of it (nor nothing, waiting for its end).
+    let written = 1_000_000;
+    let meter = start(
+        &format!("cmd:head -c {written} /dev/zero | tr '\\0' x >&2; exec sleep 30"),
+        &MeterOptions::default(),
+    );
+    let log = wait_for(&meter, |l| l.missing.is_some());
+    let reason = log.missing.unwrap().reason;
+    assert!(
+        reason.contains("its last error output: xxxx"),
+        "{}",
+        &reason[..reason.len().min(300)]
+    );
+    assert!(reason.len() < written / 10, "{} bytes", reason.len());
+}
+
+/// A FIFO at `path` (a reader of it waits for a writer that never comes).
+fn mkfifo(path: &Path) {
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+}
+
+#[test]
+fn sensor_files_that_are_no_regular_files_are_refused() {
+    let root = fake_sysfs();
+    let options = sysfs_options(root.path());
+    let error = |spec: &str| -> String {
+        let spec: MeterSpec = spec.parse().unwrap();
+        match Meter::start(&spec, &options) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{spec} started"),
+        }
+    };
+    let sensor = root.path().join("class/hwmon/hwmon1");
+    std::os::unix::fs::symlink("/dev/zero", sensor.join("power2_input")).unwrap();
+    mkfifo(&sensor.join("power3_input"));
+    for file in ["power2_input", "power3_input"] {
+        let e = error(&format!("hwmon:{}", sensor.join(file).display()));
+        assert!(
+            e.contains(file) && e.contains("not a regular file"),
+            "{file}: {e}"
+        );
+    }
+    // Far longer than a sysfs attribute's page.
+    std::fs::write(sensor.join("power4_input"), "1".repeat(1 << 20)).unwrap();
+    let e = error(&format!("hwmon:{}", sensor.join("power4_input").display()));
+    assert!(e.contains("longer than"), "{e}");
+
+    let zone = root.path().join("class/powercap/drive-rail:0");
+    std::fs::create_dir_all(&zone).unwrap();
+    mkfifo(&zone.join("energy_uj"));
+    let e = error("powercap:drive-rail:0");
+    assert!(
+        e.contains("energy_uj") && e.contains("not a regular file"),
+        "{e}"
+    );
+}

@@ -312,21 +312,10 @@ impl Config {
         self.gc.burst.unwrap_or(BurstSize::Blocks(4 * self.dies()))
     }
 
-    /// Check the configuration and derive the array's layout.
+    /// Check what one key's range cannot (`preset::RANGES` bounds each key): how the keys
+    /// fit together, and derive the array's layout.
     pub fn layout(&self) -> Result<Layout, SimError> {
         let bad = |m: String| Err(SimError::Config(m));
-        for (name, v) in [
-            ("channels", self.channels),
-            ("dies (per channel)", self.dies_per_channel),
-            ("planes", self.planes),
-            ("pages_per_block", self.pages_per_block),
-        ] {
-            if v == 0 {
-                return bad(format!(
-                    "{name}=0 gives zero blocks: every level of the geometry needs at least 1"
-                ));
-            }
-        }
         let unit = self.map_unit_bytes;
         if unit < UNIT_BYTES || !unit.is_power_of_two() || unit > 64 << 10 {
             return bad(format!(
@@ -334,17 +323,12 @@ impl Config {
                 unit
             ));
         }
-        if self.capacity_bytes == 0 {
-            return bad(
-                "capacity=0 gives zero blocks: give a capacity such as capacity=8GiB".into(),
-            );
-        }
         if !self.capacity_bytes.is_multiple_of(unit) {
             return bad(format!(
                 "capacity {} bytes is not a multiple of the {} mapping unit: round it, e.g. capacity={}",
                 self.capacity_bytes,
                 fmt_bytes(unit),
-                self.capacity_bytes.next_multiple_of(unit)
+                self.capacity_bytes / unit * unit
             ));
         }
         if self.page_bytes == 0 || !(self.page_bytes as u64).is_multiple_of(unit) {
@@ -354,72 +338,38 @@ impl Config {
                 fmt_bytes(unit)
             ));
         }
-        if !(self.op_pct.is_finite() && self.op_pct > 0.0 && self.op_pct <= 1000.0) {
-            return bad(format!(
-                "op={}% is out of range: give the spare area as physical/logical - 1, e.g. op=7%",
-                self.op_pct
-            ));
-        }
-        for (name, v) in [
-            ("channel_mbps", self.channel_mbps),
-            ("link_mbps", self.link_mbps),
-        ] {
-            if !(v.is_finite() && v > 0.0) {
-                return bad(format!("{name}={v} must be a positive rate in MB/s"));
-            }
-        }
-        for (name, v) in [
-            ("meta", self.meta_pct),
-            ("gc_jitter", self.gc.jitter_pct),
-            ("gc_burst_above", self.gc.burst_above_pct),
-            (
-                "gc_burst",
-                match self.gc_burst() {
-                    BurstSize::ReclaimablePct(p) => p,
-                    BurstSize::Blocks(_) => 0.0,
-                },
-            ),
-            ("trim_keep", self.trim.keep_pct),
-        ] {
-            if !(v.is_finite() && (0.0..=100.0).contains(&v)) {
-                return bad(format!("{name}={v}% must be between 0% and 100%"));
-            }
-        }
-        if !(self.gc.burst_rate.is_finite() && self.gc.burst_rate > 1.0) {
+        if self.gc.burst_rate <= 1.0 {
             return bad(format!(
                 "gc_burst_rate={} must be above 1: a burst must free space faster than the host uses it",
                 self.gc.burst_rate
             ));
         }
-        let e = &self.energy;
-        for (name, v) in [
-            ("e_read", e.native.read_j),
-            ("e_prog", e.native.prog_j),
-            ("e_erase", e.native.erase_j),
-            ("slc_e_read", e.pslc.read_j),
-            ("slc_e_prog", e.pslc.prog_j),
-            ("slc_e_erase", e.pslc.erase_j),
-            ("e_channel", e.channel_j_per_byte),
-            ("e_link", e.link_j_per_byte),
-            ("p_ctrl", e.ctrl_w),
-            ("p_active", e.active_w),
-            ("p_idle", e.idle_w),
-            ("p_dram", e.dram_w),
-            ("p_slumber", e.slumber_w),
+        for (key, bytes, what) in [
+            (
+                "slc_cache",
+                self.slc.bytes,
+                "a pseudo-SLC cache holds a part of what the drive stores",
+            ),
+            (
+                "write_buffer",
+                self.write_buffer_bytes,
+                "a write buffer holds a part of what the drive stores",
+            ),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
+            let capacity = self.capacity_bytes;
+            if bytes >= capacity {
+                let by = match bytes - capacity {
+                    0 => "is the whole capacity".to_string(),
+                    over => format!(
+                        "is {} more than the capacity ({})",
+                        fmt_bytes(over),
+                        fmt_bytes(capacity)
+                    ),
+                };
                 return bad(format!(
-                    "{name}={v} must be an energy or power of 0 or more"
-                ));
-            }
-        }
-        for (name, v) in [
-            ("slc_drain_rate", self.slc.drain_mbps),
-            ("trim_rate", self.trim.rate_mbps),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return bad(format!(
-                    "{name}={v} must be a rate in MB/s, or 0 for as fast as possible"
+                    "{key}={} {by}: {what}; use a smaller one, e.g. {key}={}",
+                    fmt_bytes(bytes),
+                    size_arg(capacity / 4)
                 ));
             }
         }
@@ -451,7 +401,7 @@ impl Config {
             }
             let units = self.slc.bytes.div_ceil(unit);
             let blocks = units.div_ceil(slc_block_units as u64);
-            blocks.div_ceil(dies as u64) as u32
+            blocks.div_ceil(dies as u64)
         };
         let slc_blocks_per_die = match self.slc.region {
             SlcRegion::Static => cache_blocks,
@@ -459,7 +409,16 @@ impl Config {
         };
         let main_needed = (logical_units as f64 * (1.0 + self.op_pct / 100.0)).ceil() as u64;
         let die_block_units = block_units as u64 * dies as u64;
-        let main_blocks_per_die = main_needed.div_ceil(die_block_units) as u32;
+        let main_blocks_per_die = main_needed.div_ceil(die_block_units);
+        // In u64, before the layout's u32 block counts could wrap.
+        let physical_slots =
+            (main_blocks_per_die + slc_blocks_per_die).saturating_mul(die_block_units);
+        if physical_slots >= u32::MAX as u64 {
+            return bad(format!(
+                "{} of raw NAND is more than the simulator addresses (2^32 mapping units): use a smaller capacity or a larger map_unit",
+                fmt_bytes(physical_slots.saturating_mul(unit))
+            ));
+        }
         let layout = Layout {
             channels: self.channels,
             dies,
@@ -472,16 +431,10 @@ impl Config {
             stripe_units: stripe as u32,
             block_units,
             slc_block_units,
-            main_blocks_per_die,
-            slc_blocks_per_die,
+            main_blocks_per_die: main_blocks_per_die as u32,
+            slc_blocks_per_die: slc_blocks_per_die as u32,
             logical_units,
         };
-        if layout.physical_slots() >= u32::MAX as u64 {
-            return bad(format!(
-                "{} of raw NAND is more than the simulator addresses (2^32 mapping units): use a smaller capacity or a larger map_unit",
-                fmt_bytes(layout.raw_bytes())
-            ));
-        }
         let thr = self.gc_threshold();
         if thr < dies {
             return bad(format!(
@@ -525,6 +478,15 @@ impl Config {
 
 pub fn fmt_bytes(b: u64) -> String {
     engine::size::format_size(b)
+}
+
+/// `bytes` as a value a key takes: `8GiB` when that is exact, else the bytes.
+pub fn size_arg(bytes: u64) -> String {
+    let short = fmt_bytes(bytes).replace(' ', "");
+    match engine::size::parse_size(&short) {
+        Ok(b) if b == bytes => short,
+        _ => bytes.to_string(),
+    }
 }
 
 pub fn fmt_ns(ns: u64) -> String {

@@ -15,7 +15,8 @@
 //!
 //! Files are named after what they model, in MQSim's vocabulary: [`geometry`], [`timing`],
 //! [`mapping`], [`block_manager`], [`victim`], [`gc`], [`slc_cache`], [`trim`],
-//! [`write_buffer`], [`energy`], [`ftl`], [`preset`], [`config`], [`counters`], [`ssd`]; the data a drive
+//! [`write_buffer`], [`energy`], [`ftl`], [`preset`] (keys and their [`range`]s), [`config`],
+//! [`counters`], [`ssd`]; the data a drive
 //! returns in [`data`], injected faults in [`faults`].
 
 pub mod block_manager;
@@ -32,6 +33,7 @@ pub mod gc;
 pub mod geometry;
 pub mod mapping;
 pub mod preset;
+pub mod range;
 pub mod slc_cache;
 pub mod ssd;
 pub mod timing;

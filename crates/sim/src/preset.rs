@@ -17,6 +17,7 @@ use crate::energy::{EnergyConfig, NandEnergy};
 use crate::error::SimError;
 use crate::faults::FaultSpec;
 use crate::geometry::{CellType, UNIT_BYTES};
+use crate::range::{Quantity, Range};
 use crate::timing::{NandLatency, ProgramTimes};
 use crate::victim::GcPolicy;
 
@@ -228,6 +229,82 @@ pub const KEYS: &[(&str, &str)] = &[
         "on/off: host link power management (SATA HIPM+DIPM, NVMe APST) lets the drive slumber when idle; off (desktop hosts) never slumbers",
     ),
 ];
+
+/// The physical range of every numeric key, in the unit the configuration holds it in
+/// (bytes, ns, MB/s, joules, watts, percent): what real drives span, with room to spare.
+/// Cross-key limits (a cache smaller than the drive, enough spare blocks) are
+/// `Config::layout`'s.
+pub const RANGES: &[Range] = {
+    use Quantity::*;
+    const KIB: f64 = 1024.0;
+    const MIB: f64 = KIB * KIB;
+    const GIB: f64 = MIB * KIB;
+    const TIB: f64 = GIB * KIB;
+    const PIB: f64 = TIB * KIB;
+    const US: f64 = 1e3;
+    const MS: f64 = 1e6;
+    const S: f64 = 1e9;
+    const PAGE_READ: &str = "a NAND page reads in 3 us (Z-NAND) to a few hundred us (QLC)";
+    const PAGE_PROG: &str =
+        "a NAND page programs in about 100 us (SLC) to a few ms (QLC), each page type in turn";
+    const COMMAND: &str = "firmware spends a few to a few tens of microseconds per command";
+    const SHARE: &str = "a share, 0% to 100%";
+    const PAGE_READ_J: &str = "a NAND page read costs a few uJ";
+    const PAGE_PROG_J: &str = "a NAND page program costs tens of uJ";
+    const ERASE_J: &str = "a NAND block erase costs a few hundred uJ";
+    const DRIVE_W: &str = "an SSD draws at most 25 W (the U.2 limit), most well under 10 W";
+    &[
+        Range::new("capacity", Bytes, MIB, PIB, "an SSD holds a few GB to a few hundred TB; 0 gives zero blocks"),
+        Range::new("op", Percent, 0.0, 1000.0, "spare area as physical/logical - 1: 7% to 40% on real drives"),
+        Range::new("channels", Count, 1.0, 64.0, "a controller has 1 to 16 NAND channels; 0 gives zero blocks"),
+        Range::new("dies", Count, 1.0, 64.0, "a channel has 1 to 16 dies; 0 gives zero blocks"),
+        Range::new("planes", Count, 1.0, 16.0, "a die has 1 to 8 planes; 0 gives zero blocks"),
+        Range::new("pages_per_block", Count, 1.0, 4096.0, "a block has 64 to a few thousand pages per plane; 0 gives zero blocks"),
+        Range::new("page_size", Bytes, 4.0 * KIB, 64.0 * KIB, "NAND pages are 4 KiB to 16 KiB, a multiple of 4 KiB"),
+        Range::new("map_unit", Bytes, 4.0 * KIB, 64.0 * KIB, "a mapping-table entry covers 4 KiB, or up to 64 KiB on drives with little DRAM"),
+        Range::new("t_read", Nanos, US, 10.0 * MS, PAGE_READ),
+        Range::new("t_prog", Nanos, 10.0 * US, 100.0 * MS, PAGE_PROG),
+        Range::new("t_erase", Nanos, 100.0 * US, 100.0 * MS, "a NAND block erases in about 1 to 25 ms"),
+        Range::new("slc_t_read", Nanos, US, 10.0 * MS, PAGE_READ),
+        Range::new("slc_t_prog", Nanos, 10.0 * US, 100.0 * MS, PAGE_PROG),
+        Range::new("channel_mbps", MBps, 1.0, 1e5, "a NAND channel moves 10 MB/s (asynchronous ONFI 1.0) to a few thousand MB/s (Toggle and ONFI at 3600 MT/s)"),
+        Range::new("link_mbps", MBps, 1.0, 1e5, "a host link moves 150 MB/s (SATA 1.5 Gb/s) to 64000 MB/s (PCIe 5.0 x16)"),
+        Range::new("link_cmd", Nanos, 0.0, 10.0 * MS, "a host link's cost per command is a microsecond or a few"),
+        Range::new("cmd_read", Nanos, 0.0, 10.0 * MS, COMMAND),
+        Range::new("cmd_write", Nanos, 0.0, 10.0 * MS, COMMAND),
+        Range::new("write_buffer", Bytes, 0.0, 16.0 * GIB, "a drive buffers a few MiB to a few GiB of writes"),
+        Range::new("dram", Bytes, 0.0, TIB, "a drive has no DRAM to a few tens of GiB"),
+        Range::new("meta", Percent, 0.0, 100.0, SHARE),
+        Range::new("gc_threshold", Count, 0.0, 1e6, "a number of free blocks (a drive has thousands to a few million)"),
+        Range::new("bg_gc_threshold", Count, 0.0, 1e6, "a number of free blocks (a drive has thousands to a few million)"),
+        Range::new("gc_burst", Count, 1.0, 1e6, "a number of blocks (a drive has thousands to a few million), or a share such as gc_burst=1%"),
+        Range::new("gc_burst", Percent, 0.0, 100.0, SHARE),
+        Range::new("gc_jitter", Percent, 0.0, 100.0, SHARE),
+        Range::new("gc_burst_above", Percent, 0.0, 100.0, SHARE),
+        Range::new("gc_burst_rate", Factor, 1.0, 1000.0, "a burst frees space a few times faster than the host uses it (1000 times is already a burst the host waits out whole)"),
+        Range::new("gc_unit", Nanos, 0.0, 10.0 * MS, "firmware spends a few microseconds per relocated unit"),
+        Range::new("slc_cache", Bytes, 0.0, PIB, "a pseudo-SLC cache holds a few GiB to a few hundred GiB"),
+        Range::new("slc_drain_rate", MBps, 1.0, 1e5, "folding runs at tens to thousands of MB/s; 0 is as fast as the dies allow"),
+        Range::new("slc_max_write", Bytes, 0.0, GIB, "a host write size (0: all writes)"),
+        Range::new("trim_keep", Percent, 0.0, 100.0, SHARE),
+        Range::new("trim_rate", MBps, 1.0, 1e7, "a drive unmaps GB of logical space per second of idle time; 0 is all at once"),
+        Range::new("e_read", Joules, 0.0, 1e-3, PAGE_READ_J),
+        Range::new("e_prog", Joules, 0.0, 1e-2, PAGE_PROG_J),
+        Range::new("e_erase", Joules, 0.0, 0.1, ERASE_J),
+        Range::new("slc_e_read", Joules, 0.0, 1e-3, PAGE_READ_J),
+        Range::new("slc_e_prog", Joules, 0.0, 1e-2, PAGE_PROG_J),
+        Range::new("slc_e_erase", Joules, 0.0, 0.1, ERASE_J),
+        Range::new("e_channel", Joules, 0.0, 1e-8, "a byte over a NAND channel costs tens to hundreds of pJ"),
+        Range::new("e_link", Joules, 0.0, 1e-8, "a byte over the host link costs about a hundred pJ"),
+        Range::new("p_ctrl", Watts, 0.0, 25.0, DRIVE_W),
+        Range::new("p_active", Watts, 0.0, 25.0, DRIVE_W),
+        Range::new("p_idle", Watts, 0.0, 25.0, DRIVE_W),
+        Range::new("p_dram", Watts, 0.0, 25.0, DRIVE_W),
+        Range::new("p_slumber", Watts, 0.0, 25.0, DRIVE_W),
+        Range::new("slumber_after", Nanos, 0.0, 3600.0 * S, "an idle drive slumbers after milliseconds to seconds"),
+        Range::new("slumber_exit", Nanos, 0.0, S, "a drive wakes from slumber in microseconds to tens of milliseconds"),
+    ]
+};
 
 /// The default configuration every preset starts from: each value is the spec language's,
 /// so `ssdlab sim show` can say where every parameter came from.
@@ -582,14 +659,24 @@ fn choice<T>(
     })
 }
 
+/// The longest value a key takes (a fault list is the longest, a few dozen bytes).
+const MAX_VALUE_BYTES: usize = 256;
+
 /// Set one key.
 pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
     let v = value.trim();
+    if v.len() > MAX_VALUE_BYTES {
+        return Err(format!(
+            "{}: the value {} is longer than any key takes ({MAX_VALUE_BYTES} bytes at most)",
+            excerpt(key),
+            excerpt(v)
+        ));
+    }
     match key {
         "capacity" => cfg.capacity_bytes = size(key, v)?,
         "op" => cfg.op_pct = percent(key, v)?,
         "channels" => cfg.channels = count(key, v)?,
-        "dies" | "dies_per_channel" => cfg.dies_per_channel = count(key, v)?,
+        "dies" | "dies_per_channel" => cfg.dies_per_channel = count("dies", v)?,
         "planes" => cfg.planes = count(key, v)?,
         "pages_per_block" => cfg.pages_per_block = count(key, v)?,
         "page_size" => {
@@ -639,9 +726,11 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
         "gc_jitter" => cfg.gc.jitter_pct = percent(key, v)?,
         "gc_burst_above" => cfg.gc.burst_above_pct = percent(key, v)?,
         "gc_burst_rate" => {
-            cfg.gc.burst_rate = v
+            let factor: f64 = v
                 .parse()
-                .map_err(|_| format!("{key}={v}: expected a number above 1, e.g. {key}=2"))?
+                .map_err(|_| format!("{key}={v}: expected a number above 1, e.g. {key}=2"))?;
+            within(key, Quantity::Factor, v, factor)?;
+            cfg.gc.burst_rate = factor
         }
         "copyback" => cfg.gc.copyback = boolean(key, v)?,
         "gc_unit" => cfg.gc.unit_ns = duration(key, v)?,
@@ -682,7 +771,8 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
         }
         _ => {
             return Err(format!(
-                "unknown key '{key}': the keys are {} (see `ssdlab sim show default`)",
+                "unknown key {}: the keys are {} (see `ssdlab sim show default`)",
+                excerpt(key),
                 key_names()
             ))
         }
@@ -718,9 +808,7 @@ fn energy(key: &str, v: &str, bare: f64) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{key}={v}: expected an energy like {key}=4uJ or {key}=150pJ"))?;
-    if !(x.is_finite() && x >= 0.0) {
-        return Err(format!("{key}={v}: the energy must be 0 or more"));
-    }
+    within(key, Quantity::Joules, v, x * scale)?;
     Ok(x * scale)
 }
 
@@ -735,9 +823,7 @@ fn power(key: &str, v: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{key}={v}: expected a power like {key}=0.35W or {key}=80mW"))?;
-    if !(x.is_finite() && x >= 0.0) {
-        return Err(format!("{key}={v}: the power must be 0 or more"));
-    }
+    within(key, Quantity::Watts, v, x * scale)?;
     Ok(x * scale)
 }
 
@@ -750,12 +836,30 @@ fn rate_or_zero(key: &str, v: &str) -> Result<f64, String> {
 }
 
 fn size(key: &str, v: &str) -> Result<u64, String> {
-    engine::size::parse_size(v).map_err(|e| format!("{key}: {e}"))
+    let bytes = engine::size::parse_size(v).map_err(|e| format!("{key}: {e}"))?;
+    within(key, Quantity::Bytes, v, bytes as f64)?;
+    Ok(bytes)
 }
 
 fn number(key: &str, v: &str) -> Result<u32, String> {
-    v.parse::<u32>()
-        .map_err(|_| format!("{key}={v}: expected a whole number"))
+    let n = v
+        .parse::<u32>()
+        .map_err(|_| format!("{key}={v}: expected a whole number"))?;
+    within(key, Quantity::Count, v, n.into())?;
+    Ok(n)
+}
+
+/// `value` of `key` (as written, `text`) against the key's range in [`RANGES`].
+fn within(key: &str, quantity: Quantity, text: &str, value: f64) -> Result<(), String> {
+    match RANGES
+        .iter()
+        .find(|r| r.key == key && r.quantity == quantity)
+    {
+        Some(range) => range.check(text, value),
+        None => Err(format!(
+            "{key}={text}: ssdlab has no range for {key} (a bug in ssdlab: please report it)"
+        )),
+    }
 }
 
 fn count(key: &str, v: &str) -> Result<u32, String> {
@@ -767,9 +871,7 @@ fn percent(key: &str, v: &str) -> Result<f64, String> {
     let p: f64 = t
         .parse()
         .map_err(|_| format!("{key}={v}: expected a percentage like {key}=7% or {key}=25%"))?;
-    if !p.is_finite() {
-        return Err(format!("{key}={v}: expected a finite percentage"));
-    }
+    within(key, Quantity::Percent, v, p)?;
     Ok(p)
 }
 
@@ -783,9 +885,7 @@ fn rate(key: &str, v: &str) -> Result<f64, String> {
     let r: f64 = t
         .parse()
         .map_err(|_| format!("{key}={v}: expected a rate in MB/s like {key}=400"))?;
-    if !(r.is_finite() && r > 0.0) {
-        return Err(format!("{key}={v}: the rate must be positive"));
-    }
+    within(key, Quantity::MBps, v, r)?;
     Ok(r)
 }
 
@@ -819,25 +919,61 @@ fn duration(key: &str, v: &str) -> Result<u64, String> {
         }
     };
     let ns = x * mult;
-    if !(ns.is_finite() && (0.0..1e15).contains(&ns)) {
-        return Err(format!("{key}={v} is out of range"));
-    }
+    within(key, Quantity::Nanos, v, ns)?;
     Ok(ns.round() as u64)
+}
+
+/// A drive's TOML file: a few dozen keys, so a mebibyte is far more than one ever needs.
+const DRIVE_TOML: engine::regular_file::RegularFile =
+    engine::regular_file::RegularFile::new("a simulated drive's TOML file", 1 << 20);
+
+/// Why `text` (the file `path`) is not valid TOML: where, what, and a short excerpt of the
+/// line (the parser's own message quotes the whole line, however long).
+fn toml_error(path: &str, text: &str, e: &toml::de::Error) -> String {
+    let Some(mut at) = e.span().map(|s| s.start.min(text.len())) else {
+        return format!("{path} is not valid TOML: {}", e.message().trim());
+    };
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let line_number = text[..at].matches('\n').count() + 1;
+    let column = text[line_start..at].chars().count() + 1;
+    let message = e.message().trim().replace('\n', ": ");
+    let shown = match line.trim() {
+        "" => String::new(),
+        _ => format!(" (the line: {})", excerpt(line)),
+    };
+    format!("{path} is not valid TOML: line {line_number}, column {column}: {message}{shown}")
+}
+
+/// The longest excerpt of a value or line a message quotes.
+const EXCERPT_CHARS: usize = 60;
+
+/// `text` quoted, cut to [`EXCERPT_CHARS`] with its length when longer.
+fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => format!("'{text}'"),
+        Some((cut, _)) => format!("'{}...', {} bytes", &text[..cut], text.len()),
+    }
 }
 
 /// Load a TOML file: a table of the override keys, plus `preset = "name"` to start from.
 pub fn load_toml(path: &str) -> Result<(Config, Vec<(String, String)>), SimError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SimError::Io {
-        path: path.to_string(),
-        source,
-    })?;
+    let text = DRIVE_TOML
+        .read_to_string(path.as_ref())
+        .map_err(|source| SimError::Io {
+            path: path.to_string(),
+            source,
+        })?;
     let spec_err = |msg: String| SimError::Spec {
         spec: path.to_string(),
         msg,
     };
     let table: toml::Table = text
         .parse()
-        .map_err(|e: toml::de::Error| spec_err(format!("{path} is not valid TOML: {e}")))?;
+        .map_err(|e: toml::de::Error| spec_err(toml_error(path, &text, &e)))?;
     let base_name = match table.get("preset") {
         None => "default".to_string(),
         Some(toml::Value::String(s)) => s.clone(),

@@ -76,9 +76,8 @@ fn unknown_presets_and_keys_name_the_alternatives() {
     assert!(e.contains("t_prog"), "{e}");
     let e = err("default,capacity=10000001");
     assert!(e.contains("multiple of the 4 KiB mapping unit"), "{e}");
-    // The suggestion is a capacity that works, not zero.
     let e = err("default,capacity=1");
-    assert!(e.contains("capacity=4096"), "{e}");
+    assert!(e.contains("capacity=1 is outside"), "{e}");
     let e = err("default,gc_style=lazy");
     assert!(
         e.contains("gc_style=paced") && e.contains("gc_style=latency-first"),
@@ -238,4 +237,181 @@ fn a_drive_too_large_for_memory_is_refused_before_allocating() {
     // The map unit shrinks the tables.
     let coarse = sim::resolve("default,capacity=14T,map_unit=16KiB").unwrap();
     assert!(sim::ssd::check_memory(&coarse, 24 << 30).is_ok());
+}
+
+#[test]
+fn a_toml_spec_must_be_a_regular_file_of_reasonable_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let zero = dir.path().join("zero.toml");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let fifo = dir.path().join("fifo.toml");
+    let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    for path in [&zero, &fifo] {
+        let e = err(&path.display().to_string());
+        assert!(
+            e.contains(&path.display().to_string()) && e.contains("not a regular file"),
+            "{e}"
+        );
+    }
+    // Valid TOML (comments), but far more than a drive's few dozen keys.
+    let huge = dir.path().join("huge.toml");
+    std::fs::write(&huge, "# a comment\n".repeat(200_000)).unwrap();
+    let e = err(&huge.display().to_string());
+    assert!(e.contains("longer than"), "{e}");
+}
+
+/// `value` (in the unit a key's range is in) written the way the key takes it.
+fn written(quantity: sim::range::Quantity, value: f64) -> String {
+    use sim::range::Quantity::*;
+    match quantity {
+        Count | Bytes | Nanos => format!("{}", value as u64),
+        MBps | Factor => format!("{value}"),
+        Joules => format!("{value}J"),
+        Watts => format!("{value}W"),
+        Percent => format!("{value}%"),
+    }
+}
+
+#[test]
+fn every_physical_key_is_held_to_its_range_with_the_reason() {
+    for range in sim::preset::RANGES {
+        let mut outside = vec![range.max * 2.0];
+        if range.min > 0.0 {
+            outside.push(range.min / 2.0);
+        }
+        for value in outside {
+            let text = written(range.quantity, value);
+            let mut cfg = sim::resolve("default").unwrap();
+            let e = sim::preset::apply(&mut cfg, range.key, &text).unwrap_err();
+            assert!(
+                e.starts_with(&format!("{}={text} is outside ", range.key))
+                    && e.ends_with(range.why),
+                "{e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn absurd_rates_energies_powers_and_times_are_refused_naming_the_range() {
+    // What the probe gave: rates near zero or past a float, energies and powers near the
+    // largest float, times below a nanosecond, NaN and infinity.
+    for spec in [
+        "channel_mbps=1e-9",
+        "channel_mbps=1e-300",
+        "link_mbps=1e-300",
+        "slc_drain_rate=1e-9",
+        "trim_rate=1e-300",
+        "e_read=1e308",
+        "slc_e_prog=1e300uJ",
+        "p_active=1e300",
+        "e_channel=1e300pJ",
+        "t_read=0.001ns",
+        "gc_burst_rate=1e300",
+        "op=nan",
+        "meta=inf%",
+        "p_idle=NaN",
+    ] {
+        let e = err(&format!("default,{spec}"));
+        let key = spec.split('=').next().unwrap();
+        assert!(e.contains(&format!("{spec} is outside")), "{e}");
+        assert!(e.contains(key), "{e}");
+    }
+}
+
+#[test]
+fn every_numeric_key_has_a_range_and_every_range_a_key() {
+    // The keys that take a name, a switch, a fault list or a seed, not a quantity.
+    const NOT_QUANTITIES: &[&str] = &[
+        "cell",
+        "link",
+        "gc",
+        "gc_style",
+        "copyback",
+        "slc_region",
+        "slc_full",
+        "slc_drain",
+        "trim",
+        "read_ahead",
+        "read_priority",
+        "data",
+        "faults",
+        "trim_reads",
+        "seed",
+        "link_pm",
+    ];
+    for (key, _) in sim::KEYS {
+        let ranged = sim::preset::RANGES.iter().any(|r| r.key == *key);
+        assert_ne!(ranged, NOT_QUANTITIES.contains(key), "{key}");
+    }
+    for range in sim::preset::RANGES {
+        assert!(
+            sim::KEYS.iter().any(|(k, _)| *k == range.key),
+            "{}",
+            range.key
+        );
+    }
+}
+
+#[test]
+fn a_cache_or_buffer_the_size_of_the_drive_is_refused_with_a_size_that_fits() {
+    for (key, value) in [
+        ("slc_cache", "1T"),
+        ("slc_cache", "4T"),
+        ("slc_cache", "2GiB"),
+        ("write_buffer", "3GiB"),
+    ] {
+        let e = err(&format!("default,capacity=2GiB,{key}={value}"));
+        assert!(
+            e.contains(&format!("{key}=")) && e.contains("capacity") && e.contains("2 GiB"),
+            "{e}"
+        );
+        let fits = e
+            .split(&format!("e.g. {key}="))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{e}"));
+        let fits = fits.split_whitespace().next().unwrap();
+        sim::open(&format!("default,capacity=2GiB,{key}={fits}"))
+            .unwrap_or_else(|e| panic!("{key}={fits}: {e}"));
+    }
+    let e = err("default,capacity=2GiB,slc_cache=1T");
+    assert!(e.contains("1022 GiB more than the capacity"), "{e}");
+}
+
+#[test]
+fn capacity_suggestions_are_capacities_that_work() {
+    // The largest size there is: refused by its range, never suggesting capacity=0.
+    let e = err("default,capacity=18446744073709551615");
+    assert!(e.contains("is outside") && !e.contains("capacity=0"), "{e}");
+    let e = err("default,capacity=8388608T");
+    assert!(e.contains("1 PiB"), "{e}");
+    // Not a multiple of the mapping unit: rounded to one that opens.
+    let e = err("default,capacity=4000000001");
+    let fits = e
+        .split("e.g. capacity=")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{e}"));
+    sim::open(&format!("default,capacity={fits}")).unwrap_or_else(|e| panic!("{fits}: {e}"));
+}
+
+#[test]
+fn long_lines_and_values_are_quoted_in_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(400_000);
+    let path = dir.path().join("drive.toml");
+    for (text, says) in [
+        (format!("op = \"{long}\n"), "not valid TOML: line 1"),
+        (
+            format!("capacity = \"{long}\"\n"),
+            "longer than any key takes",
+        ),
+        (format!("{long} = 1\n"), "unknown key"),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        let e = err(&path.display().to_string());
+        assert!(e.contains(says), "{}", &e[..e.len().min(300)]);
+        assert!(e.len() < long.len() / 100, "{} bytes", e.len());
+    }
 }

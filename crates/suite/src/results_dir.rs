@@ -19,46 +19,14 @@ fn io_err(path: &Path, e: impl std::fmt::Display) -> SuiteError {
 /// result (a week of per-second points is a few tens of MiB).
 pub const MAX_RESULT_BYTES: u64 = 256 << 20;
 
+/// What a results directory's files are, to read them ([`read_capped`]).
+const RESULT_FILE: engine::regular_file::RegularFile =
+    engine::regular_file::RegularFile::new("an ssdlab result", MAX_RESULT_BYTES);
+
 /// Read a file of a results directory: a regular file only (a FIFO would wait for a writer
 /// forever, a device such as /dev/zero never ends), of at most [`MAX_RESULT_BYTES`].
 pub fn read_capped(path: &Path) -> Result<Vec<u8>, SuiteError> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    // Non-blocking, so that opening a FIFO does not wait for a writer; the checks below
-    // are on what was opened, not on a name that could be swapped in between.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| io_err(path, e))?;
-    let meta = file.metadata().map_err(|e| io_err(path, e))?;
-    if !meta.is_file() {
-        return Err(io_err(
-            path,
-            "not a regular file (a FIFO, device, socket or directory): results are regular \
-             files; move it away or put the result file itself there",
-        ));
-    }
-    let too_long = || {
-        io_err(
-            path,
-            format!(
-                "longer than {} MiB, the most ssdlab reads as one result: not an ssdlab result",
-                MAX_RESULT_BYTES >> 20
-            ),
-        )
-    };
-    if meta.len() > MAX_RESULT_BYTES {
-        return Err(too_long());
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_RESULT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_err(path, e))?;
-    if bytes.len() as u64 > MAX_RESULT_BYTES {
-        return Err(too_long());
-    }
-    Ok(bytes)
+    RESULT_FILE.read(path).map_err(|e| io_err(path, e))
 }
 
 /// Parse one result file's bytes (`path` names it in errors). Older results read with

@@ -13,15 +13,16 @@
 //! Each reading is stamped when its line arrives, so the command should print (and flush)
 //! each line as it measures it.
 
-use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use super::bounded_lines::{BoundedLines, Line};
 use super::{check_watts, MeterError, ReadingError, Recording};
 
-/// A line longer than this is not a reading (and must not grow memory without bound).
-const MAX_LINE_BYTES: u64 = 4096;
+/// A line longer than this is not a reading (and must not grow memory without bound): on
+/// standard output it fails the meter, on standard error the rest is dropped.
+const MAX_LINE_BYTES: usize = 4096;
 
 /// One line of the command's output: `Ok(None)` for a blank line or comment.
 pub fn parse_reading(text: &str) -> Result<Option<f64>, ReadingError> {
@@ -92,7 +93,7 @@ fn quantities(text: &str) -> Option<Vec<(f64, Option<Unit>)>> {
 
 /// What the command's reader threads hand the meter's thread.
 pub(super) enum Event {
-    Line(Instant, String),
+    Line(Instant, Line),
     ErrorOutput(String),
     OutputClosed(Instant),
     Stop,
@@ -141,30 +142,24 @@ impl CommandMeter {
     ) {
         let out = events.clone();
         std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut line = Vec::new();
-            loop {
-                line.clear();
-                match (&mut reader)
-                    .take(MAX_LINE_BYTES)
-                    .read_until(b'\n', &mut line)
-                {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let text = String::from_utf8_lossy(&line).into_owned();
-                        if out.send(Event::Line(Instant::now(), text)).is_err() {
-                            return;
-                        }
-                    }
+            for line in BoundedLines::new(stdout, MAX_LINE_BYTES) {
+                let Ok(line) = line else { break };
+                if out.send(Event::Line(Instant::now(), line)).is_err() {
+                    return;
                 }
             }
             let _ = out.send(Event::OutputClosed(Instant::now()));
         });
         let err = events.clone();
         std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if err.send(Event::ErrorOutput(line)).is_err() {
+            for line in BoundedLines::new(stderr, MAX_LINE_BYTES) {
+                let Ok(Line { mut text, cut }) = line else {
+                    break;
+                };
+                if cut {
+                    text.push_str("...");
+                }
+                if err.send(Event::ErrorOutput(text)).is_err() {
                     return;
                 }
             }
@@ -204,9 +199,22 @@ impl CommandMeter {
                         error_tail.remove(0);
                     }
                 }
-                Event::Line(at, text) => {
+                Event::Line(at, line) => {
                     line_number += 1;
-                    match parse_reading(&text) {
+                    if line.cut {
+                        rec.fail(
+                            rec.t_s(at),
+                            format!(
+                                "line {line_number} of the output of {} is longer than \
+                                 {MAX_LINE_BYTES} bytes ('{}...'): a reading is a short line \
+                                 like '3.2 W'; have the command print one reading per line",
+                                self.description(),
+                                line.text.chars().take(40).collect::<String>()
+                            ),
+                        );
+                        break;
+                    }
+                    match parse_reading(&line.text) {
                         Ok(None) => {}
                         Ok(Some(watts)) => {
                             rec.push(at, watts);

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::{read_integer, Channel, Chip, MeterError, Sensor};
+use super::{read_integer, read_sysfs, Channel, Chip, MeterError, Sensor};
 
 pub(super) struct Hwmon {
     dir: PathBuf,
@@ -29,7 +29,7 @@ impl Hwmon {
             Chip::Path(p) => p.clone(),
             Chip::Name(name) => find_by_name(&sysfs_root.join("class/hwmon"), name)?,
         };
-        let name = std::fs::read_to_string(dir.join("name"))
+        let name = read_sysfs(&dir.join("name"))
             .map(|n| n.trim().to_string())
             .unwrap_or_else(|_| dir.display().to_string());
         let files = match channel {
@@ -41,7 +41,7 @@ impl Hwmon {
         };
         let sensor = Hwmon { dir, name, files };
         for path in sensor.paths() {
-            let text = std::fs::read_to_string(path).map_err(|source| MeterError::Unreadable {
+            let text = read_sysfs(path).map_err(|source| MeterError::Unreadable {
                 path: path.display().to_string(),
                 source,
                 hint: "",
@@ -112,7 +112,7 @@ fn find_by_name(class: &Path, name: &str) -> Result<PathBuf, MeterError> {
         .collect();
     dirs.sort_by_key(|d| trailing_number(&d.to_string_lossy()));
     for dir in dirs {
-        let Ok(found) = std::fs::read_to_string(dir.join("name")) else {
+        let Ok(found) = read_sysfs(&dir.join("name")) else {
             continue;
         };
         let found = found.trim().to_string();

@@ -119,8 +119,8 @@ fn sata_policy(dir: &Path) -> Option<Result<LinkPowerControl, String>> {
 }
 
 fn read(file: &Path, slumber: &str, active: &str) -> Result<LinkPowerControl, String> {
-    let value = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let value =
+        super::read_sysfs(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     Ok(LinkPowerControl {
         control: file.display().to_string(),
         value: value.trim().to_string(),

@@ -26,6 +26,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod bounded_lines;
 pub mod command;
 pub mod hwmon;
 pub mod link;
@@ -438,9 +439,19 @@ fn poll(
     sensor.description()
 }
 
-/// A sysfs attribute's text.
+/// A sysfs attribute holds a page at most (4 KiB; 64 KiB on some machines). The paths a
+/// meter reads are the user's to name, so one may lead to /dev/zero or a FIFO.
+const SYSFS_ATTRIBUTE: crate::regular_file::RegularFile =
+    crate::regular_file::RegularFile::new("a sysfs attribute", 64 << 10);
+
+/// A sysfs attribute's whole text.
+fn read_sysfs(path: &std::path::Path) -> std::io::Result<String> {
+    SYSFS_ATTRIBUTE.read_to_string(path)
+}
+
+/// A sysfs attribute's text, trimmed.
 fn read_attr(path: &std::path::Path) -> Result<String, String> {
-    std::fs::read_to_string(path)
+    read_sysfs(path)
         .map(|t| t.trim().to_string())
         .map_err(|e| format!("cannot read {}: {e}", path.display()))
 }

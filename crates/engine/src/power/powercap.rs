@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::{read_attr, read_integer, Chip, MeterError, Sensor};
+use super::{read_attr, read_integer, read_sysfs, Chip, MeterError, Sensor};
 
 pub(super) struct Powercap {
     dir: PathBuf,
@@ -44,7 +44,7 @@ impl Powercap {
             }
         };
         let energy = dir.join("energy_uj");
-        let text = std::fs::read_to_string(&energy).map_err(|source| MeterError::Unreadable {
+        let text = read_sysfs(&energy).map_err(|source| MeterError::Unreadable {
             path: energy.display().to_string(),
             hint: if source.kind() == std::io::ErrorKind::PermissionDenied {
                 " (energy counters are readable by root only on recent kernels: run as root)"
