@@ -4,7 +4,7 @@
 //! error does not show where the database is. Every test is bounded in time.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -17,10 +17,14 @@ use test_support::http::{self, status};
 /// `bench::web::serve` on a free loopback port, in a thread that lives as long as the test
 /// process.
 fn start(db: &Path) -> SocketAddr {
+    start_with(db, bench::web::Limits::default())
+}
+
+fn start_with(db: &Path, limits: bench::web::Limits) -> SocketAddr {
     let (tx, rx) = std::sync::mpsc::channel();
     let db = db.to_path_buf();
     std::thread::spawn(move || {
-        bench::web::serve(&db, "127.0.0.1:0", |addr| tx.send(addr).unwrap()).unwrap();
+        bench::web::serve_with(&db, "127.0.0.1:0", limits, |addr| tx.send(addr).unwrap()).unwrap();
     });
     rx.recv_timeout(Duration::from_secs(10))
         .expect("the server listens")
@@ -430,4 +434,102 @@ fn serves_postgres() {
         return;
     };
     serves_the_drive_list_a_run_and_a_compare_page(Path::new(&server.new_database()));
+}
+
+/// The client that hogs connections: another loopback address than the others'.
+const HOG: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+
+/// A keep-alive connection from `from` that has had one answer and now waits, idle; `None`
+/// if the server closed it instead of answering.
+fn idle_keep_alive(from: IpAddr, addr: SocketAddr) -> Option<TcpStream> {
+    let mut s = http::connect_from(from, addr, Duration::from_secs(10)).unwrap();
+    s.write_all(b"HEAD / HTTP/1.1\r\nHost: bench\r\n\r\n")
+        .ok()?;
+    let mut head = Vec::new();
+    let mut byte = [0u8];
+    while !head.ends_with(b"\r\n\r\n") {
+        match s.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return None,
+        }
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
+    Some(s)
+}
+
+/// Limits where a connection is never closed for being idle or slow while the test runs:
+/// only the limits under test free one.
+fn patient(max_connections: usize, connections_per_client: usize) -> bench::web::Limits {
+    bench::web::Limits {
+        max_connections,
+        connections_per_client,
+        head_timeout: Duration::from_secs(600),
+        idle_timeout: Duration::from_secs(600),
+        ..Default::default()
+    }
+}
+
+/// One client holding every keep-alive connection it can (before: all of them, and every
+/// other client waited until one timed out) leaves room for the others.
+#[test]
+fn one_client_cannot_hold_every_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = start_with(&new_bench(dir.path()), patient(8, 4));
+    let held: Vec<TcpStream> = (0..8).filter_map(|_| idle_keep_alive(HOG, addr)).collect();
+    assert_eq!(held.len(), 4, "a client's share: the rest closed at once");
+    // Another client is answered at once; before, it never was (until a timeout).
+    let r = http::request(addr, "GET", "/", Duration::from_secs(20)).unwrap();
+    assert_eq!(status(&r), "200", "{r}");
+    drop(held);
+}
+
+/// When every connection is taken, the one idle the longest is closed for a new client
+/// rather than the new client waiting.
+#[test]
+fn idle_connections_make_room_for_new_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = start_with(&new_bench(dir.path()), patient(4, 4));
+    let mut held: Vec<TcpStream> = (0..4)
+        .map(|_| idle_keep_alive(HOG, addr).expect("within the limits"))
+        .collect();
+    let r = http::request(addr, "GET", "/", Duration::from_secs(20)).unwrap();
+    assert_eq!(status(&r), "200", "{r}");
+    assert!(
+        closed_within(&mut held[0], 20).is_some(),
+        "the longest idle made room"
+    );
+    // The others are still served.
+    let s = &mut held[3];
+    s.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    assert_eq!(status(&answer), "200", "{answer}");
+}
+
+/// A connection is kept alive for so many requests, then closed.
+#[test]
+fn keep_alive_ends_after_its_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = bench::web::Limits {
+        keep_alive_requests: 3,
+        ..patient(8, 8)
+    };
+    let addr = start_with(&new_bench(dir.path()), limits);
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(&b"HEAD / HTTP/1.1\r\nHost: bench\r\n\r\n".repeat(5))
+        .unwrap();
+    assert!(closed_within(&mut s, 20).is_some(), "closed after its 3rd");
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(&b"HEAD / HTTP/1.1\r\nHost: bench\r\n\r\n".repeat(3))
+        .unwrap();
+    let mut answers = String::new();
+    s.read_to_string(&mut answers).unwrap();
+    assert_eq!(answers.matches("HTTP/1.1 200").count(), 3, "{answers}");
+    assert_eq!(answers.matches("Connection: close").count(), 1, "{answers}");
 }

@@ -15,9 +15,16 @@ use bench::term::printable;
 #[derive(Args)]
 pub struct BenchArgs {
     /// The Bench database: an SQLite file (PATH or sqlite:PATH) or PostgreSQL
-    /// (postgres://user@host[:port]/dbname; PGHOST, PGUSER, PGPASSWORD... fill what it
-    /// leaves out) [default: $XDG_DATA_HOME/ssdlab/bench.db].
-    #[arg(long, env = "SSDLAB_DB", value_name = "PATH|URL", global = true)]
+    /// (postgres://user@host[:port]/dbname, or key=value words; PGHOST, PGUSER,
+    /// PGPASSWORD... fill what it leaves out) [default: $XDG_DATA_HOME/ssdlab/bench.db].
+    /// Help never shows its value: it may hold a password.
+    #[arg(
+        long,
+        env = "SSDLAB_DB",
+        hide_env_values = true,
+        value_name = "PATH|URL",
+        global = true
+    )]
     pub db: Option<PathBuf>,
     #[command(subcommand)]
     pub command: BenchCmd,
@@ -252,8 +259,8 @@ fn copy(from: &std::path::Path, to: &std::path::Path) -> anyhow::Result<()> {
     let source = Bench::open_read_only(from)?;
     let mut target = Bench::open(to)?;
     let (shown_from, shown_to) = (
-        printable(&source.path().display().to_string()).into_owned(),
-        printable(&target.path().display().to_string()).into_owned(),
+        printable(&source.location().to_string()).into_owned(),
+        printable(&target.location().to_string()).into_owned(),
     );
     let bar = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
         let bar = indicatif::ProgressBar::new(0);
@@ -361,7 +368,7 @@ fn list(b: &Bench) -> anyhow::Result<()> {
     if drives.is_empty() {
         println!(
             "The Bench at {} is empty: runs are stored as they finish.",
-            b.path().display()
+            printable(&b.location().to_string())
         );
         return Ok(());
     }

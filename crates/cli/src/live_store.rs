@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use bench::db::{with_causes, Bench, BenchError, RunRecord};
+use bench::db::{with_causes, Bench, BenchError, Location, RunRecord};
+use bench::term::printable;
 
 /// One run's place in the Bench: stored or not, and why not.
 pub struct LiveStore {
@@ -65,7 +66,7 @@ impl LiveStore {
             Ok(None) => State::Nothing,
             Err(e) => State::Failed(e),
         };
-        let shown = bench::db::redacted(&db.to_string_lossy());
+        let shown = shown(&db);
         let dir = self.dir.display();
         match &self.state {
             State::Stored(id) if failing => Some(format!(
@@ -149,10 +150,9 @@ impl LiveStore {
             spinner.finish_and_clear();
         }
         match &self.state {
-            State::Stored(id) if !quiet => eprintln!(
-                "stored in the Bench as run {id} ({})",
-                bench::db::redacted(&db.to_string_lossy())
-            ),
+            State::Stored(id) if !quiet => {
+                eprintln!("stored in the Bench as run {id} ({})", shown(&db))
+            }
             State::Failed(e) => eprintln!(
                 "warning: not stored in the Bench: {}\n  the results are in {dir}; store them \
                  later with `ssdlab bench push {dir}`",
@@ -185,4 +185,13 @@ impl LiveStore {
         };
         Ok(Some(Bench::open(db)?.store(run)?.id()))
     }
+}
+
+/// Where the Bench is, fit to print: without its password (it was stored there, so it
+/// parses).
+fn shown(db: &Path) -> String {
+    Location::parse(db).map_or_else(
+        |_| "--db".into(),
+        |l| printable(&l.to_string()).into_owned(),
+    )
 }

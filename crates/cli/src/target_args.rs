@@ -54,9 +54,15 @@ pub struct StoreArgs {
     #[arg(long)]
     pub no_store: bool,
     /// The Bench database: an SQLite file (PATH or sqlite:PATH) or PostgreSQL
-    /// (postgres://user@host[:port]/dbname; PGHOST, PGUSER, PGPASSWORD... fill what it
-    /// leaves out) [default: $XDG_DATA_HOME/ssdlab/bench.db].
-    #[arg(long, env = "SSDLAB_DB", value_name = "PATH|URL")]
+    /// (postgres://user@host[:port]/dbname, or key=value words; PGHOST, PGUSER,
+    /// PGPASSWORD... fill what it leaves out) [default: $XDG_DATA_HOME/ssdlab/bench.db].
+    /// Help never shows its value: it may hold a password.
+    #[arg(
+        long,
+        env = "SSDLAB_DB",
+        hide_env_values = true,
+        value_name = "PATH|URL"
+    )]
     pub db: Option<std::path::PathBuf>,
     /// How long the command waits at its end for a Bench it cannot reach, trying again
     /// (0: not at all); the results stay on disk, and `ssdlab bench push DIR` stores them

@@ -781,3 +781,91 @@ fn a_bench_copied_to_postgresql_and_back_exports_byte_for_byte_the_same() {
     );
     assert_eq!(export(&back), original, "and back in SQLite, byte for byte");
 }
+
+/// Every file under `dir`, read.
+fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = e.path();
+        match path.is_dir() {
+            true => out.extend(files_under(&path)),
+            false => out.push((path.clone(), std::fs::read(&path).unwrap())),
+        }
+    }
+    out
+}
+
+/// A password in the Bench's connection string, in any of its forms, or in PGPASSWORD, is
+/// never printed: not where a run says it was stored, not by `bench list`, not in an error,
+/// not in the results.
+#[test]
+fn a_password_in_the_bench_location_is_never_printed() {
+    let Some(server) = test_support::postgres::shared() else {
+        return;
+    };
+    let url = server.new_database();
+    let rest = url.strip_prefix("postgres://ssdlab@/").unwrap();
+    let (db, host) = rest.split_once("?host=").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let secret = |s: &[u8]| String::from_utf8_lossy(s).contains("S3cret");
+    for (i, with_password) in [
+        format!("postgres:///{db}?host={host}&user=ssdlab&password=S3cretQ"),
+        format!("postgres:///{db}?host={host}&user=ssdlab&pass%77ord=S3cretR"),
+        format!("postgres://ssdlab:S3cretU@/{db}?host={host}"),
+        format!("host={host} dbname={db} user=ssdlab password=S3cretW"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = dir.path().join(format!("run-{i}"));
+        // Not quiet: it says where it stored the run.
+        let o = ssdlab()
+            .env("SSDLAB_DB", with_password)
+            .env("PGPASSWORD", "S3cretP")
+            .args([
+                "run",
+                "random-write",
+                "--target",
+                "sim:default",
+                "--duration",
+                "5",
+            ])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let t = text(&o);
+        assert!(o.status.success(), "{t}");
+        assert!(t.contains("stored in the Bench as run"), "{t}");
+        assert!(!secret(t.as_bytes()), "{with_password}: {t}");
+        for (path, bytes) in files_under(&out) {
+            assert!(!secret(&bytes), "{}", path.display());
+        }
+        let o = bench(Path::new(with_password), &["list"]);
+        assert!(
+            o.status.success() && !secret(text(&o).as_bytes()),
+            "{}",
+            text(&o)
+        );
+        for help in [&["bench", "--help"][..], &["run", "random-write", "--help"]] {
+            let o = ssdlab()
+                .env("SSDLAB_DB", with_password)
+                .args(help)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success() && !secret(text(&o).as_bytes()),
+                "{}",
+                text(&o)
+            );
+        }
+    }
+    let o = bench(
+        Path::new(&format!(
+            "postgres:///no_such_database?host={host}&user=ssdlab&password=S3cretE"
+        )),
+        &["list"],
+    );
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(!secret(text(&o).as_bytes()), "{}", text(&o));
+}

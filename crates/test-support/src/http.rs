@@ -2,8 +2,28 @@
 //! per connection, read until the server closes it, so the server's own framing is tested.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::time::Duration;
+
+/// A connection to `addr` from the local address `from`: another client, to a server that
+/// counts connections per client (any of 127.0.0.0/8 is the loopback on Linux).
+pub fn connect_from(
+    from: IpAddr,
+    addr: SocketAddr,
+    timeout: Duration,
+) -> std::io::Result<TcpStream> {
+    let socket = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )?;
+    socket.bind(&SocketAddr::new(from, 0).into())?;
+    socket.connect_timeout(&addr.into(), timeout)?;
+    let s = TcpStream::from(socket);
+    s.set_read_timeout(Some(timeout))?;
+    s.set_write_timeout(Some(timeout))?;
+    Ok(s)
+}
 
 /// Send `request` on a new connection and read until the server closes it (each step given
 /// `timeout`): the whole response, or the error.

@@ -234,6 +234,24 @@ impl Server {
         Ok(())
     }
 
+    /// Stop the server's processes where they are (SIGSTOP: the postmaster and every
+    /// backend), as a server stuck or paused looks to its clients: connections stay open and
+    /// nothing answers. They go on when the guard is dropped.
+    pub fn freeze(&self) -> Result<Frozen, String> {
+        let running = self.running.lock().unwrap();
+        let postmaster = running.as_ref().ok_or("the server is stopped")?.id();
+        // The postmaster first, so it starts no backend after its children are listed.
+        let mut frozen = Frozen { pids: Vec::new() };
+        frozen.signal(postmaster, libc::SIGSTOP)?;
+        let children =
+            std::fs::read_to_string(format!("/proc/{postmaster}/task/{postmaster}/children"))
+                .map_err(|e| format!("the postmaster's children: {e}"))?;
+        for pid in children.split_whitespace().filter_map(|p| p.parse().ok()) {
+            frozen.signal(pid, libc::SIGSTOP)?;
+        }
+        Ok(frozen)
+    }
+
     fn wait_ready(&self) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
@@ -285,4 +303,31 @@ impl Server {
 
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// A frozen server's processes ([`Server::freeze`]): they go on (SIGCONT) when this is
+/// dropped, the backends before the postmaster.
+pub struct Frozen {
+    pids: Vec<u32>,
+}
+
+impl Frozen {
+    fn signal(&mut self, pid: u32, signal: libc::c_int) -> Result<(), String> {
+        // SAFETY: kill has no preconditions; the pid is the server's postmaster or one of
+        // its children, listed just now while the postmaster, which reaps them, is stopped.
+        if unsafe { libc::kill(pid as libc::pid_t, signal) } != 0 {
+            return Err(format!("kill {pid}: {}", std::io::Error::last_os_error()));
+        }
+        self.pids.push(pid);
+        Ok(())
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        for &pid in self.pids.iter().rev() {
+            // SAFETY: as in signal: the processes stopped, not reaped meanwhile.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGCONT) };
+        }
+    }
 }

@@ -166,7 +166,7 @@ fn copy(
         map.iter().find(|(s, _)| *s == id).map(|&(_, t)| t).ok_or_else(|| {
                 super::BenchError::Input(format!(
                     "{}: a run names drive or test system {id}, which is not there: the source Bench is damaged",
-                    from.path().display()
+                    from.location()
                 ))
             })
     };

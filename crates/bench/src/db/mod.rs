@@ -25,7 +25,7 @@ use conn::Conn;
 
 pub use copy::Copied;
 pub use import::{check_name, check_result, check_time};
-pub use location::{redacted, Location};
+pub use location::{ConnectionString, Location};
 pub use query::{DriveFilter, DriveListing, DriveRow, RunRow, Specs, StoredResult};
 pub use schema::LATEST as SCHEMA_VERSION;
 pub use store::{RunRecord, Stored};
@@ -116,11 +116,12 @@ fn postgres_transient(e: &postgres::Error) -> bool {
     if let Some(state) = e.code() {
         let code = state.code();
         // Class 08: connection exceptions; 57P01-57P03: shutting down, crashed, starting
-        // up; 53300: too many connections; 40001, 40P01: a serialization failure, a deadlock.
+        // up; 53300: too many connections; 40001, 40P01: a serialization failure, a deadlock;
+        // 57014: a statement cancelled (its statement_timeout: the server is overloaded).
         return code.starts_with("08")
             || matches!(
                 code,
-                "57P01" | "57P02" | "57P03" | "53300" | "40001" | "40P01"
+                "57P01" | "57P02" | "57P03" | "53300" | "40001" | "40P01" | "57014"
             );
     }
     if e.is_closed() {
@@ -164,7 +165,7 @@ pub fn default_path() -> PathBuf {
 
 pub struct Bench {
     conn: RefCell<Conn>,
-    path: PathBuf,
+    location: Location,
 }
 
 /// The advisory lock PostgreSQL writers take to migrate the schema (any number: ssdlab's).
@@ -174,10 +175,15 @@ impl Bench {
     /// Open (creating it and its directory if needed) and bring the schema up to date.
     /// `path` is what `--db` names: a path, `sqlite:PATH` or `postgres://...`.
     pub fn open(path: &Path) -> Result<Bench> {
-        match Location::parse(path)? {
+        Bench::open_at(&Location::parse(path)?)
+    }
+
+    /// [`Bench::open`] at a location already parsed.
+    pub fn open_at(location: &Location) -> Result<Bench> {
+        match location.clone() {
             Location::Sqlite(path) => Bench::open_sqlite(&path),
-            Location::Postgres(url) => {
-                let bench = Bench::postgres(&url)?;
+            Location::Postgres(c) => {
+                let bench = Bench::postgres(c)?;
                 bench.migrate()?;
                 Ok(bench)
             }
@@ -202,14 +208,19 @@ impl Bench {
     /// export). A Bench of an older schema is upgraded first, which is the only write; an
     /// empty or foreign database is never given the Bench's tables.
     pub fn open_read_only(path: &Path) -> Result<Bench> {
-        let path = match Location::parse(path)? {
+        Bench::open_read_only_at(&Location::parse(path)?)
+    }
+
+    /// [`Bench::open_read_only`] at a location already parsed.
+    pub fn open_read_only_at(location: &Location) -> Result<Bench> {
+        let path = match location.clone() {
             Location::Sqlite(path) => path,
-            Location::Postgres(url) => {
-                let bench = Bench::postgres(&url)?;
+            Location::Postgres(c) => {
+                let bench = Bench::postgres(c)?;
                 let version = bench.schema_version()?;
                 if version == 0 {
                     return Err(BenchError::Missing {
-                        path: bench.path.display().to_string(),
+                        path: bench.location.to_string(),
                     });
                 }
                 if version < SCHEMA_VERSION {
@@ -245,9 +256,21 @@ impl Bench {
         Ok(bench)
     }
 
-    /// Where the Bench is: a file, or a PostgreSQL URL (its password left out).
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Where the Bench is: a file, or a PostgreSQL database (shown without its password).
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Have the database end a statement that runs longer than `limit` (PostgreSQL's
+    /// `statement_timeout`, an error worth trying again; SQLite has no server to ask).
+    pub(crate) fn limit_statements(&self, limit: Duration) -> Result<()> {
+        if self.is_postgres() {
+            let ms = limit.as_millis().max(1);
+            self.conn
+                .borrow_mut()
+                .batch(&format!("SET statement_timeout = {ms}"))?;
+        }
+        Ok(())
     }
 
     /// Whether the Bench is a PostgreSQL database.
@@ -264,12 +287,11 @@ impl Bench {
 
     /// Connect to a PostgreSQL Bench and refuse, before anything is written, a database
     /// that is another program's or too new.
-    fn postgres(url: &str) -> Result<Bench> {
-        let shown = redacted(url);
-        let client = connect(postgres_config(url)?, &shown)?;
+    fn postgres(c: ConnectionString) -> Result<Bench> {
+        let client = connect(postgres_config(&c)?, &c)?;
         let bench = Bench {
             conn: RefCell::new(Conn::Postgres(client)),
-            path: PathBuf::from(&shown),
+            location: Location::Postgres(c),
         };
         let row = bench.conn.borrow_mut().query_one(
             "SELECT (SELECT count(*) FROM information_schema.tables
@@ -285,7 +307,7 @@ impl Bench {
 
     /// Refuse a database too new, or another program's.
     fn refuse(&self, found: u32, tables: i64, ours: bool, what: &str) -> Result<()> {
-        let path = self.path.display().to_string();
+        let path = self.location.to_string();
         if found > SCHEMA_VERSION {
             return Err(BenchError::Newer {
                 path,
@@ -331,7 +353,7 @@ impl Bench {
             })?;
         let bench = Bench {
             conn: RefCell::new(Conn::Sqlite(conn)),
-            path: path.to_path_buf(),
+            location: Location::Sqlite(path.to_path_buf()),
         };
         bench.refuse(found, tables, ours > 0, "an SQLite database")?;
         bench.sqlite().pragma_update(None, "foreign_keys", "ON")?;
@@ -342,7 +364,7 @@ impl Bench {
     /// next to a run, and it finds damaged pages before a write spreads them.
     fn check_integrity(&self) -> Result<()> {
         let damaged = |detail: String| BenchError::Damaged {
-            path: self.path.display().to_string(),
+            path: self.location.to_string(),
             detail,
         };
         let conn = self.sqlite();
@@ -382,7 +404,7 @@ impl Bench {
         let from = version(&mut tx)?;
         if from > SCHEMA_VERSION {
             return Err(BenchError::Newer {
-                path: self.path.display().to_string(),
+                path: self.location.to_string(),
                 found: from,
                 latest: SCHEMA_VERSION,
             });
@@ -451,14 +473,15 @@ fn version(conn: &mut Conn) -> Result<u32> {
 /// each socket connect only (libpq's bounds the whole), so a server that accepts but never
 /// answers (stopped, overloaded, a stuck proxy) would hang the caller: the attempt runs on a
 /// thread of its own, left behind if it does not finish in time.
-fn connect(config: postgres::Config, shown: &str) -> Result<postgres::Client> {
+fn connect(config: postgres::Config, at: &ConnectionString) -> Result<postgres::Client> {
     let limit = 2 * config
         .get_connect_timeout()
         .copied()
         .unwrap_or(CONNECT_TIMEOUT);
+    let password = config.get_password().map(<[u8]>::to_vec);
     let failed = |detail: String, transient: bool| BenchError::Connect {
-        path: shown.to_string(),
-        detail,
+        path: at.to_string(),
+        detail: at.scrubbed(&detail, password.as_deref()),
         transient,
     };
     let (tx, rx) = std::sync::mpsc::channel();
@@ -488,11 +511,8 @@ fn connect(config: postgres::Config, shown: &str) -> Result<postgres::Client> {
 /// PGPORT, PGUSER, PGPASSWORD, PGDATABASE) where it says nothing, and with timeouts (see
 /// [`CONNECT_TIMEOUT`]) where it sets none. TLS is not offered: use a Unix socket or a
 /// trusted network.
-fn postgres_config(url: &str) -> Result<postgres::Config> {
-    let shown = redacted(url);
-    let mut c: postgres::Config = url
-        .parse()
-        .map_err(|e| BenchError::Input(format!("{shown}: not a PostgreSQL URL: {e}")))?;
+fn postgres_config(conn: &ConnectionString) -> Result<postgres::Config> {
+    let mut c = conn.config()?;
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     if c.get_hosts().is_empty() {
         let host = env("PGHOST").unwrap_or_else(|| {

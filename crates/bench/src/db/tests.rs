@@ -758,7 +758,7 @@ fn an_unknown_scheme_is_an_error_and_creates_no_file() {
     // sqlite:PATH is a file.
     let path = dir.path().join("b.db");
     let b = Bench::open(std::path::Path::new(&format!("sqlite:{}", path.display()))).unwrap();
-    assert_eq!(b.path(), path);
+    assert_eq!(b.location(), &Location::Sqlite(path.clone()));
     assert!(path.exists());
 }
 
@@ -1031,7 +1031,10 @@ on_both!(
 
 /// A plain client of a test's PostgreSQL database, to do what ssdlab never would.
 fn client(url: &str) -> postgres::Client {
-    postgres_config(url)
+    let Location::Postgres(c) = Location::parse(std::path::Path::new(url)).unwrap() else {
+        panic!("{url}: a PostgreSQL URL");
+    };
+    postgres_config(&c)
         .unwrap()
         .connect(postgres::NoTls)
         .unwrap()
@@ -1250,4 +1253,31 @@ fn a_postgres_error_says_what_the_server_said_once() {
     );
     assert_eq!(chain.matches("does not exist").count(), 1, "{chain}");
     assert!(!chain.contains("db error"), "{chain}");
+}
+
+/// No error says a password, whichever way the connection string carries it, nor
+/// PGPASSWORD's: a database missing, a malformed string, an unterminated quote.
+#[test]
+fn a_password_never_reaches_an_error_message() {
+    let Some(server) = test_support::postgres::shared() else {
+        return;
+    };
+    let dir = server.socket_dir().display().to_string();
+    for db in [
+        format!("postgres:///no_such_database?host={dir}&user=ssdlab&password=S3cretQ"),
+        format!("postgres:///no_such_database?host={dir}&user=ssdlab&PASS%57ORD=S3cretR"),
+        format!("postgres://ssdlab:S3cretU@/no_such_database?host={dir}"),
+        format!("postgres://ssdlab:S3cretV@/no_such_database?host={dir}&port=x"),
+        format!("host={dir} dbname=no_such_database user=ssdlab password=S3cretW"),
+        format!("host={dir} dbname=no_such_database password='S3cretX"),
+        format!("host={dir} dbname=no_such_database password=S3cretY port=x"),
+    ] {
+        let path = std::path::Path::new(&db);
+        for e in [Bench::open(path).err(), Bench::open_read_only(path).err()] {
+            let e = e.expect("no such database");
+            for text in [with_causes(&e), format!("{e:?}")] {
+                assert!(!text.contains("S3cret"), "{db}: {text}");
+            }
+        }
+    }
 }

@@ -14,10 +14,12 @@
 //! client holds up another.
 
 mod compare;
+mod connections;
 mod pages;
 mod server;
 #[cfg(test)]
 mod tests;
+mod workers;
 
 pub use server::{serve_with, Limits};
 
@@ -58,6 +60,7 @@ impl Page {
             405 => "Method not allowed",
             414 => "Address too long",
             431 => "Headers too large",
+            503 => "Unavailable",
             _ => "Server error",
         };
         let body = html! {
@@ -101,40 +104,69 @@ pub(crate) fn server_error(detail: &dyn std::fmt::Display) -> Page {
 
 /// The page for `method` and `url` (the request target as sent: path and query).
 pub fn respond(bench: &Bench, method: &str, url: &str) -> Page {
+    match route(method, url) {
+        Ok(route) => render(bench, &route).unwrap_or_else(|e| server_error(&e)),
+        Err(page) => page,
+    }
+}
+
+/// A request for a page the Bench's database makes, checked whole before the database is
+/// asked anything.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Route {
+    Index(Query),
+    Compare(Query),
+    Run(i64),
+    Result(i64),
+    View { kind: String, id: i64, query: Query },
+}
+
+/// A query string's name=value pairs, decoded.
+pub(crate) type Query = Vec<(String, String)>;
+
+/// What `method` and `url` ask for, or the answer when that needs no database: 405 for a
+/// method other than GET and HEAD, 404 for no such page, 400 for a malformed query.
+pub(crate) fn route(method: &str, url: &str) -> std::result::Result<Route, Page> {
     if method != "GET" && method != "HEAD" {
-        return method_not_allowed();
+        return Err(method_not_allowed());
     }
     let url = url.split_once('#').map_or(url, |(u, _)| u);
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
-    let page = match path {
-        "/" => match parse_query(query) {
-            Ok(q) => pages::index(bench, &q),
-            Err(e) => Ok(Page::error(400, &e)),
-        },
-        "/compare" => match parse_query(query) {
-            Ok(q) => compare::page_of(bench, &q),
-            Err(e) => Ok(Page::error(400, &e)),
-        },
+    let query = || parse_query(query).map_err(|e| Page::error(400, &e));
+    match path {
+        "/" => Ok(Route::Index(query()?)),
+        "/compare" => Ok(Route::Compare(query()?)),
         _ => {
             if let Some(id) = path.strip_prefix("/run/").and_then(parse_id) {
-                pages::run(bench, id)
+                Ok(Route::Run(id))
             } else if let Some(id) = path.strip_prefix("/result/").and_then(parse_id) {
-                pages::result(bench, id)
+                Ok(Route::Result(id))
             } else if let Some((kind, id)) = path
                 .strip_prefix("/view/")
                 .and_then(|rest| rest.split_once('/'))
                 .and_then(|(kind, id)| Some((kind, parse_id(id)?)))
             {
-                match parse_query(query) {
-                    Ok(q) => compare::view(bench, kind, id, &q),
-                    Err(e) => Ok(Page::error(400, &e)),
-                }
+                Ok(Route::View {
+                    kind: kind.to_string(),
+                    id,
+                    query: query()?,
+                })
             } else {
-                Ok(Page::not_found())
+                Err(Page::not_found())
             }
         }
-    };
-    page.unwrap_or_else(|e| server_error(&e))
+    }
+}
+
+/// The page of a route, from the Bench.
+pub(crate) fn render(bench: &Bench, route: &Route) -> Result<Page> {
+    match route {
+        Route::Index(q) => pages::index(bench, q),
+        Route::Compare(q) => compare::page_of(bench, q),
+        Route::Run(id) => pages::run(bench, *id),
+        Route::Result(id) => pages::result(bench, *id),
+        Route::View { kind, id, query } => compare::view(bench, kind, *id, query),
+    }
 }
 
 /// An id in a path: ASCII digits only.
@@ -177,7 +209,12 @@ fn percent_decode(s: &str) -> std::result::Result<String, String> {
         }
         i += 1;
     }
-    String::from_utf8(out).map_err(|_| "the query is not UTF-8".to_string())
+    let text = String::from_utf8(out).map_err(|_| "the query is not UTF-8".to_string())?;
+    // No database stores a NUL in text (PostgreSQL refuses it), and no name holds one.
+    if text.contains('\0') {
+        return Err("the query holds a NUL character (%00), which no name or value has".into());
+    }
+    Ok(text)
 }
 
 /// A drive id from a query value.

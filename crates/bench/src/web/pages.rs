@@ -158,7 +158,7 @@ pub(super) fn index(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
         h1 { "The Bench" }
         p.sub {
             (total) @if filtered { " matching" } " drives and " (run_count) " runs in "
-            code { (bench.path().display()) }
+            code { (bench.location()) }
             ". Pick drives to compare them the way the reviews did, or open a run's full report."
         }
         @if total == 0 && !filtered {

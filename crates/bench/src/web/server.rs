@@ -1,20 +1,28 @@
 //! The socket side of `bench serve`: HTTP/1.0 and 1.1 by hyper on a small tokio runtime, so
-//! no client can hold up another. Each connection is a task of its own; pages are made on a
-//! bounded pool of threads (SQLite and rendering block); and every connection has limits:
+//! no client can hold up another. Each connection is a task of its own; pages that need the
+//! database are made on a bounded pool of threads (`workers.rs`: SQLite and the postgres
+//! client block) and answered 503 within [`Limits::database_timeout`] when it does not
+//! answer; everything else (404, 405, a malformed query) is answered without it. Every
+//! connection has limits:
 //!
 //! - a request head (line and headers) must arrive within [`Limits::head_timeout`]
 //!   (slowloris) and fit in [`Limits::head_bytes`] (431 and close);
 //! - a request line longer than [`Limits::request_line_bytes`] is answered 414 and closed;
 //! - a connection with nothing to read for [`Limits::idle_timeout`], or that does not read
 //!   its answers for [`Limits::write_timeout`] (pipelining without reading), is closed;
-//! - at most [`Limits::max_connections`] are served at once; more wait to be accepted.
+//! - a connection is kept alive for [`Limits::keep_alive_requests`] requests and
+//!   [`Limits::keep_alive_lifetime`] at most;
+//! - one client address may hold [`Limits::connections_per_client`], and at most
+//!   [`Limits::max_connections`] are served at once: when all are taken the one idle the
+//!   longest is closed for the newcomer (`connections.rs`).
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::pin::Pin;
+use std::path::Path;
+use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -22,13 +30,16 @@ use std::time::Duration;
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderValue, CONNECTION};
+use hyper::server::conn::http1;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
-use super::{method_not_allowed, respond, server_error, Page};
-use crate::db::{Bench, BenchError, Result};
+use super::connections::{Admitted, Connections};
+use super::workers::Workers;
+use super::{route, Page};
+use crate::db::{Bench, BenchError, Location, Result};
 
 /// What one client may take of the server.
 #[derive(Clone, Debug)]
@@ -45,6 +56,14 @@ pub struct Limits {
     pub write_timeout: Duration,
     /// Connections served at once.
     pub max_connections: usize,
+    /// Connections one client address may hold (more are closed at once).
+    pub connections_per_client: usize,
+    /// Requests answered on one connection before it is closed.
+    pub keep_alive_requests: u64,
+    /// How long a connection is kept alive: the answer after this closes it.
+    pub keep_alive_lifetime: Duration,
+    /// How long a page waits for the database before it is answered 503.
+    pub database_timeout: Duration,
     /// Threads making pages.
     pub page_workers: usize,
 }
@@ -58,6 +77,10 @@ impl Default for Limits {
             idle_timeout: Duration::from_secs(30),
             write_timeout: Duration::from_secs(10),
             max_connections: 256,
+            connections_per_client: 32,
+            keep_alive_requests: 100,
+            keep_alive_lifetime: Duration::from_secs(60),
+            database_timeout: Duration::from_secs(5),
             page_workers: 4,
         }
     }
@@ -70,7 +93,8 @@ pub fn serve_with(
     limits: Limits,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<()> {
-    drop(Bench::open_read_only(db)?);
+    let location = Location::parse(db)?;
+    drop(Bench::open_read_only_at(&location)?);
     let cannot = |e: io::Error| BenchError::Input(format!("cannot listen on {listen}: {e}"));
     let listener = std::net::TcpListener::bind(listen).map_err(cannot)?;
     listener.set_nonblocking(true).map_err(cannot)?;
@@ -87,27 +111,24 @@ pub fn serve_with(
         tokio::net::TcpListener::from_std(listener).map_err(cannot)?
     };
     ready(addr);
-    runtime.block_on(accept_loop(listener, Arc::new(db.to_path_buf()), limits));
+    let workers = Arc::new(Workers::new(location, &limits));
+    runtime.block_on(accept_loop(listener, workers, limits));
     Ok(())
 }
 
-async fn accept_loop(listener: tokio::net::TcpListener, db: Arc<PathBuf>, limits: Limits) {
-    let mut http = hyper::server::conn::http1::Builder::new();
+async fn accept_loop(listener: tokio::net::TcpListener, workers: Arc<Workers>, limits: Limits) {
+    let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.head_timeout)
         .max_buf_size(limits.head_bytes.max(8192))
         // Header names as the pages always sent them (Content-Type), not lower case.
         .title_case_headers(true)
         .keep_alive(true);
-    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let connections = Connections::new(&limits);
     let limits = Arc::new(limits);
     loop {
-        let slot = Arc::clone(&slots)
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed");
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
             Err(e) => {
                 // Out of file descriptors, or a connection reset before it was accepted.
                 eprintln!("bench serve: accepting a connection: {e}");
@@ -115,35 +136,85 @@ async fn accept_loop(listener: tokio::net::TcpListener, db: Arc<PathBuf>, limits
                 continue;
             }
         };
+        // A client over its share is closed at once (dropped).
+        let Some(admitted) = connections.admit(peer.ip()).await else {
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let io = TokioIo::new(Deadlines::new(
             stream,
             limits.idle_timeout,
             limits.write_timeout,
         ));
-        let (db, limits, http) = (Arc::clone(&db), Arc::clone(&limits), http.clone());
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |req| {
-                handle(req, Arc::clone(&db), Arc::clone(&limits))
-            });
-            // A client that misbehaves or goes away is its own business.
-            let _ = http.serve_connection(io, service).await;
-            drop(slot);
-        });
+        tokio::spawn(serve_connection(
+            http.clone(),
+            io,
+            admitted,
+            Arc::clone(&workers),
+            Arc::clone(&limits),
+        ));
     }
+}
+
+/// One connection's requests, until the client goes, a limit closes it, or it is asked to
+/// close to make room (at once when idle, after its answer when busy).
+async fn serve_connection(
+    http: http1::Builder,
+    io: TokioIo<Deadlines<tokio::net::TcpStream>>,
+    admitted: Admitted,
+    workers: Arc<Workers>,
+    limits: Arc<Limits>,
+) {
+    let admitted = Arc::new(admitted);
+    let opened = Instant::now();
+    let served = Arc::new(AtomicU64::new(0));
+    let service = {
+        let admitted = Arc::clone(&admitted);
+        hyper::service::service_fn(move |req| {
+            let (admitted, workers, limits, served) = (
+                Arc::clone(&admitted),
+                Arc::clone(&workers),
+                Arc::clone(&limits),
+                Arc::clone(&served),
+            );
+            async move {
+                admitted.busy();
+                let mut r = handle(req, &workers, &limits).await;
+                let last = served.fetch_add(1, Ordering::Relaxed) + 1 >= limits.keep_alive_requests
+                    || opened.elapsed() >= limits.keep_alive_lifetime;
+                if last {
+                    r.headers_mut()
+                        .insert(CONNECTION, HeaderValue::from_static("close"));
+                }
+                admitted.idle();
+                Ok::<_, Infallible>(r)
+            }
+        })
+    };
+    let mut connection = pin!(http.serve_connection(io, service));
+    let mut asked = pin!(admitted.asked_to_close());
+    let mut closing = false;
+    // A client that misbehaves or goes away is its own business.
+    let _ = std::future::poll_fn(|cx| {
+        if !closing && asked.as_mut().poll(cx).is_ready() {
+            closing = true;
+            connection.as_mut().graceful_shutdown();
+        }
+        connection.as_mut().poll(cx)
+    })
+    .await;
 }
 
 async fn handle(
     req: Request<Incoming>,
-    db: Arc<PathBuf>,
-    limits: Arc<Limits>,
-) -> std::result::Result<Response<Full<Bytes>>, Infallible> {
+    workers: &Workers,
+    limits: &Limits,
+) -> Response<Full<Bytes>> {
     let target = req
         .uri()
         .path_and_query()
         .map_or("/", |p| p.as_str())
         .to_string();
-    let method = req.method().as_str().to_string();
     // hyper refuses a head that overflows its buffer; one that arrived in a single read can
     // be larger, so the size is checked here too.
     let head_bytes: usize = req
@@ -169,52 +240,18 @@ async fn handle(
             ),
         );
         (page, true)
-    } else if method == "GET" || method == "HEAD" {
-        let page = tokio::task::spawn_blocking(move || page_on_this_thread(&db, &method, &target))
-            .await
-            .unwrap_or_else(|e| server_error(&e));
-        (page, false)
     } else {
-        (method_not_allowed(), false)
+        match route(req.method().as_str(), &target) {
+            Ok(route) => (workers.page(route).await, false),
+            Err(page) => (page, false),
+        }
     };
     let mut r = response(page);
     if close {
         r.headers_mut()
             .insert(CONNECTION, HeaderValue::from_static("close"));
     }
-    Ok(r)
-}
-
-thread_local! {
-    /// The PostgreSQL Bench this page worker has open, and where it is.
-    static KEPT: std::cell::RefCell<Option<(PathBuf, Bench)>> = const { std::cell::RefCell::new(None) };
-}
-
-/// The page for a request, made on a page worker. A PostgreSQL Bench is opened once per
-/// worker and kept (a connection costs authentication and a server process; every query
-/// still sees what was stored since), and dropped after a page that failed, so the next
-/// request connects afresh. An SQLite file is opened for every request: that takes
-/// microseconds, and a kept handle would go on reading a file replaced or removed under it.
-fn page_on_this_thread(db: &Path, method: &str, target: &str) -> Page {
-    KEPT.with(|kept| {
-        let mut kept = kept.borrow_mut();
-        if let Some((_, bench)) = kept.as_ref().filter(|(at, _)| at == db) {
-            let page = respond(bench, method, target);
-            if page.status == 500 {
-                *kept = None;
-            }
-            return page;
-        }
-        let bench = match Bench::open_read_only(db) {
-            Ok(bench) => bench,
-            Err(e) => return server_error(&e),
-        };
-        let page = respond(&bench, method, target);
-        if bench.is_postgres() && page.status != 500 {
-            *kept = Some((db.to_path_buf(), bench));
-        }
-        page
-    })
+    r
 }
 
 /// The response for a page (hyper leaves the body out for HEAD).
@@ -232,6 +269,9 @@ fn response(page: Page) -> Response<Full<Bytes>> {
         );
     if page.status == 405 {
         r = r.header("Allow", "GET, HEAD");
+    }
+    if page.status == 503 {
+        r = r.header("Retry-After", "5");
     }
     r.body(Full::new(Bytes::from(page.body)))
         .expect("status and headers are valid")

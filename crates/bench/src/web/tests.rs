@@ -144,6 +144,25 @@ fn malformed_query_values_are_400(db: &Db) {
         assert!(p.body.contains("400"), "{url}");
     }
     assert_eq!(get(&b, "/compare?other=x").status, 200);
+    // A NUL, which PostgreSQL refuses in text, anywhere in a query: refused before the
+    // database is asked, and the connection is as good as before.
+    for url in [
+        "/?q=%00",
+        "/?vendor=a%00b",
+        "/?host=%00&page=1",
+        "/compare?d=1&other=%00",
+        "/view/consistency/1?spare=%00",
+        "/?%00=1",
+    ] {
+        let p = get(&b, url);
+        assert_eq!(p.status, 400, "{url}");
+        assert!(p.body.contains("NUL"), "{url}");
+        assert!(
+            matches!(route("GET", url), Err(p) if p.status == 400),
+            "{url}"
+        );
+    }
+    assert_eq!(get(&b, "/?q=a").status, 200);
 }
 
 #[test]
