@@ -12,7 +12,7 @@ use suite::context::Context;
 use suite::runner::{self, Status, Step, SuiteRecord};
 
 use engine::driver::Progress;
-use engine::Clock;
+use engine::{safety, Clock};
 use suite::context::Observer;
 use suite::result::TestResult;
 
@@ -28,8 +28,8 @@ pub struct SuiteArgs {
     /// enough), each into its own directory and run.
     #[arg(long = "target", value_name = "TARGET", default_value = suite::target::DEFAULT_TARGET)]
     pub targets: Vec<String>,
-    /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX
-    /// (one for each such --target).
+    /// Allow writing a block device that holds data (or a file behind a loop device), by
+    /// naming it: --destroy-data=/dev/sdX (one for each such --target).
     #[arg(long, value_name = "DEVICE")]
     pub destroy_data: Vec<String>,
     #[command(flatten)]
@@ -381,26 +381,42 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The drives of several --target: each in a directory of --out named after it, with the
-/// --destroy-data naming its device, if any.
+/// --destroy-data naming its device, if any. Two targets that write the same storage (one
+/// file or device by two names, a partition of a disk also given, a loop device and its
+/// file) are one drive, and refused: each would measure the other's interference.
 fn drives(a: &SuiteArgs) -> anyhow::Result<Vec<Drive>> {
     let base = a
         .out
         .clone()
         .unwrap_or_else(|| output::default_dir("suite"));
-    let same = |x: &str, y: &str| canonical(x) == canonical(y);
+    let registry = suite::target::registry();
+    let footprints = a
+        .targets
+        .iter()
+        .map(|t| registry.footprint(t))
+        .collect::<Result<Vec<_>, _>>()?;
     for given in &a.destroy_data {
         anyhow::ensure!(
-            a.targets.iter().any(|t| same(t, given)),
+            footprints.iter().any(|f| safety::confirms(given, f)),
             "--destroy-data={given} names none of the targets: give one for each device \
              that holds data, as its --target names it"
         );
     }
     let mut drives: Vec<Drive> = Vec::new();
-    for target in &a.targets {
-        anyhow::ensure!(
-            !drives.iter().any(|d| same(&d.target, target)),
-            "--target {target} given twice: a drive can run one suite at a time"
-        );
+    for (i, (target, footprint)) in a.targets.iter().zip(&footprints).enumerate() {
+        for (earlier, theirs) in a.targets.iter().zip(&footprints).take(i) {
+            anyhow::ensure!(
+                earlier != target,
+                "--target {target} given twice: a drive can run one suite at a time"
+            );
+            if let Some(why) = theirs.shared_with(footprint) {
+                anyhow::bail!(
+                    "--target {earlier} and --target {target} are one drive ({why}): a drive \
+                     can run one suite at a time, and each would measure the other's \
+                     interference; drop one of them"
+                );
+            }
+        }
         let mut name = dir_name(target);
         if drives.iter().any(|d| d.dir == base.join(&name)) {
             name = format!("{name}-{}", drives.len() + 1);
@@ -409,14 +425,14 @@ fn drives(a: &SuiteArgs) -> anyhow::Result<Vec<Drive>> {
             target: target.clone(),
             dir: base.join(name),
             resume: false,
-            destroy_data: a.destroy_data.iter().find(|d| same(d, target)).cloned(),
+            destroy_data: a
+                .destroy_data
+                .iter()
+                .find(|d| safety::confirms(d, footprint))
+                .cloned(),
         });
     }
     Ok(drives)
-}
-
-fn canonical(path: &str) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path))
 }
 
 /// A target as a directory name: /dev/nvme0n1 -> dev_nvme0n1, sim:default,op=25% ->

@@ -15,7 +15,8 @@ pub struct TargetArgs {
     /// A block device (/dev/...), file:PATH[:SIZE] or sim:PRESET[,key=value...].
     #[arg(long, default_value = suite::target::DEFAULT_TARGET)]
     pub target: String,
-    /// Allow writing a block device that holds data, by naming it: --destroy-data=/dev/sdX.
+    /// Allow writing a block device that holds data (or a file behind a loop device), by
+    /// naming it: --destroy-data=/dev/sdX.
     #[arg(long, value_name = "DEVICE")]
     pub destroy_data: Option<String>,
     #[command(flatten)]

@@ -58,22 +58,34 @@ fn identify_asks_the_drives_themselves() {
 
 #[test]
 fn passthrough_runs_nvme_commands_through_io_uring() {
-    let run = |target: &str, extra: &str, json: &str| {
+    // --destroy-data names the namespace by either of its devices, for either (issue #22).
+    let run = |target: &str, destroy: &str, extra: &str, json: &str| {
         format!(
             "ssdlab run custom --no-store -q --access random --qd 8 --read-pct 50 --duration 2 \
-             --destroy-data=/dev/nvme0n1 --target {target} {extra} --json {json} && cat {json}"
+             --destroy-data={destroy} --target {target} {extra} --json {json} && cat {json}"
         )
     };
     let Some(guest) = Guest::new()
         .disk(Disk::nvme("SSDLAB0002", 128 << 20))
         .program(SSDLAB)
-        .step("generic", &run("/dev/ng0n1", "--bs 4K", "generic.json"))
+        .step(
+            "generic",
+            &run("/dev/ng0n1", "/dev/ng0n1", "--bs 4K", "generic.json"),
+        )
         .step(
             "namespace",
-            &run("/dev/nvme0n1", "--backend io_uring-cmd --bs 4K", "ns.json"),
+            &run(
+                "/dev/nvme0n1",
+                "/dev/ng0n1",
+                "--backend io_uring-cmd --bs 4K",
+                "ns.json",
+            ),
         )
         .step("limit", "cat /sys/block/nvme0n1/queue/max_hw_sectors_kb")
-        .step("too-large", &run("/dev/ng0n1", "--bs 4M", "large.json"))
+        .step(
+            "too-large",
+            &run("/dev/ng0n1", "/dev/nvme0n1", "--bs 4M", "large.json"),
+        )
         .run()
     else {
         return;

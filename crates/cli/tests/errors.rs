@@ -183,6 +183,37 @@ fn argument_edge_cases_are_refused_with_the_fix() {
     );
 }
 
+/// A file's size is exact: below one 4 KiB block it was blamed on the file ("is 0 bytes ...:
+/// give a size", though one was given), and 4097 bytes silently became 4096 (issue #22).
+#[test]
+fn a_file_size_is_a_whole_number_of_4k_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |size: &str| format!("file:{}:{size}", dir.path().join("t.img").display());
+    refused(
+        &["run", "custom", "--target", &file("512"), "--ios", "10"],
+        &["512 bytes", "below the 4 KiB minimum", &file("4K")],
+    );
+    refused(
+        &["run", "custom", "--target", &file("4097"), "--ios", "10"],
+        &["not a multiple of 4 KiB", &file("4K"), &file("8K")],
+    );
+    refused(
+        &[
+            "run",
+            "custom",
+            "--target",
+            &file("1000001K"),
+            "--ios",
+            "10",
+        ],
+        &[&file("1000000K"), &file("1000004K")],
+    );
+    assert!(
+        !dir.path().join("t.img").exists(),
+        "a refused size creates no file"
+    );
+}
+
 #[test]
 fn os_errors_are_printed_once() {
     for args in [

@@ -164,7 +164,7 @@ fn a_write_test_failing_part_way_is_printed_and_fails() {
 fn a_target_too_small_for_its_test_leaves_no_file_behind() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("X");
-    let o = run_test("seq-write", &format!("file:{}:10000", file.display()), &[]);
+    let o = run_test("seq-write", &format!("file:{}:8K", file.display()), &[]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(!file.exists(), "left {} behind: {t}", file.display());

@@ -174,3 +174,74 @@ fn passthrough_on_a_loop_device_says_it_is_not_available() {
     std::io::Read::read_exact(&mut std::fs::File::open(dev.dev()).unwrap(), &mut head).unwrap();
     assert!(head.iter().all(|&b| b == 0));
 }
+
+/// `file:LINK` to a block device is refused naming what works: the device itself, not the
+/// link (which is no target) (issue #22).
+#[test]
+fn a_file_link_to_a_device_names_the_device() {
+    let Some(dev) = LoopDev::ram("filelink", "64M") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("disk");
+    std::os::unix::fs::symlink(dev.dev(), &link).unwrap();
+    let o = write_test(&format!("file:{}", link.display()), &["--no-store"], None);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains(&format!("use --target {}", dev.dev())), "{t}");
+}
+
+/// The ext4 signature at byte 1080 of a file: whether it is still there.
+fn holds_ext4(file: &str) -> bool {
+    let head = std::fs::read(file).unwrap();
+    head[1080..1082] == [0x53, 0xEF]
+}
+
+/// A file behind a loop device is that device: holding a filesystem, it is written only when
+/// named with --destroy-data (issue #22).
+#[test]
+fn a_file_behind_a_loop_device_is_guarded_as_the_device() {
+    let Some(dev) = LoopDev::ram("backingext4", "64M") else {
+        return;
+    };
+    if !dev.mkfs_ext4() {
+        return;
+    }
+    let file = format!("file:{}", dev.backing());
+    let o = write_test(&file, &["--no-store"], None);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("ext2/3/4 filesystem"), "{t}");
+    assert!(t.contains(&format!("loop device {}", dev.dev())), "{t}");
+    assert!(
+        t.contains(&format!("--destroy-data={}", dev.backing())),
+        "{t}"
+    );
+    assert!(holds_ext4(dev.backing()), "the refused test wrote the file");
+
+    let out = tempfile::tempdir().unwrap();
+    let flag = format!("--destroy-data={}", dev.backing());
+    let o = write_test(&file, &[&flag, "--no-store"], out.path().to_str());
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// A file behind a mounted loop device is never written, named or not.
+#[test]
+fn a_file_behind_a_mounted_loop_device_is_refused_even_when_named() {
+    let Some(mut dev) = LoopDev::ram("backingmounted", "64M") else {
+        return;
+    };
+    if !dev.mkfs_ext4() || !dev.mount() {
+        return;
+    }
+    let flag = format!("--destroy-data={}", dev.backing());
+    let o = write_test(
+        &format!("file:{}", dev.backing()),
+        &[&flag, "--no-store"],
+        None,
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("is mounted on"), "{t}");
+    assert!(holds_ext4(dev.backing()), "the refused test wrote the file");
+}

@@ -162,3 +162,66 @@ fn ctrl_c_stops_every_drive_and_each_can_resume() {
         );
     }
 }
+
+/// A file and a symbolic link to it are one drive: run at once, each would measure the
+/// other's interference (issue #22).
+#[test]
+fn a_file_and_a_link_to_it_are_one_drive() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("a.img");
+    std::fs::File::create(&file)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let link = tmp.path().join("b.img");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    let (a, b) = (
+        format!("file:{}", file.display()),
+        format!("file:{}", link.display()),
+    );
+    let out = tmp.path().join("r");
+    let o = ssdlab()
+        .args(["suite", "--quick", "--only", "corners", "--no-store"])
+        .args(["--target", &a, "--target", &b])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains(&format!("--target {a} and --target {b} are one drive")),
+        "{t}"
+    );
+    assert!(t.contains("drop one of them"), "{t}");
+    assert!(!out.exists(), "nothing ran: {t}");
+}
+
+/// A loop device and the file behind it are one drive.
+#[test]
+fn a_loop_device_and_its_backing_file_are_one_drive() {
+    let Some(dev) = LoopDev::ram("twonames", "64M") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    let file = format!("file:{}", dev.backing());
+    let o = ssdlab()
+        .args(["suite", "--quick", "--only", "corners", "--no-store"])
+        .args(["--target", dev.dev(), "--target", &file])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains(&format!(
+            "--target {} and --target {file} are one drive",
+            dev.dev()
+        )),
+        "{t}"
+    );
+    assert!(t.contains("loop device over"), "{t}");
+    assert!(!out.exists(), "nothing ran: {t}");
+}

@@ -46,8 +46,14 @@ struct DsmRange {
 /// `--target /dev/ngXnY`: the generic device itself.
 pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
     let generic = PathBuf::from(spec);
-    let name = file_name(&generic);
-    let block = Path::new("/dev").join(name.replacen("ng", "nvme", 1));
+    let Some(block) = block_of_generic(&generic) else {
+        return Err(TargetError::Passthrough {
+            path: spec.to_string(),
+            reason: "not an NVMe generic device: their names are /dev/ngXnY, namespace Y of \
+                     controller X (`ls /dev/ng*` lists them)"
+                .into(),
+        });
+    };
     Ok(Box::new(PassthroughDevice::open(
         &generic, &block, spec, req,
     )?))
@@ -55,9 +61,8 @@ pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetErro
 
 /// `--target /dev/nvmeXnY --backend io_uring-cmd`: the namespace's generic device.
 pub fn open_namespace(block: &Path, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
-    let name = file_name(block);
     let shown = block.display().to_string();
-    let Some(rest) = name.strip_prefix("nvme").filter(|r| r.contains('n')) else {
+    let Some(generic) = generic_of_block(block) else {
         return Err(TargetError::Passthrough {
             path: shown,
             reason: "not an NVMe namespace: the io_uring-cmd backend issues NVMe commands \
@@ -66,16 +71,30 @@ pub fn open_namespace(block: &Path, req: &OpenRequest) -> Result<Box<dyn Device>
                 .into(),
         });
     };
-    let generic = Path::new("/dev").join(format!("ng{rest}"));
     Ok(Box::new(PassthroughDevice::open(
         &generic, block, &shown, req,
     )?))
 }
 
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+/// The block device of an NVMe namespace's generic character device, beside it:
+/// `/dev/ng0n1` -> `/dev/nvme0n1` (the kernel numbers the two alike).
+pub fn block_of_generic(generic: &Path) -> Option<PathBuf> {
+    renamed(generic, "ng", "nvme")
+}
+
+/// The generic character device of an NVMe namespace's block device: `/dev/nvme0n1` ->
+/// `/dev/ng0n1`.
+pub fn generic_of_block(block: &Path) -> Option<PathBuf> {
+    renamed(block, "nvme", "ng")
+}
+
+/// `DIR/{from}XnY` as `DIR/{to}XnY`; `None` for a name of another form (a partition
+/// `nvme0n1p1`, a controller `nvme0`).
+fn renamed(path: &Path, from: &str, to: &str) -> Option<PathBuf> {
+    let numbers = path.file_name()?.to_str()?.strip_prefix(from)?;
+    let (controller, namespace) = numbers.split_once('n')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(controller) && digits(namespace)).then(|| path.with_file_name(format!("{to}{numbers}")))
 }
 
 pub struct PassthroughDevice {
@@ -384,4 +403,30 @@ impl Device for PassthroughDevice {
 
 fn ring_with(entries: u32) -> io::Result<IoUring<squeue::Entry128, cqueue::Entry32>> {
     IoUring::<squeue::Entry128, cqueue::Entry32>::builder().build(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_namespace_has_a_block_and_a_generic_name() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        assert_eq!(block_of_generic(Path::new("/dev/ng0n1")), p("/dev/nvme0n1"));
+        assert_eq!(
+            block_of_generic(Path::new("/dev/ng12n3")),
+            p("/dev/nvme12n3")
+        );
+        assert_eq!(generic_of_block(Path::new("/dev/nvme0n1")), p("/dev/ng0n1"));
+        for not in [
+            "/dev/nvme0n1p1",
+            "/dev/nvme0",
+            "/dev/sda",
+            "/dev/ngx",
+            "/dev/nvme0c0n1",
+        ] {
+            assert_eq!(generic_of_block(Path::new(not)), None, "{not}");
+            assert_eq!(block_of_generic(Path::new(not)), None, "{not}");
+        }
+    }
 }

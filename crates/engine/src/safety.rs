@@ -1,7 +1,8 @@
 //! Before a destructive test touches a block device: is it mounted, swapped on, stacked
 //! under LVM/md/dm, opened exclusively elsewhere, or holding a partition table, filesystem
 //! or RAID signature, or any data at all in its first MiB? Devices in use are refused
-//! outright; devices holding data only with `--destroy-data=/dev/THAT-DEVICE`.
+//! outright; devices holding data only with `--destroy-data=/dev/THAT-DEVICE`. A regular file
+//! behind a loop device is that device, and passes the same checks.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Read;
@@ -9,6 +10,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::sysfs::BlockNode;
+use crate::target::{file, loop_devices_over, Footprint};
 
 /// Something found on a device that makes writing it dangerous.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,6 +31,18 @@ pub enum SafetyError {
         "--destroy-data names {given}, but the target is {device}: they must be the same device"
     )]
     WrongDevice { given: String, device: String },
+    #[error("refusing to write {file}: it is the backing file of the loop device {device}, which is in use ({}). Stop using it first (unmount, swapoff, remove LVM/md/dm holders, then `losetup -d {device}`); ssdlab never writes a device in use.", .found.join("; "))]
+    BackingInUse {
+        file: String,
+        device: String,
+        found: Vec<String>,
+    },
+    #[error("refusing to write {file}: it is the backing file of the loop device {device}, which holds data ({}). Everything on it will be destroyed; if that is what you want, add --destroy-data={file}", .found.join("; "))]
+    BackingHoldsData {
+        file: String,
+        device: String,
+        found: Vec<String>,
+    },
     #[error("cannot inspect {device}: {reason}")]
     Inspect { device: String, reason: String },
 }
@@ -218,37 +232,14 @@ fn read_head(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// `--destroy-data`, if given.
 pub fn check_destructive(device: &Path, confirm: Option<&str>) -> Result<(), SafetyError> {
     let shown = device.display().to_string();
-    let canonical = fs::canonicalize(device).unwrap_or_else(|_| device.to_path_buf());
-    if let Some(given) = confirm {
-        let given_canon = fs::canonicalize(given).unwrap_or_else(|_| PathBuf::from(given));
-        if given_canon != canonical {
-            return Err(SafetyError::WrongDevice {
-                given: given.to_string(),
-                device: shown,
-            });
-        }
-    }
-    let findings = inspect(device)?;
-    let in_use: Vec<String> = findings
-        .iter()
-        .filter_map(|f| match f {
-            Finding::InUse(s) => Some(s.clone()),
-            _ => None,
-        })
-        .collect();
+    check_confirmation(confirm, device)?;
+    let (in_use, data) = sort(inspect(device)?);
     if !in_use.is_empty() {
         return Err(SafetyError::InUse {
             device: shown,
             found: in_use,
         });
     }
-    let data: Vec<String> = findings
-        .into_iter()
-        .filter_map(|f| match f {
-            Finding::HoldsData(s) => Some(s),
-            _ => None,
-        })
-        .collect();
     if !data.is_empty() && confirm.is_none() {
         return Err(SafetyError::HoldsData {
             device: shown,
@@ -258,9 +249,93 @@ pub fn check_destructive(device: &Path, confirm: Option<&str>) -> Result<(), Saf
     Ok(())
 }
 
+/// Decide whether a destructive test may write the regular file `file`: behind a loop device
+/// it is that device, refused as it would be. `confirm` is what `--destroy-data` names.
+pub fn check_backing_file(file: &Path, confirm: Option<&str>) -> Result<(), SafetyError> {
+    let shown = file.display().to_string();
+    for device in loop_devices_over(file) {
+        check_confirmation(confirm, file)?;
+        let (in_use, data) = sort(inspect(&device)?);
+        let device = device.display().to_string();
+        if !in_use.is_empty() {
+            return Err(SafetyError::BackingInUse {
+                file: shown,
+                device,
+                found: in_use,
+            });
+        }
+        if !data.is_empty() && confirm.is_none() {
+            return Err(SafetyError::BackingHoldsData {
+                file: shown,
+                device,
+                found: data,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A `--destroy-data` that names another device than `target` is no confirmation.
+fn check_confirmation(confirm: Option<&str>, target: &Path) -> Result<(), SafetyError> {
+    match confirm.filter(|given| !confirms(given, &Footprint::of_path(target))) {
+        Some(given) => Err(SafetyError::WrongDevice {
+            given: given.to_string(),
+            device: target.display().to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Whether `--destroy-data=given` names the storage `target` writes, by any of its names: a
+/// link, an NVMe namespace's block or generic device, a loop device or the file behind it
+/// (given as PATH or file:PATH).
+pub fn confirms(given: &str, target: &Footprint) -> bool {
+    let path = match given.starts_with("file:") {
+        true => file::parse(given).map_or_else(|_| PathBuf::from(given), |(path, _)| path),
+        false => PathBuf::from(given),
+    };
+    Footprint::of_path(&path).same(target)
+}
+
+/// Findings as (in use, holding data).
+fn sort(findings: Vec<Finding>) -> (Vec<String>, Vec<String>) {
+    let (mut in_use, mut data) = (Vec::new(), Vec::new());
+    for f in findings {
+        match f {
+            Finding::InUse(s) => in_use.push(s),
+            Finding::HoldsData(s) => data.push(s),
+        }
+    }
+    (in_use, data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An NVMe namespace has two names, its block device and its generic character device:
+    /// `--destroy-data` takes either for either (issue #22). No NVMe here: the names resolve
+    /// as the kernel makes them.
+    #[test]
+    fn destroy_data_names_a_namespace_by_either_device() {
+        for (given, target) in [
+            ("/dev/ng0n1", "/dev/nvme0n1"),
+            ("/dev/nvme0n1", "/dev/ng0n1"),
+            ("/dev/ng3n2", "/dev/nvme3n2"),
+            ("/dev/nvme0n1", "/dev/nvme0n1"),
+        ] {
+            let target_footprint = Footprint::of_path(Path::new(target));
+            assert!(confirms(given, &target_footprint), "{given} for {target}");
+        }
+        for (given, target) in [
+            ("/dev/ng0n2", "/dev/nvme0n1"),
+            ("/dev/ng1n1", "/dev/nvme0n1"),
+            ("/dev/nvme0n1", "/dev/ng0n2"),
+        ] {
+            let target_footprint = Footprint::of_path(Path::new(target));
+            assert!(!confirms(given, &target_footprint), "{given} for {target}");
+        }
+    }
 
     #[test]
     fn signatures_in_images() {

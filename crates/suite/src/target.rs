@@ -16,6 +16,7 @@ pub fn registry() -> Registry {
         kind: "sim",
         syntax: "sim:PRESET[,key=value...]",
         open: open_sim,
+        locate: None,
     });
     targets
 }

@@ -213,6 +213,11 @@ impl LoopDev {
         self.path.to_str().unwrap()
     }
 
+    /// The file behind the device.
+    pub fn backing(&self) -> &str {
+        self.backing.to_str().unwrap()
+    }
+
     /// Make an ext4 filesystem on the device; false (a skip, a failure under CI) if
     /// mkfs.ext4 is missing or fails.
     pub fn mkfs_ext4(&self) -> bool {

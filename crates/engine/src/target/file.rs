@@ -1,27 +1,35 @@
-//! Files (`file:PATH[:SIZE]`): created at SIZE if absent, never written beyond it, with
-//! O_DIRECT where the filesystem has it.
+//! Files (`file:PATH[:SIZE]`): created at SIZE (whole 4 KiB blocks) if absent, never
+//! written beyond it, with O_DIRECT where the filesystem has it. A file behind a loop device
+//! is guarded as that device is.
 
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::{on_backend, OpenRequest, TargetError};
+use super::{on_backend, Footprint, OpenRequest, TargetError};
 use crate::device::{Device, Geometry};
 use crate::identity::Identity;
+use crate::safety;
 use crate::size::parse_size;
-use crate::sysfs;
+use crate::sysfs::{self, BlockNode};
 
-/// What a `file:` spec names: the path and, when given, the size.
+/// A file target is whole blocks of 4 KiB: safe for O_DIRECT on every filesystem and device
+/// we meet.
+const BLOCK: u64 = 4096;
+
+/// What a `file:` spec names: the path and, when given, the size (whole 4 KiB blocks).
 pub fn parse(spec: &str) -> Result<(PathBuf, Option<u64>), TargetError> {
     let rest = spec.strip_prefix("file:").unwrap_or(spec);
     // The size is the part after the last ':', when that parses as a size.
     if let Some((path, size)) = rest.rsplit_once(':') {
         if size.starts_with(|c: char| c.is_ascii_digit()) {
-            let size = parse_size(size).map_err(|reason| TargetError::Size {
-                spec: spec.to_string(),
-                reason,
-            })?;
+            let size = parse_size(size)
+                .and_then(|size| whole_blocks(path, size))
+                .map_err(|reason| TargetError::Size {
+                    spec: spec.to_string(),
+                    reason,
+                })?;
             return Ok((PathBuf::from(path), Some(size)));
         }
     }
@@ -33,9 +41,48 @@ pub fn parse(spec: &str) -> Result<(PathBuf, Option<u64>), TargetError> {
     Ok((PathBuf::from(rest), None))
 }
 
+/// A size given for the file at `path`, refused unless it is whole 4 KiB blocks (the user
+/// asked for something exact), naming the nearest sizes that are.
+fn whole_blocks(path: &str, size: u64) -> Result<u64, String> {
+    let spec = |bytes: u64| format!("file:{path}:{}", exact_size(bytes));
+    if size < BLOCK {
+        return Err(format!(
+            "{size} bytes is below the 4 KiB minimum (one block): give at least {}",
+            spec(BLOCK)
+        ));
+    }
+    if !size.is_multiple_of(BLOCK) {
+        let down = size / BLOCK * BLOCK;
+        let nearest = match down.checked_add(BLOCK) {
+            Some(up) => format!("{} or {}", spec(down), spec(up)),
+            None => spec(down),
+        };
+        return Err(format!(
+            "{size} bytes is not a multiple of 4 KiB (the target's block): give {nearest}"
+        ));
+    }
+    Ok(size)
+}
+
+/// A size as the largest unit that holds it exactly: 8K, 3M, 1G, 1000004K.
+fn exact_size(bytes: u64) -> String {
+    [("T", 40), ("G", 30), ("M", 20), ("K", 10)]
+        .into_iter()
+        .find(|(_, shift)| bytes >= 1 << shift && bytes.is_multiple_of(1 << shift))
+        .map_or_else(
+            || bytes.to_string(),
+            |(unit, shift)| format!("{}{unit}", bytes >> shift),
+        )
+}
+
 pub(super) fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
     let (path, size) = parse(spec)?;
     on_backend(open_file(&path, size, req)?, req)
+}
+
+/// Where a `file:` spec writes: the file, however linked, or where it would be created.
+pub(super) fn locate(spec: &str) -> Result<Footprint, TargetError> {
+    Ok(Footprint::of_path(&parse(spec)?.0))
 }
 
 fn open_file(
@@ -53,22 +100,28 @@ fn open_file(
         .as_ref()
         .is_some_and(|m| m.file_type().is_block_device())
     {
+        // By the kernel's name: a link outside /dev is no target.
+        let device = BlockNode::of_device(path)
+            .map(|n| format!("/dev/{}", n.name))
+            .unwrap_or_else(|_| shown.clone());
         return Err(TargetError::Open(format!(
-            "file:{shown} is a block device: use --target {shown}"
+            "file:{shown} is the block device {device}, not a file: use --target {device}"
         )));
     }
     let current = existing.map(|m| m.len());
     let capacity = match (current, size) {
         (None, None) => return Err(TargetError::FileMissingSize { path: shown }),
         (_, Some(s)) => s,
-        (Some(len), None) => len,
-    } / 4096
-        * 4096;
+        (Some(len), None) => len / BLOCK * BLOCK,
+    };
     if capacity == 0 {
         return Err(TargetError::FileTooSmall {
             path: shown,
             actual: current.unwrap_or(0),
         });
+    }
+    if req.write && current.is_some() {
+        safety::check_backing_file(path, req.destroy_data.as_deref())?;
     }
     let open = |direct: bool| {
         OpenOptions::new()

@@ -6,6 +6,7 @@
 
 use std::fs::File;
 use std::io;
+use std::path::Path;
 
 use crate::device::{Device, Geometry};
 use crate::identity::Identity;
@@ -17,9 +18,15 @@ use crate::uring::UringDevice;
 
 pub(crate) mod block;
 pub mod file;
+mod footprint;
+
+pub use footprint::{loop_devices_over, Footprint};
 
 /// Opens the target a spec names; gets the whole spec, prefix included.
 pub type OpenFn = fn(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError>;
+
+/// Where the target a spec names writes, without opening it.
+pub type LocateFn = fn(spec: &str) -> Result<Footprint, TargetError>;
 
 /// One kind of target.
 #[derive(Clone, Copy)]
@@ -31,6 +38,9 @@ pub struct Opener {
     /// The spec's form, for help and errors.
     pub syntax: &'static str,
     pub open: OpenFn,
+    /// `None`: a spec of this kind is a drive of its own (a simulated one), shared with no
+    /// other spec.
+    pub locate: Option<LocateFn>,
 }
 
 /// Every kind of target a program knows.
@@ -50,18 +60,21 @@ impl Registry {
                     kind: "block",
                     syntax: "a block device (/dev/sdX, /dev/nvme0n1)",
                     open: block::open,
+                    locate: Some(locate_device),
                 },
                 Opener {
                     prefix: "/dev/ng",
                     kind: "nvme-generic",
                     syntax: "an NVMe generic device (/dev/ng0n1, NVMe passthrough)",
                     open: passthrough::open,
+                    locate: Some(locate_device),
                 },
                 Opener {
                     prefix: "file:",
                     kind: "file",
                     syntax: "file:PATH[:SIZE]",
                     open: file::open,
+                    locate: Some(file::locate),
                 },
             ],
         }
@@ -85,6 +98,14 @@ impl Registry {
 
     pub fn open(&self, spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
         (self.find(spec)?.open)(spec, req)
+    }
+
+    /// Where `spec` writes: two specs whose footprints meet are one drive.
+    pub fn footprint(&self, spec: &str) -> Result<Footprint, TargetError> {
+        match self.find(spec)?.locate {
+            Some(locate) => locate(spec),
+            None => Ok(Footprint::own(spec)),
+        }
     }
 
     /// "a block device (...), file:PATH[:SIZE] or sim:PRESET[,key=value...]".
@@ -145,6 +166,11 @@ pub enum TargetError {
     Passthrough { path: String, reason: String },
 }
 
+/// A device path: the device it resolves to.
+fn locate_device(spec: &str) -> Result<Footprint, TargetError> {
+    Ok(Footprint::of_path(Path::new(spec)))
+}
+
 /// A size as a target spec takes it: whole MiB (rounded down) where possible.
 fn size_spec(bytes: u64) -> String {
     if bytes >= 1 << 20 {
@@ -186,7 +212,7 @@ pub struct OpenRequest {
     /// Whether the test writes (and so must pass the safety checks on a block device).
     pub write: bool,
     pub backend: Backend,
-    /// The device the user named with `--destroy-data`.
+    /// The device (or file behind a loop device) the user named with `--destroy-data`.
     pub destroy_data: Option<String>,
 }
 
