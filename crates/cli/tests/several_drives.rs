@@ -163,6 +163,28 @@ fn ctrl_c_stops_every_drive_and_each_can_resume() {
     }
 }
 
+/// `suite --target a --target b`, which must be refused before anything runs as two names
+/// of one drive: the message.
+fn refused_as_one_drive(a: &str, b: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    let o = ssdlab()
+        .args(["suite", "--quick", "--only", "corners", "--no-store"])
+        .args(["--target", a, "--target", b])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains(&format!("--target {a} and --target {b} are one drive")),
+        "{t}"
+    );
+    assert!(!out.exists(), "nothing ran: {t}");
+    t
+}
+
 /// A file and a symbolic link to it are one drive: run at once, each would measure the
 /// other's interference (issue #22).
 #[test]
@@ -175,26 +197,11 @@ fn a_file_and_a_link_to_it_are_one_drive() {
         .unwrap();
     let link = tmp.path().join("b.img");
     std::os::unix::fs::symlink(&file, &link).unwrap();
-    let (a, b) = (
-        format!("file:{}", file.display()),
-        format!("file:{}", link.display()),
-    );
-    let out = tmp.path().join("r");
-    let o = ssdlab()
-        .args(["suite", "--quick", "--only", "corners", "--no-store"])
-        .args(["--target", &a, "--target", &b])
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let t = text(&o);
-    assert!(!o.status.success(), "{t}");
-    assert!(
-        t.contains(&format!("--target {a} and --target {b} are one drive")),
-        "{t}"
+    let t = refused_as_one_drive(
+        &format!("file:{}", file.display()),
+        &format!("file:{}", link.display()),
     );
     assert!(t.contains("drop one of them"), "{t}");
-    assert!(!out.exists(), "nothing ran: {t}");
 }
 
 /// A loop device and the file behind it are one drive.
@@ -203,25 +210,6 @@ fn a_loop_device_and_its_backing_file_are_one_drive() {
     let Some(dev) = LoopDev::ram("twonames", "64M") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("r");
-    let file = format!("file:{}", dev.backing());
-    let o = ssdlab()
-        .args(["suite", "--quick", "--only", "corners", "--no-store"])
-        .args(["--target", dev.dev(), "--target", &file])
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let t = text(&o);
-    assert!(!o.status.success(), "{t}");
-    assert!(
-        t.contains(&format!(
-            "--target {} and --target {file} are one drive",
-            dev.dev()
-        )),
-        "{t}"
-    );
+    let t = refused_as_one_drive(dev.dev(), &format!("file:{}", dev.backing()));
     assert!(t.contains("loop device over"), "{t}");
-    assert!(!out.exists(), "nothing ran: {t}");
 }
