@@ -42,8 +42,8 @@ pub enum TraceCmd {
     /// ends it early.
     Record {
         device: PathBuf,
-        /// Seconds to record.
-        #[arg(long, default_value_t = 60)]
+        /// Seconds to record (at least 1).
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
         duration: u64,
         /// Output trace (native unless the extension says otherwise).
         #[arg(short, long)]

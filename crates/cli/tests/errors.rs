@@ -20,6 +20,20 @@ fn bad_arguments_are_explained() {
         &["run", "nonsense", "--target", &file],
         "unknown test 'nonsense'",
     );
+    // A recording of no time is the flag's fault, said before blktrace is asked.
+    let recorded = dir.path().join("r.ssdt");
+    fails_with(
+        &[
+            "trace",
+            "record",
+            "/dev/null",
+            "--duration",
+            "0",
+            "-o",
+            recorded.to_str().unwrap(),
+        ],
+        "invalid value '0' for '--duration",
+    );
     fails_with(
         &["run", "custom", "--target", &file, "--bs", "4Q"],
         "unknown unit",
