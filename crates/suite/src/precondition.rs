@@ -143,19 +143,9 @@ pub fn fill_workload(offset: u64, span: u64, data: DataKind, seed: u64) -> Workl
     }
 }
 
+/// One sequential pass of 128 KiB writes over the region, its writes verified by `verify`
+/// when given (a read test's `--verify`).
 pub fn fill(
-    ctx: &mut Context,
-    dev: &mut dyn Device,
-    offset: u64,
-    span: u64,
-    data: DataKind,
-    seed: u64,
-) -> Result<(Phase, Outcome), SuiteError> {
-    fill_verified(ctx, dev, offset, span, data, seed, None)
-}
-
-/// [`fill`], its writes verified by `verify` when given (a read test's `--verify`).
-pub fn fill_verified(
     ctx: &mut Context,
     dev: &mut dyn Device,
     offset: u64,

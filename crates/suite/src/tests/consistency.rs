@@ -106,7 +106,7 @@ pub fn run(
     if ctx.stopped() {
         return Err(SuiteError::Interrupted);
     }
-    let (fill, outcome) = precondition::fill(ctx, dev, 0, span, data, seed)?;
+    let (fill, outcome) = precondition::fill(ctx, dev, 0, span, data, seed, None)?;
     report.preconditioning.push(fill);
     if outcome.stopped.is_some() {
         return Ok(report.finish(dev, &w, outcome));

@@ -177,7 +177,7 @@ pub fn run_one(
         false => None,
     };
     if prefill {
-        let (phase, outcome) = precondition::fill_verified(
+        let (phase, outcome) = precondition::fill(
             ctx,
             dev,
             w.offset_bytes,

@@ -122,7 +122,7 @@ pub fn run(
     report
         .preconditioning
         .push(precondition::purge(ctx, dev, 0, geo.capacity_bytes));
-    let (fill, outcome) = precondition::fill(ctx, dev, 0, span, data, seed)?;
+    let (fill, outcome) = precondition::fill(ctx, dev, 0, span, data, seed, None)?;
     report.preconditioning.push(fill);
     if outcome.stopped.is_some() {
         return Ok(report.finish(dev, &round_workload(0), outcome));

@@ -170,7 +170,7 @@ pub fn run(
         );
     }
     // Dirty: full, then tortured.
-    let (fill, out) = precondition::fill(ctx, dev, 0, span, DataKind::Incompressible, seed)?;
+    let (fill, out) = precondition::fill(ctx, dev, 0, span, DataKind::Incompressible, seed, None)?;
     report.preconditioning.push(fill);
     let torture = Workload {
         access: Access::Random,
