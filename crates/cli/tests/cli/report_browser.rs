@@ -5,10 +5,9 @@
 //! and nothing is logged as an error. Skipped where Chromium is not installed (apt-get
 //! install chromium).
 
-mod common;
-use common::cdp::Browser;
-use common::page_checks::{assert_reads_well, hover_a_point, switch_every_view};
-use common::*;
+use crate::common::cdp::Browser;
+use crate::common::page_checks::{assert_reads_well, hover_a_point, switch_every_view};
+use crate::common::*;
 
 #[test]
 fn report_renders_and_reads_well() {

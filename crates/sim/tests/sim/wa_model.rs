@@ -2,8 +2,7 @@
 //! random writes, FIFO (LRW) cleaning gives WA = a / (a + W0(-a e^-a)) with a the ratio of
 //! physical to logical space. Computed here, not pasted.
 
-mod common;
-use common::*;
+use crate::common::*;
 use engine::{Device, Op};
 
 /// Lambert W, principal branch, for x in [-1/e, 0), by Halley's iteration.

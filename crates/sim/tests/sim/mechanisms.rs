@@ -1,8 +1,7 @@
 //! The mechanisms real controllers have, one test each: what switching each on changes, on
 //! small drives so every test takes a second or two.
 
-mod common;
-use common::*;
+use crate::common::*;
 use engine::{Device, Io, Op};
 
 /// A small drive with paced GC and no cache: the baseline the mechanisms are compared with.

@@ -2,8 +2,7 @@
 //! requested IOs, and both per-second series sum to their totals. (fio's averaged iops log,
 //! log_avg_msec=1000, drops the last partial second, so its per-IO log is bucketed here.)
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::collections::BTreeMap;
 

@@ -3,8 +3,7 @@
 //! in virtual time on the simulator within 100 MB, and is refused up front, with the fix
 //! named, where a timed replay would wait out the gap on the wall clock.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -4,8 +4,7 @@
 //! never comes back ends as usual with its results on disk and the `bench push` hint.
 //! Each test has a PostgreSQL server of its own to stop and start (test_support::postgres).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

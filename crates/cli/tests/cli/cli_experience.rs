@@ -3,8 +3,7 @@
 //! that name the target once and guess what was meant, and drives compared by a part of
 //! their names.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::path::Path;
 use std::process::Output;

@@ -3,8 +3,7 @@
 //! need times; a trace of no IOs, a queue depth or an idle cap out of range are refused before
 //! the target is touched, and no run is stored.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::path::{Path, PathBuf};
 

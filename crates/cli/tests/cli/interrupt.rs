@@ -1,8 +1,7 @@
 //! Ctrl-C or SIGTERM stops a run cleanly: the results measured so far are written with
 //! `complete: false` and the exit status is non-zero.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn sigint_keeps_partial_results() {

@@ -1,8 +1,7 @@
 //! An interrupted suite carries on with `--resume DIR` from the first step not completed,
 //! keeping what was already measured.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn resume_keeps_completed_steps_and_reruns_the_rest() {

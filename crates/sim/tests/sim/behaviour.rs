@@ -1,8 +1,7 @@
 //! What the simulated drive must show: the consistency cliff, spare area and TRIM helping,
 //! the SLC cache filling and draining, data-mode reads, determinism, and never stalling.
 
-mod common;
-use common::*;
+use crate::common::*;
 use engine::{Completion, Device, Io, Op};
 
 const SMALL: &str = "default,capacity=1GiB,pages_per_block=64,gc_style=paced";

@@ -2,8 +2,7 @@
 //! results directories import once, drives compare side by side, annotate, export, remove;
 //! a damaged database is refused and left as it was.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::path::Path;
 

@@ -2,8 +2,7 @@
 //! queue depth and QD1 share included: their completion times are written, and a format that
 //! cannot hold them is never chosen silently by an output file's extension.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / b

@@ -5,9 +5,8 @@
 //! at a desktop and a phone width, no console error. Skipped where Chromium is not
 //! installed (apt-get install chromium).
 
-mod common;
-use common::cdp::Browser;
-use common::*;
+use crate::common::cdp::Browser;
+use crate::common::*;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -19,7 +18,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use test_support::http::status;
 
-use common::page_checks::{assert_reads_well, hover_a_point, small_text, switch_every_view};
+use crate::common::page_checks::{assert_reads_well, hover_a_point, small_text, switch_every_view};
 
 /// `ssdlab bench serve`, killed when dropped.
 struct Server {

@@ -1,8 +1,7 @@
 //! A write test on a block device holding data or in use is refused, with a message that
 //! names what was found and the fix.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// A short random-write test on `dev`, with extra flags, writing results to `out`.
 fn write_test(dev: &str, extra: &[&str], out: Option<&str>) -> std::process::Output {

@@ -1,7 +1,6 @@
 //! Bad input gets a clear error naming the problem and the fix, never a panic.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn fails_with(args: &[&str], needle: &str) {
     let o = run(args);

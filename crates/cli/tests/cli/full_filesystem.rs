@@ -2,8 +2,7 @@
 //! free is refused before any IO, saying how much is free and what to do. A run whose IOs
 //! fail part-way says so on the console, and a result names the phase it measured.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;

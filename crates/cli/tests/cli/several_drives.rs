@@ -1,8 +1,7 @@
 //! Several drives at once: `suite` with a --target each reviews them side by side, each into
 //! its own directory, stored as its own run; other commands take one target.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn run_id(dir: &std::path::Path) -> String {
     let rec: serde_json::Value =

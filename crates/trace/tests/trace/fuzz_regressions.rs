@@ -23,7 +23,7 @@ fn read(format: Format, bytes: &[u8]) -> Result<usize, String> {
 
 #[test]
 fn native_record_ending_past_2_pow_64() {
-    let bytes = include_bytes!("fixtures/fuzz/native-offset-overflow.bin");
+    let bytes = include_bytes!("../fixtures/fuzz/native-offset-overflow.bin");
     let err = read(Format::Native, bytes).unwrap_err();
     // The source name ("fuzz") is in every error, so it proves nothing: the reason must be
     // the overflow, with where it was found.
@@ -53,14 +53,14 @@ fn read_blktrace(bytes: &[u8]) -> Result<usize, String> {
 
 #[test]
 fn blktrace_sector_beyond_2_pow_64_bytes() {
-    let bytes = include_bytes!("fixtures/fuzz/blktrace-sector-overflow.bin");
+    let bytes = include_bytes!("../fixtures/fuzz/blktrace-sector-overflow.bin");
     let err = read_blktrace(bytes).unwrap_err();
     assert!(err.contains("beyond any device"), "{err}");
 }
 
 #[test]
 fn blkparse_sector_count_beyond_4_gib() {
-    let bytes = include_bytes!("fixtures/fuzz/blkparse-sector-count-overflow.txt");
+    let bytes = include_bytes!("../fixtures/fuzz/blkparse-sector-count-overflow.txt");
     // Either the line is reported or (had it been skippable) skipped; never a panic.
     let _ = read(Format::Blkparse, bytes);
     let line = b"8,16 0 1 0.000000000 1 Q W 0 + 18446744073709551615 [x]\n";

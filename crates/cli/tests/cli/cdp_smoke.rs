@@ -2,8 +2,7 @@
 //! reacts to events, console errors are caught, and screenshots come back as PNG.
 //! Skipped where Chromium is not installed (apt-get install chromium).
 
-mod common;
-use common::cdp::Browser;
+use crate::common::cdp::Browser;
 
 const PAGE: &str = r#"<!doctype html>
 <meta charset="utf-8">

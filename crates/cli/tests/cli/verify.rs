@@ -3,8 +3,7 @@
 //! drive with injected faults, exit non-zero naming the first bad LBAs. The TRIM test reports
 //! what trimmed blocks read as against the drive's claim.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use serde_json::Value;
 

@@ -1,0 +1,10 @@
+//! The Bench's integration tests, one binary: charts, imports and the web server on SQLite
+//! and PostgreSQL.
+//!
+//! One binary rather than one per file: each test binary links the whole dependency tree,
+//! and a newcomer's `cargo test` spent more time linking them than running them.
+
+mod charts;
+mod import_properties;
+mod serve;
+mod serve_database;

@@ -1,0 +1,28 @@
+//! The `ssdlab` command's integration tests, one binary: each module drives the built binary
+//! as a user would (a simulated drive, files, RAM-backed loop devices, a guest's emulated
+//! drives, a browser).
+//!
+//! One binary rather than one per file: each test binary links the whole dependency tree,
+//! and a newcomer's `cargo test` spent more time linking them than running them.
+
+mod common;
+
+mod bench_browser;
+mod bench_cli;
+mod cdp_smoke;
+mod cli_experience;
+mod emulated_drives;
+mod errors;
+mod fio_crosscheck;
+mod full_filesystem;
+mod interrupt;
+mod power;
+mod replay_inputs;
+mod replay_limits;
+mod report_browser;
+mod safety;
+mod several_drives;
+mod store_live;
+mod suite_resume;
+mod trace_gen;
+mod verify;
