@@ -77,54 +77,78 @@ pub fn run(cmd: SimCmd) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The claims about a preset and their recorded outcomes (honest limits).
+/// The claims about a preset and their recorded outcomes, split honestly: those a parameter
+/// was fitted to (meeting them shows the fit, not that the model predicts) and those it
+/// predicts; then the figures from outside the seeds a parameter was fitted to.
 fn print_claims(preset: &str, overridden: bool) -> anyhow::Result<()> {
     let claims: Vec<Claim> = fidelity::claims()
         .map_err(anyhow::Error::msg)?
         .into_iter()
         .filter(|c| c.on.iter().any(|d| d == preset))
         .collect();
+    let definition = sim::preset::find(preset);
+    let fitted = definition.map(|p| p.fitted_claims()).unwrap_or_default();
     println!();
     if claims.is_empty() {
         println!("review claims: none (no seed article measured this drive)");
-        return Ok(());
-    }
-    let recorded = fidelity::recorded();
-    let met = claims
-        .iter()
-        .filter(|c| recorded.get(&c.id).is_some_and(|r| r.outcome.pass))
-        .count();
-    println!(
-        "review claims about {preset}: meets {met} of {} in the last `ssdlab sim validate`{}",
-        claims.len(),
-        if overridden {
-            " (of the preset as shipped, not with your overrides)"
-        } else {
-            ""
-        }
-    );
-    for c in &claims {
-        let (mark, sim, stale) = match recorded.get(&c.id) {
-            Some(r) => (
-                if r.outcome.pass { "meets" } else { "MISSES" },
-                own_part(&r.outcome.simulated, preset, c.on.len()),
-                r.fingerprint != fidelity::fingerprint(c),
-            ),
-            None => ("unchecked", String::new(), false),
-        };
+    } else {
+        let recorded = fidelity::recorded();
         println!(
-            "  {mark:9} {}: {} [published {}; simulated {sim}]{}",
-            c.id,
-            c.claim,
-            c.published_text(),
-            if stale {
-                " (recorded before the preset changed: rerun ssdlab sim validate)"
+            "review claims about {preset}, as the last `ssdlab sim validate` found them{}:",
+            if overridden {
+                " (of the preset as shipped, not with your overrides)"
             } else {
                 ""
             }
         );
+        let (fit, predicted): (Vec<&Claim>, Vec<&Claim>) =
+            claims.iter().partition(|c| fitted.contains(c.id.as_str()));
+        for (group, what) in [
+            (fit, "fitted (a parameter was chosen to meet them: they show the fit, not that the model predicts)"),
+            (predicted, "predicted (no parameter was chosen for them)"),
+        ] {
+            let met = group
+                .iter()
+                .filter(|c| recorded.get(&c.id).is_some_and(|r| r.outcome.pass))
+                .count();
+            println!("  {what}: meets {met} of {}", group.len());
+            for c in group {
+                print_claim(c, recorded.get(&c.id), preset);
+            }
+        }
+    }
+    let outside = definition.map(|p| p.fitted_outside()).unwrap_or_default();
+    if !outside.is_empty() {
+        println!(
+            "  fitted to figures outside the seeds (no longer evidence that it predicts them):"
+        );
+        for (key, source, what) in outside {
+            println!("    {key}: {source}: {what}");
+        }
     }
     Ok(())
+}
+
+fn print_claim(c: &Claim, recorded: Option<&fidelity::Recorded>, preset: &str) {
+    let (mark, sim, stale) = match recorded {
+        Some(r) => (
+            if r.outcome.pass { "meets" } else { "MISSES" },
+            own_part(&r.outcome.simulated, preset, c.on.len()),
+            r.fingerprint != fidelity::fingerprint(c),
+        ),
+        None => ("unchecked", String::new(), false),
+    };
+    println!(
+        "    {mark:9} {}: {} [published {}; simulated {sim}]{}",
+        c.id,
+        c.claim,
+        c.published_text(),
+        if stale {
+            " (recorded before the preset changed: rerun ssdlab sim validate)"
+        } else {
+            ""
+        }
+    );
 }
 
 /// Of a claim about several drives ("a 0.4; b 0.5"), the part about `preset`.

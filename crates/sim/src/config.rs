@@ -241,6 +241,8 @@ pub struct Config {
     pub link_cmd_ns: u64,
     pub cmd_read_ns: u64,
     pub cmd_write_ns: u64,
+    /// Dies the controller lets program at once (0: every die): its peak-power budget.
+    pub max_programs: u32,
     pub write_buffer_bytes: u64,
     /// DRAM on the drive (informational: the whole mapping table is assumed to fit).
     pub dram_bytes: u64,

@@ -95,6 +95,14 @@ impl Config {
             }
         );
         let _ = writeln!(w, "channel           {} MB/s each", self.channel_mbps);
+        if self.max_programs > 0 && self.max_programs < self.dies() {
+            let _ = writeln!(
+                w,
+                "program budget    at most {} of the {} dies program at once (the controller's peak-power budget)",
+                self.max_programs,
+                self.dies()
+            );
+        }
         let _ = writeln!(
             w,
             "host link         {}: {} MB/s, {} per command",

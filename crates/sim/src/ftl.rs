@@ -111,6 +111,7 @@ impl Ftl {
             cfg.link_cmd_ns,
             cfg.cmd_read_ns,
             cfg.cmd_write_ns,
+            cfg.max_programs,
         );
         let min_buffer = layout.stripe_units as u64 * layout.dies as u64;
         let wbuf =
@@ -241,7 +242,7 @@ impl Ftl {
             // One program per multi-plane page, reserved when its first unit arrives.
             let lat = self.program_ns(stream, next);
             self.blocks.frontiers[d as usize][stream as usize].stripe_done =
-                self.tl.die_op(d, xfer, lat);
+                self.tl.die_program(d, xfer, lat);
             self.c.prog_pages[mode_of_stream(stream)] += self.layout.planes as u64;
         }
         let f = &mut self.blocks.frontiers[d as usize][stream as usize];
@@ -293,7 +294,7 @@ impl Ftl {
         if f.next.is_multiple_of(stripe) {
             let lat = self.program_ns(Stream::Gc, f.next);
             self.blocks.frontiers[d as usize][Stream::Gc as usize].stripe_done =
-                self.tl.die_op(d, xfer, lat);
+                self.tl.die_program(d, xfer, lat);
             self.c.prog_pages[NATIVE] += self.layout.planes as u64;
         }
         let f = &mut self.blocks.frontiers[d as usize][Stream::Gc as usize];

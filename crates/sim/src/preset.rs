@@ -77,6 +77,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "controller time per write command (serial): 12us",
     ),
     (
+        "max_programs",
+        "dies programming at once at most, the controller's peak-power budget (0: every die may): max_programs=24",
+    ),
+    (
         "write_buffer",
         "DRAM write buffer: 32MiB (at least one page stripe per die is always there)",
     ),
@@ -272,6 +276,7 @@ pub const RANGES: &[Range] = {
         Range::new("link_cmd", Nanos, 0.0, 10.0 * MS, "a host link's cost per command is a microsecond or a few"),
         Range::new("cmd_read", Nanos, 0.0, 10.0 * MS, COMMAND),
         Range::new("cmd_write", Nanos, 0.0, 10.0 * MS, COMMAND),
+        Range::new("max_programs", Count, 0.0, 4096.0, "a number of dies (a drive has 1 to a few hundred); 0 lets every die program at once"),
         Range::new("write_buffer", Bytes, 0.0, 16.0 * GIB, "a drive buffers a few MiB to a few GiB of writes"),
         Range::new("dram", Bytes, 0.0, TIB, "a drive has no DRAM to a few tens of GiB"),
         Range::new("meta", Percent, 0.0, 100.0, SHARE),
@@ -322,6 +327,7 @@ const BASE: &[(&str, &str)] = &[
     ("link", "sata"),
     ("cmd_read", "10us"),
     ("cmd_write", "12us"),
+    ("max_programs", "0"),
     ("write_buffer", "8MiB"),
     ("dram", "64MiB"),
     ("meta", "0%"),
@@ -388,6 +394,7 @@ fn base() -> Config {
         link_cmd_ns,
         cmd_read_ns: 0,
         cmd_write_ns: 0,
+        max_programs: 0,
         write_buffer_bytes: 0,
         dram_bytes: 0,
         meta_pct: 0.0,
@@ -456,9 +463,7 @@ pub fn presets() -> Vec<(&'static str, &'static str)> {
 /// A preset by name: the base configuration with the preset's parameters applied, each
 /// recorded with its source.
 pub fn preset(name: &str) -> Option<Config> {
-    let p = drives::PRESETS
-        .iter()
-        .find(|p| p.name.eq_ignore_ascii_case(name))?;
+    let p = find(name)?;
     let mut c = base();
     c.preset = p.name.into();
     c.model_of = p.model_of.map(str::to_string);
@@ -478,6 +483,13 @@ pub fn preset(name: &str) -> Option<Config> {
         .map(|f| (f.key.into(), f.value.into(), f.seed.into()))
         .collect();
     Some(c)
+}
+
+/// The preset named `name` (any case), as the drives module defines it.
+pub fn find(name: &str) -> Option<&'static drives::Preset> {
+    drives::PRESETS
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name))
 }
 
 fn preset_names() -> String {
@@ -707,6 +719,7 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
         "link_cmd" => cfg.link_cmd_ns = duration(key, v)?,
         "cmd_read" => cfg.cmd_read_ns = duration(key, v)?,
         "cmd_write" => cfg.cmd_write_ns = duration(key, v)?,
+        "max_programs" => cfg.max_programs = number(key, v)?,
         "write_buffer" => cfg.write_buffer_bytes = size(key, v)?,
         "dram" => cfg.dram_bytes = size(key, v)?,
         "meta" => cfg.meta_pct = percent(key, v)?,

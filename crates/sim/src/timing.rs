@@ -105,6 +105,10 @@ pub struct Timeline {
     /// When each die's last prioritised read ends (`die_read`).
     pub read_free: Vec<u64>,
     pub chan_free: Vec<u64>,
+    /// When each of the controller's program slots is next free (empty: no budget). A
+    /// controller keeps its peak power under a budget by letting only so many dies program at
+    /// once; a program waits for its die and for a slot.
+    prog_slots: Vec<u64>,
     pub ctrl_free: u64,
     pub link_free: u64,
     /// One mapping unit over a NAND channel.
@@ -133,11 +137,15 @@ impl Timeline {
         link_cmd_ns: u64,
         cmd_read_ns: u64,
         cmd_write_ns: u64,
+        max_programs: u32,
     ) -> Timeline {
+        // A budget of every die (or more) never binds: no slots to keep.
+        let slots = if max_programs < dies { max_programs } else { 0 };
         Timeline {
             die_free: vec![0; dies as usize],
             read_free: vec![0; dies as usize],
             chan_free: vec![0; channels as usize],
+            prog_slots: vec![0; slots as usize],
             ctrl_free: 0,
             link_free: 0,
             chan_unit_ns: transfer_ns(unit_bytes, channel_mbps).max(1),
@@ -179,6 +187,21 @@ impl Timeline {
         let d = &mut self.die_free[die as usize];
         let end = (*d).max(ready) + ns;
         *d = end;
+        self.busy_to(end);
+        end
+    }
+
+    /// A program of `ns` on die `d`, its data there at `ready`: it starts when the die and a
+    /// program slot are both free (the slot free earliest). Returns its end.
+    #[inline]
+    pub fn die_program(&mut self, die: u32, ready: u64, ns: u64) -> u64 {
+        let Some(slot) = self.prog_slots.iter_mut().min_by_key(|free| **free) else {
+            return self.die_op(die, ready, ns);
+        };
+        let d = &mut self.die_free[die as usize];
+        let end = (*d).max(ready).max(*slot) + ns;
+        *d = end;
+        *slot = end;
         self.busy_to(end);
         end
     }

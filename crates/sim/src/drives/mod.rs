@@ -47,6 +47,9 @@ pub enum Source {
     Fitted(&'static str),
     /// Not published: typical of the drive's class, and why.
     Assumed(&'static str),
+    /// Chosen to meet a figure published outside the seeds (a maker's datasheet): (where,
+    /// what). That figure is fitted from then on, no longer evidence that the preset predicts.
+    FittedOutside(&'static str, &'static str),
 }
 
 impl Source {
@@ -56,6 +59,9 @@ impl Source {
             Source::Derived(seed, how) => format!("derived [{seed}]: {how}"),
             Source::Fitted(claims) => format!("fitted to {claims}"),
             Source::Assumed(why) => format!("assumed: {why}"),
+            Source::FittedOutside(source, what) => {
+                format!("fitted outside the seeds to {source}: {what}")
+            }
         }
     }
 }
@@ -102,6 +108,19 @@ pub const fn fitted(key: &'static str, value: &'static str, claims: &'static str
     }
 }
 
+pub const fn fitted_outside(
+    key: &'static str,
+    value: &'static str,
+    source: &'static str,
+    what: &'static str,
+) -> Param {
+    Param {
+        key,
+        value,
+        source: Source::FittedOutside(source, what),
+    }
+}
+
 pub const fn assumed(key: &'static str, value: &'static str, why: &'static str) -> Param {
     Param {
         key,
@@ -137,6 +156,37 @@ pub struct Preset {
     pub summary: &'static str,
     pub params: &'static [&'static [Param]],
     pub facts: &'static [&'static [Fact]],
+}
+
+impl Preset {
+    fn all_params(&self) -> impl Iterator<Item = &'static Param> {
+        self.params.iter().flat_map(|group| group.iter())
+    }
+
+    /// The scorecard claims its parameters were chosen to meet (by id): meeting them says
+    /// little about the model; the other claims about the drive are what it predicts.
+    pub fn fitted_claims(&self) -> std::collections::BTreeSet<&'static str> {
+        self.all_params()
+            .filter_map(|p| match p.source {
+                // "id, id (why)" or "id; why": the ids come first.
+                Source::Fitted(text) => text.split([';', '(']).next(),
+                _ => None,
+            })
+            .flat_map(|ids| ids.split(','))
+            .map(str::trim)
+            .filter(|id| !id.is_empty())
+            .collect()
+    }
+
+    /// Its parameters fitted to figures published outside the seeds: (key, where, what).
+    pub fn fitted_outside(&self) -> Vec<(&'static str, &'static str, &'static str)> {
+        self.all_params()
+            .filter_map(|p| match p.source {
+                Source::FittedOutside(source, what) => Some((p.key, source, what)),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// The small fast drive every command defaults to: not a real drive, but with the mechanisms

@@ -175,6 +175,32 @@ fn program_times_by_page_average_like_a_uniform_program() {
 }
 
 #[test]
+fn a_program_budget_caps_sequential_writes_at_the_dies_it_lets_program() {
+    // Eight dies on fast channels and link: the dies' programs are the limit, until the
+    // controller lets only some of them program at once.
+    let write = |spec: &str| {
+        let mut dev = sim::open(spec).unwrap();
+        fill(&mut dev, 256 << 20, 128 << 10).mbps()
+    };
+    let base = "default,capacity=2GiB,channels=4,dies=2,channel_mbps=800,link_mbps=4000,t_prog=1ms";
+    let every_die = write(base);
+    let half = write(&format!("{base},max_programs=4"));
+    let unbound = write(&format!("{base},max_programs=8"));
+    println!(
+        "8 dies: {every_die:.0} MB/s; at most 4 programming: {half:.0}; at most 8: {unbound:.0}"
+    );
+    assert!(
+        (half / every_die - 0.5).abs() < 0.05,
+        "{every_die} vs {half}"
+    );
+    // A budget of every die changes nothing.
+    assert!(
+        (unbound / every_die - 1.0).abs() < 0.01,
+        "{every_die} vs {unbound}"
+    );
+}
+
+#[test]
 fn metadata_writes_are_programmed_with_the_host_data() {
     // A sequential fill of a clean drive needs no GC: every NAND program beyond the host's
     // is the journal's.
