@@ -61,7 +61,8 @@ pub struct RunArgs {
     /// Spare area for consistency: purge all, test only the first (100 - PCT)% of LBAs.
     #[arg(long)]
     pub spare: Option<f64>,
-    /// Do not fill the span before a read test.
+    /// Do not fill the span before a test that reads (by default it is filled, so the reads
+    /// measure data rather than never-written LBAs; `custom` reads with it write nothing).
     #[arg(long)]
     pub no_prefill: bool,
     /// Storage Bench: a synthetic profile (heavy-2011, light-2011, destroyer-2013) or a trace file.

@@ -9,7 +9,7 @@ use engine::workload::{Access, Limit, Workload};
 use engine::{Clock, Device};
 
 use crate::context::Context;
-use crate::result::Phase;
+use crate::result::{Phase, Report};
 use crate::SuiteError;
 
 /// Discard chunk: large enough to be quick, small enough for every device's limit.
@@ -171,4 +171,71 @@ pub fn fill(
         complete: outcome.stopped.is_none(),
     };
     Ok((phase, outcome))
+}
+
+/// What a test that reads does before its measured phase ([`before_reads`]).
+// Made once per test and consumed at once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
+pub enum BeforeReads {
+    /// Ready to measure; with `--verify` on a test of reads only, the fill's data is verified
+    /// after the measured reads.
+    Ready(Option<Verification>),
+    /// The fill was stopped (interrupted): its outcome ends the test.
+    Stopped(Outcome),
+}
+
+/// A test whose workload reads measures what its span holds, so the span is filled first
+/// (one sequential pass, the methodology's read corners) unless `prefill` is `Some(false)`
+/// (`--no-prefill`), which the result then states: reads of LBAs never written or trimmed are
+/// answered without reading NAND, faster than reads of data. With `--verify` on a workload of
+/// reads only, what the fill wrote is what gets verified.
+pub fn before_reads(
+    ctx: &mut Context,
+    dev: &mut dyn Device,
+    w: &Workload,
+    prefill: Option<bool>,
+    report: &mut Report,
+) -> Result<BeforeReads, SuiteError> {
+    let prefill = w.read_pct > 0 && prefill.unwrap_or(true);
+    let verify_fill = w.read_pct == 100 && ctx.verify.is_some();
+    if verify_fill && !prefill {
+        return Err(SuiteError::Parameter(format!(
+            "--verify: {} only reads, and with --no-prefill nothing it reads was written by \
+             this run, so there is nothing to verify; drop --no-prefill (the prefill's data \
+             is then verified) or --verify",
+            report.test
+        )));
+    }
+    if w.read_pct > 0 && !prefill {
+        report.deviations.push(
+            "not filled first (--no-prefill): reads of LBAs never written or trimmed are \
+             answered without reading NAND, faster than reads of data"
+                .into(),
+        );
+        return Ok(BeforeReads::Ready(None));
+    }
+    if !prefill {
+        return Ok(BeforeReads::Ready(None));
+    }
+    let mut verification = match verify_fill {
+        true => ctx.verification(
+            dev,
+            &fill_workload(w.offset_bytes, w.span_bytes, w.data, w.seed),
+        )?,
+        false => None,
+    };
+    let (phase, outcome) = fill(
+        ctx,
+        dev,
+        w.offset_bytes,
+        w.span_bytes,
+        w.data,
+        w.seed,
+        verification.as_mut(),
+    )?;
+    report.preconditioning.push(phase);
+    Ok(match outcome.stopped {
+        Some(_) => BeforeReads::Stopped(outcome),
+        None => BeforeReads::Ready(verification),
+    })
 }

@@ -319,3 +319,98 @@ fn readme_bench_compare_finds_drives_by_a_part_of_their_names() {
         "{t}"
     );
 }
+
+/// `run custom` reads used to read a clean drive's unmapped LBAs (44K IOPS at QD1 on the
+/// 250GB EVO where `random-read --qd 1`, which fills first, gives 11.6K) although the help
+/// said the fill was the default. Now reads are of data unless `--no-prefill` says otherwise,
+/// and then the result says what was read.
+#[test]
+fn custom_reads_measure_data_unless_told_not_to_fill_and_then_say_so() {
+    let out = tempfile::tempdir().unwrap();
+    let custom = |name: &str, extra: &[&str]| {
+        let dir = out.path().join(name);
+        let mut args = vec![
+            "run",
+            "custom",
+            "--target",
+            "sim:840-evo-msata-250,capacity=4GiB,slc_cache=64MiB",
+            "--qd",
+            "1",
+            "--span",
+            "256M",
+            "--ios",
+            "4000",
+            "-q",
+            "--no-store",
+            "--out",
+            dir.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", text(&o));
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("custom.json")).unwrap())
+                .unwrap();
+        r
+    };
+    let filled = custom("filled", &[]);
+    let unfilled = custom("unfilled", &["--no-prefill"]);
+    let iops = |r: &serde_json::Value| r["summary"]["iops"].as_f64().unwrap();
+    println!(
+        "QD1 reads: filled {:.0} IOPS, not filled {:.0}",
+        iops(&filled),
+        iops(&unfilled)
+    );
+    assert_eq!(filled["preconditioning"][0]["name"], "fill", "{filled}");
+    assert!(filled.get("deviations").is_none(), "{filled}");
+    assert!(unfilled
+        .get("preconditioning")
+        .is_none_or(|p| p.as_array().unwrap().is_empty()));
+    let said = unfilled["deviations"].to_string();
+    assert!(
+        said.contains("--no-prefill") && said.contains("without reading NAND"),
+        "{said}"
+    );
+    // Unmapped reads never reach the NAND: far faster than reads of data.
+    assert!(
+        iops(&unfilled) > 2.0 * iops(&filled),
+        "{} vs {}",
+        iops(&unfilled),
+        iops(&filled)
+    );
+}
+
+/// `sim show` tells the claims a preset was fitted to from those it predicts, and names the
+/// figures from outside the seeds a parameter was fitted to.
+#[test]
+fn sim_show_separates_fitted_claims_from_predicted_ones() {
+    let o = run(&["sim", "show", "840-evo-msata-1tb"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = stdout(&o);
+    let fitted_at = t
+        .find("  fitted (a parameter was chosen")
+        .expect("a fitted group");
+    let predicted_at = t
+        .find("  predicted (no parameter")
+        .expect("a predicted group");
+    assert!(fitted_at < predicted_at, "{t}");
+    // cmd_read is fitted to the 1TB's random read spec; no parameter to the EVOs' steadiness.
+    let line = |id: &str| {
+        t.lines()
+            .position(|l| l.contains(&format!(" {id}: ")))
+            .unwrap()
+    };
+    let at = |i: usize| t.lines().take(i).map(|l| l.len() + 1).sum::<usize>();
+    assert!(
+        at(line("evo-msata-1tb-spec-random-read")) < predicted_at,
+        "{t}"
+    );
+    assert!(
+        at(line("evo-msata-more-consistent-than-2.5")) > predicted_at,
+        "{t}"
+    );
+    assert!(
+        t.contains("max_programs: Samsung's 840 EVO datasheet"),
+        "the outside figure it was fitted to: {t}"
+    );
+}

@@ -99,7 +99,7 @@ fn a_read_only_device_refuses_write_tests_and_runs_read_tests() {
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("is read-only"), "{t}");
     assert!(
-        t.contains("--read-pct 100"),
+        t.contains("--read-pct 100 --no-prefill"),
         "names a test that can run: {t}"
     );
     let o = run(&[
@@ -109,6 +109,7 @@ fn a_read_only_device_refuses_write_tests_and_runs_read_tests() {
         dev.dev(),
         "--read-pct",
         "100",
+        "--no-prefill",
         "--ios",
         "100",
         "-q",

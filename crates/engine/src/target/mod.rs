@@ -152,7 +152,7 @@ pub enum TargetError {
         /// The largest target that fits: what the file holds already plus the free space.
         most: u64,
     },
-    #[error("{path} is read-only (a read-only loop device, a write-protected drive or a read-only mapping): a write test cannot run on it; use a writable device, or a test that only reads (run custom --read-pct 100)")]
+    #[error("{path} is read-only (a read-only loop device, a write-protected drive or a read-only mapping): a write test cannot run on it; use a writable device, or a test that only reads (run custom --read-pct 100 --no-prefill)")]
     ReadOnly { path: String },
     #[error("{0} is not a block device; for a regular file use file:{0}")]
     NotBlock(String),

@@ -8,7 +8,7 @@ use engine::Device;
 
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
-use crate::precondition;
+use crate::precondition::{self, BeforeReads};
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
@@ -158,39 +158,10 @@ pub fn run_one(
     if !c.read {
         report.variant = o.data.map(|d| d.name().to_string());
     }
-    let prefill = w.read_pct > 0 && o.prefill.unwrap_or(true);
-    // --verify on a read-only corner verifies what its prefill wrote: read back after the
-    // measured reads (which are left unslowed), so a fault of the fill or of the reads'
-    // time on the drive is found.
-    let verify_fill = w.read_pct == 100 && ctx.verify.is_some();
-    if verify_fill && !prefill {
-        return Err(SuiteError::Parameter(format!(
-            "--verify: {} only reads, and with --no-prefill nothing it reads was written by              this run, so there is nothing to verify; drop --no-prefill (the prefill's data              is then verified) or --verify",
-            c.name
-        )));
-    }
-    let mut verification = match verify_fill {
-        true => ctx.verification(
-            dev,
-            &precondition::fill_workload(w.offset_bytes, w.span_bytes, data, w.seed),
-        )?,
-        false => None,
+    let mut verification = match precondition::before_reads(ctx, dev, &w, o.prefill, &mut report)? {
+        BeforeReads::Ready(v) => v,
+        BeforeReads::Stopped(outcome) => return Ok(report.finish(dev, &w, outcome)),
     };
-    if prefill {
-        let (phase, outcome) = precondition::fill(
-            ctx,
-            dev,
-            w.offset_bytes,
-            w.span_bytes,
-            data,
-            w.seed,
-            verification.as_mut(),
-        )?;
-        report.preconditioning.push(phase);
-        if outcome.stopped.is_some() {
-            return Ok(report.finish(dev, &w, outcome));
-        }
-    }
     let mut outcome = ctx.drive(dev, &w, &report.label, true)?;
     if let Some(v) = verification.as_mut() {
         ctx.finish_verify(dev, v, w.qd, &mut outcome)?;

@@ -8,6 +8,7 @@ use engine::Device;
 
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
+use crate::precondition::{self, BeforeReads};
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
@@ -45,14 +46,15 @@ pub fn run(
         w.qd
     )
     .to_lowercase();
-    if w.read_pct == 100 && ctx.verify.is_some() {
-        return Err(SuiteError::Parameter(
-            "--verify: this custom workload only reads, and custom writes nothing first, so \
-             nothing it reads is known; verify a workload that writes (--read-pct below 100), \
-             or a read corner (`run random-read --verify`: its prefill's data is verified)"
-                .into(),
-        ));
+    let mut report = Report { label, ..report };
+    // Reads measure what the span holds: it is filled first, as for the read corners.
+    let mut verification = match precondition::before_reads(ctx, dev, &w, o.prefill, &mut report)? {
+        BeforeReads::Ready(v) => v,
+        BeforeReads::Stopped(outcome) => return Ok(report.finish(dev, &w, outcome)),
+    };
+    let mut outcome = ctx.drive(dev, &w, &report.label, true)?;
+    if let Some(v) = verification.as_mut() {
+        ctx.finish_verify(dev, v, w.qd, &mut outcome)?;
     }
-    let outcome = ctx.drive(dev, &w, &label, true)?;
-    Ok(Report { label, ..report }.finish(dev, &w, outcome))
+    Ok(report.finish(dev, &w, outcome))
 }

@@ -120,10 +120,12 @@ pub const TESTS: &[TestInfo] = &[
 ];
 
 /// Whether running `name` with these overrides writes the target: a custom workload of
-/// reads only does not, so it needs no confirmation on a device holding data.
+/// reads only (its default) with `--no-prefill` does not, so it needs no confirmation on a
+/// device holding data; without it the span is filled before the reads.
 pub fn writes(name: &str, o: &Overrides) -> bool {
     let info = TESTS.iter().find(|t| t.name == name);
-    info.is_some_and(|t| t.writes) && !(name == "custom" && o.read_pct == Some(100))
+    let reads_only = o.read_pct.unwrap_or(100) == 100 && o.prefill == Some(false);
+    info.is_some_and(|t| t.writes) && !(name == "custom" && reads_only)
 }
 
 /// Whether `--verify` applies to a test: those whose measured phase is driven workloads.

@@ -10,10 +10,13 @@ use std::process::{Command, Output};
 /// The binary, storing its runs in a Bench database of the tests' own, never the user's.
 pub fn ssdlab() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ssdlab"));
-    c.env(
-        "SSDLAB_DB",
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("tests-bench.db"),
-    );
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    // Run from a scratch directory: a run given no --out writes ./results, which must never
+    // land in the checkout (cargo runs tests from the crate's directory).
+    let cwd = scratch.join("cwd");
+    std::fs::create_dir_all(&cwd).expect("a scratch directory");
+    c.env("SSDLAB_DB", scratch.join("tests-bench.db"))
+        .current_dir(cwd);
     c
 }
 
