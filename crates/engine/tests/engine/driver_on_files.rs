@@ -175,7 +175,7 @@ fn sequential_bytes_bound_and_data_written() {
     drop(dev);
     let bytes = std::fs::read(dir.path().join("target.img")).unwrap();
     let head = &bytes[..4 << 20];
-    let packed = zstd::bulk::compress(head, 3).unwrap();
+    let packed = miniz_oxide::deflate::compress_to_vec(head, 6);
     assert!(packed.len() as f64 > 0.99 * head.len() as f64);
     // Nothing written past the span.
     assert!(bytes[4 << 20..].iter().all(|&b| b == 0));
