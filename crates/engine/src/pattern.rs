@@ -150,7 +150,11 @@ mod tests {
     #[test]
     fn incompressible_does_not_compress_or_dedup() {
         let data = written(DataKind::Incompressible);
-        assert!(deflate_ratio(&data) > 0.99, "ratio {}", deflate_ratio(&data));
+        assert!(
+            deflate_ratio(&data) > 0.99,
+            "ratio {}",
+            deflate_ratio(&data)
+        );
         // No two 4 KiB writes are the same.
         let mut blocks: Vec<&[u8]> = data.chunks(4096).collect();
         blocks.sort();

@@ -8,7 +8,7 @@ use engine::Device;
 
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
-use crate::precondition::{self, BeforeReads};
+use crate::precondition;
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
@@ -158,15 +158,7 @@ pub fn run_one(
     if !c.read {
         report.variant = o.data.map(|d| d.name().to_string());
     }
-    let mut verification = match precondition::before_reads(ctx, dev, &w, o.prefill, &mut report)? {
-        BeforeReads::Ready(v) => v,
-        BeforeReads::Stopped(outcome) => return Ok(report.finish(dev, &w, outcome)),
-    };
-    let mut outcome = ctx.drive(dev, &w, &report.label, true)?;
-    if let Some(v) = verification.as_mut() {
-        ctx.finish_verify(dev, v, w.qd, &mut outcome)?;
-    }
-    Ok(report.finish(dev, &w, outcome))
+    super::run_workload(ctx, dev, &w, o.prefill, report)
 }
 
 fn label(w: &Workload) -> String {

@@ -8,7 +8,6 @@ use engine::Device;
 
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
-use crate::precondition::{self, BeforeReads};
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
@@ -46,15 +45,6 @@ pub fn run(
         w.qd
     )
     .to_lowercase();
-    let mut report = Report { label, ..report };
-    // Reads measure what the span holds: it is filled first, as for the read corners.
-    let mut verification = match precondition::before_reads(ctx, dev, &w, o.prefill, &mut report)? {
-        BeforeReads::Ready(v) => v,
-        BeforeReads::Stopped(outcome) => return Ok(report.finish(dev, &w, outcome)),
-    };
-    let mut outcome = ctx.drive(dev, &w, &report.label, true)?;
-    if let Some(v) = verification.as_mut() {
-        ctx.finish_verify(dev, v, w.qd, &mut outcome)?;
-    }
-    Ok(report.finish(dev, &w, outcome))
+    let report = Report { label, ..report };
+    super::run_workload(ctx, dev, &w, o.prefill, report)
 }

@@ -12,11 +12,13 @@ pub mod trim;
 pub mod trim_reads;
 pub mod verify;
 
+use engine::workload::Workload;
 use engine::Device;
 
 use crate::context::Context;
 use crate::params::Overrides;
-use crate::result::TestResult;
+use crate::precondition::{self, BeforeReads};
+use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
 pub struct TestInfo {
@@ -167,4 +169,25 @@ pub fn run(
         }
         corner => Ok(vec![corners::run_one(corners::find(corner)?, dev, ctx, o)?]),
     }
+}
+
+/// The measured phase of a test that is one workload: a span it reads is filled first (or,
+/// with `--no-prefill`, the result says it was not), the workload runs, and with `--verify` on
+/// reads only the fill's data is checked after the measured reads.
+pub(crate) fn run_workload(
+    ctx: &mut Context,
+    dev: &mut dyn Device,
+    w: &Workload,
+    prefill: Option<bool>,
+    mut report: Report,
+) -> Result<TestResult, SuiteError> {
+    let mut verification = match precondition::before_reads(ctx, dev, w, prefill, &mut report)? {
+        BeforeReads::Ready(v) => v,
+        BeforeReads::Stopped(outcome) => return Ok(report.finish(dev, w, outcome)),
+    };
+    let mut outcome = ctx.drive(dev, w, &report.label, true)?;
+    if let Some(v) = verification.as_mut() {
+        ctx.finish_verify(dev, v, w.qd, &mut outcome)?;
+    }
+    Ok(report.finish(dev, w, outcome))
 }
