@@ -1208,7 +1208,9 @@ fn a_bench_out_of_reach_is_transient_and_a_refusal_is_not() {
         e.is_transient() && e.to_string().contains("no answer within 2 s"),
         "{e}"
     );
-    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    // Given up, not waited on: the message above says after what. The bound, 30 times
+    // the 2 s, only catches a wait far past the timeout, whatever the machine's load.
+    assert!(took < std::time::Duration::from_secs(60), "{took:?}");
 
     for refusal in [
         BenchError::Newer {

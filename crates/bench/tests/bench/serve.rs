@@ -1,18 +1,25 @@
 //! `bench serve` over real sockets: hostile clients (pipelining without reading, endless
 //! headers, slowloris) do not stop other clients being answered; oversized request lines
 //! and headers are refused and closed; HTTP/1.0 keep-alive is answered as such; a server
-//! error does not show where the database is. Every test is bounded in time.
+//! error does not show where the database is. No test depends on the machine's speed: each
+//! waits for what it checks (an answer, a close) and asserts that it happened, never how
+//! fast; [`SAFETY`] only turns a hang into a failure.
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bench::db::{Bench, RunRecord};
 use serde_json::json;
 use test_support::http::{self, status};
+
+/// How long anything a test waits for may take before the test fails: not a measure of
+/// the server (the behaviour checked happens in a second or so on an idle machine), only a
+/// hang turned into a failure on a loaded one.
+const SAFETY: Duration = Duration::from_secs(60);
 
 /// `bench::web::serve` on a free loopback port, in a thread that lives as long as the test
 /// process.
@@ -26,8 +33,7 @@ fn start_with(db: &Path, limits: bench::web::Limits) -> SocketAddr {
     std::thread::spawn(move || {
         bench::web::serve_with(&db, "127.0.0.1:0", limits, |addr| tx.send(addr).unwrap()).unwrap();
     });
-    rx.recv_timeout(Duration::from_secs(10))
-        .expect("the server listens")
+    rx.recv_timeout(SAFETY).expect("the server listens")
 }
 
 fn new_bench(dir: &Path) -> std::path::PathBuf {
@@ -37,105 +43,166 @@ fn new_bench(dir: &Path) -> std::path::PathBuf {
 }
 
 /// Send `request` on a new connection; the whole response as text.
-fn exchange(addr: SocketAddr, request: &[u8], secs: u64) -> std::io::Result<String> {
-    let out = http::exchange(addr, request, Duration::from_secs(secs))?;
+fn exchange(addr: SocketAddr, request: &[u8]) -> std::io::Result<String> {
+    let out = http::exchange(addr, request, SAFETY)?;
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 fn get(addr: SocketAddr, path: &str) -> std::io::Result<String> {
-    http::request(addr, "GET", path, Duration::from_secs(5))
+    http::request(addr, "GET", path, SAFETY)
 }
 
-/// A hostile client, until `stop` (or 30 s).
-fn hostile(addr: SocketAddr, kind: usize, stop: Arc<AtomicBool>) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let Ok(mut s) = TcpStream::connect(addr) else {
-        return;
+/// Whether a write failed because the peer is gone (closed or reset), not because its
+/// buffers are full (a write timeout).
+fn gone(e: &std::io::Error) -> bool {
+    !matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
+/// A hostile client of `kind` until `stop`. It adds one to `engaged` once its abuse is
+/// under way on a connection the server took: the pipeline stuffed (a write blocks, the
+/// server no longer reads it), 8 KiB of endless headers sent, the slowloris' head begun.
+/// Returns whether the server closed its connection before `stop` (the endless-headers
+/// client is refused at the head limit by design, and starts again on a new connection).
+fn hostile(addr: SocketAddr, kind: usize, stop: &AtomicBool, engaged: &AtomicUsize) -> bool {
+    let connect = || {
+        let s = TcpStream::connect_timeout(&addr, SAFETY).expect("the server accepts");
+        s.set_write_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        s
     };
-    s.set_write_timeout(Some(Duration::from_millis(200)))
-        .unwrap();
-    let go = || !stop.load(Ordering::Relaxed) && Instant::now() < deadline;
+    let mut s = connect();
+    let mut counted = false;
+    let mut count = || {
+        if !std::mem::replace(&mut counted, true) {
+            engaged.fetch_add(1, Ordering::SeqCst);
+        }
+    };
+    // The pauses below are the hostile clients' pace, not waits for anything.
     match kind {
         // Pipelining: requests without end, never reading an answer.
         0 => {
             let burst = "GET / HTTP/1.1\r\nHost: bench\r\n\r\n".repeat(64);
-            while go() {
-                if s.write_all(burst.as_bytes()).is_err() {
-                    std::thread::sleep(Duration::from_millis(50));
+            while !stop.load(Ordering::SeqCst) {
+                match s.write(burst.as_bytes()) {
+                    Ok(_) => {}
+                    Err(e) if gone(&e) => return true,
+                    Err(_) => {
+                        count();
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
                 }
             }
         }
         // Endless headers.
         1 => {
-            let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\n");
             let line = format!("X-Pad: {}\r\n", "a".repeat(1000));
-            while go() {
-                if s.write_all(line.as_bytes()).is_err() {
-                    std::thread::sleep(Duration::from_millis(50));
+            'connection: while !stop.load(Ordering::SeqCst) {
+                if s.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\n").is_err() {
+                    s = connect();
+                    continue;
+                }
+                for n in 1.. {
+                    if stop.load(Ordering::SeqCst) {
+                        break 'connection;
+                    }
+                    if s.write_all(line.as_bytes()).is_err() {
+                        // Refused (431, closed): again, on a new connection.
+                        std::thread::sleep(Duration::from_millis(50));
+                        s = connect();
+                        continue 'connection;
+                    }
+                    if n == 8 {
+                        count();
+                    }
                 }
             }
         }
         // Slowloris: a byte now and then.
         _ => {
-            let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\nX-Slow: ");
-            while go() {
+            if s.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\nX-Slow: ")
+                .is_err()
+            {
+                return true;
+            }
+            count();
+            while !stop.load(Ordering::SeqCst) {
                 if s.write_all(b"a").is_err() {
-                    break;
+                    return true;
                 }
                 std::thread::sleep(Duration::from_millis(200));
             }
         }
     }
-    // Hold the connection until the test is done.
-    while go() {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    false
 }
 
 #[test]
 fn hostile_clients_do_not_stop_others_being_answered() {
     let dir = tempfile::tempdir().unwrap();
-    let addr = start(&new_bench(dir.path()));
+    // No limit frees a hostile connection while the test runs (the slowloris and the
+    // pipeline are held for as long as they like): what is checked is that holding them
+    // does not stop the server answering others, not that the limits free them (below).
+    let limits = bench::web::Limits {
+        keep_alive_requests: u64::MAX,
+        keep_alive_lifetime: Duration::from_secs(3600),
+        write_timeout: Duration::from_secs(3600),
+        ..patient(256, 32)
+    };
+    let addr = start_with(&new_bench(dir.path()), limits);
     assert_eq!(status(&get(addr, "/").unwrap()), "200");
 
     let stop = Arc::new(AtomicBool::new(false));
-    let hostiles: Vec<_> = (0..10)
-        .map(|i| {
-            let stop = Arc::clone(&stop);
-            std::thread::spawn(move || hostile(addr, [0, 0, 0, 0, 1, 1, 1, 2, 2, 2][i], stop))
+    let engaged = Arc::new(AtomicUsize::new(0));
+    let kinds = [0, 0, 0, 0, 1, 1, 1, 2, 2, 2];
+    let hostiles: Vec<_> = kinds
+        .iter()
+        .map(|&kind| {
+            let (stop, engaged) = (Arc::clone(&stop), Arc::clone(&engaged));
+            std::thread::spawn(move || hostile(addr, kind, &stop, &engaged))
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(500));
-
-    // Three seconds of requests from a well-behaved client: every one answered, and
-    // answers in every second.
-    let start = Instant::now();
-    let mut per_second = [0u32; 3];
-    while start.elapsed() < Duration::from_secs(3) {
-        let second = start.elapsed().as_secs() as usize;
-        let r = get(addr, "/");
-        let r = r.unwrap_or_else(|e| {
-            stop.store(true, Ordering::Relaxed);
+    // Every hostile client at work before the first request (not a pause that hopes so).
+    let deadline = Instant::now() + SAFETY;
+    while engaged.load(Ordering::SeqCst) < kinds.len() {
+        if Instant::now() > deadline {
+            stop.store(true, Ordering::SeqCst);
             panic!(
-                "no answer {:.1} s into the abuse: {e}",
-                start.elapsed().as_secs_f64()
-            )
+                "only {} of {} hostile clients got going",
+                engaged.load(Ordering::SeqCst),
+                kinds.len()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+
+    // A well-behaved client's requests, meanwhile: every one answered.
+    const REQUESTS: u32 = 100;
+    let start = Instant::now();
+    for i in 0..REQUESTS {
+        let r = get(addr, "/").unwrap_or_else(|e| {
+            stop.store(true, Ordering::SeqCst);
+            panic!("request {i} under the abuse was not answered: {e}")
         });
         assert_eq!(status(&r), "200", "{r}");
-        if second < 3 {
-            per_second[second] += 1;
-        }
     }
-    let total: u32 = per_second.iter().sum();
+    // The figure, for the reader: no assertion rests on it.
     println!(
-        "bench serve under 10 hostile clients: {:.0} requests/s ({per_second:?} per second)",
-        f64::from(total) / start.elapsed().as_secs_f64()
+        "bench serve under {} hostile clients: {:.0} requests/s",
+        kinds.len(),
+        f64::from(REQUESTS) / start.elapsed().as_secs_f64()
     );
-    stop.store(true, Ordering::Relaxed);
-    for h in hostiles {
-        h.join().unwrap();
+    stop.store(true, Ordering::SeqCst);
+    let closed: Vec<bool> = hostiles.into_iter().map(|h| h.join().unwrap()).collect();
+    // The pipelines and slowlorises were held all along: the answers came while they were.
+    for (kind, closed) in kinds.iter().zip(&closed) {
+        assert!(
+            *kind == 1 || !closed,
+            "a hostile client of kind {kind} was let go: {closed:?}"
+        );
     }
-    assert!(per_second.iter().all(|&n| n > 0), "{per_second:?}");
 }
 
 #[test]
@@ -146,7 +213,7 @@ fn oversized_request_lines_and_headers_are_refused_and_closed() {
         "GET /compare?d={} HTTP/1.1\r\nHost: bench\r\n\r\n",
         "1".repeat(9 * 1024)
     );
-    let r = exchange(addr, long_url.as_bytes(), 10).unwrap();
+    let r = exchange(addr, long_url.as_bytes()).unwrap();
     assert_eq!(status(&r), "414", "{r}");
     assert!(r.to_ascii_lowercase().contains("connection: close"), "{r}");
 
@@ -155,12 +222,12 @@ fn oversized_request_lines_and_headers_are_refused_and_closed() {
         huge += &format!("X-Pad-{i}: {}\r\n", "a".repeat(1000));
     }
     huge += "\r\n";
-    let r = exchange(addr, huge.as_bytes(), 10).unwrap_or_default();
+    let r = exchange(addr, huge.as_bytes()).unwrap_or_default();
     assert_eq!(status(&r), "431", "{r}");
     // A 100 MB URL is not read to its end: the answer comes, the connection closes.
     let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.set_write_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.set_read_timeout(Some(SAFETY)).unwrap();
+    s.set_write_timeout(Some(SAFETY)).unwrap();
     let _ = s.write_all(b"GET /");
     let chunk = vec![b'a'; 1 << 20];
     let mut sent = 0;
@@ -187,7 +254,7 @@ fn http_1_0_keep_alive_answers_say_so() {
     let dir = tempfile::tempdir().unwrap();
     let addr = start(&new_bench(dir.path()));
     let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.set_read_timeout(Some(SAFETY)).unwrap();
     s.write_all(b"HEAD / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
         .unwrap();
     let mut buf = [0u8; 4096];
@@ -216,23 +283,21 @@ fn server_errors_do_not_show_the_database_path() {
     assert!(r.contains("could not be read"), "{r}");
 }
 
-/// Read until the server closes the connection: how long that took, or `None` if it was
-/// still open after `secs`.
-fn closed_within(s: &mut TcpStream, secs: u64) -> Option<Duration> {
-    let start = Instant::now();
-    s.set_read_timeout(Some(Duration::from_secs(secs))).unwrap();
+/// Read until the server closes the connection (the end, or a reset): whether it did
+/// within [`SAFETY`].
+fn closes(s: &mut TcpStream) -> bool {
+    let deadline = Instant::now() + SAFETY;
+    s.set_read_timeout(Some(SAFETY)).unwrap();
     let mut buf = vec![0u8; 1 << 16];
     loop {
         match s.read(&mut buf) {
-            Ok(0) => return Some(start.elapsed()),
+            Ok(0) => return true,
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
-                return Some(start.elapsed())
-            }
-            Err(_) => return None,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
+            Err(_) => return false,
         }
-        if start.elapsed() > Duration::from_secs(secs) {
-            return None;
+        if Instant::now() > deadline {
+            return false;
         }
     }
 }
@@ -247,67 +312,66 @@ fn slow_idle_and_unread_connections_are_closed() {
         write_timeout: Duration::from_secs(1),
         ..Default::default()
     };
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        bench::web::serve_with(&db, "127.0.0.1:0", limits, |a| tx.send(a).unwrap()).unwrap();
-    });
-    let addr = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let addr = start_with(&db, limits);
 
-    // Slowloris: a header byte every 100 ms never makes a request.
+    // Slowloris: a header byte every 100 ms never makes a request. Nothing but the head
+    // timeout ends it (never idle, far from the head size limit in SAFETY).
     let mut slow = TcpStream::connect(addr).unwrap();
     slow.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\nX-Slow: ")
         .unwrap();
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(5) && slow.write_all(b"a").is_ok() {
+    let deadline = Instant::now() + SAFETY;
+    // The pause is the slowloris' pace; the loop waits for the cut itself.
+    while slow.write_all(b"a").is_ok() {
+        assert!(
+            Instant::now() < deadline,
+            "a slow request head is not cut off"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert!(
-        closed_within(&mut slow, 5).is_some(),
-        "a slow request head is cut off"
-    );
-    assert!(start.elapsed() < Duration::from_secs(8));
+    assert!(closes(&mut slow), "a slow request head is cut off");
 
     // Idle: connected, saying nothing.
     let mut idle = TcpStream::connect(addr).unwrap();
-    assert!(
-        closed_within(&mut idle, 5).is_some(),
-        "an idle connection is closed"
-    );
+    assert!(closes(&mut idle), "an idle connection is closed");
+    assert_eq!(status(&get(addr, "/").unwrap()), "200");
 
-    // Pipelining without reading: once its answers stop moving, the connection goes.
+    // Pipelining without reading: once its answers stop moving, the connection goes. On a
+    // server where only the write timeout can end it: no idle or head timeout, no limit on
+    // a connection's requests or age.
+    let addr = start_with(
+        &db,
+        bench::web::Limits {
+            write_timeout: Duration::from_secs(1),
+            keep_alive_requests: u64::MAX,
+            keep_alive_lifetime: Duration::from_secs(3600),
+            ..patient(256, 32)
+        },
+    );
     let mut greedy = TcpStream::connect(addr).unwrap();
     greedy
         .set_write_timeout(Some(Duration::from_millis(200)))
         .unwrap();
     let burst = "GET / HTTP/1.1\r\nHost: bench\r\n\r\n".repeat(256);
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(3) && greedy.write_all(burst.as_bytes()).is_ok() {}
-    std::thread::sleep(Duration::from_secs(3));
-    // Closed by then: reading finds the end (or the reset) at once, not a stream of answers
-    // that starts moving again.
-    greedy
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut got = 0usize;
-    let mut buf = vec![0u8; 1 << 16];
-    let start = Instant::now();
-    let closed = loop {
-        match greedy.read(&mut buf) {
-            Ok(0) => break true,
-            Ok(n) => got += n,
-            Err(e) => break e.kind() == std::io::ErrorKind::ConnectionReset,
+    // Requests until a write fails for the connection being gone (not for the server not
+    // reading them, a write timeout): the server let go of it.
+    let deadline = Instant::now() + SAFETY;
+    let mut sent = 0usize;
+    loop {
+        match greedy.write(burst.as_bytes()) {
+            Ok(n) => sent += n,
+            Err(e) if gone(&e) => break,
+            Err(_) => {}
         }
-    };
+        assert!(
+            Instant::now() < deadline,
+            "a client that never reads is never let go ({sent} bytes of requests sent)"
+        );
+    }
     println!(
-        "unread pipelined answers: {got} bytes read in {:?} before the close",
-        start.elapsed()
+        "unread pipelined answers: let go after {} requests sent",
+        sent / 32
     );
-    assert!(closed, "a client that never reads is let go");
-    assert!(
-        start.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        start.elapsed()
-    );
+    assert!(closes(&mut greedy), "a client that never reads is let go");
     assert_eq!(status(&get(addr, "/").unwrap()), "200");
 }
 
@@ -442,7 +506,7 @@ const HOG: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
 /// A keep-alive connection from `from` that has had one answer and now waits, idle; `None`
 /// if the server closed it instead of answering.
 fn idle_keep_alive(from: IpAddr, addr: SocketAddr) -> Option<TcpStream> {
-    let mut s = http::connect_from(from, addr, Duration::from_secs(10)).unwrap();
+    let mut s = http::connect_from(from, addr, SAFETY).unwrap();
     s.write_all(b"HEAD / HTTP/1.1\r\nHost: bench\r\n\r\n")
         .ok()?;
     let mut head = Vec::new();
@@ -482,7 +546,7 @@ fn one_client_cannot_hold_every_connection() {
     let held: Vec<TcpStream> = (0..8).filter_map(|_| idle_keep_alive(HOG, addr)).collect();
     assert_eq!(held.len(), 4, "a client's share: the rest closed at once");
     // Another client is answered at once; before, it never was (until a timeout).
-    let r = http::request(addr, "GET", "/", Duration::from_secs(20)).unwrap();
+    let r = http::request(addr, "GET", "/", SAFETY).unwrap();
     assert_eq!(status(&r), "200", "{r}");
     drop(held);
 }
@@ -496,12 +560,9 @@ fn idle_connections_make_room_for_new_clients() {
     let mut held: Vec<TcpStream> = (0..4)
         .map(|_| idle_keep_alive(HOG, addr).expect("within the limits"))
         .collect();
-    let r = http::request(addr, "GET", "/", Duration::from_secs(20)).unwrap();
+    let r = http::request(addr, "GET", "/", SAFETY).unwrap();
     assert_eq!(status(&r), "200", "{r}");
-    assert!(
-        closed_within(&mut held[0], 20).is_some(),
-        "the longest idle made room"
-    );
+    assert!(closes(&mut held[0]), "the longest idle made room");
     // The others are still served.
     let s = &mut held[3];
     s.write_all(b"GET / HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
@@ -523,9 +584,9 @@ fn keep_alive_ends_after_its_requests() {
     let mut s = TcpStream::connect(addr).unwrap();
     s.write_all(&b"HEAD / HTTP/1.1\r\nHost: bench\r\n\r\n".repeat(5))
         .unwrap();
-    assert!(closed_within(&mut s, 20).is_some(), "closed after its 3rd");
+    assert!(closes(&mut s), "closed after its 3rd");
     let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.set_read_timeout(Some(SAFETY)).unwrap();
     s.write_all(&b"HEAD / HTTP/1.1\r\nHost: bench\r\n\r\n".repeat(3))
         .unwrap();
     let mut answers = String::new();

@@ -98,7 +98,8 @@ fn signal(child: &Child, sig: &str) {
     assert!(ok, "kill -{sig}");
 }
 
-/// Wait for the child to exit, within `secs`.
+/// Wait for the child to exit, looking every 50 ms; killed, failing the test, after `secs`
+/// (a hang guard, not a measure).
 fn exit_within(child: &mut Child, secs: u64) -> std::process::ExitStatus {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
@@ -299,16 +300,19 @@ fn a_bench_gone_for_good_leaves_the_results_and_the_push_hint_in_bounded_time() 
     let started = Instant::now();
     let mut c = suite(&db, &out, &["--quick", "--only", "corners"]);
     c.args(["--store-wait", "3"]);
-    let o = c.output().unwrap();
+    let (mut child, lines) = spawn(c);
+    // Bounded: it ends by itself (the 120 s only turns a wait without end into a failure;
+    // how long the suite takes is the machine's business) ...
+    let status = exit_within(&mut child, 120);
     let took = started.elapsed();
-    let t = text(&o);
-    assert!(o.status.success(), "the measurements succeeded: {t}");
+    let t = lines.rest();
+    assert!(status.success(), "the measurements succeeded: {t}");
+    // ... after the wait it says, and no less: a slower machine only makes it longer.
     assert!(t.contains("trying again for up to 3 s"), "{t}");
+    assert!(took >= Duration::from_secs(3), "waited: {took:?}");
     assert!(t.contains("warning: not stored in the Bench"), "{t}");
     let push = format!("`ssdlab bench push {}`", out.display());
     assert!(t.contains(&push), "{t}");
-    assert!(took < Duration::from_secs(30), "{took:?}");
-    assert!(took >= Duration::from_secs(3), "waited: {took:?}");
     let rec: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("suite.json")).unwrap()).unwrap();
     assert_eq!(rec["complete"], true);
@@ -337,13 +341,20 @@ fn ctrl_c_ends_the_wait_for_the_bench_and_leaves_the_push_hint() {
     let dir = tempfile::tempdir().unwrap();
     let db = format!("postgres://ssdlab@/bench?host={}", dir.path().display());
     let out = dir.path().join("review");
-    let (mut child, mut lines) = spawn(suite(&db, &out, &["--quick", "--only", "corners"]));
-    lines.wait_for("trying again for up to 60 s", 60);
-    let asked = Instant::now();
+    // A wait of a day: only Ctrl-C ends it within exit_within's 60 s hang guard, however
+    // slow the machine (instead of timing how soon after Ctrl-C the suite ended).
+    let mut c = suite(&db, &out, &["--quick", "--only", "corners"]);
+    c.args(["--store-wait", "86400"]);
+    let (mut child, mut lines) = spawn(c);
+    lines.wait_for("Ctrl-C stops waiting", 120);
+    assert!(
+        lines.text().contains("trying again for up to 86"),
+        "{}",
+        lines.text()
+    );
     signal(&child, "INT");
-    let status = exit_within(&mut child, 30);
+    let status = exit_within(&mut child, 60);
     let t = lines.rest();
-    assert!(asked.elapsed() < Duration::from_secs(5), "{t}");
     assert_eq!(status.code(), Some(0), "the suite itself completed: {t}");
     let push = format!("`ssdlab bench push {}`", out.display());
     assert!(
