@@ -195,14 +195,12 @@ impl Timeline {
     /// program slot are both free (the slot free earliest). Returns its end.
     #[inline]
     pub fn die_program(&mut self, die: u32, ready: u64, ns: u64) -> u64 {
-        let Some(slot) = self.prog_slots.iter_mut().min_by_key(|free| **free) else {
+        let earliest = (0..self.prog_slots.len()).min_by_key(|&i| self.prog_slots[i]);
+        let Some(slot) = earliest else {
             return self.die_op(die, ready, ns);
         };
-        let d = &mut self.die_free[die as usize];
-        let end = (*d).max(ready).max(*slot) + ns;
-        *d = end;
-        *slot = end;
-        self.busy_to(end);
+        let end = self.die_op(die, ready.max(self.prog_slots[slot]), ns);
+        self.prog_slots[slot] = end;
         end
     }
 
