@@ -413,4 +413,11 @@ fn sim_show_separates_fitted_claims_from_predicted_ones() {
         t.contains("max_programs: Samsung's 840 EVO datasheet"),
         "the outside figure it was fitted to: {t}"
     );
+    // Where it is known to be off, with the mechanism, after the claims.
+    let gaps_at = t.find("  known gaps").expect("a known-gaps group");
+    assert!(gaps_at > predicted_at, "{t}");
+    assert!(
+        t[gaps_at..].contains("random writes at QD32") && t[gaps_at..].contains("why: "),
+        "{t}"
+    );
 }

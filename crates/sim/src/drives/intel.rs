@@ -75,4 +75,5 @@ pub const S3700_200: Preset = Preset {
     summary: "model of Intel SSD DC S3700 200GB: 8-channel, 25nm HET MLC, ~42% spare, latency-first GC: the consistency reference",
     params: &[S3700_200_PARTS, S3700_POWER],
     facts: &[],
+    gaps: &[],
 };

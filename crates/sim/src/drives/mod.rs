@@ -148,14 +148,30 @@ pub const fn fact(key: &'static str, value: &'static str, seed: &'static str) ->
     Fact { key, value, seed }
 }
 
-/// A preset: a name, the drive it models, its settings in groups applied in order, and what
-/// its review states about the drive's hardware.
+/// A figure the model is known to get wrong against published measurements of the drive it was
+/// never fitted to (the figures stay withheld, so they remain a fair test), and why: what a
+/// reader should not trust the preset for.
+#[derive(Clone, Copy, Debug)]
+pub struct Gap {
+    /// The figure, and which way the model is off.
+    pub figure: &'static str,
+    /// The mechanism behind it, as measured, and what the model would need.
+    pub why: &'static str,
+}
+
+pub const fn gap(figure: &'static str, why: &'static str) -> Gap {
+    Gap { figure, why }
+}
+
+/// A preset: a name, the drive it models, its settings in groups applied in order, what its
+/// review states about the drive's hardware, and where it is known to be off.
 pub struct Preset {
     pub name: &'static str,
     pub model_of: Option<&'static str>,
     pub summary: &'static str,
     pub params: &'static [&'static [Param]],
     pub facts: &'static [&'static [Fact]],
+    pub gaps: &'static [&'static [Gap]],
 }
 
 impl Preset {
@@ -176,6 +192,11 @@ impl Preset {
             .map(str::trim)
             .filter(|id| !id.is_empty())
             .collect()
+    }
+
+    /// Where it is known to be off, family gaps first.
+    pub fn gaps(&self) -> impl Iterator<Item = &'static Gap> {
+        self.gaps.iter().flat_map(|group| group.iter())
     }
 
     /// Its parameters fitted to figures published outside the seeds: (key, where, what).
@@ -211,6 +232,7 @@ pub const PRESETS: &[Preset] = &[
         summary: "small 8 GiB MLC SATA drive (8 dies, 7% spare, bursty GC): the whole review suite in seconds, with a clear consistency cliff",
         params: &[DEFAULT],
         facts: &[],
+        gaps: &[],
     },
     sandisk::EXTREME_II_120,
     sandisk::EXTREME_II_240,

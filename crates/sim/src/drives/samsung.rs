@@ -3,7 +3,9 @@
 //! the 2.5" EVO [004]; the 2.5" drive tested ran the original firmware, whose TurboWrite
 //! "kicks in every once in a while" during sustained writes on a used drive.
 
-use super::{assumed, derived, fact, fitted, fitted_outside, published, Fact, Param, Preset};
+use super::{
+    assumed, derived, fact, fitted, fitted_outside, gap, published, Fact, Gap, Param, Preset,
+};
 
 /// The EVO's 19nm TLC and TurboWrite, common to every capacity and form factor.
 const EVO: &[Param] = &[
@@ -138,8 +140,8 @@ const EVO_120_PARTS: &[Param] = &[
     published("dram", "256MiB", "004", "256MB DRAM cache"),
     fitted(
         "cmd_write",
-        "26us",
-        "evo-msata-120-spec-random-write (35K IOPS)",
+        "28.6us",
+        "evo-msata-120-spec-random-write (35K IOPS at QD32, bound by the controller: 1 s / 35K)",
     ),
 ];
 
@@ -167,8 +169,8 @@ const EVO_250_PARTS: &[Param] = &[
     published("dram", "512MiB", "004", "512MB DRAM cache"),
     fitted(
         "cmd_write",
-        "14us",
-        "evo-msata-250-spec-random-write (66K IOPS)",
+        "15.2us",
+        "evo-msata-250-spec-random-write (66K IOPS at QD32: 1 s / 66K)",
     ),
 ];
 
@@ -196,8 +198,8 @@ const EVO_500_PARTS: &[Param] = &[
     published("dram", "512MiB", "004", "512MB DRAM cache"),
     fitted(
         "cmd_write",
-        "10.6us",
-        "evo-msata-500-spec-random-write (90K IOPS)",
+        "11.1us",
+        "evo-msata-500-spec-random-write (90K IOPS at QD32: 1 s / 90K)",
     ),
 ];
 
@@ -225,24 +227,39 @@ const EVO_1TB_PARTS: &[Param] = &[
     published("dram", "1GiB", "004", "1GB DRAM cache"),
     fitted(
         "cmd_write",
-        "10.6us",
-        "evo-msata-1tb-spec-random-write (90K IOPS)",
+        "11.1us",
+        "evo-msata-1tb-spec-random-write (90K IOPS at QD32: 1 s / 90K)",
     ),
 ];
 
+/// Where the EVO presets are off against reviews outside the seeds (issue #23).
+const EVO_120_GAPS: &[Gap] = &[gap(
+    "128 KiB sequential reads at QD1: at the link's speed, faster than the real 120GB",
+    "a 128 KiB read spans the same four dies' 32 KiB stripes on every capacity, and read-ahead of one IO hides their reads under the link's transfer: 514 MB/s on 8 dies, 522 on 64 (421 and 435 with read_ahead=off). A figure that falls with fewer dies needs how the MEX lays consecutive TLC pages over its dies, which is not published",
+)];
+const EVO_250_ORIGINAL_GAPS: &[Gap] = &[gap(
+    "steady-state 4 KiB random writes (consistency, 2.5\" with the original firmware): too high",
+    "the TLC array's steady state is its program rate over greedy GC's write amplification with no firmware time per relocation (no seed gives the MEX's), and TurboWrite reopening while the host writes adds 100 s stretches at ~8.5K IOPS between stretches at ~600 (mean 6.1K)",
+)];
+const EVO_LARGE_GAPS: &[Gap] = &[gap(
+    "4 KiB random writes at QD32 on a clean drive: a little high (reviews measure less than the spec sheet, about the 840 Pro's)",
+    "cmd_write is fitted to the spec sheet's QD32 figure (90K, met); a lower review figure disagrees with the seeds' spec table, which the preset keeps",
+)];
+
 macro_rules! evo {
-    ($name:ident, $id:literal, $model:literal, $summary:literal, $firmware:ident, $parts:ident, $dram:ident) => {
+    ($name:ident, $id:literal, $model:literal, $summary:literal, $firmware:ident, $parts:ident, $dram:ident, $gaps:expr) => {
         pub const $name: Preset = Preset {
             name: $id,
             model_of: Some($model),
             summary: $summary,
             params: &[EVO, EVO_POWER, $firmware, $parts],
             facts: &[EVO_FACTS, $dram],
+            gaps: $gaps,
         };
     };
 }
 
-evo!(EVO_120, "840-evo-120", "Samsung SSD 840 EVO 120GB", "model of Samsung SSD 840 EVO 120GB (2.5\", original firmware): 8 TLC dies, 3GB TurboWrite, TRIM not fully working", ORIGINAL_FIRMWARE, EVO_120_PARTS, EVO_120_DRAM);
+evo!(EVO_120, "840-evo-120", "Samsung SSD 840 EVO 120GB", "model of Samsung SSD 840 EVO 120GB (2.5\", original firmware): 8 TLC dies, 3GB TurboWrite, TRIM not fully working", ORIGINAL_FIRMWARE, EVO_120_PARTS, EVO_120_DRAM, &[EVO_120_GAPS]);
 evo!(
     EVO_250,
     "840-evo-250",
@@ -250,7 +267,8 @@ evo!(
     "model of Samsung SSD 840 EVO 250GB (2.5\", original firmware): 16 TLC dies, 3GB TurboWrite",
     ORIGINAL_FIRMWARE,
     EVO_250_PARTS,
-    EVO_250_DRAM
+    EVO_250_DRAM,
+    &[EVO_250_ORIGINAL_GAPS]
 );
 evo!(
     EVO_500,
@@ -259,7 +277,8 @@ evo!(
     "model of Samsung SSD 840 EVO 500GB (2.5\", original firmware): 32 TLC dies, 6GB TurboWrite",
     ORIGINAL_FIRMWARE,
     EVO_500_PARTS,
-    EVO_500_DRAM
+    EVO_500_DRAM,
+    &[EVO_LARGE_GAPS]
 );
 evo!(
     EVO_1TB,
@@ -268,7 +287,8 @@ evo!(
     "model of Samsung SSD 840 EVO 1TB (2.5\", original firmware): 64 TLC dies, 12GB TurboWrite",
     ORIGINAL_FIRMWARE,
     EVO_1TB_PARTS,
-    EVO_1TB_DRAM
+    EVO_1TB_DRAM,
+    &[EVO_LARGE_GAPS]
 );
 evo!(
     EVO_MSATA_120,
@@ -277,7 +297,8 @@ evo!(
     "model of Samsung SSD 840 EVO mSATA 120GB (newer firmware): 8 TLC dies, 3GB TurboWrite",
     NEWER_FIRMWARE,
     EVO_120_PARTS,
-    EVO_120_DRAM
+    EVO_120_DRAM,
+    &[EVO_120_GAPS]
 );
 evo!(
     EVO_MSATA_250,
@@ -286,7 +307,8 @@ evo!(
     "model of Samsung SSD 840 EVO mSATA 250GB (newer firmware): 16 TLC dies, 3GB TurboWrite",
     NEWER_FIRMWARE,
     EVO_250_PARTS,
-    EVO_250_DRAM
+    EVO_250_DRAM,
+    &[]
 );
 evo!(
     EVO_MSATA_500,
@@ -295,9 +317,10 @@ evo!(
     "model of Samsung SSD 840 EVO mSATA 500GB (newer firmware): 32 TLC dies, 6GB TurboWrite",
     NEWER_FIRMWARE,
     EVO_500_PARTS,
-    EVO_500_DRAM
+    EVO_500_DRAM,
+    &[EVO_LARGE_GAPS]
 );
-evo!(EVO_MSATA_1TB, "840-evo-msata-1tb", "Samsung SSD 840 EVO mSATA 1TB", "model of Samsung SSD 840 EVO mSATA 1TB (newer firmware): 64 TLC dies in 16-die packages, 12GB TurboWrite", NEWER_FIRMWARE, EVO_1TB_PARTS, EVO_1TB_DRAM);
+evo!(EVO_MSATA_1TB, "840-evo-msata-1tb", "Samsung SSD 840 EVO mSATA 1TB", "model of Samsung SSD 840 EVO mSATA 1TB (newer firmware): 64 TLC dies in 16-die packages, 12GB TurboWrite", NEWER_FIRMWARE, EVO_1TB_PARTS, EVO_1TB_DRAM, &[EVO_LARGE_GAPS]);
 
 /// The 840 Pro: nothing about its hardware is in the seeds, only its behaviour.
 const PRO_256_PARTS: &[Param] = &[
@@ -379,4 +402,5 @@ pub const PRO_256: Preset = Preset {
     summary: "model of Samsung SSD 840 Pro 256GB: 8-channel MDX, 21nm Toggle MLC, ~7% spare (hardware assumed; behaviour fitted to the reviews)",
     params: &[PRO_256_PARTS, PRO_POWER],
     facts: &[],
+    gaps: &[],
 };
