@@ -165,7 +165,7 @@ fn verify_options(a: &RunArgs) -> anyhow::Result<Option<VerifyOptions>> {
         return Ok(None);
     }
     anyhow::ensure!(
-        always || suite::tests::takes_verify(&a.test),
+        always || suite::methodology::takes_verify(&a.test),
         "--verify: {} cannot verify its data (the TRIM test checks what trimmed blocks read as \
          on its own; the Storage Bench replays a trace): use it with a test that writes, or \
          `ssdlab run verify`",
@@ -173,7 +173,7 @@ fn verify_options(a: &RunArgs) -> anyhow::Result<Option<VerifyOptions>> {
     );
     Ok(Some(VerifyOptions {
         backlog_units: a.verify_backlog.unwrap_or(if always {
-            suite::tests::verify::BACKLOG_UNITS
+            suite::methodology::verify::BACKLOG_UNITS
         } else {
             DEFAULT_BACKLOG_UNITS
         }),
@@ -184,8 +184,8 @@ fn verify_options(a: &RunArgs) -> anyhow::Result<Option<VerifyOptions>> {
 const DEFAULT_BACKLOG_UNITS: u64 = 4096;
 
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
-    if suite::tests::find(&a.test).is_err() {
-        let names: Vec<&str> = suite::tests::TESTS.iter().map(|t| t.name).collect();
+    if suite::methodology::find(&a.test).is_err() {
+        let names: Vec<&str> = suite::methodology::TESTS.iter().map(|t| t.name).collect();
         anyhow::bail!(
             "unknown test '{}'{}: use one of {} (`ssdlab tests` describes them)",
             a.test,
@@ -218,9 +218,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         rest_s: a.rest,
     };
     let verify = verify_options(&a)?;
-    let (mut dev, mut created) = a
-        .common
-        .open(&a.common.target, suite::tests::writes(&a.test, &overrides))?;
+    let (mut dev, mut created) = a.common.open(
+        &a.common.target,
+        suite::methodology::writes(&a.test, &overrides),
+    )?;
     let out_dir = a
         .out
         .clone()
@@ -237,7 +238,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let run_id = suite::results_dir::new_run_id();
     let fresh = !out_dir.exists();
     suite::results_dir::start_run(&out_dir, &run_id)?;
-    let outcome = suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides);
+    let outcome = suite::methodology::run(&a.test, dev.as_mut(), &mut ctx, &overrides);
     bar.close();
     let mut results = match outcome {
         Ok(results) => results,

@@ -106,7 +106,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }),
         Command::Tests => {
-            for t in suite::tests::TESTS {
+            for t in suite::methodology::TESTS {
                 println!("{:<18} {}", t.name, t.about);
             }
             Ok(ExitCode::SUCCESS)

@@ -2,14 +2,14 @@
 //! report and the Bench read them through [`Analysis::of`], never by string key, so a field
 //! that is missing or renamed is an error a reader sees rather than a silent blank.
 
+use crate::methodology::consistency::ConsistencyAnalysis;
+use crate::methodology::power::PowerAnalysis;
+use crate::methodology::steady_state::SteadyStateAnalysis;
+use crate::methodology::transfer_sweep::SweepAnalysis;
+use crate::methodology::trim::TrimAnalysis;
+use crate::methodology::verify::VerifyAnalysis;
 use crate::replay::ReplayAnalysis;
 use crate::result::TestResult;
-use crate::tests::consistency::ConsistencyAnalysis;
-use crate::tests::power::PowerAnalysis;
-use crate::tests::steady_state::SteadyStateAnalysis;
-use crate::tests::transfer_sweep::SweepAnalysis;
-use crate::tests::trim::TrimAnalysis;
-use crate::tests::verify::VerifyAnalysis;
 
 /// The figures of one test, by test.
 #[derive(Clone, Debug, PartialEq)]

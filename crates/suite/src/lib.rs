@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod context;
 pub mod fidelity;
+pub mod methodology;
 pub mod params;
 pub mod precondition;
 pub mod replay;
@@ -12,7 +13,6 @@ pub mod results_dir;
 pub mod runner;
 pub mod stats;
 pub mod target;
-pub mod tests;
 
 use params::Overrides;
 

@@ -119,7 +119,7 @@ pub fn plan(quick: bool) -> Vec<Step> {
     ]
     .into_iter()
     // Power last, as the reviews had it: idle and slumber after the drive has rested.
-    .chain(crate::tests::power::TESTS.map(|test| Step {
+    .chain(crate::methodology::power::TESTS.map(|test| Step {
         id: test.into(),
         test,
         overrides: q(
@@ -296,7 +296,7 @@ pub fn run(
         ctx.observer.step(i + 1, steps.len(), &step.id);
         let record = &mut rec.steps[i];
         let mut step_results = Vec::new();
-        match crate::tests::run(step.test, dev, ctx, &step.overrides) {
+        match crate::methodology::run(step.test, dev, ctx, &step.overrides) {
             Ok(mut results) => {
                 record.results.clear();
                 record.summaries.clear();

@@ -6,8 +6,8 @@
 
 use maud::{html, Markup};
 
+use suite::methodology::consistency::ConsistencyAnalysis;
 use suite::result::TestResult;
-use suite::tests::consistency::ConsistencyAnalysis;
 
 use crate::chart::{format_si, Axis, NumberFormat, Series, XYChart};
 use crate::compare::Better;

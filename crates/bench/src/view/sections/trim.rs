@@ -58,7 +58,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
     ]);
     for (_, d, e) in &views {
         let a = e.result.trim();
-        let pass = |f: fn(&suite::tests::trim::TrimAnalysis) -> f64| {
+        let pass = |f: fn(&suite::methodology::trim::TrimAnalysis) -> f64| {
             Cell::Num(fixed(a.as_ref().map(f), 1))
         };
         let verdict = html! {
