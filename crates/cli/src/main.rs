@@ -107,7 +107,7 @@ fn main() -> ExitCode {
         }),
         Command::Tests => {
             for t in suite::methodology::TESTS {
-                println!("{:<18} {}", t.name, t.about);
+                println!("{:<18} {}", t.name(), t.about);
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -112,7 +112,10 @@ impl Measure {
         let mut silent = Silent;
         let mut ctx = Context::new(&stop, &mut silent);
         let test = |name: &str, dev: &mut sim::SimSsd, ctx: &mut Context, o: Overrides| {
-            methodology::run(name, dev, ctx, &o).map_err(|e| format!("{name}: {e}"))
+            let run = |id| methodology::run(id, dev, ctx, &o);
+            name.parse()
+                .and_then(run)
+                .map_err(|e| format!("{name}: {e}"))
         };
         let mut f = Figures::new();
         let p = self.prefix();
@@ -224,7 +227,7 @@ impl Measure {
             Measure::TurboWrite => turbo_write(&mut dev, &mut ctx, &mut put)?,
             Measure::Power => {
                 for name in crate::methodology::power::TESTS {
-                    let r = &test(name, &mut dev, &mut ctx, Overrides::default())?[0];
+                    let r = &test(name.name(), &mut dev, &mut ctx, Overrides::default())?[0];
                     let a = r
                         .power_analysis()
                         .ok_or_else(|| format!("{name}: no power figures"))?;

@@ -1,8 +1,10 @@
-//! The tests of METHODOLOGY.md, one module each, and the registry `ssdlab run` uses.
+//! The tests of METHODOLOGY.md, one module each, and their registry: one [`Test`] record per
+//! test, so adding a test is a module, a [`TestId`] and a line in [`TESTS`].
 
 pub mod consistency;
 pub mod corners;
 pub mod custom;
+pub mod id;
 pub mod power;
 pub mod seq_incompressible;
 pub mod steady_state;
@@ -12,6 +14,7 @@ pub mod trim;
 pub mod trim_reads;
 pub mod verify;
 
+use engine::size::Span;
 use engine::workload::Workload;
 use engine::Device;
 
@@ -21,154 +24,137 @@ use crate::precondition::{self, BeforeReads};
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
-pub struct TestInfo {
-    pub name: &'static str,
-    pub about: &'static str,
-    /// Whether the test writes (and so needs the safety checks on a block device).
-    pub writes: bool,
+pub use id::TestId;
+
+/// What the methodology fixes about a test's workload, written once: the test's code
+/// starts from it and [`Defaults::note_overrides`] records what a user changed from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Defaults {
+    /// 0: the test has none, so any `--qd` is a deviation.
+    pub qd: u32,
+    /// 0: the test has none, so any `--bs` is a deviation.
+    pub block_bytes: u32,
+    pub span: Span,
+    /// 0: the test is bounded by bytes, not time, so any `--duration` is a deviation.
+    pub duration_s: f64,
 }
 
-pub const TESTS: &[TestInfo] = &[
-    TestInfo {
-        name: "consistency",
-        about: "IO consistency: purge, fill, 4 KiB random writes at QD32 for 2000 s, IOPS per second",
-        writes: true,
-    },
-    TestInfo {
-        name: "corners",
-        about: "the four corners: every row below, random and sequential writes with both data kinds",
-        writes: true,
-    },
-    TestInfo {
-        name: "random-read",
-        about: "4 KiB random reads, QD3, 8 GiB span, 3 minutes (span filled first)",
-        writes: true,
-    },
-    TestInfo {
-        name: "random-write",
-        about: "4 KiB random writes, QD3, 8 GiB span, 3 minutes",
-        writes: true,
-    },
-    TestInfo {
-        name: "random-write-qd32",
-        about: "4 KiB random writes, QD32, 8 GiB span, 3 minutes, incompressible",
-        writes: true,
-    },
-    TestInfo {
-        name: "seq-read",
-        about: "128 KiB sequential reads, QD1, whole span, 1 minute (span filled first)",
-        writes: true,
-    },
-    TestInfo {
-        name: "seq-write",
-        about: "128 KiB sequential writes, QD1, whole span, 1 minute",
-        writes: true,
-    },
-    TestInfo {
-        name: "steady-state",
-        about: "4 KiB random writes over the whole span in 60 s rounds until the SNIA PTS steady-state rule holds (at most 25 rounds)",
-        writes: true,
-    },
-    TestInfo {
-        name: "seq-incompressible",
-        about: "AS-SSD style: 1 GiB sequential write then read, 16 MiB transfers, QD1, incompressible",
-        writes: true,
-    },
-    TestInfo {
-        name: "transfer-sweep",
-        about: "ATTO style: 512 B to 64 MiB transfers, sequential write and read of 256 MiB, QD4, compressible",
-        writes: true,
-    },
-    TestInfo {
-        name: "trim",
-        about: "TRIM validation: full-span write passes clean, tortured (40 min) and after TRIM; verdict",
-        writes: true,
-    },
-    TestInfo {
-        name: "storage-bench",
-        about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms; scaled to a target smaller than their 120 GB",
-        writes: true,
-    },
-    TestInfo {
-        name: "verify",
-        about: "data verification: write a span (256 MiB) with 4 KiB-128 KiB transfers at QD1-32, read back as it goes and at the end; exits non-zero on corruption",
-        writes: true,
-    },
-    TestInfo {
-        name: "power-idle",
-        about: "power idle (active idle, no link power management): rest 60 s, measure 60 s; needs --power-meter on a real drive",
-        writes: false,
-    },
-    TestInfo {
-        name: "power-slumber",
-        about: "slumber power with HIPM+DIPM (SATA) or APST (NVMe) set, and put back after: rest 60 s, measure 60 s",
-        writes: false,
-    },
-    TestInfo {
-        name: "power-seq-write",
-        about: "power during 128 KiB sequential writes, QD32, 60 s on a purged drive, then 60 s idle (SLC folding); MB/s per W",
-        writes: true,
-    },
-    TestInfo {
-        name: "power-random-write",
-        about: "power during 4 KiB random writes, QD32, 8 GiB span, 60 s on a purged drive; IOPS per W",
-        writes: true,
-    },
-    TestInfo {
-        name: "custom",
-        about: "any workload from the flags (--access, --bs, --qd, --read-pct, --span, --ios/--bytes/--duration)",
-        writes: true,
-    },
+impl Defaults {
+    /// Record what a user changed from these.
+    pub(crate) fn note_overrides(&self, out: &mut Vec<String>, o: &Overrides) {
+        let Defaults {
+            qd,
+            block_bytes: block,
+            duration_s,
+            ..
+        } = *self;
+        if let Some(q) = o.qd.filter(|&q| q != qd) {
+            out.push(format!("queue depth {q} instead of {qd}"));
+        }
+        if let Some(b) = o.block_bytes.filter(|&b| b != block) {
+            out.push(format!("block size {b} bytes instead of {block}"));
+        }
+        if let Some(d) = o.duration_s.filter(|&d| d != duration_s) {
+            out.push(format!("duration {d} s instead of {duration_s} s"));
+        }
+        if o.ios.is_some() || o.bytes.is_some() {
+            out.push("bounded by an IO or byte count as well as time".into());
+        }
+    }
+}
+
+/// Whether `--verify` applies to a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verifies {
+    /// Its measured phase is driven workloads: `--verify` checks them.
+    OnRequest,
+    /// It checks its data whatever the flags say (`verify`).
+    Always,
+    /// It has nothing `--verify` could check (TRIM checks what trimmed blocks read as on
+    /// its own; the Storage Bench replays a trace; power tests measure watts).
+    Never,
+}
+
+/// How a test runs: its results, several for a group (corners) or a test with variants.
+pub type Run = fn(&mut dyn Device, &mut Context, &Overrides) -> Result<Vec<TestResult>, SuiteError>;
+
+/// One test: everything the suite, the CLI and the Bench need to know about it.
+pub struct Test {
+    pub id: TestId,
+    /// What `ssdlab tests` prints.
+    pub about: &'static str,
+    /// `None` for a test that is not one workload (a group, a trace, a sequence of phases).
+    pub defaults: Option<Defaults>,
+    /// Whether running it with these overrides writes the target (and so needs the safety
+    /// checks on a block device).
+    pub writes: fn(&Overrides) -> bool,
+    /// Whether `--offset` may place its region; the others start at LBA 0 by the methodology.
+    pub takes_offset: bool,
+    pub verifies: Verifies,
+    pub run: Run,
+}
+
+impl Test {
+    pub fn name(&self) -> &'static str {
+        self.id.name()
+    }
+}
+
+/// For `writes` of the tests that always write.
+pub(crate) fn always(_: &Overrides) -> bool {
+    true
+}
+
+/// Every test `ssdlab run` takes, in the order `ssdlab tests` lists them.
+pub const TESTS: &[Test] = &[
+    consistency::TEST,
+    corners::TEST,
+    corners::RANDOM_READ,
+    corners::RANDOM_WRITE,
+    corners::RANDOM_WRITE_QD32,
+    corners::SEQ_READ,
+    corners::SEQ_WRITE,
+    steady_state::TEST,
+    seq_incompressible::TEST,
+    transfer_sweep::TEST,
+    trim::TEST,
+    storage_bench::TEST,
+    verify::TEST,
+    power::IDLE,
+    power::SLUMBER,
+    power::SEQ_WRITE,
+    power::RANDOM_WRITE,
+    custom::TEST,
 ];
 
-/// Whether running `name` with these overrides writes the target: a custom workload of
-/// reads only (its default) with `--no-prefill` does not, so it needs no confirmation on a
-/// device holding data; without it the span is filled before the reads.
-pub fn writes(name: &str, o: &Overrides) -> bool {
-    let info = TESTS.iter().find(|t| t.name == name);
-    let reads_only = o.read_pct.unwrap_or(100) == 100 && o.prefill == Some(false);
-    info.is_some_and(|t| t.writes) && !(name == "custom" && reads_only)
+/// The names of the tests `ssdlab run` takes.
+pub fn names() -> Vec<&'static str> {
+    TESTS.iter().map(Test::name).collect()
 }
 
-/// Whether `--verify` applies to a test: those whose measured phase is driven workloads.
-/// TRIM checks what trimmed blocks read as on its own; the Storage Bench replays a trace;
-/// `verify` always verifies.
-pub fn takes_verify(name: &str) -> bool {
-    !matches!(name, "trim" | "storage-bench" | "verify") && !name.starts_with("power-")
+/// The test `id` names; `replay` (a result of `trace replay`) is not one `ssdlab run` takes.
+pub fn get(id: TestId) -> Result<&'static Test, SuiteError> {
+    TESTS
+        .iter()
+        .find(|t| t.id == id)
+        .ok_or_else(|| SuiteError::UnknownTest(id.name().into(), names().join(", ")))
 }
 
-pub fn find(name: &str) -> Result<&'static TestInfo, SuiteError> {
-    TESTS.iter().find(|t| t.name == name).ok_or_else(|| {
-        let names: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
-        SuiteError::UnknownTest(name.to_string(), names.join(", "))
-    })
+/// The test `ssdlab run NAME` runs.
+pub fn find(name: &str) -> Result<&'static Test, SuiteError> {
+    get(name.parse()?)
 }
 
-/// Run a test by name. Groups (corners) return several results.
+/// Run a test. Groups (corners) and tests with variants return several results.
 pub fn run(
-    name: &str,
+    id: TestId,
     dev: &mut dyn Device,
     ctx: &mut Context,
     o: &Overrides,
 ) -> Result<Vec<TestResult>, SuiteError> {
-    find(name)?;
-    o.validate(name)?;
-    match name {
-        "consistency" => Ok(vec![consistency::run(dev, ctx, o)?]),
-        "corners" => corners::run_all(dev, ctx, o),
-        "custom" => Ok(vec![custom::run(dev, ctx, o)?]),
-        "steady-state" => Ok(vec![steady_state::run(dev, ctx, o)?]),
-        "seq-incompressible" => seq_incompressible::run(dev, ctx, o),
-        "transfer-sweep" => transfer_sweep::run(dev, ctx, o),
-        "trim" => Ok(vec![trim::run(dev, ctx, o)?]),
-        "verify" => Ok(vec![verify::run(dev, ctx, o)?]),
-        "storage-bench" => storage_bench::run(dev, ctx, o),
-        power if power.starts_with("power-") => {
-            let state = power::State::of_test(power).expect("a power test");
-            Ok(vec![power::run(state, dev, ctx, o)?])
-        }
-        corner => Ok(vec![corners::run_one(corners::find(corner)?, dev, ctx, o)?]),
-    }
+    let test = get(id)?;
+    o.validate(test)?;
+    (test.run)(dev, ctx, o)
 }
 
 /// The measured phase of a test that is one workload: a span it reads is filled first (or,
@@ -190,4 +176,62 @@ pub(crate) fn run_workload(
         ctx.finish_verify(dev, v, w.qd, &mut outcome)?;
     }
     Ok(report.finish(dev, w, outcome))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::size::format_size;
+
+    #[test]
+    fn every_test_id_but_replay_has_one_record() {
+        for &id in TestId::ALL {
+            let records = TESTS.iter().filter(|t| t.id == id).count();
+            assert_eq!(records, usize::from(id != TestId::Replay), "{id}");
+        }
+        assert!(find("replay").is_err());
+    }
+
+    /// `ssdlab tests` states defaults in words; they must be the ones the code runs with.
+    #[test]
+    fn what_a_test_says_of_its_defaults_is_what_it_uses() {
+        // `what` in `about`, not followed by a digit (QD3 is not QD32).
+        let states = |about: &str, what: &str| {
+            about
+                .match_indices(what)
+                .any(|(i, _)| !about[i + what.len()..].starts_with(|c: char| c.is_ascii_digit()))
+        };
+        for t in TESTS {
+            let (Some(d), about) = (t.defaults, t.about) else {
+                continue;
+            };
+            if about.contains("QD") {
+                assert!(states(about, &format!("QD{}", d.qd)), "{}: {about}", t.id);
+            }
+            if d.block_bytes > 0 && about.contains("iB ") {
+                let size = format_size(d.block_bytes.into());
+                assert!(about.contains(&size), "{}: {size}: {about}", t.id);
+            }
+            if about.contains(" span") {
+                let span = match d.span {
+                    Span::Bytes(b) => format!("{} span", format_size(b)),
+                    Span::Percent(_) => "whole span".into(),
+                };
+                assert!(about.contains(&span), "{}: {span}: {about}", t.id);
+            }
+            if d.duration_s > 0.0 && (about.contains(" s") || about.contains(" min")) {
+                let minutes = d.duration_s / 60.0;
+                let said = [
+                    format!("{} s", d.duration_s),
+                    format!("{minutes} min"),
+                    format!("{minutes} minute{}", if minutes == 1.0 { "" } else { "s" }),
+                ];
+                assert!(
+                    said.iter().any(|s| states(about, s)),
+                    "{}: {said:?}: {about}",
+                    t.id
+                );
+            }
+        }
+    }
 }

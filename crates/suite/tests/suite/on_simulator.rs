@@ -13,6 +13,7 @@ fn run(spec: &str, test: &str, o: Overrides) -> Vec<TestResult> {
     let stop = AtomicBool::new(false);
     let mut silent = Silent;
     let mut ctx = Context::new(&stop, &mut silent);
+    let test = test.parse().expect("a test name");
     suite::methodology::run(test, dev.as_mut(), &mut ctx, &o).expect("test runs")
 }
 

@@ -2,6 +2,7 @@
 //! TRIM of the whole span; the table across drives and one drive's curves at a time.
 
 use maud::{html, Markup};
+use suite::TestId;
 
 use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::{Fragment, Review};
@@ -41,7 +42,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
 }
 
 pub fn section(rv: &Review) -> Option<Markup> {
-    let views = views_by_drive(rv, "trim");
+    let views = views_by_drive(rv, TestId::Trim);
     if views.is_empty() {
         return None;
     }
