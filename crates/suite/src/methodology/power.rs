@@ -156,16 +156,6 @@ pub enum State {
 }
 
 impl State {
-    pub fn of_test(id: TestId) -> Option<State> {
-        Some(match id {
-            TestId::PowerIdle => State::Idle,
-            TestId::PowerSlumber => State::Slumber,
-            TestId::PowerSeqWrite => State::SeqWrite,
-            TestId::PowerRandomWrite => State::RandomWrite,
-            _ => return None,
-        })
-    }
-
     fn test(self) -> &'static Test {
         match self {
             State::Idle => &IDLE,
