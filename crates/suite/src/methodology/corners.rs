@@ -81,44 +81,27 @@ pub const TEST: Test = Test {
     run: run_all,
 };
 
-/// A row as a test of its own.
-const fn row(i: usize, about: &'static str, run: super::Run) -> Test {
+/// Row `I` as a test of its own.
+const fn row<const I: usize>(about: &'static str) -> Test {
     Test {
-        id: CORNERS[i].id,
+        id: CORNERS[I].id,
         about,
-        defaults: Some(CORNERS[i].defaults),
+        defaults: Some(CORNERS[I].defaults),
         writes: super::always,
         takes_offset: true,
         verifies: Verifies::OnRequest,
-        run,
+        run: |dev, ctx, o| Ok(vec![run_one(&CORNERS[I], dev, ctx, o)?]),
     }
 }
 
-pub const RANDOM_READ: Test = row(
-    0,
-    "4 KiB random reads, QD3, 8 GiB span, 3 minutes (span filled first)",
-    |dev, ctx, o| Ok(vec![run_one(&CORNERS[0], dev, ctx, o)?]),
-);
-pub const RANDOM_WRITE: Test = row(
-    1,
-    "4 KiB random writes, QD3, 8 GiB span, 3 minutes",
-    |dev, ctx, o| Ok(vec![run_one(&CORNERS[1], dev, ctx, o)?]),
-);
-pub const RANDOM_WRITE_QD32: Test = row(
-    2,
-    "4 KiB random writes, QD32, 8 GiB span, 3 minutes, incompressible",
-    |dev, ctx, o| Ok(vec![run_one(&CORNERS[2], dev, ctx, o)?]),
-);
-pub const SEQ_READ: Test = row(
-    3,
-    "128 KiB sequential reads, QD1, whole span, 1 minute (span filled first)",
-    |dev, ctx, o| Ok(vec![run_one(&CORNERS[3], dev, ctx, o)?]),
-);
-pub const SEQ_WRITE: Test = row(
-    4,
-    "128 KiB sequential writes, QD1, whole span, 1 minute",
-    |dev, ctx, o| Ok(vec![run_one(&CORNERS[4], dev, ctx, o)?]),
-);
+pub const RANDOM_READ: Test =
+    row::<0>("4 KiB random reads, QD3, 8 GiB span, 3 minutes (span filled first)");
+pub const RANDOM_WRITE: Test = row::<1>("4 KiB random writes, QD3, 8 GiB span, 3 minutes");
+pub const RANDOM_WRITE_QD32: Test =
+    row::<2>("4 KiB random writes, QD32, 8 GiB span, 3 minutes, incompressible");
+pub const SEQ_READ: Test =
+    row::<3>("128 KiB sequential reads, QD1, whole span, 1 minute (span filled first)");
+pub const SEQ_WRITE: Test = row::<4>("128 KiB sequential writes, QD1, whole span, 1 minute");
 
 /// All rows on a purged drive; random and sequential writes with both data kinds, as the
 /// articles printed.
