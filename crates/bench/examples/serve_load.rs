@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use bench::db::{Bench, RunRecord, Specs};
 use suite::context::{Context, Silent};
 use suite::result::TestResult;
+use suite::TestId;
 
 /// A quick suite's consistency, sweep and sequential results on a simulated drive.
 fn suite_results() -> Vec<TestResult> {
@@ -29,9 +30,13 @@ fn suite_results() -> Vec<TestResult> {
     let stop = AtomicBool::new(false);
     let mut silent = Silent;
     let mut ctx = Context::new(&stop, &mut silent);
-    let only: Vec<String> = ["consistency", "transfer-sweep", "seq-incompressible"]
-        .map(String::from)
-        .to_vec();
+    let only: Vec<String> = [
+        TestId::Consistency,
+        TestId::TransferSweep,
+        TestId::SeqIncompressible,
+    ]
+    .map(|t| t.name().to_string())
+    .to_vec();
     let steps = suite::runner::select(suite::runner::plan(true), &only, &[]).expect("the tests");
     suite::runner::run(
         dev.as_mut(),

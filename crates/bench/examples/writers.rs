@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use bench::db::{Bench, RunRecord, Stored};
 use suite::result::TestResult;
+use suite::TestId;
 
 const RUNS_PER_WRITER: usize = 50;
 
@@ -82,8 +83,8 @@ fn write(db: &Path, writer: usize) {
             complete: true,
             source: None,
             results: vec![
-                result("seq-write", &model, &started),
-                result("seq-read", &model, &started),
+                result(TestId::SeqWrite, &model, &started),
+                result(TestId::SeqRead, &model, &started),
             ],
         };
         assert!(matches!(b.store(&run).expect("stored"), Stored::New(_)));
@@ -91,7 +92,7 @@ fn write(db: &Path, writer: usize) {
 }
 
 /// A small complete result with ten seconds of measurements.
-fn result(test: &str, model: &str, started: &str) -> TestResult {
+fn result(test: TestId, model: &str, started: &str) -> TestResult {
     let seconds: Vec<_> = (0..10)
         .map(|t| serde_json::json!({"t": t, "ios": 1000, "iops": 1000.0, "mbps": 4.096}))
         .collect();

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use crate::db::{DriveRow, StoredResult};
 use crate::power;
 use suite::result::TestResult;
+use suite::TestId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Better {
@@ -51,7 +52,7 @@ impl Metric {
 #[derive(Clone, Debug)]
 pub struct Table {
     pub stem: String,
-    pub test: String,
+    pub test: TestId,
     pub title: String,
     pub metrics: Vec<Metric>,
     /// The stored result behind each drive's column.
@@ -67,14 +68,14 @@ pub type DriveResults = (DriveRow, Vec<StoredResult>);
 /// The tables for the drives, in the order tests were first measured; only tests whose
 /// name or stem is `only`, when given.
 pub fn tables(drives: &[DriveResults], only: Option<&str>) -> Vec<Table> {
-    let mut stems: Vec<(String, String, String)> = Vec::new();
+    let mut stems: Vec<(String, TestId, String)> = Vec::new();
     for (_, results) in drives {
         for s in results {
             let r = &s.result;
             let stem = r.file_stem();
-            let wanted = only.is_none_or(|o| o == r.test || o == stem);
+            let wanted = only.is_none_or(|o| o == r.test.name() || o == stem);
             if wanted && !stems.iter().any(|(st, _, _)| *st == stem) {
-                stems.push((stem, r.test.clone(), r.label.clone()));
+                stems.push((stem, r.test, r.label.clone()));
             }
         }
     }
@@ -85,7 +86,7 @@ pub fn tables(drives: &[DriveResults], only: Option<&str>) -> Vec<Table> {
                 .iter()
                 .map(|(_, rs)| rs.iter().find(|s| s.result.file_stem() == stem))
                 .collect();
-            let names = metrics_of(&test);
+            let names = metrics_of(test);
             let metrics = names
                 .iter()
                 .map(|&(name, unit, better, get)| Metric {
@@ -123,7 +124,7 @@ type Getter = fn(&TestResult) -> Option<f64>;
 /// missing.
 fn power_note(r: &TestResult) -> Option<String> {
     use engine::power::Basis;
-    if !power::is_power_test(&r.test) {
+    if !power::is_power_test(r.test) {
         return None;
     }
     let reading = power::Reading::of(r);
@@ -148,10 +149,11 @@ fn analysis_w(r: &TestResult, f: fn(&power::PowerAnalysis) -> Option<f64>) -> Op
 }
 
 /// Which figures each test is compared on, as the reviews charted them.
-fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
+fn metrics_of(test: TestId) -> Vec<(&'static str, &'static str, Better, Getter)> {
     use Better::{Higher, Lower};
+    use TestId::*;
     match test {
-        "consistency" => vec![
+        Consistency => vec![
             ("steady-state mean", "IOPS", Higher, |r| {
                 r.consistency()?.steady_state.map(|s| s.mean)
             }),
@@ -177,7 +179,7 @@ fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
                 r.write_amplification.and_then(|w| w.steady_state)
             }),
         ],
-        "storage-bench" | "replay" => vec![
+        StorageBench | Replay => vec![
             ("data rate", "MB/s", Higher, |r| {
                 Some(r.replay()?.metrics.data_rate_mbps)
             }),
@@ -200,14 +202,14 @@ fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
                 Some(r.replay()?.metrics.avg_service_time_us)
             }),
         ],
-        "trim" => vec![
+        Trim => vec![
             ("clean", "MB/s", Higher, |r| Some(r.trim()?.clean.mbps)),
             ("dirty", "MB/s", Higher, |r| Some(r.trim()?.dirty.mbps)),
             ("after TRIM", "MB/s", Higher, |r| {
                 Some(r.trim()?.after_trim.mbps)
             }),
         ],
-        "transfer-sweep" => vec![
+        TransferSweep => vec![
             ("peak", "MB/s", Higher, |r| {
                 Some(r.transfer_sweep()?.peak_mbps)
             }),
@@ -215,11 +217,11 @@ fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
                 r.transfer_sweep()?.reaches_90pct_at_bytes.map(|b| b as f64)
             }),
         ],
-        "steady-state" => vec![("steady state", "IOPS", Higher, |r| {
+        SteadyState => vec![("steady state", "IOPS", Higher, |r| {
             Some(r.steady_state()?.steady_iops)
         })],
         // The reviews' power charts: lowest best; slumber in milliwatts.
-        "power-slumber" => vec![
+        PowerSlumber => vec![
             ("mean power", "mW", Lower, |r| mean_w(r).map(|w| w * 1e3)),
             ("min power", "mW", Lower, |r| {
                 power::Reading::of(r).min_w.map(|w| w * 1e3)
@@ -228,7 +230,7 @@ fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
                 power::Reading::of(r).max_w.map(|w| w * 1e3)
             }),
         ],
-        "power-idle" | "power-seq-write" | "power-random-write" => vec![
+        PowerIdle | PowerSeqWrite | PowerRandomWrite => vec![
             ("mean power", "W", Lower, mean_w),
             ("min power", "W", Lower, |r| power::Reading::of(r).min_w),
             ("max power", "W", Lower, |r| power::Reading::of(r).max_w),
@@ -248,7 +250,9 @@ fn metrics_of(test: &str) -> Vec<(&'static str, &'static str, Better, Getter)> {
                 analysis_w(r, |a| a.tail_w)
             }),
         ],
-        _ => vec![
+        // The four corners' rows, the sequential tests and custom: throughput and latency.
+        Corners | RandomRead | RandomWrite | RandomWriteQd32 | SeqRead | SeqWrite
+        | SeqIncompressible | Verify | Custom => vec![
             ("throughput", "MB/s", Higher, |r| Some(r.summary.mbps)),
             ("IOPS", "IOPS", Higher, |r| Some(r.summary.iops)),
             ("mean latency", "us", Lower, |r| latency(r).map(|l| l.mean)),
@@ -659,7 +663,7 @@ mod tests {
         };
         let table = Table {
             stem: "transfer-sweep-read".into(),
-            test: "transfer-sweep".into(),
+            test: TestId::TransferSweep,
             title: "read MB/s against transfer size".into(),
             metrics: vec![
                 metric("peak", "MB/s", vec![Some(54.2), Some(12345.0)]),

@@ -5,11 +5,12 @@
 
 use engine::power::Basis;
 use suite::result::TestResult;
+use suite::TestId;
 
-pub use suite::tests::power::{LinkPowerRecord, PowerAnalysis, TESTS};
+pub use suite::methodology::power::{LinkPowerRecord, PowerAnalysis, TESTS};
 
 /// Whether `test` is one of the power tests.
-pub fn is_power_test(test: &str) -> bool {
+pub fn is_power_test(test: TestId) -> bool {
     TESTS.contains(&test)
 }
 

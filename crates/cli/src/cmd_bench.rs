@@ -132,7 +132,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
                 // What they do have, to suggest from: tests and result names.
                 let mut have: Vec<String> = compare::tables(&with, None)
                     .into_iter()
-                    .flat_map(|t| [t.test, t.stem])
+                    .flat_map(|t| [t.test.name().to_string(), t.stem])
                     .collect();
                 have.sort();
                 have.dedup();
@@ -465,7 +465,7 @@ fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> any
                         r.id.to_string(),
                         r.drive.clone(),
                         x.started_at.clone(),
-                        x.test.clone(),
+                        x.test.name().to_string(),
                         x.variant.clone().unwrap_or_default(),
                         x.label.clone(),
                         x.complete.to_string(),

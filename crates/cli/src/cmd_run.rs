@@ -12,6 +12,7 @@ use engine::size::{parse_duration, parse_size, Span};
 use engine::verify::VerifyOptions;
 use engine::workload::Access;
 use suite::context::Context;
+use suite::methodology::{Test, TestId, Verifies};
 use suite::params::Overrides;
 
 use crate::output;
@@ -155,8 +156,8 @@ pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
 }
 
 /// `--verify` and `--verify-backlog`, checked against the test.
-fn verify_options(a: &RunArgs) -> anyhow::Result<Option<VerifyOptions>> {
-    let always = a.test == "verify";
+fn verify_options(a: &RunArgs, test: &Test) -> anyhow::Result<Option<VerifyOptions>> {
+    let always = test.verifies == Verifies::Always;
     if !(a.verify || always) {
         anyhow::ensure!(
             a.verify_backlog.is_none(),
@@ -165,15 +166,16 @@ fn verify_options(a: &RunArgs) -> anyhow::Result<Option<VerifyOptions>> {
         return Ok(None);
     }
     anyhow::ensure!(
-        always || suite::tests::takes_verify(&a.test),
+        test.verifies != Verifies::Never,
         "--verify: {} cannot verify its data (the TRIM test checks what trimmed blocks read as \
          on its own; the Storage Bench replays a trace): use it with a test that writes, or \
-         `ssdlab run verify`",
-        a.test
+         `ssdlab run {}`",
+        test.id,
+        TestId::Verify
     );
     Ok(Some(VerifyOptions {
         backlog_units: a.verify_backlog.unwrap_or(if always {
-            suite::tests::verify::BACKLOG_UNITS
+            suite::methodology::verify::BACKLOG_UNITS
         } else {
             DEFAULT_BACKLOG_UNITS
         }),
@@ -184,15 +186,15 @@ fn verify_options(a: &RunArgs) -> anyhow::Result<Option<VerifyOptions>> {
 const DEFAULT_BACKLOG_UNITS: u64 = 4096;
 
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
-    if suite::tests::find(&a.test).is_err() {
-        let names: Vec<&str> = suite::tests::TESTS.iter().map(|t| t.name).collect();
+    let Ok(test) = suite::methodology::find(&a.test) else {
+        let names = suite::methodology::names();
         anyhow::bail!(
             "unknown test '{}'{}: use one of {} (`ssdlab tests` describes them)",
             a.test,
             crate::suggest::did_you_mean(&a.test, names.iter().copied()),
             names.join(", ")
         );
-    }
+    };
     let data = a
         .data
         .as_deref()
@@ -217,14 +219,12 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         trace_scale: a.trace_scale,
         rest_s: a.rest,
     };
-    let verify = verify_options(&a)?;
-    let (mut dev, mut created) = a
-        .common
-        .open(&a.common.target, suite::tests::writes(&a.test, &overrides))?;
+    let verify = verify_options(&a, test)?;
+    let (mut dev, mut created) = a.common.open(&a.common.target, (test.writes)(&overrides))?;
     let out_dir = a
         .out
         .clone()
-        .unwrap_or_else(|| output::default_dir(&a.test));
+        .unwrap_or_else(|| output::default_dir(test.name()));
 
     let stop = stop_flag()?;
     let mut bar = Bar::new(a.common.quiet, &stop);
@@ -237,7 +237,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let run_id = suite::results_dir::new_run_id();
     let fresh = !out_dir.exists();
     suite::results_dir::start_run(&out_dir, &run_id)?;
-    let outcome = suite::tests::run(&a.test, dev.as_mut(), &mut ctx, &overrides);
+    let outcome = suite::methodology::run(test.id, dev.as_mut(), &mut ctx, &overrides);
     bar.close();
     let mut results = match outcome {
         Ok(results) => results,

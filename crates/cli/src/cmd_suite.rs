@@ -136,7 +136,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
 fn steps(a: &SuiteArgs, quick: bool) -> anyhow::Result<Vec<Step>> {
     let plan = runner::plan(quick);
     for name in a.only.iter().chain(&a.skip) {
-        if !plan.iter().any(|s| &s.id == name || s.test == name) {
+        if !plan.iter().any(|s| &s.id == name || s.test.name() == name) {
             let ids: Vec<&str> = plan.iter().map(|s| s.id.as_str()).collect();
             anyhow::bail!(
                 "no suite step named '{name}'{}: use one of {}",

@@ -349,7 +349,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     let result = suite::replay::run(
         dev.as_mut(),
         &mut ctx,
-        "replay",
+        suite::TestId::Replay,
         None,
         &name,
         records,
@@ -365,7 +365,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     let dir = a
         .out
         .clone()
-        .unwrap_or_else(|| crate::output::default_dir("replay"));
+        .unwrap_or_else(|| crate::output::default_dir(suite::TestId::Replay.name()));
     let run_id = suite::results_dir::new_run_id();
     suite::results_dir::start_run(&dir, &run_id)?;
     let results = vec![suite::result::TestResult {

@@ -106,8 +106,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }),
         Command::Tests => {
-            for t in suite::tests::TESTS {
-                println!("{:<18} {}", t.name, t.about);
+            for t in suite::methodology::TESTS {
+                println!("{:<18} {}", t.name(), t.about);
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -141,7 +141,7 @@ pub fn headline(r: &TestResult) -> String {
 /// A phase's power in a line: mean, min and max, what they are, and per watt for writes.
 fn power_text(
     p: &engine::power::PhasePower,
-    a: Option<&suite::tests::power::PowerAnalysis>,
+    a: Option<&suite::methodology::power::PowerAnalysis>,
 ) -> String {
     use engine::power::Basis;
     let basis = match p.basis {

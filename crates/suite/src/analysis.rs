@@ -2,14 +2,15 @@
 //! report and the Bench read them through [`Analysis::of`], never by string key, so a field
 //! that is missing or renamed is an error a reader sees rather than a silent blank.
 
+use crate::methodology::consistency::ConsistencyAnalysis;
+use crate::methodology::power::PowerAnalysis;
+use crate::methodology::steady_state::SteadyStateAnalysis;
+use crate::methodology::transfer_sweep::SweepAnalysis;
+use crate::methodology::trim::TrimAnalysis;
+use crate::methodology::verify::VerifyAnalysis;
+use crate::methodology::TestId;
 use crate::replay::ReplayAnalysis;
 use crate::result::TestResult;
-use crate::tests::consistency::ConsistencyAnalysis;
-use crate::tests::power::PowerAnalysis;
-use crate::tests::steady_state::SteadyStateAnalysis;
-use crate::tests::transfer_sweep::SweepAnalysis;
-use crate::tests::trim::TrimAnalysis;
-use crate::tests::verify::VerifyAnalysis;
 
 /// The figures of one test, by test.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,15 +36,19 @@ impl Analysis {
             serde_json::from_value(r.analysis.clone())
                 .map_err(|e| format!("the {} result's analysis cannot be read: {e}", r.test))
         }
-        Ok(match r.test.as_str() {
-            "consistency" => Analysis::Consistency(parse(r)?),
-            "steady-state" => Analysis::SteadyState(parse(r)?),
-            "transfer-sweep" => Analysis::TransferSweep(parse(r)?),
-            "trim" => Analysis::Trim(parse(r)?),
-            "storage-bench" | "replay" => Analysis::Replay(parse(r)?),
-            "verify" => Analysis::Verify(parse(r)?),
-            t if t.starts_with("power-") => Analysis::Power(parse(r)?),
-            _ => Analysis::None,
+        use TestId::*;
+        Ok(match r.test {
+            Consistency => Analysis::Consistency(parse(r)?),
+            SteadyState => Analysis::SteadyState(parse(r)?),
+            TransferSweep => Analysis::TransferSweep(parse(r)?),
+            Trim => Analysis::Trim(parse(r)?),
+            StorageBench | Replay => Analysis::Replay(parse(r)?),
+            Verify => Analysis::Verify(parse(r)?),
+            PowerIdle | PowerSlumber | PowerSeqWrite | PowerRandomWrite => {
+                Analysis::Power(parse(r)?)
+            }
+            Corners | RandomRead | RandomWrite | RandomWriteQd32 | SeqRead | SeqWrite
+            | SeqIncompressible | Custom => Analysis::None,
         })
     }
 }
@@ -97,18 +102,18 @@ impl TestResult {
 mod tests {
     use super::*;
 
-    fn result(test: &str, analysis: serde_json::Value) -> TestResult {
+    fn result(test: TestId, analysis: serde_json::Value) -> TestResult {
         let mut r: TestResult =
             serde_json::from_str(include_str!("../tests/fixtures/minimal-result.json"))
                 .expect("fixture parses");
-        r.test = test.into();
+        r.test = test;
         r.analysis = analysis;
         r
     }
 
     #[test]
     fn a_missing_field_is_an_error_that_names_the_test() {
-        let r = result("consistency", serde_json::json!({"spare_pct": 0.0}));
+        let r = result(TestId::Consistency, serde_json::json!({"spare_pct": 0.0}));
         let e = Analysis::of(&r).unwrap_err();
         assert!(
             e.contains("consistency") && e.contains("steady_from_s"),
@@ -119,7 +124,7 @@ mod tests {
 
     #[test]
     fn a_test_without_figures_has_none() {
-        let r = result("seq-read", serde_json::Value::Null);
+        let r = result(TestId::SeqRead, serde_json::Value::Null);
         assert_eq!(Analysis::of(&r), Ok(Analysis::None));
     }
 
@@ -127,7 +132,7 @@ mod tests {
     fn typed_figures_round_trip() {
         let json = serde_json::json!({"spare_pct": 25.0, "steady_from_s": 1400.0,
             "steady_state": null, "drop_s": 831, "whole_run": null});
-        let r = result("consistency", json.clone());
+        let r = result(TestId::Consistency, json.clone());
         let a = r.consistency().expect("readable");
         assert_eq!((a.spare_pct, a.drop_s), (25.0, Some(831)));
         assert_eq!(serde_json::to_value(&a).unwrap()["drop_s"], json["drop_s"]);

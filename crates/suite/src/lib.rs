@@ -12,9 +12,9 @@ pub mod results_dir;
 pub mod runner;
 pub mod stats;
 pub mod target;
-pub mod tests;
 
-use params::Overrides;
+pub use methodology::TestId;
+pub mod methodology;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
@@ -34,26 +34,4 @@ pub enum SuiteError {
     Unavailable(String),
     #[error("interrupted before anything was measured")]
     Interrupted,
-}
-
-/// Record what a user changed from the methodology's parameters.
-pub(crate) fn note_overrides(
-    out: &mut Vec<String>,
-    o: &Overrides,
-    qd: u32,
-    block: u32,
-    duration_s: f64,
-) {
-    if let Some(q) = o.qd.filter(|&q| q != qd) {
-        out.push(format!("queue depth {q} instead of {qd}"));
-    }
-    if let Some(b) = o.block_bytes.filter(|&b| b != block) {
-        out.push(format!("block size {b} bytes instead of {block}"));
-    }
-    if let Some(d) = o.duration_s.filter(|&d| d != duration_s) {
-        out.push(format!("duration {d} s instead of {duration_s} s"));
-    }
-    if o.ios.is_some() || o.bytes.is_some() {
-        out.push("bounded by an IO or byte count as well as time".into());
-    }
 }

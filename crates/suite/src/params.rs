@@ -5,6 +5,7 @@ use engine::pattern::DataKind;
 use engine::size::{format_size, Span, MAX_DURATION_S};
 use engine::workload::Access;
 
+use crate::methodology::{Test, TESTS};
 use crate::SuiteError;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -39,22 +40,9 @@ pub fn ns(seconds: f64) -> u64 {
     (seconds * 1e9).round() as u64
 }
 
-/// Tests that test a region of the target the user may place with `--offset`; the others
-/// start at LBA 0 by the methodology.
-pub const TAKES_OFFSET: &[&str] = &[
-    "custom",
-    "corners",
-    "random-read",
-    "random-write",
-    "random-write-qd32",
-    "seq-read",
-    "seq-write",
-    "verify",
-];
-
 impl Overrides {
     /// Check what no target is needed to judge, naming the flag and the fix.
-    pub fn validate(&self, test: &str) -> Result<(), SuiteError> {
+    pub fn validate(&self, test: &Test) -> Result<(), SuiteError> {
         let bad = |m: String| Err(SuiteError::Parameter(m));
         if let Some(b) = self.block_bytes.filter(|&b| b < 512) {
             return bad(format!(
@@ -74,11 +62,17 @@ impl Overrides {
                     .into(),
             );
         }
-        if self.offset_bytes.is_some() && !TAKES_OFFSET.contains(&test) {
+        if self.offset_bytes.is_some() && !test.takes_offset {
+            let takes: Vec<&str> = TESTS
+                .iter()
+                .filter(|t| t.takes_offset)
+                .map(Test::name)
+                .collect();
             return bad(format!(
-                "--offset: {test} tests from LBA 0 as the methodology says; drop --offset, or use \
+                "--offset: {} tests from LBA 0 as the methodology says; drop --offset, or use \
                  a test that takes one ({})",
-                TAKES_OFFSET.join(", ")
+                test.name(),
+                takes.join(", ")
             ));
         }
         if let Some(r) = self.rest_s.filter(|r| !(*r >= 0.0 && *r <= MAX_DURATION_S)) {
@@ -147,6 +141,12 @@ pub fn region(
 mod tests {
     use super::*;
 
+    use crate::methodology::TestId;
+
+    fn test(id: TestId) -> &'static Test {
+        crate::methodology::get(id).unwrap()
+    }
+
     #[test]
     fn a_span_that_does_not_fit_after_the_offset_is_refused_not_cut() {
         let o = Overrides {
@@ -185,7 +185,7 @@ mod tests {
             ..Overrides::default()
         };
         assert!(zero_bs
-            .validate("custom")
+            .validate(test(TestId::Custom))
             .unwrap_err()
             .to_string()
             .contains("--bs 0"));
@@ -193,15 +193,18 @@ mod tests {
             offset_bytes: Some(1 << 20),
             ..Overrides::default()
         };
-        assert!(offset.validate("custom").is_ok());
-        let e = offset.validate("consistency").unwrap_err().to_string();
+        assert!(offset.validate(test(TestId::Custom)).is_ok());
+        let e = offset
+            .validate(test(TestId::Consistency))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("consistency tests from LBA 0"), "{e}");
         let long = Overrides {
             duration_s: Some(2e10),
             ..Overrides::default()
         };
         assert!(long
-            .validate("custom")
+            .validate(test(TestId::Custom))
             .unwrap_err()
             .to_string()
             .contains("at most"));

@@ -15,6 +15,7 @@ use engine::{Device, Op};
 use trace::Record;
 
 use crate::context::Context;
+use crate::methodology::TestId;
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
@@ -403,7 +404,7 @@ pub struct ReplayAnalysis {
 pub fn run(
     dev: &mut dyn Device,
     ctx: &mut Context,
-    test: &str,
+    test: TestId,
     variant: Option<String>,
     trace_name: &str,
     records: impl Iterator<Item = Record>,

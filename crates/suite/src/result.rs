@@ -9,6 +9,8 @@ use engine::measure::{SecondPoint, Summary};
 use engine::system::SystemInfo;
 use engine::{Clock, Identity};
 
+use crate::methodology::TestId;
+
 pub const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,8 +84,9 @@ pub struct TestResult {
     /// result of a suite (and kept by `--resume`). Results of earlier ssdlab versions lack it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
-    /// The test's name as `ssdlab run` takes it, e.g. "random-write-qd32".
-    pub test: String,
+    /// The test, stored by the name `ssdlab run` takes, e.g. "random-write-qd32". A result
+    /// naming no known test does not load: the error names it.
+    pub test: TestId,
     /// Which of a test's results this is when it makes several ("read", "write",
     /// "compressible", "spare-25"); also names its files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -187,14 +190,14 @@ impl TestResult {
     pub fn file_stem(&self) -> String {
         match &self.variant {
             Some(v) => format!("{}-{v}", self.test),
-            None => self.test.clone(),
+            None => self.test.name().to_string(),
         }
     }
 }
 
 /// What a test knows about its run besides the driver's outcome; `finish` makes the result.
 pub struct Report {
-    pub test: String,
+    pub test: TestId,
     pub variant: Option<String>,
     pub label: String,
     pub started_at: String,
@@ -206,9 +209,9 @@ pub struct Report {
 
 impl Report {
     /// Start a report now.
-    pub fn new(test: &str, label: impl Into<String>) -> Report {
+    pub fn new(test: TestId, label: impl Into<String>) -> Report {
         Report {
-            test: test.into(),
+            test,
             variant: None,
             label: label.into(),
             started_at: utc_now(),

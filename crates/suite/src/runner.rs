@@ -11,6 +11,7 @@ use engine::system::SystemInfo;
 use engine::{Device, Identity};
 
 use crate::context::Context;
+use crate::methodology::TestId;
 use crate::params::Overrides;
 use crate::result::{utc_now, Tool};
 use crate::results_dir::{write_atomic, write_result};
@@ -21,7 +22,7 @@ use crate::SuiteError;
 pub struct Step {
     /// Unique within the suite, e.g. "consistency-spare-25".
     pub id: String,
-    pub test: &'static str,
+    pub test: TestId,
     pub overrides: Overrides,
 }
 
@@ -31,8 +32,8 @@ pub fn plan(quick: bool) -> Vec<Step> {
     let none = Overrides::default;
     vec![
         Step {
-            id: "transfer-sweep".into(),
-            test: "transfer-sweep",
+            id: TestId::TransferSweep.name().into(),
+            test: TestId::TransferSweep,
             overrides: q(
                 none(),
                 Overrides {
@@ -42,13 +43,13 @@ pub fn plan(quick: bool) -> Vec<Step> {
             ),
         },
         Step {
-            id: "seq-incompressible".into(),
-            test: "seq-incompressible",
+            id: TestId::SeqIncompressible.name().into(),
+            test: TestId::SeqIncompressible,
             overrides: none(),
         },
         Step {
-            id: "corners".into(),
-            test: "corners",
+            id: TestId::Corners.name().into(),
+            test: TestId::Corners,
             overrides: q(
                 none(),
                 Overrides {
@@ -58,8 +59,8 @@ pub fn plan(quick: bool) -> Vec<Step> {
             ),
         },
         Step {
-            id: "consistency".into(),
-            test: "consistency",
+            id: TestId::Consistency.name().into(),
+            test: TestId::Consistency,
             overrides: q(
                 none(),
                 Overrides {
@@ -69,8 +70,8 @@ pub fn plan(quick: bool) -> Vec<Step> {
             ),
         },
         Step {
-            id: "consistency-spare-25".into(),
-            test: "consistency",
+            id: format!("{}-spare-25", TestId::Consistency),
+            test: TestId::Consistency,
             overrides: q(
                 Overrides {
                     spare_pct: Some(25.0),
@@ -84,8 +85,8 @@ pub fn plan(quick: bool) -> Vec<Step> {
             ),
         },
         Step {
-            id: "steady-state".into(),
-            test: "steady-state",
+            id: TestId::SteadyState.name().into(),
+            test: TestId::SteadyState,
             overrides: q(
                 none(),
                 Overrides {
@@ -95,8 +96,8 @@ pub fn plan(quick: bool) -> Vec<Step> {
             ),
         },
         Step {
-            id: "trim".into(),
-            test: "trim",
+            id: TestId::Trim.name().into(),
+            test: TestId::Trim,
             overrides: q(
                 none(),
                 Overrides {
@@ -106,8 +107,8 @@ pub fn plan(quick: bool) -> Vec<Step> {
             ),
         },
         Step {
-            id: "storage-bench".into(),
-            test: "storage-bench",
+            id: TestId::StorageBench.name().into(),
+            test: TestId::StorageBench,
             overrides: q(
                 none(),
                 Overrides {
@@ -119,14 +120,14 @@ pub fn plan(quick: bool) -> Vec<Step> {
     ]
     .into_iter()
     // Power last, as the reviews had it: idle and slumber after the drive has rested.
-    .chain(crate::tests::power::TESTS.map(|test| Step {
-        id: test.into(),
+    .chain(crate::methodology::power::TESTS.map(|test| Step {
+        id: test.name().into(),
         test,
         overrides: q(
             none(),
             Overrides {
                 duration_s: Some(10.0),
-                rest_s: matches!(test, "power-idle" | "power-slumber").then_some(5.0),
+                rest_s: matches!(test, TestId::PowerIdle | TestId::PowerSlumber).then_some(5.0),
                 ..none()
             },
         ),
@@ -138,7 +139,7 @@ pub fn plan(quick: bool) -> Vec<Step> {
 /// test names. Unknown names are an error.
 pub fn select(steps: Vec<Step>, only: &[String], skip: &[String]) -> Result<Vec<Step>, SuiteError> {
     for name in only.iter().chain(skip) {
-        if !steps.iter().any(|s| &s.id == name || s.test == name) {
+        if !steps.iter().any(|s| &s.id == name || s.test.name() == name) {
             let ids: Vec<&str> = steps.iter().map(|s| s.id.as_str()).collect();
             return Err(SuiteError::Parameter(format!(
                 "no suite step named '{name}': use one of {}",
@@ -146,7 +147,7 @@ pub fn select(steps: Vec<Step>, only: &[String], skip: &[String]) -> Result<Vec<
             )));
         }
     }
-    let named = |s: &Step, names: &[String]| names.iter().any(|n| n == &s.id || n == s.test);
+    let named = |s: &Step, names: &[String]| names.iter().any(|n| n == &s.id || n == s.test.name());
     Ok(steps
         .into_iter()
         .filter(|s| (only.is_empty() || named(s, only)) && !named(s, skip))
@@ -168,7 +169,7 @@ pub enum Status {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
     pub id: String,
-    pub test: String,
+    pub test: TestId,
     pub status: Status,
     /// Result file stems in the directory.
     #[serde(default)]
@@ -273,7 +274,7 @@ pub fn run(
                     .cloned()
                     .unwrap_or(StepRecord {
                         id: s.id.clone(),
-                        test: s.test.into(),
+                        test: s.test,
                         status: Status::Pending,
                         results: Vec::new(),
                         message: None,
@@ -296,7 +297,7 @@ pub fn run(
         ctx.observer.step(i + 1, steps.len(), &step.id);
         let record = &mut rec.steps[i];
         let mut step_results = Vec::new();
-        match crate::tests::run(step.test, dev, ctx, &step.overrides) {
+        match crate::methodology::run(step.test, dev, ctx, &step.overrides) {
             Ok(mut results) => {
                 record.results.clear();
                 record.summaries.clear();

@@ -337,7 +337,7 @@ impl Bench {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id",
                 params![
                     run_id,
-                    r.test,
+                    r.test.name(),
                     r.variant,
                     r.label,
                     r.started_at,

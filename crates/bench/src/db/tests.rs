@@ -306,7 +306,7 @@ fn concurrent_writers_lose_nothing(db: &Db) {
                 for i in 0..25 {
                     let t = format!("2026-01-01T00:00:{i:02}Z");
                     let results = (0..4)
-                        .map(|k| result(&format!("t{k}"), None, model, &t, k as f64))
+                        .map(|k| result("custom", Some(&format!("t{k}")), model, &t, k as f64))
                         .collect();
                     assert!(matches!(
                         b.store(&run(model, &t, results)).unwrap(),
@@ -338,7 +338,7 @@ fn many_writers_store_every_run_once(db: &Db) {
                 for i in 0..50 {
                     let t = format!("2026-01-01T00:{:02}:{:02}Z", w, i);
                     let results = (0..2)
-                        .map(|k| result(&format!("t{k}"), None, &model, &t, k as f64))
+                        .map(|k| result("custom", Some(&format!("t{k}")), &model, &t, k as f64))
                         .collect();
                     let r = run(&model, &t, results);
                     let id = match b.store(&r).unwrap() {
@@ -370,7 +370,7 @@ fn filled(path: &std::path::Path) {
     for i in 0..40 {
         let t = format!("2026-01-01T00:{:02}:{:02}Z", i / 60, i % 60);
         let results = (0..3)
-            .map(|k| result(&format!("t{k}"), None, "m", &t, k as f64))
+            .map(|k| result("custom", Some(&format!("t{k}")), "m", &t, k as f64))
             .collect();
         b.store(&run("m", &t, results)).unwrap();
     }
@@ -678,7 +678,7 @@ fn the_migration_to_watts_fills_them_from_the_stored_results() {
         old.execute(
             "INSERT INTO results VALUES (?1, 1, ?2, NULL, 'l', '2026-01-01T00:00:00Z', 1, 1.0,
              300.0, '{}', '{}', ?3)",
-            rusqlite::params![id, x.test, serde_json::to_string(x).unwrap()],
+            rusqlite::params![id, x.test.name(), serde_json::to_string(x).unwrap()],
         )
         .unwrap();
         for (i, p) in x.per_second.iter().enumerate() {
@@ -877,7 +877,7 @@ fn a_copy_and_concurrent_stores_lose_nothing(db: &Db) {
         let model = format!("s{}", i % 10);
         let t = format!("2026-02-01T00:00:{i:02}Z");
         let results = (0..2)
-            .map(|k| result(&format!("t{k}"), None, &model, &t, k as f64))
+            .map(|k| result("custom", Some(&format!("t{k}")), &model, &t, k as f64))
             .collect();
         source.store(&run(&model, &t, results)).unwrap();
     }
@@ -905,13 +905,14 @@ fn a_copy_and_concurrent_stores_lose_nothing(db: &Db) {
                     };
                     let t = format!("2026-03-01T00:{w:02}:{:02}Z", i % 60);
                     let results = (0..2)
-                        .map(|k| result(&format!("t{k}"), None, &model, &t, k as f64))
+                        .map(|k| result("custom", Some(&format!("t{k}")), &model, &t, k as f64))
                         .collect();
                     let mut r = run(&model, &t, results);
                     assert!(matches!(b.store(&r)?, Stored::New(_)));
                     if i % 4 == 3 {
                         // A resumed run: its results are replaced, a third added.
-                        r.results.push(result("t2", None, &model, &t, 2.0));
+                        r.results
+                            .push(result("custom", Some("t2"), &model, &t, 2.0));
                         assert!(matches!(b.store(&r)?, Stored::Updated(_)));
                     }
                     stored.push((r.run_id, r.results.len(), model));

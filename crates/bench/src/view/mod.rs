@@ -19,6 +19,7 @@ pub use table::{Cell, Table};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use suite::result::TestResult;
+use suite::TestId;
 
 use crate::chart::palette;
 
@@ -99,12 +100,12 @@ impl Drive {
     }
 
     /// Its results of `test`, in order.
-    pub fn of<'a>(&'a self, test: &'a str) -> impl Iterator<Item = &'a Entry> + 'a {
+    pub fn of(&self, test: TestId) -> impl Iterator<Item = &Entry> + '_ {
         self.entries.iter().filter(move |e| e.result.test == test)
     }
 
     /// Its result of `test` and `variant`.
-    pub fn find(&self, test: &str, variant: Option<&str>) -> Option<&Entry> {
+    pub fn find(&self, test: TestId, variant: Option<&str>) -> Option<&Entry> {
         self.entries
             .iter()
             .find(|e| e.result.test == test && e.result.variant.as_deref() == variant)

@@ -5,6 +5,7 @@
 use maud::{html, Markup};
 
 use suite::runner::SuiteRecord;
+use suite::TestId;
 
 use super::sections;
 use super::{Drive, Entry, Mode};
@@ -30,7 +31,8 @@ impl Review<'_> {
         self.drives.len() > 1
     }
 
-    /// The table of contents and every section that has results.
+    /// The table of contents and every section that has results; a test's section is
+    /// anchored at its name.
     pub fn body(&self) -> Markup {
         let all: Vec<(&str, &str, Option<Markup>)> = vec![
             (
@@ -39,40 +41,48 @@ impl Review<'_> {
                 sections::drive::section(self),
             ),
             (
-                "consistency",
+                TestId::Consistency.name(),
                 "Performance consistency",
                 sections::consistency::section(self),
             ),
-            ("corners", "Four corners", sections::bars::corners(self)),
             (
-                "seq-incompressible",
+                TestId::Corners.name(),
+                "Four corners",
+                sections::bars::corners(self),
+            ),
+            (
+                TestId::SeqIncompressible.name(),
                 "Incompressible sequential",
                 sections::bars::seq_incompressible(self),
             ),
             (
-                "transfer-sweep",
+                TestId::TransferSweep.name(),
                 "Performance vs transfer size",
                 sections::sweep::section(self),
             ),
             (
-                "steady-state",
+                TestId::SteadyState.name(),
                 "Steady-state random write",
                 sections::steady::section(self),
             ),
-            ("trim", "TRIM validation", sections::trim::section(self)),
             (
-                "storage-bench",
+                TestId::Trim.name(),
+                "TRIM validation",
+                sections::trim::section(self),
+            ),
+            (
+                TestId::StorageBench.name(),
                 "Storage Bench",
                 sections::storage_bench::section(self),
             ),
             ("power", "Power", sections::power::section(self)),
             (
-                "custom",
+                TestId::Custom.name(),
                 "Custom workloads",
                 sections::custom::section(self),
             ),
             (
-                "verify",
+                TestId::Verify.name(),
                 "Data verification",
                 sections::verify::section(self),
             ),
@@ -113,9 +123,9 @@ pub enum Fragment {
 impl Fragment {
     pub fn name(self) -> &'static str {
         match self {
-            Fragment::Consistency => "consistency",
-            Fragment::Trim => "trim",
-            Fragment::SteadyState => "steady-state",
+            Fragment::Consistency => TestId::Consistency.name(),
+            Fragment::Trim => TestId::Trim.name(),
+            Fragment::SteadyState => TestId::SteadyState.name(),
             Fragment::Power => "power",
         }
     }

@@ -363,7 +363,7 @@ pub(super) fn result(bench: &Bench, id: i64) -> Result<Page> {
     };
     let mut t = Table::new(&["", ""]);
     let mut row = |k: &str, v: Cell| t.row(vec![k.into(), v]);
-    row("Test", r.test.clone().into());
+    row("Test", r.test.name().into());
     row(
         "Variant",
         r.variant.clone().unwrap_or_else(|| "–".into()).into(),

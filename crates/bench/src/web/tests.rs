@@ -349,7 +349,7 @@ fn compare_shows_the_power_section_and_fetches_a_drives_power_charts(db: &Db) {
     ] {
         let results = crate::power::TESTS
             .iter()
-            .map(|test| power_result(test, model, w, basis, None, &[w, None, w]))
+            .map(|test| power_result(test.name(), model, w, basis, None, &[w, None, w]))
             .collect();
         b.store(&crate::db::tests::run(model, t, results)).unwrap();
     }

@@ -41,10 +41,11 @@ fn figure() -> impl Strategy<Value = f64> {
     prop_oneof![Just(0.0), 0.0..1e12f64, 0.0..1.0f64]
 }
 
-/// A result as a run writes it, with generated names, time and figures.
+/// A result as a run writes it, with generated names, time and figures; its test is one
+/// ssdlab has (a result naming another does not load).
 fn result() -> impl Strategy<Value = Value> {
     (
-        name(),
+        proptest::sample::select(suite::TestId::ALL).prop_map(|t| t.name().to_string()),
         proptest::option::of(name()),
         time(),
         proptest::collection::vec(figure(), 8),

@@ -457,7 +457,7 @@ fn import_refuses_what_is_not_a_result_without_hanging_or_reading_forever() {
         ("nan-ish", "per_second[0].mbps is -0.5"),
         ("date", "started_at \"yesterday\" is not a UTC time"),
         ("month", "is not a UTC time"),
-        ("name", "test \"../../etc/passwd\" is not a test's name"),
+        ("name", "unknown test '../../etc/passwd'"),
         ("variant", "variant \"a/b\" is not a test's name"),
         ("run-id", "is not a UUID"),
     ] {

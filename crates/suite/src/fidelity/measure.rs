@@ -11,12 +11,12 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use crate::context::{Context, Silent};
+use crate::methodology;
+use crate::methodology::trim::TrimAnalysis;
 use crate::params::{ns, Overrides};
 use crate::replay::ReplayAnalysis;
 use crate::result::TestResult;
 use crate::stats::{drop_time, series_stats};
-use crate::tests;
-use crate::tests::trim::TrimAnalysis;
 
 /// Figures by name, e.g. "consistency.steady_cv".
 pub type Figures = BTreeMap<String, f64>;
@@ -112,7 +112,10 @@ impl Measure {
         let mut silent = Silent;
         let mut ctx = Context::new(&stop, &mut silent);
         let test = |name: &str, dev: &mut sim::SimSsd, ctx: &mut Context, o: Overrides| {
-            tests::run(name, dev, ctx, &o).map_err(|e| format!("{name}: {e}"))
+            let run = |id| methodology::run(id, dev, ctx, &o);
+            name.parse()
+                .and_then(run)
+                .map_err(|e| format!("{name}: {e}"))
         };
         let mut f = Figures::new();
         let p = self.prefix();
@@ -223,8 +226,8 @@ impl Measure {
             }
             Measure::TurboWrite => turbo_write(&mut dev, &mut ctx, &mut put)?,
             Measure::Power => {
-                for name in crate::tests::power::TESTS {
-                    let r = &test(name, &mut dev, &mut ctx, Overrides::default())?[0];
+                for name in crate::methodology::power::TESTS {
+                    let r = &test(name.name(), &mut dev, &mut ctx, Overrides::default())?[0];
                     let a = r
                         .power_analysis()
                         .ok_or_else(|| format!("{name}: no power figures"))?;

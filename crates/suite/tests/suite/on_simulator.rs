@@ -13,7 +13,8 @@ fn run(spec: &str, test: &str, o: Overrides) -> Vec<TestResult> {
     let stop = AtomicBool::new(false);
     let mut silent = Silent;
     let mut ctx = Context::new(&stop, &mut silent);
-    suite::tests::run(test, dev.as_mut(), &mut ctx, &o).expect("test runs")
+    let test = test.parse().expect("a test name");
+    suite::methodology::run(test, dev.as_mut(), &mut ctx, &o).expect("test runs")
 }
 
 fn steady_mean(r: &TestResult) -> f64 {

@@ -5,6 +5,7 @@
 use maud::{html, Markup};
 
 use suite::result::TestResult;
+use suite::TestId;
 
 use crate::chart::{BarChart, NumberFormat};
 use crate::compare::Better;
@@ -128,7 +129,7 @@ enum Metric {
 /// A bar chart of one test across drives: one group per variant.
 struct BarTest {
     title: &'static str,
-    test: &'static str,
+    test: TestId,
     variants: &'static [(Option<&'static str>, &'static str)],
     metric: Metric,
 }
@@ -142,31 +143,31 @@ const DATA_KINDS: &[(Option<&str>, &str)] = &[
 const CORNERS: [BarTest; 5] = [
     BarTest {
         title: "4 KiB random read (QD3)",
-        test: "random-read",
+        test: TestId::RandomRead,
         variants: ONE,
         metric: Metric::Mbps,
     },
     BarTest {
         title: "4 KiB random write (QD3)",
-        test: "random-write",
+        test: TestId::RandomWrite,
         variants: DATA_KINDS,
         metric: Metric::Mbps,
     },
     BarTest {
         title: "4 KiB random write (QD32)",
-        test: "random-write-qd32",
+        test: TestId::RandomWriteQd32,
         variants: ONE,
         metric: Metric::Mbps,
     },
     BarTest {
         title: "128 KiB sequential read (QD1)",
-        test: "seq-read",
+        test: TestId::SeqRead,
         variants: ONE,
         metric: Metric::Mbps,
     },
     BarTest {
         title: "128 KiB sequential write (QD1)",
-        test: "seq-write",
+        test: TestId::SeqWrite,
         variants: DATA_KINDS,
         metric: Metric::Mbps,
     },
@@ -175,13 +176,13 @@ const CORNERS: [BarTest; 5] = [
 const SEQ_INCOMPRESSIBLE: [BarTest; 2] = [
     BarTest {
         title: "Incompressible sequential read (16 MiB transfers, QD1)",
-        test: "seq-incompressible",
+        test: TestId::SeqIncompressible,
         variants: &[(Some("read"), "")],
         metric: Metric::Mbps,
     },
     BarTest {
         title: "Incompressible sequential write (16 MiB transfers, QD1)",
-        test: "seq-incompressible",
+        test: TestId::SeqIncompressible,
         variants: &[(Some("write"), "")],
         metric: Metric::Mbps,
     },
@@ -189,7 +190,7 @@ const SEQ_INCOMPRESSIBLE: [BarTest; 2] = [
 
 const STEADY: BarTest = BarTest {
     title: "Steady-state 4 KiB random write",
-    test: "steady-state",
+    test: TestId::SteadyState,
     variants: ONE,
     metric: Metric::SteadyIops,
 };

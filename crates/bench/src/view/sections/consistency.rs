@@ -6,8 +6,9 @@
 
 use maud::{html, Markup};
 
+use suite::methodology::consistency::ConsistencyAnalysis;
 use suite::result::TestResult;
-use suite::tests::consistency::ConsistencyAnalysis;
+use suite::TestId;
 
 use crate::chart::{format_si, Axis, NumberFormat, Series, XYChart};
 use crate::compare::Better;
@@ -132,7 +133,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
         .drives
         .iter()
         .flat_map(|d| {
-            d.of("consistency").map(move |e| {
+            d.of(TestId::Consistency).map(move |e| {
                 let key = spare_key(&e.result, e.result.consistency().as_ref());
                 (d, e, key)
             })

@@ -2,6 +2,7 @@
 //! time (with the drive's power under it, where the run has power).
 
 use maud::{html, Markup};
+use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::view::review::Review;
@@ -13,7 +14,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
     let runs: Vec<_> = rv
         .drives
         .iter()
-        .flat_map(|d| d.of("custom").map(move |e| (d, e)))
+        .flat_map(|d| d.of(TestId::Custom).map(move |e| (d, e)))
         .collect();
     if runs.is_empty() {
         return None;

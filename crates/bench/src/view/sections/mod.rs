@@ -16,6 +16,7 @@ pub mod trim;
 pub mod verify;
 
 use maud::{html, Markup};
+use suite::TestId;
 
 use super::review::{fragment, Fragment, Review};
 use super::{Drive, Entry, Mode};
@@ -98,7 +99,7 @@ pub fn switcher(
 }
 
 /// One view per result of `test`, keyed by drive, for a switcher over drives.
-pub fn views_by_drive<'a>(rv: &Review<'a>, test: &'a str) -> Vec<(String, &'a Drive, &'a Entry)> {
+pub fn views_by_drive<'a>(rv: &Review<'a>, test: TestId) -> Vec<(String, &'a Drive, &'a Entry)> {
     rv.drives
         .iter()
         .flat_map(|d| {

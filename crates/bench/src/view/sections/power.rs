@@ -13,6 +13,7 @@ use maud::{html, Markup};
 
 use engine::power::Basis;
 use suite::result::TestResult;
+use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::compare::Better;
@@ -26,7 +27,7 @@ use super::{drive_dim, parameters_link, sources, switcher, views_by_drive};
 /// One of the reviews' power charts.
 struct PowerChart {
     title: &'static str,
-    test: &'static str,
+    test: TestId,
     unit: &'static str,
     /// From watts to the chart's unit.
     scale: f64,
@@ -36,28 +37,28 @@ struct PowerChart {
 const CHARTS: [PowerChart; 4] = [
     PowerChart {
         title: "Drive Power Consumption - Idle",
-        test: "power-idle",
+        test: TestId::PowerIdle,
         unit: "W",
         scale: 1.0,
         decimals: 2,
     },
     PowerChart {
         title: "SSD Slumber Power (HIPM+DIPM)",
-        test: "power-slumber",
+        test: TestId::PowerSlumber,
         unit: "mW",
         scale: 1000.0,
         decimals: 0,
     },
     PowerChart {
         title: "Drive Power Consumption - Sequential Write",
-        test: "power-seq-write",
+        test: TestId::PowerSeqWrite,
         unit: "W",
         scale: 1.0,
         decimals: 2,
     },
     PowerChart {
         title: "Drive Power Consumption - Random Write",
-        test: "power-random-write",
+        test: TestId::PowerRandomWrite,
         unit: "W",
         scale: 1.0,
         decimals: 2,
@@ -113,12 +114,12 @@ fn watts(v: Option<f64>) -> Cell {
     Cell::Num(v.filter(|v| v.is_finite()).map_or("–".into(), format_watts))
 }
 
-fn state_name(test: &str) -> &'static str {
+fn state_name(test: TestId) -> &'static str {
     match test {
-        "power-idle" => "idle",
-        "power-slumber" => "slumber (HIPM+DIPM)",
-        "power-seq-write" => "128 KiB sequential write",
-        "power-random-write" => "4 KiB random write",
+        TestId::PowerIdle => "idle",
+        TestId::PowerSlumber => "slumber (HIPM+DIPM)",
+        TestId::PowerSeqWrite => "128 KiB sequential write",
+        TestId::PowerRandomWrite => "4 KiB random write",
         _ => "",
     }
 }
@@ -158,7 +159,7 @@ fn table(rv: &Review, results: &[(&Drive, &Entry)]) -> Table {
         let a = power::analysis(r);
         t.row(vec![
             drive_cell(d, r).into(),
-            state_name(&r.test).into(),
+            state_name(r.test).into(),
             // A missing figure has no basis, whatever its meter was.
             match reading.basis.filter(|_| reading.mean_w.is_some()) {
                 Some(Basis::Measured) => html! { "measured" },
@@ -195,7 +196,7 @@ fn seq_write_table(rv: &Review) -> Option<Table> {
         "",
     ]);
     for d in rv.drives {
-        for e in d.of("power-seq-write") {
+        for e in d.of(TestId::PowerSeqWrite) {
             let a = power::analysis(&e.result);
             let get = |f: fn(&power::PowerAnalysis) -> Option<f64>| watts(a.as_ref().and_then(f));
             t.row(vec![
@@ -313,7 +314,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
         .flat_map(|d| {
             d.entries
                 .iter()
-                .filter(|e| power::is_power_test(&e.result.test))
+                .filter(|e| power::is_power_test(e.result.test))
                 .map(move |e| (d, e))
         })
         .collect();
@@ -325,7 +326,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
         .map(|c| bars(rv, c))
         .filter(|m| !m.0.is_empty())
         .collect();
-    let views = views_by_drive(rv, "power-seq-write");
+    let views = views_by_drive(rv, TestId::PowerSeqWrite);
     let dims = [drive_dim(views.iter().map(|v| v.1))];
     Some(html! {
         p.note {

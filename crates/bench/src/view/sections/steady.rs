@@ -2,6 +2,7 @@
 //! one drive's rounds at a time with its verdict.
 
 use maud::{html, Markup};
+use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::view::review::{Fragment, Review};
@@ -42,7 +43,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
 }
 
 pub fn section(rv: &Review) -> Option<Markup> {
-    let views = views_by_drive(rv, "steady-state");
+    let views = views_by_drive(rv, TestId::SteadyState);
     if views.is_empty() {
         return None;
     }

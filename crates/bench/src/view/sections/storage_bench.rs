@@ -4,6 +4,7 @@
 use maud::{html, Markup};
 
 use suite::replay::StorageBenchMetrics;
+use suite::TestId;
 
 use crate::chart::NumberFormat;
 use crate::compare::Better;
@@ -15,7 +16,7 @@ use super::parameters_link;
 
 /// A drive's replays: the suite's Storage Bench and its own traces'.
 fn replays(d: &Drive) -> impl Iterator<Item = &Entry> {
-    d.of("storage-bench").chain(d.of("replay"))
+    d.of(TestId::StorageBench).chain(d.of(TestId::Replay))
 }
 
 /// Results of the same trace (at the same scale) compare: they are grouped by it.

@@ -2,6 +2,7 @@
 //! drive in its colour, and each curve's peak.
 
 use maud::{html, Markup};
+use suite::TestId;
 
 use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::Review;
@@ -23,7 +24,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
         let found: Vec<(&Drive, &Entry)> = rv
             .drives
             .iter()
-            .filter_map(|d| d.find("transfer-sweep", Some(dir)).map(|e| (d, e)))
+            .filter_map(|d| d.find(TestId::TransferSweep, Some(dir)).map(|e| (d, e)))
             .collect();
         if found.is_empty() {
             continue;

@@ -2,6 +2,7 @@
 //! TRIM of the whole span; the table across drives and one drive's curves at a time.
 
 use maud::{html, Markup};
+use suite::TestId;
 
 use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::{Fragment, Review};
@@ -41,7 +42,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
 }
 
 pub fn section(rv: &Review) -> Option<Markup> {
-    let views = views_by_drive(rv, "trim");
+    let views = views_by_drive(rv, TestId::Trim);
     if views.is_empty() {
         return None;
     }
@@ -58,7 +59,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
     ]);
     for (_, d, e) in &views {
         let a = e.result.trim();
-        let pass = |f: fn(&suite::tests::trim::TrimAnalysis) -> f64| {
+        let pass = |f: fn(&suite::methodology::trim::TrimAnalysis) -> f64| {
             Cell::Num(fixed(a.as_ref().map(f), 1))
         };
         let verdict = html! {

@@ -9,10 +9,11 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
-use engine::size::format_size;
+use engine::size::{format_size, Span};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
+use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -21,8 +22,25 @@ use crate::SuiteError;
 
 use super::trim_reads::{self, TrimmedReadCheck};
 
-/// Torture length: the articles used 40 or 60 minutes.
-pub const TORTURE_S: f64 = 2400.0;
+/// The torture's workload over the whole span (what `--qd`, `--bs` and `--duration` are
+/// noted against); the articles tortured for 40 or 60 minutes.
+pub const DEFAULTS: Defaults = Defaults {
+    qd: 32,
+    block_bytes: 4096,
+    span: Span::Percent(100.0),
+    duration_s: 2400.0,
+};
+
+pub const TEST: Test = Test {
+    id: TestId::Trim,
+    about:
+        "TRIM validation: full-span write passes clean, tortured (40 min) and after TRIM; verdict",
+    defaults: Some(DEFAULTS),
+    writes: super::always,
+    takes_offset: false,
+    verifies: Verifies::Never,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
 /// The table's sequential write length.
 pub const TABLE_S: f64 = 60.0;
 /// Idle time before each measured pass, as a reviewer leaves the drive a minute while
@@ -142,16 +160,16 @@ pub fn run(
         s.resolve(geo.capacity_bytes, 128 << 10)
     }) / (128 << 10)
         * (128 << 10);
-    let torture_s = o.duration_s.unwrap_or(TORTURE_S);
+    let torture_s = o.duration_s.unwrap_or(DEFAULTS.duration_s);
     let seed = o.seed.unwrap_or(DEFAULT_SEED);
     let mut report = Report::new(
-        "trim",
+        TestId::Trim,
         format!(
             "TRIM validation: 128 KiB sequential write passes over {}",
             format_size(span)
         ),
     );
-    crate::note_overrides(&mut report.deviations, o, 32, 4096, TORTURE_S);
+    DEFAULTS.note_overrides(&mut report.deviations, o);
     let interrupted = |report: Report, dev: &mut dyn Device, w: &Workload, outcome| {
         Ok(report.finish(dev, w, outcome))
     };
@@ -174,13 +192,13 @@ pub fn run(
     report.preconditioning.push(fill);
     let torture = Workload {
         access: Access::Random,
-        block_bytes: 4096,
+        block_bytes: DEFAULTS.block_bytes,
         offset_bytes: 0,
         span_bytes: span,
         read_pct: 0,
         op: None,
         data: DataKind::Incompressible,
-        qd: 32,
+        qd: DEFAULTS.qd,
         limit: Limit {
             duration_ns: Some(ns(torture_s)),
             ..Limit::default()
@@ -190,18 +208,20 @@ pub fn run(
     if out.stopped.is_some() {
         return interrupted(report, dev, &torture, out);
     }
+    let writes = format!(
+        "{} random writes, QD{}",
+        format_size(DEFAULTS.block_bytes.into()),
+        DEFAULTS.qd
+    );
     let out = ctx.drive(
         dev,
         &torture,
-        "TRIM test: torture (4 KiB random writes, QD32)",
+        &format!("TRIM test: torture ({writes})"),
         false,
     )?;
     report.preconditioning.push(crate::result::Phase {
         name: "torture".into(),
-        description: format!(
-            "4 KiB random writes, QD32, over {} for {torture_s} s",
-            format_size(span)
-        ),
+        description: format!("{writes}, over {} for {torture_s} s", format_size(span)),
         method: None,
         summary: Some(out.measurements.summary.clone()),
         complete: out.stopped.is_none(),

@@ -16,6 +16,7 @@ use engine::size::{format_size, Span};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
+use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -80,12 +81,70 @@ pub struct LinkPowerRecord {
 }
 
 /// The power tests, in the order the reviews charted them (and the suite runs them).
-pub const TESTS: [&str; 4] = [
-    "power-idle",
-    "power-slumber",
-    "power-seq-write",
-    "power-random-write",
+pub const TESTS: [TestId; 4] = [
+    TestId::PowerIdle,
+    TestId::PowerSlumber,
+    TestId::PowerSeqWrite,
+    TestId::PowerRandomWrite,
 ];
+
+/// Idle and slumber: no workload, only the measured idleness's length.
+const IDLE_DEFAULTS: Defaults = Defaults {
+    qd: 0,
+    block_bytes: 0,
+    span: Span::Percent(100.0),
+    duration_s: MEASURE_S,
+};
+
+pub const IDLE: Test = Test {
+    id: TestId::PowerIdle,
+    about: "power idle (active idle, no link power management): rest 60 s, measure 60 s; needs --power-meter on a real drive",
+    defaults: Some(IDLE_DEFAULTS),
+    writes: |_| false,
+    takes_offset: false,
+    verifies: Verifies::Never,
+    run: |dev, ctx, o| Ok(vec![run(State::Idle, dev, ctx, o)?]),
+};
+
+pub const SLUMBER: Test = Test {
+    id: TestId::PowerSlumber,
+    about: "slumber power with HIPM+DIPM (SATA) or APST (NVMe) set, and put back after: rest 60 s, measure 60 s",
+    defaults: Some(IDLE_DEFAULTS),
+    writes: |_| false,
+    takes_offset: false,
+    verifies: Verifies::Never,
+    run: |dev, ctx, o| Ok(vec![run(State::Slumber, dev, ctx, o)?]),
+};
+
+pub const SEQ_WRITE: Test = Test {
+    id: TestId::PowerSeqWrite,
+    about: "power during 128 KiB sequential writes, QD32, 60 s on a purged drive, then 60 s idle (SLC folding); MB/s per W",
+    defaults: Some(Defaults {
+        qd: 32,
+        block_bytes: 128 << 10,
+        span: Span::Percent(100.0),
+        duration_s: MEASURE_S,
+    }),
+    writes: super::always,
+    takes_offset: false,
+    verifies: Verifies::Never,
+    run: |dev, ctx, o| Ok(vec![run(State::SeqWrite, dev, ctx, o)?]),
+};
+
+pub const RANDOM_WRITE: Test = Test {
+    id: TestId::PowerRandomWrite,
+    about: "power during 4 KiB random writes, QD32, 8 GiB span, 60 s on a purged drive; IOPS per W",
+    defaults: Some(Defaults {
+        qd: 32,
+        block_bytes: 4096,
+        span: Span::Bytes(8 << 30),
+        duration_s: MEASURE_S,
+    }),
+    writes: super::always,
+    takes_offset: false,
+    verifies: Verifies::Never,
+    run: |dev, ctx, o| Ok(vec![run(State::RandomWrite, dev, ctx, o)?]),
+};
 
 /// A power test: which state it measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,23 +156,17 @@ pub enum State {
 }
 
 impl State {
-    pub fn of_test(name: &str) -> Option<State> {
-        Some(match name {
-            "power-idle" => State::Idle,
-            "power-slumber" => State::Slumber,
-            "power-seq-write" => State::SeqWrite,
-            "power-random-write" => State::RandomWrite,
-            _ => return None,
-        })
+    fn test(self) -> &'static Test {
+        match self {
+            State::Idle => &IDLE,
+            State::Slumber => &SLUMBER,
+            State::SeqWrite => &SEQ_WRITE,
+            State::RandomWrite => &RANDOM_WRITE,
+        }
     }
 
-    fn test(self) -> &'static str {
-        match self {
-            State::Idle => "power-idle",
-            State::Slumber => "power-slumber",
-            State::SeqWrite => "power-seq-write",
-            State::RandomWrite => "power-random-write",
-        }
+    fn defaults(self) -> Defaults {
+        self.test().defaults.expect("a power test has defaults")
     }
 
     fn name(self) -> &'static str {
@@ -137,7 +190,7 @@ pub fn run(
             "{}: software cannot measure a drive's power: give a meter with --power-meter \
              (cmd:PROGRAM printing watts, hwmon:SENSOR, powercap:ZONE, or nvme-states for the \
              NVMe power-state table as an estimate)",
-            state.test()
+            state.test().id
         )));
     }
     match state {
@@ -153,18 +206,19 @@ fn rest(
     ctx: &mut Context,
     o: &Overrides,
 ) -> Result<TestResult, SuiteError> {
-    let duration = o.duration_s.unwrap_or(MEASURE_S);
+    let defaults = state.defaults();
+    let duration = o.duration_s.unwrap_or(defaults.duration_s);
     let rest_s = o.rest_s.unwrap_or(REST_S);
     let slumber = state == State::Slumber;
     let mut report = Report::new(
-        state.test(),
+        state.test().id,
         if slumber {
             format!("slumber power (HIPM+DIPM / APST), idle {duration} s after {rest_s} s")
         } else {
             format!("idle power (active idle), {duration} s after {rest_s} s")
         },
     );
-    crate::note_overrides(&mut report.deviations, o, 0, 0, MEASURE_S);
+    defaults.note_overrides(&mut report.deviations, o);
     if rest_s != REST_S {
         report
             .deviations
@@ -229,14 +283,10 @@ fn write(
 ) -> Result<TestResult, SuiteError> {
     let geo = dev.geometry();
     let seq = state == State::SeqWrite;
-    let (block, span) = if seq {
-        (128 << 10, Span::Percent(100.0))
-    } else {
-        (4096, Span::Bytes(8 << 30))
-    };
-    let block = o.block_bytes.unwrap_or(block);
-    let (offset, span_bytes) = region(o, span, geo.capacity_bytes, block)?;
-    let duration = o.duration_s.unwrap_or(MEASURE_S);
+    let defaults = state.defaults();
+    let block = o.block_bytes.unwrap_or(defaults.block_bytes);
+    let (offset, span_bytes) = region(o, defaults.span, geo.capacity_bytes, block)?;
+    let duration = o.duration_s.unwrap_or(defaults.duration_s);
     let w = Workload {
         access: o.access.unwrap_or(if seq {
             Access::Sequential
@@ -249,7 +299,7 @@ fn write(
         read_pct: 0,
         op: None,
         data: o.data.unwrap_or(DataKind::Incompressible),
-        qd: o.qd.unwrap_or(32),
+        qd: o.qd.unwrap_or(defaults.qd),
         limit: Limit {
             duration_ns: Some(ns(duration)),
             ios: o.ios,
@@ -258,7 +308,7 @@ fn write(
         seed: o.seed.unwrap_or(DEFAULT_SEED),
     };
     let mut report = Report::new(
-        state.test(),
+        state.test().id,
         format!(
             "power during {} {} writes, QD{}, {}, {duration} s",
             format_size(block as u64),
@@ -267,7 +317,13 @@ fn write(
             format_size(span_bytes),
         ),
     );
-    crate::note_overrides(&mut report.deviations, o, 32, w.block_bytes, MEASURE_S);
+    // The block size used is compared with itself, so `--bs` is never noted (as before
+    // `Defaults`): kept so results stay as they were.
+    Defaults {
+        block_bytes: w.block_bytes,
+        ..defaults
+    }
+    .note_overrides(&mut report.deviations, o);
     report
         .preconditioning
         .push(precondition::purge(ctx, dev, 0, geo.capacity_bytes));

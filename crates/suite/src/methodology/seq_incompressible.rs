@@ -2,17 +2,35 @@
 //! region once with 16 MiB transfers at QD1, incompressible data.
 
 use engine::pattern::DataKind;
-use engine::size::format_size;
+use engine::size::{format_size, Span};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
+use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
 pub const REGION_BYTES: u64 = 1 << 30;
-pub const TRANSFER_BYTES: u32 = 16 << 20;
+
+/// Bounded by the region's bytes, not by time.
+pub const DEFAULTS: Defaults = Defaults {
+    qd: 1,
+    block_bytes: 16 << 20,
+    span: Span::Bytes(REGION_BYTES),
+    duration_s: 0.0,
+};
+
+pub const TEST: Test = Test {
+    id: TestId::SeqIncompressible,
+    about: "AS-SSD style: 1 GiB sequential write then read, 16 MiB transfers, QD1, incompressible",
+    defaults: Some(DEFAULTS),
+    writes: super::always,
+    takes_offset: false,
+    verifies: Verifies::OnRequest,
+    run,
+};
 
 pub fn run(
     dev: &mut dyn Device,
@@ -20,7 +38,7 @@ pub fn run(
     o: &Overrides,
 ) -> Result<Vec<TestResult>, SuiteError> {
     let geo = dev.geometry();
-    let block = o.block_bytes.unwrap_or(TRANSFER_BYTES);
+    let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
     let want = o.span.map_or(REGION_BYTES, |s| {
         s.resolve(geo.capacity_bytes, block as u64)
     });
@@ -35,7 +53,7 @@ pub fn run(
             read_pct,
             op: None,
             data: o.data.unwrap_or(DataKind::Incompressible),
-            qd: o.qd.unwrap_or(1),
+            qd: o.qd.unwrap_or(DEFAULTS.qd),
             limit: Limit {
                 bytes: Some(region),
                 ..Limit::default()
@@ -43,7 +61,7 @@ pub fn run(
             seed: o.seed.unwrap_or(DEFAULT_SEED),
         };
         let mut report = Report::new(
-            "seq-incompressible",
+            TestId::SeqIncompressible,
             format!(
                 "{} sequential {variant}, {} transfers, QD{}, incompressible",
                 format_size(region),
@@ -52,11 +70,12 @@ pub fn run(
             ),
         );
         report.variant = Some(variant.into());
-        crate::note_overrides(&mut report.deviations, o, 1, TRANSFER_BYTES, 0.0);
+        DEFAULTS.note_overrides(&mut report.deviations, o);
         if region < REGION_BYTES && o.span.is_none() {
             report.deviations.push(format!(
-                "region {} instead of 1 GiB: the target is smaller",
-                format_size(region)
+                "region {} instead of {}: the target is smaller",
+                format_size(region),
+                format_size(REGION_BYTES)
             ));
         }
         let outcome = ctx.drive(dev, &w, &report.label, true)?;

@@ -4,9 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
+use engine::size::Span;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
+use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -32,8 +34,23 @@ pub const PTS: Rule = Rule {
     max_rounds: 25,
 };
 
-/// Seconds per round (PTS uses one-minute rounds).
-pub const ROUND_S: f64 = 60.0;
+/// The whole span; `duration_s` is a round's (PTS uses one-minute rounds).
+pub const DEFAULTS: Defaults = Defaults {
+    qd: 32,
+    block_bytes: 4096,
+    span: Span::Percent(100.0),
+    duration_s: 60.0,
+};
+
+pub const TEST: Test = Test {
+    id: TestId::SteadyState,
+    about: "4 KiB random writes over the whole span in 60 s rounds until the SNIA PTS steady-state rule holds (at most 25 rounds)",
+    defaults: Some(DEFAULTS),
+    writes: super::always,
+    takes_offset: false,
+    verifies: Verifies::OnRequest,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
 
 impl Rule {
     /// Whether a window of round values is steady.
@@ -89,17 +106,17 @@ pub fn run(
     o: &Overrides,
 ) -> Result<TestResult, SuiteError> {
     let geo = dev.geometry();
-    let block = o.block_bytes.unwrap_or(4096);
+    let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
     let span = o
         .span
         .map_or(geo.capacity_bytes / block as u64 * block as u64, |s| {
             s.resolve(geo.capacity_bytes, block as u64)
         });
-    let round_s = o.duration_s.unwrap_or(ROUND_S);
+    let round_s = o.duration_s.unwrap_or(DEFAULTS.duration_s);
     let data = o.data.unwrap_or(DataKind::Incompressible);
     let seed = o.seed.unwrap_or(DEFAULT_SEED);
-    let mut report = Report::new("steady-state", "");
-    crate::note_overrides(&mut report.deviations, o, 32, 4096, ROUND_S);
+    let mut report = Report::new(TestId::SteadyState, "");
+    DEFAULTS.note_overrides(&mut report.deviations, o);
     let round_workload = |round: u64| Workload {
         access: Access::Random,
         block_bytes: block,
@@ -108,7 +125,7 @@ pub fn run(
         read_pct: 0,
         op: None,
         data,
-        qd: o.qd.unwrap_or(32),
+        qd: o.qd.unwrap_or(DEFAULTS.qd),
         limit: Limit {
             duration_ns: Some(ns(round_s)),
             ..Limit::default()
@@ -117,7 +134,7 @@ pub fn run(
     };
     report.label = format!(
         "steady-state 4 KiB random write, QD{}, rounds of {round_s} s",
-        o.qd.unwrap_or(32)
+        o.qd.unwrap_or(DEFAULTS.qd)
     );
     report
         .preconditioning
@@ -177,8 +194,10 @@ pub fn run(
         rounds_iops: rounds,
     };
     if !analysis.reached {
-        ctx.observer
-            .note("steady state was not reached within 25 rounds");
+        ctx.observer.note(&format!(
+            "steady state was not reached within {} rounds",
+            PTS.max_rounds
+        ));
     }
     report.analysis = serde_json::to_value(&analysis).expect("analysis serializes");
     let (w, outcome) = last.expect("at least one round ran");

@@ -23,6 +23,7 @@ use engine::size::format_size;
 use engine::Device;
 use trace::synth::{Generator, Profile};
 
+use super::{Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -32,6 +33,16 @@ use crate::SuiteError;
 
 pub const IDLE_CAP_NS: u64 = 25_000_000;
 pub const DEFAULT_TRACES: [&str; 2] = ["heavy-2011", "light-2011"];
+
+pub const TEST: Test = Test {
+    id: TestId::StorageBench,
+    about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms; scaled to a target smaller than their 120 GB",
+    defaults: None,
+    writes: super::always,
+    takes_offset: false,
+    verifies: Verifies::Never,
+    run,
+};
 
 pub fn run(
     dev: &mut dyn Device,
@@ -76,7 +87,7 @@ pub fn run(
             replay::run(
                 dev,
                 ctx,
-                "storage-bench",
+                TestId::StorageBench,
                 Some(name.clone()),
                 &label,
                 gen,
@@ -102,7 +113,7 @@ pub fn run(
             let r = replay::run(
                 dev,
                 ctx,
-                "storage-bench",
+                TestId::StorageBench,
                 Some(stem),
                 &name,
                 records,

@@ -13,6 +13,7 @@ use engine::verify::{Verification, VerifyOptions};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
+use super::{Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{region, Overrides, DEFAULT_SEED};
 use crate::result::{CurvePoint, Report, TestResult};
@@ -22,6 +23,16 @@ use crate::SuiteError;
 pub const SPAN: u64 = 256 << 20;
 /// Read back what was written every this many 4 KiB units (`--verify-backlog`).
 pub const BACKLOG_UNITS: u64 = 1024;
+
+pub const TEST: Test = Test {
+    id: TestId::Verify,
+    about: "data verification: write a span (256 MiB) with 4 KiB-128 KiB transfers at QD1-32, read back as it goes and at the end; exits non-zero on corruption",
+    defaults: None,
+    writes: super::always,
+    takes_offset: true,
+    verifies: Verifies::Always,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
 
 /// One write phase: a pattern, a transfer size, a queue depth and how much of the span it
 /// writes.
@@ -81,7 +92,7 @@ pub fn run(
         backlog_units: BACKLOG_UNITS,
     });
     let mut report = Report::new(
-        "verify",
+        TestId::Verify,
         format!(
             "data verification: {} written with 4 KiB to 128 KiB transfers at QD1 to QD32",
             format_size(span)

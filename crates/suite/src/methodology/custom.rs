@@ -6,21 +6,46 @@ use engine::size::{format_size, Span};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
+use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
+
+/// Random reads over the whole target at QD1 for a minute, unless the flags say otherwise.
+pub const DEFAULTS: Defaults = Defaults {
+    qd: 1,
+    block_bytes: 4096,
+    span: Span::Percent(100.0),
+    duration_s: 60.0,
+};
+
+pub const TEST: Test = Test {
+    id: TestId::Custom,
+    about: "any workload from the flags (--access, --bs, --qd, --read-pct, --span, --ios/--bytes/--duration)",
+    defaults: Some(DEFAULTS),
+    writes,
+    takes_offset: true,
+    verifies: Verifies::OnRequest,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
+
+/// Reads only (its default) with `--no-prefill` write nothing, so they need no confirmation
+/// on a device holding data; without it the span is filled before the reads.
+fn writes(o: &Overrides) -> bool {
+    !(o.read_pct.unwrap_or(100) == 100 && o.prefill == Some(false))
+}
 
 pub fn run(
     dev: &mut dyn Device,
     ctx: &mut Context,
     o: &Overrides,
 ) -> Result<TestResult, SuiteError> {
-    let report = Report::new("custom", "");
+    let report = Report::new(TestId::Custom, "");
     let geo = dev.geometry();
-    let block = o.block_bytes.unwrap_or(4096);
+    let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
     let ends = o.ios.is_some() || o.bytes.is_some();
-    let (offset, span) = region(o, Span::Percent(100.0), geo.capacity_bytes, block)?;
+    let (offset, span) = region(o, DEFAULTS.span, geo.capacity_bytes, block)?;
     let w = Workload {
         access: o.access.unwrap_or(Access::Random),
         block_bytes: block,
@@ -29,9 +54,12 @@ pub fn run(
         read_pct: o.read_pct.unwrap_or(100),
         op: None,
         data: o.data.unwrap_or(DataKind::Incompressible),
-        qd: o.qd.unwrap_or(1),
+        qd: o.qd.unwrap_or(DEFAULTS.qd),
         limit: Limit {
-            duration_ns: o.duration_s.or((!ends).then_some(60.0)).map(ns),
+            duration_ns: o
+                .duration_s
+                .or((!ends).then_some(DEFAULTS.duration_s))
+                .map(ns),
             ios: o.ios,
             bytes: o.bytes,
         },

@@ -5,10 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
-use engine::size::format_size;
+use engine::size::{format_size, Span};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
+use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{CurvePoint, Report, TestResult};
@@ -19,6 +20,24 @@ pub const SMALLEST: u32 = 512;
 pub const LARGEST: u32 = 64 << 20;
 /// ATTO's pattern compresses almost entirely.
 pub const DATA: DataKind = DataKind::Compressible { compress_pct: 90 };
+
+/// Every transfer size from [`SMALLEST`] to [`LARGEST`], each bounded by the region's bytes.
+pub const DEFAULTS: Defaults = Defaults {
+    qd: 4,
+    block_bytes: 0,
+    span: Span::Bytes(REGION_BYTES),
+    duration_s: 0.0,
+};
+
+pub const TEST: Test = Test {
+    id: TestId::TransferSweep,
+    about: "ATTO style: 512 B to 64 MiB transfers, sequential write and read of 256 MiB, QD4, compressible",
+    defaults: Some(DEFAULTS),
+    writes: super::always,
+    takes_offset: false,
+    verifies: Verifies::OnRequest,
+    run,
+};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepAnalysis {
@@ -53,7 +72,7 @@ pub fn run(
     let (usable, skipped): (Vec<u32>, Vec<u32>) = sizes
         .into_iter()
         .partition(|&s| s % geo.logical_block_bytes == 0 && s as u64 <= region);
-    let qd = o.qd.unwrap_or(4);
+    let qd = o.qd.unwrap_or(DEFAULTS.qd);
     let data = o.data.unwrap_or(DATA);
     let workload = |size: u32, read_pct: u8| {
         let span = region / size as u64 * size as u64;
@@ -101,7 +120,7 @@ pub fn run(
             continue;
         };
         let mut report = Report::new(
-            "transfer-sweep",
+            TestId::TransferSweep,
             format!(
                 "{variant} MB/s against transfer size ({} to {}), QD{qd}, {} region, {}",
                 format_size(*usable.first().unwrap_or(&SMALLEST) as u64),
@@ -112,9 +131,11 @@ pub fn run(
         );
         report.variant = Some(variant.into());
         if region < REGION_BYTES {
-            report
-                .deviations
-                .push(format!("region {} instead of 256 MiB", format_size(region)));
+            report.deviations.push(format!(
+                "region {} instead of {}",
+                format_size(region),
+                format_size(REGION_BYTES)
+            ));
         }
         if !skipped.is_empty() {
             report.deviations.push(format!(

@@ -6,20 +6,19 @@ use engine::size::{format_size, Span};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
+use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
 
+/// One row of the table: its test, and the methodology's workload for it.
 #[derive(Clone, Copy, Debug)]
 pub struct Corner {
-    pub name: &'static str,
+    pub id: TestId,
     pub access: Access,
-    pub block_bytes: u32,
-    pub span: Span,
-    pub qd: u32,
-    pub duration_s: f64,
+    pub defaults: Defaults,
     pub read: bool,
 }
 
@@ -27,58 +26,82 @@ const GIB: u64 = 1 << 30;
 
 pub const CORNERS: [Corner; 5] = [
     Corner {
-        name: "random-read",
+        id: TestId::RandomRead,
         access: Access::Random,
-        block_bytes: 4096,
-        span: Span::Bytes(8 * GIB),
-        qd: 3,
-        duration_s: 180.0,
+        defaults: RANDOM,
         read: true,
     },
     Corner {
-        name: "random-write",
+        id: TestId::RandomWrite,
         access: Access::Random,
-        block_bytes: 4096,
-        span: Span::Bytes(8 * GIB),
-        qd: 3,
-        duration_s: 180.0,
+        defaults: RANDOM,
         read: false,
     },
     Corner {
-        name: "random-write-qd32",
+        id: TestId::RandomWriteQd32,
         access: Access::Random,
-        block_bytes: 4096,
-        span: Span::Bytes(8 * GIB),
-        qd: 32,
-        duration_s: 180.0,
+        defaults: Defaults { qd: 32, ..RANDOM },
         read: false,
     },
     Corner {
-        name: "seq-read",
+        id: TestId::SeqRead,
         access: Access::Sequential,
-        block_bytes: 128 << 10,
-        span: Span::Percent(100.0),
-        qd: 1,
-        duration_s: 60.0,
+        defaults: SEQUENTIAL,
         read: true,
     },
     Corner {
-        name: "seq-write",
+        id: TestId::SeqWrite,
         access: Access::Sequential,
-        block_bytes: 128 << 10,
-        span: Span::Percent(100.0),
-        qd: 1,
-        duration_s: 60.0,
+        defaults: SEQUENTIAL,
         read: false,
     },
 ];
 
-pub fn find(name: &str) -> Result<&'static Corner, SuiteError> {
-    CORNERS
-        .iter()
-        .find(|c| c.name == name)
-        .ok_or_else(|| SuiteError::UnknownTest(name.into(), "a corner".into()))
+const RANDOM: Defaults = Defaults {
+    qd: 3,
+    block_bytes: 4096,
+    span: Span::Bytes(8 * GIB),
+    duration_s: 180.0,
+};
+
+const SEQUENTIAL: Defaults = Defaults {
+    qd: 1,
+    block_bytes: 128 << 10,
+    span: Span::Percent(100.0),
+    duration_s: 60.0,
+};
+
+pub const TEST: Test = Test {
+    id: TestId::Corners,
+    about: "the four corners: every row below, random and sequential writes with both data kinds",
+    defaults: None,
+    writes: super::always,
+    takes_offset: true,
+    verifies: Verifies::OnRequest,
+    run: run_all,
+};
+
+/// Row `I` as a test of its own.
+const fn row<const I: usize>(about: &'static str) -> Test {
+    Test {
+        id: CORNERS[I].id,
+        about,
+        defaults: Some(CORNERS[I].defaults),
+        writes: super::always,
+        takes_offset: true,
+        verifies: Verifies::OnRequest,
+        run: |dev, ctx, o| Ok(vec![run_one(&CORNERS[I], dev, ctx, o)?]),
+    }
 }
+
+pub const RANDOM_READ: Test =
+    row::<0>("4 KiB random reads, QD3, 8 GiB span, 3 minutes (span filled first)");
+pub const RANDOM_WRITE: Test = row::<1>("4 KiB random writes, QD3, 8 GiB span, 3 minutes");
+pub const RANDOM_WRITE_QD32: Test =
+    row::<2>("4 KiB random writes, QD32, 8 GiB span, 3 minutes, incompressible");
+pub const SEQ_READ: Test =
+    row::<3>("128 KiB sequential reads, QD1, whole span, 1 minute (span filled first)");
+pub const SEQ_WRITE: Test = row::<4>("128 KiB sequential writes, QD1, whole span, 1 minute");
 
 /// All rows on a purged drive; random and sequential writes with both data kinds, as the
 /// articles printed.
@@ -93,7 +116,7 @@ pub fn run_all(
     let mut results: Vec<TestResult> = Vec::new();
     for corner in &CORNERS {
         let kinds: Vec<Option<DataKind>> = match (corner.read, o.data) {
-            (false, None) if corner.name != "random-write-qd32" => vec![
+            (false, None) if corner.id != TestId::RandomWriteQd32 => vec![
                 Some(DataKind::Incompressible),
                 Some(DataKind::Compressible { compress_pct: 50 }),
             ],
@@ -122,11 +145,12 @@ pub fn run_one(
     o: &Overrides,
 ) -> Result<TestResult, SuiteError> {
     let geo = dev.geometry();
-    let mut report = Report::new(c.name, "");
+    let d = c.defaults;
+    let mut report = Report::new(c.id, "");
     let deviations = &mut report.deviations;
-    let block = o.block_bytes.unwrap_or(c.block_bytes);
-    let (offset, span) = region(o, c.span, geo.capacity_bytes, block)?;
-    if let (Span::Bytes(want), None) = (c.span, o.span) {
+    let block = o.block_bytes.unwrap_or(d.block_bytes);
+    let (offset, span) = region(o, d.span, geo.capacity_bytes, block)?;
+    if let (Span::Bytes(want), None) = (d.span, o.span) {
         if want > geo.capacity_bytes - offset {
             deviations.push(format!(
                 "span {} is larger than the target{}; used what fits ({})",
@@ -145,15 +169,15 @@ pub fn run_one(
         read_pct: o.read_pct.unwrap_or(if c.read { 100 } else { 0 }),
         op: None,
         data,
-        qd: o.qd.unwrap_or(c.qd),
+        qd: o.qd.unwrap_or(d.qd),
         limit: Limit {
-            duration_ns: Some(ns(o.duration_s.unwrap_or(c.duration_s))),
+            duration_ns: Some(ns(o.duration_s.unwrap_or(d.duration_s))),
             ios: o.ios,
             bytes: o.bytes,
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
     };
-    crate::note_overrides(deviations, o, c.qd, c.block_bytes, c.duration_s);
+    d.note_overrides(deviations, o);
     report.label = label(&w);
     if !c.read {
         report.variant = o.data.map(|d| d.name().to_string());

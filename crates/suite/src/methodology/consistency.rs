@@ -9,6 +9,7 @@ use engine::size::{format_size, Span};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
+use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -16,9 +17,25 @@ use crate::result::{Report, TestResult};
 use crate::stats::{find_drop, series_stats, SeriesStats};
 use crate::SuiteError;
 
-pub const DURATION_S: f64 = 2000.0;
+/// The whole span (less any spare area), 2000 s.
+pub const DEFAULTS: Defaults = Defaults {
+    qd: 32,
+    block_bytes: 4096,
+    span: Span::Percent(100.0),
+    duration_s: 2000.0,
+};
 /// The articles' steady-state charts start here.
 pub const STEADY_FROM_S: f64 = 1400.0;
+
+pub const TEST: Test = Test {
+    id: TestId::Consistency,
+    about: "IO consistency: purge, fill, 4 KiB random writes at QD32 for 2000 s, IOPS per second",
+    defaults: Some(DEFAULTS),
+    writes: super::always,
+    takes_offset: false,
+    verifies: Verifies::OnRequest,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConsistencyAnalysis {
@@ -52,13 +69,13 @@ pub fn run(
             "spare area {spare}% is out of range: use 0 to 99, e.g. --spare 25"
         )));
     }
-    let block = o.block_bytes.unwrap_or(4096);
+    let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
     let usable = Span::Percent(100.0 - spare).resolve(geo.capacity_bytes, block as u64);
     let span = match o.span {
         Some(s) => s.resolve(usable, block as u64),
         None => usable,
     };
-    let duration_s = o.duration_s.unwrap_or(DURATION_S);
+    let duration_s = o.duration_s.unwrap_or(DEFAULTS.duration_s);
     let data = o.data.unwrap_or(DataKind::Incompressible);
     let seed = o.seed.unwrap_or(DEFAULT_SEED);
     let w = Workload {
@@ -69,7 +86,7 @@ pub fn run(
         read_pct: o.read_pct.unwrap_or(0),
         op: None,
         data,
-        qd: o.qd.unwrap_or(32),
+        qd: o.qd.unwrap_or(DEFAULTS.qd),
         limit: Limit {
             duration_ns: Some(ns(duration_s)),
             ios: o.ios,
@@ -77,9 +94,9 @@ pub fn run(
         },
         seed,
     };
-    let mut report = Report::new("consistency", "");
+    let mut report = Report::new(TestId::Consistency, "");
     let deviations = &mut report.deviations;
-    crate::note_overrides(deviations, o, 32, 4096, DURATION_S);
+    DEFAULTS.note_overrides(deviations, o);
     if o.span.is_some() {
         deviations.push(format!(
             "tested span {} instead of all {}",
@@ -119,7 +136,7 @@ pub fn run(
         .filter(|p| p.covered_s.is_none())
         .map(|p| p.iops)
         .collect();
-    let steady_from_s = (STEADY_FROM_S / DURATION_S * duration_s).floor();
+    let steady_from_s = (STEADY_FROM_S / DEFAULTS.duration_s * duration_s).floor();
     let drop = find_drop(&iops);
     let analysis = ConsistencyAnalysis {
         spare_pct: spare,

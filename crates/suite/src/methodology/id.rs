@@ -1,0 +1,119 @@
+//! Which test a result is of: the names `ssdlab run` takes and results store, spelled here
+//! once. Code everywhere else holds a [`TestId`], so a `match` on it is checked by the
+//! compiler when a test is added.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::SuiteError;
+
+macro_rules! test_ids {
+    ($($(#[$doc:meta])* $id:ident = $name:literal,)*) => {
+        /// A test, as results store it and `ssdlab run` takes it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum TestId {
+            $($(#[$doc])* $id,)*
+        }
+
+        impl TestId {
+            /// Every test id, `replay` included.
+            pub const ALL: &[TestId] = &[$(TestId::$id,)*];
+
+            /// The name results store and `ssdlab run` takes, e.g. "random-write-qd32".
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(TestId::$id => $name,)*
+                }
+            }
+        }
+    };
+}
+
+test_ids! {
+    Consistency = "consistency",
+    /// The four corners as a group; its results are the rows' ids.
+    Corners = "corners",
+    RandomRead = "random-read",
+    RandomWrite = "random-write",
+    RandomWriteQd32 = "random-write-qd32",
+    SeqRead = "seq-read",
+    SeqWrite = "seq-write",
+    SteadyState = "steady-state",
+    SeqIncompressible = "seq-incompressible",
+    TransferSweep = "transfer-sweep",
+    Trim = "trim",
+    StorageBench = "storage-bench",
+    Verify = "verify",
+    PowerIdle = "power-idle",
+    PowerSlumber = "power-slumber",
+    PowerSeqWrite = "power-seq-write",
+    PowerRandomWrite = "power-random-write",
+    Custom = "custom",
+    /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.
+    Replay = "replay",
+}
+
+impl fmt::Display for TestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TestId {
+    type Err = SuiteError;
+
+    /// An unknown name is an error naming it and the tests there are.
+    fn from_str(name: &str) -> Result<TestId, SuiteError> {
+        TestId::ALL
+            .iter()
+            .copied()
+            .find(|t| t.name() == name)
+            .ok_or_else(|| SuiteError::UnknownTest(name.to_string(), super::names().join(", ")))
+    }
+}
+
+// By name, as results have always stored it, so every stored result still loads; an
+// unknown name fails with the error of `from_str`.
+impl serde::Serialize for TestId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TestId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TestId, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+// For code that holds a name from elsewhere (the fidelity measures name tests by string).
+impl PartialEq<&str> for TestId {
+    fn eq(&self, name: &&str) -> bool {
+        self.name() == *name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_through_json_and_parse() {
+        for &id in TestId::ALL {
+            let json = serde_json::to_string(&id).unwrap();
+            assert_eq!(json, format!("\"{}\"", id.name()));
+            assert_eq!(serde_json::from_str::<TestId>(&json).unwrap(), id);
+            assert_eq!(id.name().parse::<TestId>().unwrap(), id);
+        }
+    }
+
+    #[test]
+    fn an_unknown_name_is_an_error_naming_it_and_the_tests() {
+        let e = serde_json::from_str::<TestId>("\"seq-wirte\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown test 'seq-wirte'"), "{e}");
+        assert!(e.contains("seq-write") && e.contains("power-idle"), "{e}");
+    }
+}

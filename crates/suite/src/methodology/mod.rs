@@ -1,0 +1,237 @@
+//! The tests of METHODOLOGY.md, one module each, and their registry: one [`Test`] record per
+//! test, so adding a test is a module, a [`TestId`] and a line in [`TESTS`].
+
+pub mod consistency;
+pub mod corners;
+pub mod custom;
+pub mod id;
+pub mod power;
+pub mod seq_incompressible;
+pub mod steady_state;
+pub mod storage_bench;
+pub mod transfer_sweep;
+pub mod trim;
+pub mod trim_reads;
+pub mod verify;
+
+use engine::size::Span;
+use engine::workload::Workload;
+use engine::Device;
+
+use crate::context::Context;
+use crate::params::Overrides;
+use crate::precondition::{self, BeforeReads};
+use crate::result::{Report, TestResult};
+use crate::SuiteError;
+
+pub use id::TestId;
+
+/// What the methodology fixes about a test's workload, written once: the test's code
+/// starts from it and [`Defaults::note_overrides`] records what a user changed from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Defaults {
+    /// 0: the test has none, so any `--qd` is a deviation.
+    pub qd: u32,
+    /// 0: the test has none, so any `--bs` is a deviation.
+    pub block_bytes: u32,
+    pub span: Span,
+    /// 0: the test is bounded by bytes, not time, so any `--duration` is a deviation.
+    pub duration_s: f64,
+}
+
+impl Defaults {
+    /// Record what a user changed from these.
+    pub(crate) fn note_overrides(&self, out: &mut Vec<String>, o: &Overrides) {
+        let Defaults {
+            qd,
+            block_bytes: block,
+            duration_s,
+            ..
+        } = *self;
+        if let Some(q) = o.qd.filter(|&q| q != qd) {
+            out.push(format!("queue depth {q} instead of {qd}"));
+        }
+        if let Some(b) = o.block_bytes.filter(|&b| b != block) {
+            out.push(format!("block size {b} bytes instead of {block}"));
+        }
+        if let Some(d) = o.duration_s.filter(|&d| d != duration_s) {
+            out.push(format!("duration {d} s instead of {duration_s} s"));
+        }
+        if o.ios.is_some() || o.bytes.is_some() {
+            out.push("bounded by an IO or byte count as well as time".into());
+        }
+    }
+}
+
+/// Whether `--verify` applies to a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verifies {
+    /// Its measured phase is driven workloads: `--verify` checks them.
+    OnRequest,
+    /// It checks its data whatever the flags say (`verify`).
+    Always,
+    /// It has nothing `--verify` could check (TRIM checks what trimmed blocks read as on
+    /// its own; the Storage Bench replays a trace; power tests measure watts).
+    Never,
+}
+
+/// How a test runs: its results, several for a group (corners) or a test with variants.
+pub type Run = fn(&mut dyn Device, &mut Context, &Overrides) -> Result<Vec<TestResult>, SuiteError>;
+
+/// One test: everything the suite, the CLI and the Bench need to know about it.
+pub struct Test {
+    pub id: TestId,
+    /// What `ssdlab tests` prints.
+    pub about: &'static str,
+    /// `None` for a test that is not one workload (a group, a trace, a sequence of phases).
+    pub defaults: Option<Defaults>,
+    /// Whether running it with these overrides writes the target (and so needs the safety
+    /// checks on a block device).
+    pub writes: fn(&Overrides) -> bool,
+    /// Whether `--offset` may place its region; the others start at LBA 0 by the methodology.
+    pub takes_offset: bool,
+    pub verifies: Verifies,
+    pub run: Run,
+}
+
+impl Test {
+    pub fn name(&self) -> &'static str {
+        self.id.name()
+    }
+}
+
+/// For `writes` of the tests that always write.
+pub(crate) fn always(_: &Overrides) -> bool {
+    true
+}
+
+/// Every test `ssdlab run` takes, in the order `ssdlab tests` lists them.
+pub const TESTS: &[Test] = &[
+    consistency::TEST,
+    corners::TEST,
+    corners::RANDOM_READ,
+    corners::RANDOM_WRITE,
+    corners::RANDOM_WRITE_QD32,
+    corners::SEQ_READ,
+    corners::SEQ_WRITE,
+    steady_state::TEST,
+    seq_incompressible::TEST,
+    transfer_sweep::TEST,
+    trim::TEST,
+    storage_bench::TEST,
+    verify::TEST,
+    power::IDLE,
+    power::SLUMBER,
+    power::SEQ_WRITE,
+    power::RANDOM_WRITE,
+    custom::TEST,
+];
+
+/// The names of the tests `ssdlab run` takes.
+pub fn names() -> Vec<&'static str> {
+    TESTS.iter().map(Test::name).collect()
+}
+
+/// The test `id` names; `replay` (a result of `trace replay`) is not one `ssdlab run` takes.
+pub fn get(id: TestId) -> Result<&'static Test, SuiteError> {
+    TESTS
+        .iter()
+        .find(|t| t.id == id)
+        .ok_or_else(|| SuiteError::UnknownTest(id.name().into(), names().join(", ")))
+}
+
+/// The test `ssdlab run NAME` runs.
+pub fn find(name: &str) -> Result<&'static Test, SuiteError> {
+    get(name.parse()?)
+}
+
+/// Run a test. Groups (corners) and tests with variants return several results.
+pub fn run(
+    id: TestId,
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    o: &Overrides,
+) -> Result<Vec<TestResult>, SuiteError> {
+    let test = get(id)?;
+    o.validate(test)?;
+    (test.run)(dev, ctx, o)
+}
+
+/// The measured phase of a test that is one workload: a span it reads is filled first (or,
+/// with `--no-prefill`, the result says it was not), the workload runs, and with `--verify` on
+/// reads only the fill's data is checked after the measured reads.
+pub(crate) fn run_workload(
+    ctx: &mut Context,
+    dev: &mut dyn Device,
+    w: &Workload,
+    prefill: Option<bool>,
+    mut report: Report,
+) -> Result<TestResult, SuiteError> {
+    let mut verification = match precondition::before_reads(ctx, dev, w, prefill, &mut report)? {
+        BeforeReads::Ready(v) => v,
+        BeforeReads::Stopped(outcome) => return Ok(report.finish(dev, w, outcome)),
+    };
+    let mut outcome = ctx.drive(dev, w, &report.label, true)?;
+    if let Some(v) = verification.as_mut() {
+        ctx.finish_verify(dev, v, w.qd, &mut outcome)?;
+    }
+    Ok(report.finish(dev, w, outcome))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::size::format_size;
+
+    #[test]
+    fn every_test_id_but_replay_has_one_record() {
+        for &id in TestId::ALL {
+            let records = TESTS.iter().filter(|t| t.id == id).count();
+            assert_eq!(records, usize::from(id != TestId::Replay), "{id}");
+        }
+        assert!(find("replay").is_err());
+    }
+
+    /// `ssdlab tests` states defaults in words; they must be the ones the code runs with.
+    #[test]
+    fn what_a_test_says_of_its_defaults_is_what_it_uses() {
+        // `what` in `about`, not followed by a digit (QD3 is not QD32).
+        let states = |about: &str, what: &str| {
+            about
+                .match_indices(what)
+                .any(|(i, _)| !about[i + what.len()..].starts_with(|c: char| c.is_ascii_digit()))
+        };
+        for t in TESTS {
+            let (Some(d), about) = (t.defaults, t.about) else {
+                continue;
+            };
+            if about.contains("QD") {
+                assert!(states(about, &format!("QD{}", d.qd)), "{}: {about}", t.id);
+            }
+            if d.block_bytes > 0 && about.contains("iB ") {
+                let size = format_size(d.block_bytes.into());
+                assert!(about.contains(&size), "{}: {size}: {about}", t.id);
+            }
+            if about.contains(" span") {
+                let span = match d.span {
+                    Span::Bytes(b) => format!("{} span", format_size(b)),
+                    Span::Percent(_) => "whole span".into(),
+                };
+                assert!(about.contains(&span), "{}: {span}: {about}", t.id);
+            }
+            if d.duration_s > 0.0 && (about.contains(" s") || about.contains(" min")) {
+                let minutes = d.duration_s / 60.0;
+                let said = [
+                    format!("{} s", d.duration_s),
+                    format!("{minutes} min"),
+                    format!("{minutes} minute{}", if minutes == 1.0 { "" } else { "s" }),
+                ];
+                assert!(
+                    said.iter().any(|s| states(about, s)),
+                    "{}: {said:?}: {about}",
+                    t.id
+                );
+            }
+        }
+    }
+}
