@@ -177,6 +177,10 @@ pub struct GcConfig {
     pub burst_rate: f64,
     /// Relocate within a die with the NAND's copyback, crossing no channel.
     pub copyback: bool,
+    /// Relocate into the victim's own die (its GC write frontier, as MQSim's per-plane
+    /// `GC_wf`), so one victim's data stays together; else striped over every die.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub same_die: bool,
     /// Controller (firmware) time per relocated mapping unit, on the serial controller.
     pub unit_ns: u64,
 }

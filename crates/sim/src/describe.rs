@@ -196,6 +196,8 @@ impl Config {
             self.bg_gc_threshold(),
             if self.gc.copyback {
                 "copyback within a die"
+            } else if self.gc.same_die {
+                "relocations stay on the victim's die, crossing its channel twice"
             } else {
                 "relocations cross the channels"
             },

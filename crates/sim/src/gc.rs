@@ -393,7 +393,7 @@ impl Ftl {
             // that later work cannot fill, and under-count what the dies can do.
             let mut i = 0;
             while i < run.len() {
-                let same_die = copyback && self.ensure_room(d, Stream::Gc, t);
+                let same_die = (copyback || self.gc_same_die) && self.ensure_room(d, Stream::Gc, t);
                 let to = if same_die {
                     d
                 } else if let Some(to) = self.pick_die(Stream::Gc, t) {
@@ -402,7 +402,7 @@ impl Ftl {
                     ok = false;
                     break;
                 };
-                let n = self.program_run(to, &run[i..], t, !same_die);
+                let n = self.program_run(to, &run[i..], t, !(same_die && copyback));
                 self.blocks.valid[b as usize] -= n;
                 i += n as usize;
             }

@@ -123,6 +123,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "on/off: GC relocates within a die with copyback, crossing no channel",
     ),
     (
+        "gc_dest",
+        "where GC writes a victim's valid data: stripe (over every die) or die (the victim's own die, crossing its channel twice unless copyback; that die alone then does the victim's work, so foreground GC slows)",
+    ),
+    (
         "gc_unit",
         "controller (firmware) time per relocated mapping unit: 2us",
     ),
@@ -408,6 +412,7 @@ fn base() -> Config {
             burst_above_pct: 0.0,
             burst_rate: 2.0,
             copyback: false,
+            same_die: false,
             unit_ns: 0,
         },
         slc: SlcConfig {
@@ -746,6 +751,13 @@ pub fn apply(cfg: &mut Config, key: &str, value: &str) -> Result<(), String> {
             cfg.gc.burst_rate = factor
         }
         "copyback" => cfg.gc.copyback = boolean(key, v)?,
+        "gc_dest" => {
+            cfg.gc.same_die = match v {
+                "stripe" => false,
+                "die" => true,
+                _ => return Err(format!("{key}={v}: use {key}=stripe or {key}=die")),
+            }
+        }
         "gc_unit" => cfg.gc.unit_ns = duration(key, v)?,
         "slc_cache" => cfg.slc.bytes = size(key, v)?,
         "slc_region" => cfg.slc.region = choice(key, v, SlcRegion::parse, SlcRegion::NAMES)?,

@@ -336,6 +336,7 @@ fn every_numeric_key_has_a_range_and_every_range_a_key() {
         "gc",
         "gc_style",
         "copyback",
+        "gc_dest",
         "slc_region",
         "slc_full",
         "slc_drain",

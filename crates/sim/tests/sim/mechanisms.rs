@@ -142,6 +142,39 @@ fn copyback_relocates_without_crossing_the_channel() {
     assert!(b > 1.3 * a, "{a} vs {b}");
 }
 
+/// Relocated units per host unit over one sequential 128 KiB overwrite of a drive filled in
+/// order and then lightly tortured (0.2 drive writes of 4 KiB random writes).
+fn overwrite_after_torture(spec: &str) -> f64 {
+    let mut dev = sim::open(spec).unwrap();
+    let cap = dev.geometry().capacity_bytes;
+    fill(&mut dev, cap, 128 << 10);
+    random_4k(&mut dev, Op::Write, cap, 32, Some(cap / 4096 / 5), None, 5);
+    let (h0, r0) = (
+        counter(&dev, "host_write_pages"),
+        counter(&dev, "gc_relocated_pages"),
+    );
+    let mut at = 0;
+    closed_loop(&mut dev, 1, None, move || {
+        (at < cap).then(|| {
+            at += 128 << 10;
+            (Op::Write, at - (128 << 10), 128 << 10)
+        })
+    });
+    (counter(&dev, "gc_relocated_pages") - r0) / (counter(&dev, "host_write_pages") - h0)
+}
+
+#[test]
+fn relocating_within_the_victims_die_keeps_its_data_together() {
+    // Striped over every die, a victim's units land among other victims' in every die's GC
+    // block, so a later sequential pass empties those blocks only at its end; kept on the
+    // victim's die, they stay together and the pass empties them as it goes.
+    let spec = "default,capacity=1GiB,pages_per_block=32,op=10%,gc_style=paced";
+    let stripe = overwrite_after_torture(spec);
+    let die = overwrite_after_torture(&format!("{spec},gc_dest=die"));
+    println!("relocations per host unit over the pass: stripe {stripe:.2}, die {die:.2}");
+    assert!(die < 0.7 * stripe, "{stripe} vs {die}");
+}
+
 #[test]
 fn controller_time_per_relocated_unit_slows_the_steady_state() {
     let (_, free) = steady(BASE, 30, 11);
