@@ -11,8 +11,8 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use crate::context::{Context, Silent};
-use crate::methodology;
 use crate::methodology::trim::TrimAnalysis;
+use crate::methodology::{self, TestId};
 use crate::params::{ns, Overrides};
 use crate::replay::ReplayAnalysis;
 use crate::result::TestResult;
@@ -111,11 +111,8 @@ impl Measure {
         let stop = AtomicBool::new(false);
         let mut silent = Silent;
         let mut ctx = Context::new(&stop, &mut silent);
-        let test = |name: &str, dev: &mut sim::SimSsd, ctx: &mut Context, o: Overrides| {
-            let run = |id| methodology::run(id, dev, ctx, &o);
-            name.parse()
-                .and_then(run)
-                .map_err(|e| format!("{name}: {e}"))
+        let test = |id: TestId, dev: &mut sim::SimSsd, ctx: &mut Context, o: Overrides| {
+            methodology::run(id, dev, ctx, &o).map_err(|e| format!("{id}: {e}"))
         };
         let mut f = Figures::new();
         let p = self.prefix();
@@ -125,29 +122,29 @@ impl Measure {
         match self {
             Measure::Spec => spec_bursts(&mut dev, &mut ctx, &mut put)?,
             Measure::Corners => {
-                let rs = test("corners", &mut dev, &mut ctx, Overrides::default())?;
-                let find = |test: &str, variant: Option<&str>| {
+                let rs = test(TestId::Corners, &mut dev, &mut ctx, Overrides::default())?;
+                let find = |test: TestId, variant: Option<&str>| {
                     rs.iter()
                         .find(|r| r.test == test && r.variant.as_deref() == variant)
                         .map(|r| r.summary.clone())
                         .ok_or_else(|| format!("corners: no {test} result"))
                 };
-                let rr = find("random-read", None)?.iops;
-                let rw = find("random-write", Some("incompressible"))?.iops;
-                let rw32 = find("random-write-qd32", None)?.iops;
+                let rr = find(TestId::RandomRead, None)?.iops;
+                let rw = find(TestId::RandomWrite, Some("incompressible"))?.iops;
+                let rw32 = find(TestId::RandomWriteQd32, None)?.iops;
                 put("random_read_iops", rr);
                 put("random_write_iops", rw);
                 put("random_write_qd32_iops", rw32);
                 put("qd32_scaling", rw32 / rw);
-                put("seq_read_mbps", find("seq-read", None)?.mbps);
+                put("seq_read_mbps", find(TestId::SeqRead, None)?.mbps);
                 put(
                     "seq_write_mbps",
-                    find("seq-write", Some("incompressible"))?.mbps,
+                    find(TestId::SeqWrite, Some("incompressible"))?.mbps,
                 );
             }
             Measure::AsSsd => {
                 for r in test(
-                    "seq-incompressible",
+                    TestId::SeqIncompressible,
                     &mut dev,
                     &mut ctx,
                     Overrides::default(),
@@ -157,7 +154,12 @@ impl Measure {
                 }
             }
             Measure::Atto => {
-                for r in test("transfer-sweep", &mut dev, &mut ctx, Overrides::default())? {
+                for r in test(
+                    TestId::TransferSweep,
+                    &mut dev,
+                    &mut ctx,
+                    Overrides::default(),
+                )? {
                     let v = r.variant.clone().unwrap_or_default();
                     let at = |size: f64| {
                         r.points
@@ -187,11 +189,11 @@ impl Measure {
                     spare_pct: (self == Measure::Consistency25).then_some(25.0),
                     ..Overrides::default()
                 };
-                let r = test("consistency", &mut dev, &mut ctx, o)?;
+                let r = test(TestId::Consistency, &mut dev, &mut ctx, o)?;
                 consistency_figures(&r[0], &mut put);
             }
             Measure::Trim => {
-                let r = &test("trim", &mut dev, &mut ctx, Overrides::default())?[0];
+                let r = &test(TestId::Trim, &mut dev, &mut ctx, Overrides::default())?[0];
                 let a: TrimAnalysis = typed(r)?;
                 put("clean_60s_mbps", a.clean.first_60s_mbps);
                 put("dirty_60s_mbps", a.dirty.first_60s_mbps);
@@ -219,22 +221,22 @@ impl Measure {
                     trace: Some(trace.into()),
                     ..Overrides::default()
                 };
-                let r = &test("storage-bench", &mut dev, &mut ctx, o)?[0];
+                let r = &test(TestId::StorageBench, &mut dev, &mut ctx, o)?[0];
                 let a: ReplayAnalysis = typed(r)?;
                 put("data_rate_mbps", a.metrics.data_rate_mbps);
                 put("service_us", a.metrics.avg_service_time_us);
             }
             Measure::TurboWrite => turbo_write(&mut dev, &mut ctx, &mut put)?,
             Measure::Power => {
-                for name in crate::methodology::power::TESTS {
-                    let r = &test(name.name(), &mut dev, &mut ctx, Overrides::default())?[0];
+                for name in methodology::power::TESTS {
+                    let r = &test(name, &mut dev, &mut ctx, Overrides::default())?[0];
                     let a = r
                         .power_analysis()
                         .ok_or_else(|| format!("{name}: no power figures"))?;
                     let w = a.mean_w.ok_or_else(|| format!("{name}: power missing"))?;
                     let state = a.state.replace('-', "_");
                     put(&format!("{state}_w"), w);
-                    if name == "power-seq-write" {
+                    if name == TestId::PowerSeqWrite {
                         put("seq_write_mbps", r.summary.mbps);
                         put("seq_first_30s_w", a.first_30s_w.unwrap_or(0.0));
                         put("seq_after_30s_w", a.after_30s_w.unwrap_or(0.0));
@@ -244,7 +246,7 @@ impl Measure {
                         put("seq_burst_w", a.burst_w.unwrap_or(whole));
                         put("seq_after_burst_w", a.after_burst_w.unwrap_or(whole));
                     }
-                    if name == "power-random-write" {
+                    if name == TestId::PowerRandomWrite {
                         put("random_write_iops", r.summary.iops);
                     }
                 }

@@ -87,13 +87,6 @@ impl<'de> serde::Deserialize<'de> for TestId {
     }
 }
 
-// For code that holds a name from elsewhere (the fidelity measures name tests by string).
-impl PartialEq<&str> for TestId {
-    fn eq(&self, name: &&str) -> bool {
-        self.name() == *name
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
