@@ -249,7 +249,8 @@ impl CommandMeter {
                                 deadline = Instant::now(); // Stopping: no more waiting.
                                 break;
                             }
-                            Ok(Event::ErrorClosed) | Err(_) => break,
+                            Ok(Event::ErrorClosed) => error_open = false,
+                            Err(_) => break,
                         }
                     }
                     error_tail.drain(..error_tail.len().saturating_sub(3));
