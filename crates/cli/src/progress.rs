@@ -59,19 +59,21 @@ struct SuiteProgress {
 }
 
 impl SuiteProgress {
-    /// A rough time left for the suite: the steps still to come at the mean time of those
-    /// run so far; None before one has run.
-    fn left_s(&self) -> Option<f64> {
+    /// A rough time left for the suite, `current_s` into this step: the steps still to come
+    /// at the mean time of those run so far, plus what that mean leaves of this one; None
+    /// before one has run. The elapsed time is an argument so the arithmetic is testable
+    /// without a clock.
+    fn left_s(&self, current_s: f64) -> Option<f64> {
         if self.took.is_empty() {
             return None;
         }
         let mean = self.took.iter().sum::<f64>() / self.took.len() as f64;
-        let current = (mean - self.started.elapsed().as_secs_f64()).max(0.0);
+        let current = (mean - current_s).max(0.0);
         Some(mean * (self.of - self.number) as f64 + current)
     }
 
     fn eta(&self) -> String {
-        match self.left_s() {
+        match self.left_s(self.started.elapsed().as_secs_f64()) {
             Some(s) => format!("suite ETA ~{}", duration(s)),
             None => "suite ETA after the first step".into(),
         }
@@ -343,7 +345,7 @@ impl Observer for Bar {
         };
         if self.mode != Mode::Quiet {
             self.close();
-            let eta = s.left_s().map_or(String::new(), |left| {
+            let eta = s.left_s(0.0).map_or(String::new(), |left| {
                 format!(" (suite ETA ~{})", duration(left))
             });
             self.say(&format!("step {number} of {of}: {id}{eta}"));
@@ -424,11 +426,19 @@ mod tests {
             started: Instant::now(),
             took: Vec::new(),
         };
-        assert_eq!(s.left_s(), None);
+        assert_eq!(s.left_s(0.0), None);
+        assert_eq!(s.left_s(50.0), None);
         s.took = vec![100.0];
         s.number = 2;
-        // Two steps after this one at 100 s each, and this one just begun.
-        let left = s.left_s().unwrap();
-        assert!((left - 300.0).abs() < 1.0, "{left}");
+        // Two steps after this one at 100 s each, and this one just begun...
+        assert_eq!(s.left_s(0.0), Some(300.0));
+        // ...30 s in...
+        assert_eq!(s.left_s(30.0), Some(270.0));
+        // ...or past the mean: this step counts as done, not as negative time.
+        assert_eq!(s.left_s(150.0), Some(200.0));
+        // The mean of the steps run so far.
+        s.took = vec![100.0, 200.0];
+        s.number = 3;
+        assert_eq!(s.left_s(50.0), Some(150.0 + 100.0));
     }
 }

@@ -13,8 +13,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bench::db::{Bench, RunRecord};
-use serde_json::json;
 use test_support::http::{self, status};
+
+use crate::common;
 
 /// How long anything a test waits for may take before the test fails: not a measure of
 /// the server (the behaviour checked happens in a second or so on an idle machine), only a
@@ -378,39 +379,13 @@ fn slow_idle_and_unread_connections_are_closed() {
 /// A run of one small consistency result on drive `model` (`vendor`, `host`), as a suite
 /// would store it.
 fn run_of(model: &str, vendor: &str, host: &str, capacity_bytes: u64, started: &str) -> RunRecord {
-    let run_id = uuid::Uuid::new_v4().to_string();
-    let result = serde_json::from_value(json!({
-        "schema_version": 1, "run_id": run_id,
-        "tool": {"name": "ssdlab", "version": "0.1.0"},
-        "test": "consistency", "variant": null, "label": format!("consistency on {model}"),
-        "started_at": started, "complete": true, "parameters": {"qd": 32},
-        "target": {
-            "kind": "sim", "path": format!("sim:{model}"), "model": model, "serial": "S-1",
-            "firmware": "1", "vendor": vendor, "capacity_bytes": capacity_bytes,
-            "logical_block_bytes": 512, "physical_block_bytes": 4096, "rotational": false
-        },
-        "clock": "virtual",
-        "system": {"cpu": "cpu", "cores": 2, "memory_bytes": 1, "kernel": "6", "os": "linux", "hostname": host},
-        "summary": {
-            "ios": 100, "bytes": 409_600, "duration_s": 1.0, "iops": 24400.0, "mbps": 100.0,
-            "busy_time_s": 1.0, "avg_in_flight": 1.0, "max_in_flight": 1
-        },
-        "per_second": [{"t": 0, "ios": 50, "iops": 50.0, "mbps": 100.0}, {"t": 1, "ios": 50, "iops": 50.0, "mbps": 100.0}],
-        "analysis": {"spare_pct": 0.0, "steady_from_s": 1.0, "drop_s": null, "whole_run": null,
-                     "steady_state": {"count": 1, "mean": 24400.0, "median": 24400.0, "min": 24400.0,
-                                      "max": 24400.0, "stddev": 0.0, "p1": 24400.0, "p99": 24400.0}}
-    }))
-    .expect("fixture parses");
-    RunRecord {
-        run_id,
-        kind: "suite".into(),
-        target_spec: format!("sim:{model}"),
-        started_at: started.into(),
-        quick: true,
-        complete: true,
-        source: None,
-        results: vec![result],
-    }
+    let mut result = common::result("consistency", None, model, started, 100.0);
+    result.target.vendor = Some(vendor.into());
+    result.target.capacity_bytes = capacity_bytes;
+    result.system.hostname = host.into();
+    let mut run = common::run(model, started, vec![result]);
+    run.results[0].run_id = Some(run.run_id.clone());
+    run
 }
 
 /// The Bench at `db` serves its drive list, a run and a compare page over a socket.

@@ -177,11 +177,17 @@ fn off_a_terminal_progress_is_a_short_plain_log() {
     for line in [
         "step 1 of 2: transfer-sweep",
         "step 1 of 2: transfer-sweep complete in",
-        "step 2 of 2: trim (suite ETA",
+        "step 2 of 2: trim (suite ETA ~",
         "step 2 of 2: trim complete in",
     ] {
         assert!(log.contains(line), "{line}: {log}");
     }
+    // The ETA's form only: its figure is wall time (the arithmetic has a unit test).
+    let eta = log
+        .lines()
+        .find(|l| l.starts_with("step 2 of 2: trim (suite ETA ~"))
+        .unwrap();
+    assert!(eta.ends_with(')'), "{eta}");
     assert!(
         log.contains("peak") && log.contains("MB/s"),
         "headline figures: {log}"

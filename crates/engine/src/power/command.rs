@@ -95,6 +95,8 @@ fn quantities(text: &str) -> Option<Vec<(f64, Option<Unit>)>> {
 pub(super) enum Event {
     Line(Instant, Line),
     ErrorOutput(String),
+    /// Standard error reached its end: no more error output follows.
+    ErrorClosed,
     OutputClosed(Instant),
     Stop,
 }
@@ -163,6 +165,7 @@ impl CommandMeter {
                     return;
                 }
             }
+            let _ = err.send(Event::ErrorClosed);
         });
     }
 
@@ -172,6 +175,7 @@ impl CommandMeter {
         let mut readings = 0usize;
         let mut last_reading: Option<Instant> = None;
         let mut error_tail: Vec<String> = Vec::new();
+        let mut error_open = true;
         let started = Instant::now();
         loop {
             let waited = last_reading.unwrap_or(started).elapsed();
@@ -193,6 +197,7 @@ impl CommandMeter {
             };
             match event {
                 Event::Stop => break,
+                Event::ErrorClosed => error_open = false,
                 Event::ErrorOutput(line) => {
                     error_tail.push(line);
                     if error_tail.len() > 3 {
@@ -231,13 +236,25 @@ impl CommandMeter {
                     }
                 }
                 Event::OutputClosed(at) => {
-                    // Give the error output a moment to arrive: it says why.
-                    let status = self.exit_status();
-                    while let Ok(Event::ErrorOutput(line)) =
-                        events.recv_timeout(Duration::from_millis(50))
-                    {
-                        error_tail.push(line);
+                    // The error output says why: wait for its end (not for a guessed moment,
+                    // which a loaded machine overruns), at most the silence timeout, in case
+                    // something the command started keeps it open.
+                    let mut deadline = Instant::now() + silence;
+                    while error_open {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        match events.recv_timeout(left) {
+                            Ok(Event::ErrorOutput(line)) => error_tail.push(line),
+                            Ok(Event::Line(..) | Event::OutputClosed(_)) => {}
+                            Ok(Event::Stop) => {
+                                deadline = Instant::now(); // Stopping: no more waiting.
+                                break;
+                            }
+                            Ok(Event::ErrorClosed) => error_open = false,
+                            Err(_) => break,
+                        }
                     }
+                    error_tail.drain(..error_tail.len().saturating_sub(3));
+                    let status = self.exit_status(&events, deadline);
                     rec.fail(
                         rec.t_s(at),
                         format!(
@@ -252,9 +269,9 @@ impl CommandMeter {
         self.stop();
     }
 
-    /// How the command ended, waiting up to a second for it after it closed its output.
-    fn exit_status(&mut self) -> String {
-        let deadline = Instant::now() + Duration::from_secs(1);
+    /// How the command ended, waiting for it until `deadline` (or until told to stop) after
+    /// it closed its output.
+    fn exit_status(&mut self, events: &mpsc::Receiver<Event>, deadline: Instant) -> String {
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => {
@@ -266,7 +283,12 @@ impl CommandMeter {
                     };
                 }
                 Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(10))
+                    // Polls the child; a stop cuts the wait short.
+                    if let Ok(Event::Stop) | Err(RecvTimeoutError::Disconnected) =
+                        events.recv_timeout(Duration::from_millis(10))
+                    {
+                        return "closed its output".to_string();
+                    }
                 }
                 _ => return "closed its output".to_string(),
             }

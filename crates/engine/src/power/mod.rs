@@ -66,7 +66,8 @@ pub struct MeterOptions {
     /// not to keep the drive out of its idle states.
     pub nvme_poll_interval: Duration,
     /// No reading for this long and the meter counts as gone: power is missing from its
-    /// last reading. Also how long one reading stands for the power at most.
+    /// last reading. Also how long one reading stands for the power at most, and how long
+    /// a meter command that closed its output is waited on for its error output and exit.
     pub silence_timeout: Duration,
 }
 

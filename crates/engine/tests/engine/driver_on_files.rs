@@ -209,10 +209,11 @@ fn interruption_keeps_what_was_measured() {
         },
     )
     .unwrap();
+    // Ended by the stop, not by its 60 s limit (which only keeps a stop that fails from
+    // hanging the test; how soon the run stopped is the machine's business).
     assert_eq!(outcome.stopped, Some(Stopped::Interrupted));
     let m = outcome.measurements;
     assert!(m.summary.ios > 1000);
-    assert!(m.summary.duration_s < 30.0);
     assert_eq!(
         m.per_second.iter().map(|p| p.ios).sum::<u64>(),
         m.summary.ios

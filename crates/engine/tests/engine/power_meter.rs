@@ -39,6 +39,37 @@ fn replay(lines: &str) -> String {
     )
 }
 
+/// Options for a test that does not check the silence timeout: a meter that falls silent
+/// for a minute is stuck, not slow.
+fn patient() -> MeterOptions {
+    MeterOptions {
+        silence_timeout: HANG_GUARD,
+        ..MeterOptions::default()
+    }
+}
+
+/// What `attempt` gives with a silence timeout of `first`, or of twice that, and so on while
+/// it gives None: a test of the timeout itself needs one short enough to wait out, but a
+/// loaded machine may not have done what the test needs (print a line, read the error
+/// output) within it. Only a hang guard bounds the retries; each checks the whole outcome.
+fn growing_silence<T>(first: Duration, attempt: impl Fn(MeterOptions) -> Option<T>) -> T {
+    let mut silence = first;
+    loop {
+        let options = MeterOptions {
+            silence_timeout: silence,
+            ..MeterOptions::default()
+        };
+        if let Some(outcome) = attempt(options) {
+            return outcome;
+        }
+        assert!(
+            silence < HANG_GUARD,
+            "still too slow with {silence:?} of silence"
+        );
+        silence *= 2;
+    }
+}
+
 fn start(spec: &str, options: &MeterOptions) -> Meter {
     let spec: MeterSpec = spec.parse().unwrap();
     Meter::start(&spec, options).unwrap().expect("a meter")
@@ -61,7 +92,7 @@ fn wait_for(meter: &Meter, done: impl Fn(&PowerLog) -> bool) -> PowerLog {
 fn a_replayed_trace_gives_its_mean_with_timestamps_on_the_elapsed_clock() {
     let expected = fixture_watts();
     assert!(expected.len() >= 300);
-    let meter = start(&format!("cmd:{}", replay("cat")), &MeterOptions::default());
+    let meter = start(&format!("cmd:{}", replay("cat")), &patient());
     // The command ends after the last line: power is missing from then on.
     wait_for(&meter, |l| l.missing.is_some());
     let stopped_s = meter.now_s();
@@ -127,7 +158,7 @@ fn power_lines_up_with_the_io_series_of_a_run() {
     };
     // The trace over and over, until the meter is stopped.
     let endless = format!("while true; do {}; done", replay("cat"));
-    let meter = start(&format!("cmd:{endless}"), &MeterOptions::default());
+    let meter = start(&format!("cmd:{endless}"), &patient());
     wait_for(&meter, |l| !l.samples.is_empty());
 
     let run_start_s = meter.now_s();
@@ -176,7 +207,7 @@ fn a_meter_that_dies_mid_run_leaves_power_missing_from_then() {
         "{}; echo 'meter: USB device went away' >&2; exit 3",
         replay("head -n 52")
     );
-    let meter = start(&format!("cmd:{command}"), &MeterOptions::default());
+    let meter = start(&format!("cmd:{command}"), &patient());
     let log = wait_for(&meter, |l| l.missing.is_some());
     drop(meter); // Dropping a meter stops it too.
 
@@ -211,25 +242,24 @@ fn a_meter_that_dies_mid_run_leaves_power_missing_from_then() {
 
 #[test]
 fn a_silent_meter_is_missing_from_its_last_reading() {
-    let options = MeterOptions {
-        // Long enough for a loaded machine to start the command and print its first line.
-        silence_timeout: Duration::from_millis(1500),
-        ..MeterOptions::default()
-    };
-    let meter = start("cmd:echo 2.5; sleep 30", &options);
-    let log = wait_for(&meter, |l| l.missing.is_some());
-    let log_at_stop = meter.stop(); // Stops the sleeping command (its process group).
+    let (log, log_at_stop, options) = growing_silence(Duration::from_millis(500), |options| {
+        let meter = start("cmd:echo 2.5; sleep 30", &options);
+        let log = wait_for(&meter, |l| l.missing.is_some());
+        let log_at_stop = meter.stop(); // Stops the sleeping command (its process group).
+                                        // No reading: the command did not get to print its line within the timeout.
+        (!log.samples.is_empty()).then_some((log, log_at_stop, options))
+    });
     assert_eq!(log.samples.len(), 1);
     let missing = log.missing.unwrap();
-    assert!(
-        missing.reason.contains("no reading for 1.5 s"),
-        "{}",
-        missing.reason
+    let quiet = format!(
+        "no reading for {:.1} s",
+        options.silence_timeout.as_secs_f64()
     );
+    assert!(missing.reason.contains(&quiet), "{}", missing.reason);
     assert_eq!(missing.from_s, log.samples[0].t_s);
     assert_eq!(log_at_stop.samples, log.samples);
 
-    // One that never prints is missing from the start.
+    // One that never prints is missing from the start, however slow the machine.
     let meter = start("cmd:sleep 30", &options);
     let log = wait_for(&meter, |l| l.missing.is_some());
     assert!(log.samples.is_empty());
@@ -239,7 +269,7 @@ fn a_silent_meter_is_missing_from_its_last_reading() {
 #[test]
 fn malformed_and_nonsense_lines_are_reported_with_their_line_number() {
     let run = |command: &str| {
-        let meter = start(&format!("cmd:{command}"), &MeterOptions::default());
+        let meter = start(&format!("cmd:{command}"), &patient());
         wait_for(&meter, |l| l.missing.is_some());
         meter.stop()
     };
@@ -271,7 +301,7 @@ fn malformed_and_nonsense_lines_are_reported_with_their_line_number() {
 fn volts_and_amps_lines_become_watts() {
     let meter = start(
         "cmd:printf '5.0 V 0.5 A\\n5.0,0.6\\n0.7 A 5 V\\n5000 mV 800 mA\\n'",
-        &MeterOptions::default(),
+        &patient(),
     );
     let log = wait_for(&meter, |l| l.missing.is_some());
     let watts: Vec<f64> = log.samples.iter().map(|s| s.watts).collect();
@@ -284,7 +314,7 @@ fn volts_and_amps_lines_become_watts() {
 
 #[test]
 fn a_command_that_cannot_run_says_why() {
-    let meter = start("cmd:no-such-meter-tool --watts", &MeterOptions::default());
+    let meter = start("cmd:no-such-meter-tool --watts", &patient());
     let log = wait_for(&meter, |l| l.missing.is_some());
     let reason = log.missing.unwrap().reason;
     assert!(
@@ -329,6 +359,8 @@ fn sysfs_options(root: &Path) -> MeterOptions {
     MeterOptions {
         sysfs_root: root.to_path_buf(),
         poll_interval: Duration::from_millis(5),
+        // Short, yet no race: the fake files read without fail, so the timeout runs only
+        // once a test removes one, and how soon it fires is not checked.
         silence_timeout: Duration::from_millis(500),
         ..MeterOptions::default()
     }
@@ -485,10 +517,7 @@ fn nvme_states_needs_an_nvme_drive() {
 #[test]
 fn an_overlong_output_line_fails_the_meter_naming_it() {
     // Blanks are no reading, but 5000 of them before one are not a reading's line either.
-    let meter = start(
-        "cmd:printf '%5000s3.2\\n3.3\\n' ''; sleep 30",
-        &MeterOptions::default(),
-    );
+    let meter = start("cmd:printf '%5000s3.2\\n3.3\\n' ''; sleep 30", &patient());
     let log = wait_for(&meter, |l| l.missing.is_some());
     assert!(log.samples.is_empty(), "{:?}", log.samples);
     let reason = log.missing.unwrap().reason;
@@ -504,19 +533,22 @@ fn an_overlong_output_line_fails_the_meter_naming_it() {
 fn a_never_ending_error_line_is_cut_not_buffered_whole() {
     // A million bytes of error output without a newline, then silence: the meter's failure
     // shows the start of that line, not all of it (nor nothing, waiting for its end).
+    // The silence timeout ends the meter: retried with a longer one while the error output
+    // had not been read by then, so only a line never handed on fails the test.
     let written = 1_000_000;
-    let meter = start(
-        &format!("cmd:head -c {written} /dev/zero | tr '\\0' x >&2; exec sleep 30"),
-        &MeterOptions::default(),
-    );
-    let log = wait_for(&meter, |l| l.missing.is_some());
-    let reason = log.missing.unwrap().reason;
-    assert!(
-        reason.contains("its last error output: xxxx"),
-        "{}",
-        &reason[..reason.len().min(300)]
-    );
-    assert!(reason.len() < written / 10, "{} bytes", reason.len());
+    let reason = growing_silence(Duration::from_millis(500), |options| {
+        let meter = start(
+            &format!("cmd:head -c {written} /dev/zero | tr '\\0' x >&2; exec sleep 30"),
+            &options,
+        );
+        let log = wait_for(&meter, |l| l.missing.is_some());
+        let reason = log.missing.unwrap().reason;
+        assert!(reason.len() < written / 10, "{} bytes", reason.len());
+        reason
+            .contains("its last error output: xxxx")
+            .then_some(reason)
+    });
+    assert!(reason.contains("no reading for"), "{reason}");
 }
 
 /// A FIFO at `path` (a reader of it waits for a writer that never comes).
