@@ -1,7 +1,8 @@
 //! Horizontal bar charts as the reviews printed them: one row per drive (or test), the
 //! value written at the end of each bar, the reviewed drive highlighted.
 
-use super::axis::{Axis, AxisMap, NumberFormat};
+use super::axis::{Axis, AxisMap};
+use super::format::NumberFormat;
 use super::legend::{draw_heading, heading_height, Legend, LegendItem, Swatch};
 use super::svg::{text_width, Anchor, Svg, TextStyle};
 use super::theme::*;

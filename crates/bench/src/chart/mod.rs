@@ -30,15 +30,14 @@
 
 mod axis;
 mod bar;
+mod format;
 mod legend;
 mod svg;
 mod xy;
 
-pub use axis::{
-    format_bytes, format_grouped, format_plain, format_si, linear_ticks, log10_ticks, log2_ticks,
-    nice_step, Axis, AxisMap, NumberFormat, Scale, Tick,
-};
+pub use axis::{linear_ticks, log10_ticks, log2_ticks, nice_step, Axis, AxisMap, Scale, Tick};
 pub use bar::BarChart;
+pub use format::{format_bytes, format_grouped, format_plain, format_si, NumberFormat};
 pub use svg::text_width;
 pub use xy::{Layout, Rect, Series, Style, XYChart};
 

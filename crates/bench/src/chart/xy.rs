@@ -3,7 +3,8 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::axis::{Axis, AxisMap, NumberFormat, Scale, Tick};
+use super::axis::{Axis, AxisMap, Scale, Tick};
+use super::format::NumberFormat;
 use super::legend::{draw_heading, heading_height, Legend, LegendItem, Swatch};
 use super::svg::{num, text_width, Anchor, Svg, TextStyle};
 use super::theme::*;

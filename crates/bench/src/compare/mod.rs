@@ -1,0 +1,276 @@
+//! Comparisons across drives: the reviews' tables, one per test, one column per drive,
+//! with the best value of each row marked. `bench compare` prints them; the web page draws
+//! them.
+//!
+//! The tables' data is here; `select` finds the drives a command names, `text` prints the
+//! tables for a terminal.
+
+use crate::db::{DriveRow, StoredResult};
+use crate::power;
+use suite::result::TestResult;
+use suite::TestId;
+
+mod select;
+#[cfg(test)]
+mod tests;
+mod text;
+
+pub use select::select_drives;
+pub use text::{format_value, render_text, usd, MAX_PRICE_USD};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// One row of a comparison: a figure of every drive.
+#[derive(Clone, Debug)]
+pub struct Metric {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub better: Better,
+    /// One per drive, in the drives' order; None where the drive has no such result.
+    pub values: Vec<Option<f64>>,
+}
+
+impl Metric {
+    /// The drive with the best value, when at least two drives have one and no other drive
+    /// ties it.
+    pub fn best(&self) -> Option<usize> {
+        let have: Vec<(usize, f64)> = self
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.filter(|v| v.is_finite()).map(|v| (i, v)))
+            .collect();
+        if have.len() < 2 {
+            return None;
+        }
+        let pick = |a: &(usize, f64), b: &(usize, f64)| match self.better {
+            Better::Higher => a.1.total_cmp(&b.1),
+            Better::Lower => b.1.total_cmp(&a.1),
+        };
+        let best = have.iter().max_by(|a, b| pick(a, b))?;
+        let ties = have.iter().filter(|v| v.1 == best.1).count();
+        (ties == 1).then_some(best.0)
+    }
+}
+
+/// The comparison of one test (one result stem, e.g. "consistency-spare-25").
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub stem: String,
+    pub test: TestId,
+    pub title: String,
+    pub metrics: Vec<Metric>,
+    /// The stored result behind each drive's column.
+    pub result_ids: Vec<Option<i64>>,
+    /// What a reader must know about the figures, printed under the title: a power figure
+    /// that was modelled or estimated rather than measured, or why one is missing.
+    pub notes: Vec<String>,
+}
+
+/// A drive and the results it is compared with (its newest of each test).
+pub type DriveResults = (DriveRow, Vec<StoredResult>);
+
+/// The tables for the drives, in the order tests were first measured; only tests whose
+/// name or stem is `only`, when given.
+pub fn tables(drives: &[DriveResults], only: Option<&str>) -> Vec<Table> {
+    let mut stems: Vec<(String, TestId, String)> = Vec::new();
+    for (_, results) in drives {
+        for s in results {
+            let r = &s.result;
+            let stem = r.file_stem();
+            let wanted = only.is_none_or(|o| o == r.test.name() || o == stem);
+            if wanted && !stems.iter().any(|(st, _, _)| *st == stem) {
+                stems.push((stem, r.test, r.label.clone()));
+            }
+        }
+    }
+    stems
+        .into_iter()
+        .map(|(stem, test, title)| {
+            let found: Vec<Option<&StoredResult>> = drives
+                .iter()
+                .map(|(_, rs)| rs.iter().find(|s| s.result.file_stem() == stem))
+                .collect();
+            let names = metrics_of(test);
+            let metrics = names
+                .iter()
+                .map(|&(name, unit, better, get)| Metric {
+                    name,
+                    unit,
+                    better,
+                    values: found
+                        .iter()
+                        .map(|s| s.and_then(|s| get(&s.result)))
+                        .collect(),
+                })
+                .filter(|m| m.values.iter().any(Option::is_some))
+                .collect();
+            let notes = drives
+                .iter()
+                .zip(&found)
+                .filter_map(|((d, _), s)| Some((d, power_note(&(*s)?.result)?)))
+                .map(|(d, note)| format!("{}: {note}", d.name))
+                .collect();
+            Table {
+                stem,
+                test,
+                title,
+                metrics,
+                result_ids: found.iter().map(|s| s.map(|s| s.id)).collect(),
+                notes,
+            }
+        })
+        .collect()
+}
+
+type Getter = fn(&TestResult) -> Option<f64>;
+
+/// What a power test's figures are when they are not a measurement, or why they are
+/// missing.
+fn power_note(r: &TestResult) -> Option<String> {
+    use engine::power::Basis;
+    if !power::is_power_test(r.test) {
+        return None;
+    }
+    let reading = power::Reading::of(r);
+    match (reading.mean_w, reading.basis) {
+        (None, _) => Some(format!(
+            "power missing ({})",
+            reading.missing.as_deref().unwrap_or("no reading")
+        )),
+        (Some(_), Some(b @ (Basis::Model | Basis::Estimate))) => {
+            Some(power::basis_sentence(b).to_string())
+        }
+        _ => None,
+    }
+}
+
+fn mean_w(r: &TestResult) -> Option<f64> {
+    power::Reading::of(r).mean_w
+}
+
+fn analysis_w(r: &TestResult, f: fn(&power::PowerAnalysis) -> Option<f64>) -> Option<f64> {
+    f(&power::analysis(r)?)
+}
+
+/// Which figures each test is compared on, as the reviews charted them.
+fn metrics_of(test: TestId) -> Vec<(&'static str, &'static str, Better, Getter)> {
+    use Better::{Higher, Lower};
+    use TestId::*;
+    match test {
+        Consistency => vec![
+            ("steady-state mean", "IOPS", Higher, |r| {
+                r.consistency()?.steady_state.map(|s| s.mean)
+            }),
+            ("steady-state median", "IOPS", Higher, |r| {
+                r.consistency()?.steady_state.map(|s| s.median)
+            }),
+            ("steady-state min", "IOPS", Higher, |r| {
+                r.consistency()?.steady_state.map(|s| s.min)
+            }),
+            ("steady-state p1", "IOPS", Higher, |r| {
+                r.consistency()?.steady_state.map(|s| s.p1)
+            }),
+            ("steady-state p99", "IOPS", Higher, |r| {
+                r.consistency()?.steady_state.map(|s| s.p99)
+            }),
+            ("steady-state stddev", "IOPS", Lower, |r| {
+                r.consistency()?.steady_state.map(|s| s.stddev)
+            }),
+            ("drop at", "s", Higher, |r| {
+                r.consistency()?.drop_s.map(|t| t as f64)
+            }),
+            ("write amplification (steady)", "x", Lower, |r| {
+                r.write_amplification.and_then(|w| w.steady_state)
+            }),
+        ],
+        StorageBench | Replay => vec![
+            ("data rate", "MB/s", Higher, |r| {
+                Some(r.replay()?.metrics.data_rate_mbps)
+            }),
+            ("read data rate", "MB/s", Higher, |r| {
+                r.replay()?.metrics.read_rate_mbps
+            }),
+            ("write data rate", "MB/s", Higher, |r| {
+                r.replay()?.metrics.write_rate_mbps
+            }),
+            ("disk busy time", "s", Lower, |r| {
+                Some(r.replay()?.metrics.busy_time_s)
+            }),
+            ("read busy time", "s", Lower, |r| {
+                r.replay()?.metrics.read_busy_time_s
+            }),
+            ("write busy time", "s", Lower, |r| {
+                r.replay()?.metrics.write_busy_time_s
+            }),
+            ("average service time", "us", Lower, |r| {
+                Some(r.replay()?.metrics.avg_service_time_us)
+            }),
+        ],
+        Trim => vec![
+            ("clean", "MB/s", Higher, |r| Some(r.trim()?.clean.mbps)),
+            ("dirty", "MB/s", Higher, |r| Some(r.trim()?.dirty.mbps)),
+            ("after TRIM", "MB/s", Higher, |r| {
+                Some(r.trim()?.after_trim.mbps)
+            }),
+        ],
+        TransferSweep => vec![
+            ("peak", "MB/s", Higher, |r| {
+                Some(r.transfer_sweep()?.peak_mbps)
+            }),
+            ("90% of peak from", "size", Lower, |r| {
+                r.transfer_sweep()?.reaches_90pct_at_bytes.map(|b| b as f64)
+            }),
+        ],
+        SteadyState => vec![("steady state", "IOPS", Higher, |r| {
+            Some(r.steady_state()?.steady_iops)
+        })],
+        // The reviews' power charts: lowest best; slumber in milliwatts.
+        PowerSlumber => vec![
+            ("mean power", "mW", Lower, |r| mean_w(r).map(|w| w * 1e3)),
+            ("min power", "mW", Lower, |r| {
+                power::Reading::of(r).min_w.map(|w| w * 1e3)
+            }),
+            ("max power", "mW", Lower, |r| {
+                power::Reading::of(r).max_w.map(|w| w * 1e3)
+            }),
+        ],
+        PowerIdle | PowerSeqWrite | PowerRandomWrite => vec![
+            ("mean power", "W", Lower, mean_w),
+            ("min power", "W", Lower, |r| power::Reading::of(r).min_w),
+            ("max power", "W", Lower, |r| power::Reading::of(r).max_w),
+            ("performance per watt", "MB/s/W", Higher, |r| {
+                analysis_w(r, |a| a.mbps_per_w)
+            }),
+            ("performance per watt", "IOPS/W", Higher, |r| {
+                analysis_w(r, |a| a.iops_per_w)
+            }),
+            ("first 30 s", "W", Lower, |r| {
+                analysis_w(r, |a| a.first_30s_w)
+            }),
+            ("after 30 s", "W", Lower, |r| {
+                analysis_w(r, |a| a.after_30s_w)
+            }),
+            ("tail (60 s after the writes)", "W", Lower, |r| {
+                analysis_w(r, |a| a.tail_w)
+            }),
+        ],
+        // The four corners' rows, the sequential tests and custom: throughput and latency.
+        Corners | RandomRead | RandomWrite | RandomWriteQd32 | SeqRead | SeqWrite
+        | SeqIncompressible | Verify | Custom => vec![
+            ("throughput", "MB/s", Higher, |r| Some(r.summary.mbps)),
+            ("IOPS", "IOPS", Higher, |r| Some(r.summary.iops)),
+            ("mean latency", "us", Lower, |r| latency(r).map(|l| l.mean)),
+            ("p99 latency", "us", Lower, |r| latency(r).map(|l| l.p99)),
+        ],
+    }
+}
+
+fn latency(r: &TestResult) -> Option<&engine::measure::LatencyStats> {
+    let s = &r.summary;
+    s.write.as_ref().or(s.read.as_ref()).map(|d| &d.latency_us)
+}

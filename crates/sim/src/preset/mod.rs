@@ -1,0 +1,86 @@
+//! Presets (models of real drives, built from their spec sheets), `key=value` overrides and
+//! TOML files. A spec is what follows `sim:`:
+//!
+//! - `default`, `ultra-plus-256`, ... a preset by name;
+//! - `ultra-plus-256,op=25%,gc=fifo,capacity=8GiB`: a preset with overrides, applied in order
+//!   except that `cell` and `link` go first (they reset the timings they imply);
+//! - `op=25%,gc=fifo`: overrides on `default`;
+//! - `path/to/drive.toml[,key=value...]`: a TOML table of the same keys, with an optional
+//!   `preset = "name"` to start from (default `default`).
+//!
+//! The spec language, a file per concept: `keys` holds the tables of what a key means, its
+//! range and its default; `settings` sets one key on a [`Config`] and records where each
+//! value came from; `values` parses a value (a size, a time, a percentage...) and checks it
+//! against its range; `lookup` finds and builds a preset by name; `toml_file` reads a drive's
+//! TOML file. [`resolve`] puts them together.
+
+mod keys;
+mod lookup;
+mod settings;
+mod toml_file;
+mod values;
+
+pub use keys::{KEYS, RANGES};
+pub use lookup::{find, preset, presets, unknown_preset};
+pub use settings::{apply, apply_all, FROM_DEFAULT, FROM_USER};
+pub use toml_file::load_toml;
+
+use crate::config::Config;
+use crate::error::SimError;
+use keys::key_names;
+
+/// Resolve a spec (what follows `sim:`) into a configuration. It is validated too.
+pub fn resolve(spec: &str) -> Result<Config, SimError> {
+    let err = |msg: String| SimError::Spec {
+        spec: spec.to_string(),
+        msg,
+    };
+    let tokens: Vec<&str> = spec
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut overrides: Vec<(String, String)> = Vec::new();
+    let mut rest = &tokens[..];
+    let mut cfg = match tokens.first() {
+        None => preset("default").expect("the default preset exists"),
+        Some(first) if first.to_ascii_lowercase().ends_with(".toml") => {
+            rest = &tokens[1..];
+            let (c, o) = load_toml(first).map_err(|e| match e {
+                SimError::Spec { msg, .. } => err(msg),
+                other => other,
+            })?;
+            overrides.extend(o);
+            c
+        }
+        Some(first) if !first.contains('=') => {
+            rest = &tokens[1..];
+            preset(first)
+                .ok_or_else(|| err(format!("{}, or a .toml file", unknown_preset(first))))?
+        }
+        Some(_) => preset("default").expect("the default preset exists"),
+    };
+    for t in rest {
+        let Some((k, v)) = t.split_once('=') else {
+            return Err(err(format!(
+                "'{t}' is not key=value: overrides look like op=25% or gc=fifo (keys: {})",
+                key_names()
+            )));
+        };
+        overrides.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    apply_all(&mut cfg, &overrides, FROM_USER).map_err(err)?;
+    cfg.layout()?;
+    Ok(cfg)
+}
+
+/// The longest excerpt of a value or line a message quotes.
+const EXCERPT_CHARS: usize = 60;
+
+/// `text` quoted, cut to [`EXCERPT_CHARS`] with its length when longer.
+fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => format!("'{text}'"),
+        Some((cut, _)) => format!("'{}...', {} bytes", &text[..cut], text.len()),
+    }
+}
