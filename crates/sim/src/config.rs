@@ -1,7 +1,7 @@
 //! A resolved simulator configuration and its validation: impossible drives get an error that
 //! names the problem and the fix. The mechanisms a controller has are grouped as controllers
 //! name them: garbage collection ([`GcConfig`]), the pseudo-SLC cache ([`SlcConfig`]) and TRIM
-//! ([`TrimConfig`]). Every field is a `key=value` of the spec language (`preset.rs`).
+//! ([`TrimConfig`]). Every field is a `key=value` of the spec language (`preset/`).
 
 use serde::Serialize;
 
