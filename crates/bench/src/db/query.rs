@@ -364,58 +364,53 @@ fn like(needle: &str) -> String {
 impl DriveFilter {
     /// The WHERE clause (over `drives d` and `drive_specs s`) and its parameters.
     fn clause(&self) -> (String, Vec<Value>) {
-        let mut terms: Vec<String> = Vec::new();
-        let mut args: Vec<Value> = Vec::new();
-        let arg = |v: Value, args: &mut Vec<Value>| {
-            args.push(v);
-            format!("?{}", args.len())
-        };
-        if let Some(t) = &self.text {
-            let a = arg(like(t).into(), &mut args);
-            terms.push(format!(
+        // Each filter that is set adds one condition; `{a}` stands for its parameter.
+        let text = self.text.as_deref().map(|t| Value::from(like(t)));
+        let lower = |s: &Option<String>| s.as_deref().map(|s| Value::from(s.to_ascii_lowercase()));
+        let bytes = |b: Option<u64>| b.map(|b| Value::Int(b.min(i64::MAX as u64) as i64));
+        let drive_filters = [
+            (
+                text,
                 "(lower(COALESCE(s.name, '')) LIKE {a} ESCAPE '\\' OR lower(COALESCE(d.model, '')) LIKE {a} ESCAPE '\\' \
-                 OR lower(COALESCE(d.serial, '')) LIKE {a} ESCAPE '\\')"
-            ));
+                 OR lower(COALESCE(d.serial, '')) LIKE {a} ESCAPE '\\')",
+            ),
+            (lower(&self.vendor), "lower(d.vendor) = {a}"),
+            (self.kind.clone().map(Value::from), "d.kind = {a}"),
+            (lower(&self.interface), "lower(d.interface) = {a}"),
+            (
+                self.nand.as_deref().map(|n| Value::from(like(n))),
+                "lower(s.nand) LIKE {a} ESCAPE '\\'",
+            ),
+            (bytes(self.min_capacity_bytes), "d.capacity_bytes >= {a}"),
+            (bytes(self.max_capacity_bytes), "d.capacity_bytes <= {a}"),
+        ];
+        let run_filters = [
+            (
+                self.from.clone().map(Value::from),
+                "substr(r.started_at, 1, 10) >= {a}",
+            ),
+            (
+                self.to.clone().map(Value::from),
+                "substr(r.started_at, 1, 10) <= {a}",
+            ),
+            (
+                lower(&self.host),
+                "r.system_id IN (SELECT y.id FROM systems y WHERE lower(y.hostname) = {a})",
+            ),
+        ];
+        fn conditions(filters: Vec<(Option<Value>, &str)>, args: &mut Vec<Value>) -> Vec<String> {
+            let mut terms = Vec::new();
+            for (value, condition) in filters {
+                if let Some(v) = value {
+                    args.push(v);
+                    terms.push(condition.replace("{a}", &format!("?{}", args.len())));
+                }
+            }
+            terms
         }
-        if let Some(v) = &self.vendor {
-            let a = arg(v.to_ascii_lowercase().into(), &mut args);
-            terms.push(format!("lower(d.vendor) = {a}"));
-        }
-        if let Some(k) = &self.kind {
-            let a = arg(k.into(), &mut args);
-            terms.push(format!("d.kind = {a}"));
-        }
-        if let Some(i) = &self.interface {
-            let a = arg(i.to_ascii_lowercase().into(), &mut args);
-            terms.push(format!("lower(d.interface) = {a}"));
-        }
-        if let Some(n) = &self.nand {
-            let a = arg(like(n).into(), &mut args);
-            terms.push(format!("lower(s.nand) LIKE {a} ESCAPE '\\'"));
-        }
-        if let Some(c) = self.min_capacity_bytes {
-            let a = arg(Value::Int(c.min(i64::MAX as u64) as i64), &mut args);
-            terms.push(format!("d.capacity_bytes >= {a}"));
-        }
-        if let Some(c) = self.max_capacity_bytes {
-            let a = arg(Value::Int(c.min(i64::MAX as u64) as i64), &mut args);
-            terms.push(format!("d.capacity_bytes <= {a}"));
-        }
-        let mut run_terms: Vec<String> = Vec::new();
-        if let Some(f) = &self.from {
-            let a = arg(f.into(), &mut args);
-            run_terms.push(format!("substr(r.started_at, 1, 10) >= {a}"));
-        }
-        if let Some(t) = &self.to {
-            let a = arg(t.into(), &mut args);
-            run_terms.push(format!("substr(r.started_at, 1, 10) <= {a}"));
-        }
-        if let Some(h) = &self.host {
-            let a = arg(h.to_ascii_lowercase().into(), &mut args);
-            run_terms.push(format!(
-                "r.system_id IN (SELECT y.id FROM systems y WHERE lower(y.hostname) = {a})"
-            ));
-        }
+        let mut args: Vec<Value> = Vec::new();
+        let mut terms = conditions(drive_filters.into(), &mut args);
+        let run_terms = conditions(run_filters.into(), &mut args);
         if !run_terms.is_empty() {
             terms.push(format!(
                 "EXISTS (SELECT 1 FROM runs r WHERE r.drive_id = d.id AND {})",
