@@ -17,11 +17,11 @@
 
 pub mod ata;
 mod bytes;
-pub mod error;
-pub mod health;
+mod error;
+mod health;
 pub mod identify;
 pub mod nvme;
-pub mod purge;
+mod purge;
 mod wait;
 
 use std::fmt;

@@ -4,7 +4,7 @@
 //! has written since 2.6.x; payloads (process names, remap data, messages) are skipped.
 //!
 //! The per-CPU files are merged by timestamp (a k-way merge holding one event per file), then
-//! paired btt's way by [`crate::pairing`]. Times are made relative to the earliest event, as
+//! paired btt's way by `pairing`. Times are made relative to the earliest event, as
 //! blkparse prints them. Notify and pass-through (PC) events are ignored, as btt does.
 
 use std::cmp::Reverse;

@@ -8,26 +8,26 @@
 //! - [`stats`]: one streaming pass computing the Storage Bench and btt figures.
 //! - [`synth`]: `heavy-2011`, `light-2011`, `destroyer-2013` generators.
 //!
-//! Formats, one file each: [`blkparse`], [`blktrace`], [`fio_iolog`], [`msr`], [`umass`],
-//! [`disksim`], [`alibaba`], [`tencent`], [`native`]; [`detect`] guesses which.
+//! Formats, one file each: `blkparse`, [`blktrace`], `fio_iolog`, `msr`, `umass`,
+//! `disksim`, `alibaba`, `tencent`, [`native`]; [`detect`] guesses which.
 
-pub mod alibaba;
-pub mod blkparse;
+mod alibaba;
+mod blkparse;
 pub mod blktrace;
 pub mod capture;
 pub mod detect;
-pub mod disksim;
-pub mod error;
-pub mod fio_iolog;
-pub mod msr;
+mod disksim;
+mod error;
+mod fio_iolog;
+mod msr;
 pub mod native;
-pub mod pairing;
-pub mod record;
+mod pairing;
+mod record;
 pub mod stats;
 pub mod synth;
-pub mod tencent;
+mod tencent;
 mod text;
-pub mod umass;
+mod umass;
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
