@@ -1,8 +1,8 @@
 //! ssdlab's IO engine: every test is a workload driven against a device by the driver.
 //!
-//! - [`device`]: the small contract every device implements, real or simulated.
-//! - [`target`]: what `--target` names, a registry of openers; real targets run on [`uring`]
-//!   (io_uring, O_DIRECT), [`sync`] (pread/pwrite threads) or [`passthrough`] (NVMe commands
+//! - [`Device`]: the small contract every device implements, real or simulated.
+//! - [`target`]: what `--target` names, a registry of openers; real targets run on `uring.rs`
+//!   (io_uring, O_DIRECT), `sync.rs` (pread/pwrite threads) or `passthrough.rs` (NVMe commands
 //!   through io_uring), guarded by [`safety`].
 //! - [`workload`] and [`driver`]: what to issue and the loop that issues it.
 //! - [`measure`] and [`iolog`]: per-second buckets, latency histograms, busy time, per-IO log.
@@ -12,26 +12,26 @@
 //! - [`regular_file`]: reading a whole file a user names, refusing what is no regular file
 //!   or too long to be what it should be.
 
-pub mod blockdev;
-pub mod buffer;
-pub mod device;
+mod blockdev;
+mod buffer;
+mod device;
 pub mod driver;
-pub mod erase;
-pub mod identity;
+mod erase;
+mod identity;
 pub mod iolog;
 pub mod measure;
-pub mod passthrough;
+mod passthrough;
 pub mod pattern;
 pub mod power;
 pub mod regular_file;
 pub mod replay;
 pub mod safety;
 pub mod size;
-pub mod sync;
-pub mod sysfs;
+mod sync;
+mod sysfs;
 pub mod system;
 pub mod target;
-pub mod uring;
+mod uring;
 pub mod verify;
 pub mod workload;
 
