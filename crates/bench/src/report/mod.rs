@@ -111,6 +111,9 @@ mod tests {
         assert!(html.contains("class=\"banner\""));
         assert!(html.contains("deviates: duration 20 s instead of 60 s"));
         assert!(html.contains("(deviates)"), "the bar's row is marked");
+        // Each result's parameters point at the section that shows it.
+        assert!(html.contains("(in <a href=\"#corners\">Four corners</a>)"));
+        assert!(html.contains("<section id=\"corners\">"));
         for svg in html.match_indices("<svg").map(|(at, _)| &html[at..]) {
             let end = svg.find("</svg>").unwrap() + 6;
             roxmltree::Document::parse(&svg[..end]).unwrap();

@@ -34,77 +34,127 @@ impl Review<'_> {
     /// The table of contents and every section that has results; a test's section is
     /// anchored at its name.
     pub fn body(&self) -> Markup {
-        let all: Vec<(&str, &str, Option<Markup>)> = vec![
-            (
-                "drives",
-                "Drive and test system",
-                sections::drive::section(self),
-            ),
-            (
-                TestId::Consistency.name(),
-                "Performance consistency",
-                sections::consistency::section(self),
-            ),
-            (
-                TestId::Corners.name(),
-                "Four corners",
-                sections::bars::corners(self),
-            ),
-            (
-                TestId::SeqIncompressible.name(),
-                "Incompressible sequential",
-                sections::bars::seq_incompressible(self),
-            ),
-            (
-                TestId::TransferSweep.name(),
-                "Performance vs transfer size",
-                sections::sweep::section(self),
-            ),
-            (
-                TestId::SteadyState.name(),
-                "Steady-state random write",
-                sections::steady::section(self),
-            ),
-            (
-                TestId::Trim.name(),
-                "TRIM validation",
-                sections::trim::section(self),
-            ),
-            (
-                TestId::StorageBench.name(),
-                "Storage Bench",
-                sections::storage_bench::section(self),
-            ),
-            ("power", "Power", sections::power::section(self)),
-            (
-                TestId::Custom.name(),
-                "Custom workloads",
-                sections::custom::section(self),
-            ),
-            (
-                TestId::Verify.name(),
-                "Data verification",
-                sections::verify::section(self),
-            ),
-            (
-                "drive-counters",
-                "The drive's own counters",
-                sections::counters::section(self),
-            ),
-            (
-                "parameters",
-                "Parameters",
-                (self.mode == Mode::Report).then(|| sections::parameters::section(self)),
-            ),
-        ];
-        let shown: Vec<(&str, &str, Markup)> = all
-            .into_iter()
-            .filter_map(|(id, title, m)| m.map(|m| (id, title, m)))
+        let shown: Vec<(Section, Markup)> = Section::ALL
+            .iter()
+            .filter_map(|&s| s.render(self).map(|m| (s, m)))
             .collect();
         html! {
-            nav { ul { @for (id, title, _) in &shown { li { a href={ "#" (id) } { (title) } } } } }
-            @for (id, title, m) in &shown {
-                section id=(id) { h2 { (title) } (m) }
+            nav { ul { @for (s, _) in &shown { li { a href={ "#" (s.anchor()) } { (s.title()) } } } } }
+            @for (s, m) in &shown {
+                section id=(s.anchor()) { h2 { (s.title()) } (m) }
+            }
+        }
+    }
+}
+
+/// The page's sections, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Section {
+    Drives,
+    Consistency,
+    Corners,
+    SeqIncompressible,
+    TransferSweep,
+    SteadyState,
+    Trim,
+    StorageBench,
+    Power,
+    Custom,
+    Verify,
+    DriveCounters,
+    Parameters,
+}
+
+impl Section {
+    const ALL: [Section; 13] = [
+        Section::Drives,
+        Section::Consistency,
+        Section::Corners,
+        Section::SeqIncompressible,
+        Section::TransferSweep,
+        Section::SteadyState,
+        Section::Trim,
+        Section::StorageBench,
+        Section::Power,
+        Section::Custom,
+        Section::Verify,
+        Section::DriveCounters,
+        Section::Parameters,
+    ];
+
+    /// Where a test's results are shown: a new test does not compile until it has a place.
+    pub(crate) fn of(test: TestId) -> Section {
+        use TestId::*;
+        match test {
+            Consistency => Section::Consistency,
+            Corners | RandomRead | RandomWrite | RandomWriteQd32 | SeqRead | SeqWrite => {
+                Section::Corners
+            }
+            SeqIncompressible => Section::SeqIncompressible,
+            TransferSweep => Section::TransferSweep,
+            SteadyState => Section::SteadyState,
+            Trim => Section::Trim,
+            StorageBench | Replay => Section::StorageBench,
+            PowerIdle | PowerSlumber | PowerSeqWrite | PowerRandomWrite => Section::Power,
+            Custom => Section::Custom,
+            Verify => Section::Verify,
+        }
+    }
+
+    /// The section's id: a test's name where it shows one test.
+    pub(crate) fn anchor(self) -> &'static str {
+        match self {
+            Section::Drives => "drives",
+            Section::Consistency => TestId::Consistency.name(),
+            Section::Corners => TestId::Corners.name(),
+            Section::SeqIncompressible => TestId::SeqIncompressible.name(),
+            Section::TransferSweep => TestId::TransferSweep.name(),
+            Section::SteadyState => TestId::SteadyState.name(),
+            Section::Trim => TestId::Trim.name(),
+            Section::StorageBench => TestId::StorageBench.name(),
+            Section::Power => "power",
+            Section::Custom => TestId::Custom.name(),
+            Section::Verify => TestId::Verify.name(),
+            Section::DriveCounters => "drive-counters",
+            Section::Parameters => "parameters",
+        }
+    }
+
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Section::Drives => "Drive and test system",
+            Section::Consistency => "Performance consistency",
+            Section::Corners => "Four corners",
+            Section::SeqIncompressible => "Incompressible sequential",
+            Section::TransferSweep => "Performance vs transfer size",
+            Section::SteadyState => "Steady-state random write",
+            Section::Trim => "TRIM validation",
+            Section::StorageBench => "Storage Bench",
+            Section::Power => "Power",
+            Section::Custom => "Custom workloads",
+            Section::Verify => "Data verification",
+            Section::DriveCounters => "The drive's own counters",
+            Section::Parameters => "Parameters",
+        }
+    }
+
+    /// The section's content, when there are results for it.
+    fn render(self, rv: &Review) -> Option<Markup> {
+        match self {
+            Section::Drives => sections::drive::section(rv),
+            Section::Consistency => sections::consistency::section(rv),
+            Section::Corners => sections::bars::corners(rv),
+            Section::SeqIncompressible => sections::bars::seq_incompressible(rv),
+            Section::TransferSweep => sections::sweep::section(rv),
+            Section::SteadyState => sections::steady::section(rv),
+            Section::Trim => sections::trim::section(rv),
+            Section::StorageBench => sections::storage_bench::section(rv),
+            Section::Power => sections::power::section(rv),
+            Section::Custom => sections::custom::section(rv),
+            Section::Verify => sections::verify::section(rv),
+            Section::DriveCounters => sections::counters::section(rv),
+            Section::Parameters => {
+                (rv.mode == Mode::Report).then(|| sections::parameters::section(rv))
             }
         }
     }

@@ -7,7 +7,7 @@ use maud::{html, Markup};
 use suite::result::TestResult;
 
 use crate::view::review::Review;
-use crate::view::{human_bytes, marked, Table};
+use crate::view::{human_bytes, marked, Section, Table};
 
 /// The anchor of a result's parameters in a report.
 pub fn anchor(r: &TestResult) -> String {
@@ -102,6 +102,8 @@ pub fn section(rv: &Review) -> Markup {
                         @if rv.multi() { (d.label) ": " }
                         (marked(&e.result.label, &e.result)) " "
                         span.note { (e.result.started_at) }
+                        @let shown = Section::of(e.result.test);
+                        " " span.note { "(in " a href={ "#" (shown.anchor()) } { (shown.title()) } ")" }
                     }
                     (of(&e.result))
                 }
