@@ -317,13 +317,7 @@ fn write(
             format_size(span_bytes),
         ),
     );
-    // The block size used is compared with itself, so `--bs` is never noted (as before
-    // `Defaults`): kept so results stay as they were.
-    Defaults {
-        block_bytes: w.block_bytes,
-        ..defaults
-    }
-    .note_overrides(&mut report.deviations, o);
+    defaults.note_overrides(&mut report.deviations, o);
     report
         .preconditioning
         .push(precondition::purge(ctx, dev, 0, geo.capacity_bytes));

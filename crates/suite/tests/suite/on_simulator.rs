@@ -169,6 +169,29 @@ fn power_follows_the_simulated_work_and_slumber_is_set_and_put_back() {
     assert!(a.mbps_per_w.unwrap() > 0.0 && a.iops_per_w.unwrap() > 0.0);
 }
 
+#[test]
+fn a_power_test_at_another_block_size_says_so() {
+    let o = Overrides {
+        duration_s: Some(2.0),
+        rest_s: Some(0.0),
+        block_bytes: Some(4096),
+        ..Overrides::default()
+    };
+    let r = &run("sim:default,capacity=4G", "power-seq-write", o)[0];
+    assert!(
+        r.label.starts_with("power during 4 KiB sequential"),
+        "{}",
+        r.label
+    );
+    assert!(
+        r.deviations
+            .iter()
+            .any(|d| d == "block size 4096 bytes instead of 131072"),
+        "{:?}",
+        r.deviations
+    );
+}
+
 /// The reviews' Heavy 2011 figures, as their text gives them (the charts' numbers are not in
 /// the seeds): 2,168,893 reads and 1,783,447 writes at an average queue depth of 4.625, and
 /// "today most high performance SSDs can finish the test in under 90 minutes" [000, 004].
