@@ -105,7 +105,8 @@ fn a_meter_that_dies_leaves_power_missing_not_zero() {
         return;
     };
     let out = tempfile::tempdir().unwrap();
-    // Three seconds of readings, then the meter exits with status 3.
+    // About a second of readings, then the meter exits with status 3: well inside the 8 s
+    // even where a loaded machine stretches the meter's pauses several times over.
     let o = run(&[
         "run",
         "power-idle",
@@ -116,7 +117,7 @@ fn a_meter_that_dies_leaves_power_missing_not_zero() {
         "--duration",
         "8",
         "--power-meter",
-        &replay(Some(3)),
+        &replay(Some(1)),
         "--no-store",
         "--out",
         out.path().to_str().unwrap(),
@@ -131,7 +132,7 @@ fn a_meter_that_dies_leaves_power_missing_not_zero() {
         "{missing}"
     );
     let from = missing["from_s"].as_f64().unwrap();
-    assert!((1.0..7.0).contains(&from), "{from}");
+    assert!(from > 0.0 && from < 8.0, "{from}");
     let seconds = r["per_second"].as_array().unwrap();
     // Eight seconds, and a sliver of a ninth where the last step overshot.
     assert!(
