@@ -25,36 +25,48 @@ pub enum PurgeMethod {
     None,
 }
 
-impl FromStr for PurgeMethod {
-    type Err = String;
+impl PurgeMethod {
+    pub const ALL: [PurgeMethod; 6] = [
+        PurgeMethod::Auto,
+        PurgeMethod::Sanitize,
+        PurgeMethod::Format,
+        PurgeMethod::SecureErase,
+        PurgeMethod::Discard,
+        PurgeMethod::None,
+    ];
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s.trim() {
-            "auto" => PurgeMethod::Auto,
-            "sanitize" => PurgeMethod::Sanitize,
-            "format" => PurgeMethod::Format,
-            "secure-erase" => PurgeMethod::SecureErase,
-            "discard" => PurgeMethod::Discard,
-            "none" => PurgeMethod::None,
-            other => {
-                return Err(format!(
-                    "unknown purge method {other:?}: use auto, sanitize, format, secure-erase, discard or none"
-                ))
-            }
-        })
-    }
-}
-
-impl fmt::Display for PurgeMethod {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+    /// The name `--purge` takes.
+    pub fn name(self) -> &'static str {
+        match self {
             PurgeMethod::Auto => "auto",
             PurgeMethod::Sanitize => "sanitize",
             PurgeMethod::Format => "format",
             PurgeMethod::SecureErase => "secure-erase",
             PurgeMethod::Discard => "discard",
             PurgeMethod::None => "none",
-        })
+        }
+    }
+}
+
+impl FromStr for PurgeMethod {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        PurgeMethod::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown purge method {s:?}: use auto, sanitize, format, secure-erase, discard or none"
+                )
+            })
+    }
+}
+
+impl fmt::Display for PurgeMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 

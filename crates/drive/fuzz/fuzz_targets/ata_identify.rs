@@ -10,12 +10,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         let _ = d.capacity_bytes();
         let id = Identify::from_ata(d);
         let _ = id.summary();
-        for m in [
-            PurgeMethod::Auto,
-            PurgeMethod::Sanitize,
-            PurgeMethod::Format,
-            PurgeMethod::SecureErase,
-        ] {
+        for m in PurgeMethod::ALL {
             let _ = plan(&id, m);
         }
     }

@@ -20,12 +20,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         assert!(c.power_states.len() <= 32);
         let id = Identify::from_nvme(Some(1), c, n);
         let _ = id.summary();
-        for m in [
-            PurgeMethod::Auto,
-            PurgeMethod::Sanitize,
-            PurgeMethod::Format,
-            PurgeMethod::SecureErase,
-        ] {
+        for m in PurgeMethod::ALL {
             let _ = plan(&id, m);
         }
     }

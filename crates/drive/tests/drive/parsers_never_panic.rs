@@ -8,15 +8,6 @@ use drive::nvme::{IdentifyController, IdentifyNamespace, SanitizeStatus, SmartLo
 use drive::{plan, Health, Identify, PurgeMethod};
 use proptest::prelude::*;
 
-const METHODS: [PurgeMethod; 6] = [
-    PurgeMethod::Auto,
-    PurgeMethod::Sanitize,
-    PurgeMethod::Format,
-    PurgeMethod::SecureErase,
-    PurgeMethod::Discard,
-    PurgeMethod::None,
-];
-
 /// Mostly buffers of the right size (so the parsers get past the length check), some of
 /// any length.
 fn bytes(size: usize) -> impl Strategy<Value = Vec<u8>> {
@@ -49,7 +40,7 @@ proptest! {
             }
             let id = Identify::from_nvme(Some(1), c, n.ok());
             let _ = id.summary();
-            for m in METHODS {
+            for m in PurgeMethod::ALL {
                 if let Ok(p) = plan(&id, m) {
                     prop_assert!(!p.is_empty());
                 }
@@ -78,7 +69,7 @@ proptest! {
             prop_assert!((1..=32).contains(&d.sata.queue_depth));
             let id = Identify::from_ata(d);
             let _ = id.summary();
-            for m in METHODS {
+            for m in PurgeMethod::ALL {
                 let _ = plan(&id, m);
             }
         }
