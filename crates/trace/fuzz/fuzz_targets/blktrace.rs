@@ -3,7 +3,8 @@
 // byte picks the split point) so the time merge across files is exercised too.
 use std::io::Write;
 
-use trace::{open_with, Format, ReadOptions};
+use trace::open_with;
+include!("common.rs");
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Some((&cut, rest)) = data.split_first() else { return };
@@ -19,13 +20,6 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         skip_bad: false,
     };
     if let Ok(reader) = open_with(&dir.join("fuzz"), opts) {
-        let mut stats = trace::StatsBuilder::new();
-        for r in reader.take(100_000) {
-            match r {
-                Ok(r) => stats.add(&r),
-                Err(_) => break,
-            }
-        }
-        let _ = stats.finish();
+        digest(reader);
     }
 });

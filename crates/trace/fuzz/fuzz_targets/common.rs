@@ -11,13 +11,18 @@ pub fn exercise(format: Format, data: &[u8]) {
         let Ok(reader) = reader_from(std::io::Cursor::new(data.to_vec()), "fuzz", opts) else {
             continue;
         };
-        let mut stats = trace::StatsBuilder::new();
-        for r in reader.take(100_000) {
-            match r {
-                Ok(r) => stats.add(&r),
-                Err(_) => break,
-            }
-        }
-        let _ = stats.finish();
+        digest(reader);
     }
+}
+
+/// Every record (up to 100,000) into the statistics, stopping at the first error.
+pub fn digest(reader: Box<dyn trace::TraceReader>) {
+    let mut stats = trace::StatsBuilder::new();
+    for r in reader.take(100_000) {
+        match r {
+            Ok(r) => stats.add(&r),
+            Err(_) => break,
+        }
+    }
+    let _ = stats.finish();
 }
