@@ -7,16 +7,7 @@
 set -euo pipefail
 ios=${1:-200000}
 iops=${2:-100000}
-here=$(cd "$(dirname "$0")/.." && pwd)
-cargo build --release --quiet --manifest-path "$here/Cargo.toml"
-bin="$here/target/release/ssdlab"
-work=$(mktemp -d)
-img=/dev/shm/ssdlab-replay.img
-truncate -s 1G "$img"
-dev=$(losetup --find --show --direct-io=on "$img")
-cleanup() { losetup -d "$dev" 2>/dev/null || true; rm -f "$img"; rm -rf "$work"; }
-trap cleanup EXIT
-[ -n "${KEEP:-}" ] && trap "losetup -d $dev; rm -f $img; echo kept $work" EXIT
+. "$(dirname "$0")/ram-loop.sh" replay
 
 fio --name=record --filename="$dev" --rw=randread --bs=4k --iodepth=16 --ioengine=io_uring \
     --direct=1 --io_size=100G --number_ios="$ios" --rate_iops="$iops" \

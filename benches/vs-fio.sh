@@ -9,15 +9,7 @@
 set -euo pipefail
 rounds=${1:-3}
 secs=${2:-10}
-here=$(cd "$(dirname "$0")/.." && pwd)
-cargo build --release --quiet --manifest-path "$here/Cargo.toml"
-bin="$here/target/release/ssdlab"
-work=$(mktemp -d)
-img=/dev/shm/ssdlab-vs-fio.img
-truncate -s 1G "$img"
-dev=$(losetup --find --show --direct-io=on "$img")
-cleanup() { losetup -d "$dev" 2>/dev/null || true; rm -f "$img"; rm -rf "$work"; }
-trap cleanup EXIT
+. "$(dirname "$0")/ram-loop.sh" vs-fio
 # Write the device once so reads hit real pages of the backing file.
 dd if=/dev/urandom of="$dev" bs=1M count=1024 oflag=direct status=none
 
@@ -27,7 +19,7 @@ for r in $(seq 1 "$rounds"); do
       --direct=1 --numjobs=1 --time_based --runtime="$secs" --output-format=json \
       --output="$work/fio-$r.json" >/dev/null
   "$bin" run custom --target "$dev" --access random --bs 4K --qd 32 --read-pct 100 \
-      --duration "$secs" --backend io_uring --quiet --json "$work/ssdlab-$r.json" \
+      --no-prefill --duration "$secs" --backend io_uring --quiet --json "$work/ssdlab-$r.json" \
       --out "$work/out-$r" >/dev/null
 done
 
