@@ -5,10 +5,13 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::TestId;
 use crate::SuiteError;
 
-macro_rules! test_ids {
-    ($($(#[$doc:meta])* $id:ident = $name:literal,)*) => {
+/// The registry's macro (invoked in `methodology/mod.rs`): each line names a test's id, the
+/// name results store, and the [`Test`](super::Test) record `ssdlab run` runs, when it has one.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $id:ident = $name:literal $(=> $test:path)?,)*) => {
         /// A test, as results store it and `ssdlab run` takes it.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum TestId {
@@ -26,31 +29,10 @@ macro_rules! test_ids {
                 }
             }
         }
-    };
-}
 
-test_ids! {
-    Consistency = "consistency",
-    /// The four corners as a group; its results are the rows' ids.
-    Corners = "corners",
-    RandomRead = "random-read",
-    RandomWrite = "random-write",
-    RandomWriteQd32 = "random-write-qd32",
-    SeqRead = "seq-read",
-    SeqWrite = "seq-write",
-    SteadyState = "steady-state",
-    SeqIncompressible = "seq-incompressible",
-    TransferSweep = "transfer-sweep",
-    Trim = "trim",
-    StorageBench = "storage-bench",
-    Verify = "verify",
-    PowerIdle = "power-idle",
-    PowerSlumber = "power-slumber",
-    PowerSeqWrite = "power-seq-write",
-    PowerRandomWrite = "power-random-write",
-    Custom = "custom",
-    /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.
-    Replay = "replay",
+        /// Every test `ssdlab run` takes, in the order `ssdlab tests` lists them.
+        pub const TESTS: &[Test] = &[$($($test,)?)*];
+    };
 }
 
 impl fmt::Display for TestId {

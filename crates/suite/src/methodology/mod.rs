@@ -1,10 +1,12 @@
 //! The tests of METHODOLOGY.md, one module each, and their registry: one [`Test`] record per
-//! test, so adding a test is a module, a [`TestId`] and a line in [`TESTS`].
+//! test, so adding a test is a module and one line of the `registry!` below (its [`TestId`],
+//! its stored name and its record).
 
 pub mod consistency;
 pub mod corners;
 pub mod custom;
-pub mod id;
+#[macro_use]
+mod id;
 pub mod power;
 pub mod seq_incompressible;
 pub mod steady_state;
@@ -23,8 +25,6 @@ use crate::params::Overrides;
 use crate::precondition::{self, BeforeReads};
 use crate::result::{Report, TestResult};
 use crate::SuiteError;
-
-pub use id::TestId;
 
 /// What the methodology fixes about a test's workload, written once: the test's code
 /// starts from it and [`Defaults::note_overrides`] records what a user changed from it.
@@ -105,27 +105,29 @@ pub(crate) fn always(_: &Overrides) -> bool {
     true
 }
 
-/// Every test `ssdlab run` takes, in the order `ssdlab tests` lists them.
-pub const TESTS: &[Test] = &[
-    consistency::TEST,
-    corners::TEST,
-    corners::RANDOM_READ,
-    corners::RANDOM_WRITE,
-    corners::RANDOM_WRITE_QD32,
-    corners::SEQ_READ,
-    corners::SEQ_WRITE,
-    steady_state::TEST,
-    seq_incompressible::TEST,
-    transfer_sweep::TEST,
-    trim::TEST,
-    storage_bench::TEST,
-    verify::TEST,
-    power::IDLE,
-    power::SLUMBER,
-    power::SEQ_WRITE,
-    power::RANDOM_WRITE,
-    custom::TEST,
-];
+registry! {
+    Consistency = "consistency" => consistency::TEST,
+    /// The four corners as a group; its results are the rows' ids.
+    Corners = "corners" => corners::TEST,
+    RandomRead = "random-read" => corners::RANDOM_READ,
+    RandomWrite = "random-write" => corners::RANDOM_WRITE,
+    RandomWriteQd32 = "random-write-qd32" => corners::RANDOM_WRITE_QD32,
+    SeqRead = "seq-read" => corners::SEQ_READ,
+    SeqWrite = "seq-write" => corners::SEQ_WRITE,
+    SteadyState = "steady-state" => steady_state::TEST,
+    SeqIncompressible = "seq-incompressible" => seq_incompressible::TEST,
+    TransferSweep = "transfer-sweep" => transfer_sweep::TEST,
+    Trim = "trim" => trim::TEST,
+    StorageBench = "storage-bench" => storage_bench::TEST,
+    Verify = "verify" => verify::TEST,
+    PowerIdle = "power-idle" => power::IDLE,
+    PowerSlumber = "power-slumber" => power::SLUMBER,
+    PowerSeqWrite = "power-seq-write" => power::SEQ_WRITE,
+    PowerRandomWrite = "power-random-write" => power::RANDOM_WRITE,
+    Custom = "custom" => custom::TEST,
+    /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.
+    Replay = "replay",
+}
 
 /// The names of the tests `ssdlab run` takes.
 pub fn names() -> Vec<&'static str> {
