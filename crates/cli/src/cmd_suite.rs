@@ -16,7 +16,9 @@ use engine::{safety, Clock};
 use suite::context::Observer;
 use suite::result::TestResult;
 
-use crate::live_store::LiveStore;
+use bench::live::LiveStore;
+
+use crate::live_store;
 use crate::output;
 use crate::progress::Bar;
 use crate::target_args::DriveArgs;
@@ -128,7 +130,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     // Before the store's wait, which Ctrl-C may end: that is no interrupted suite.
     let interrupted = stop.load(Ordering::Relaxed);
     let until = done.store.deadline();
-    done.store.finish(until, &stop, a.common.quiet);
+    live_store::finish(&mut done.store, until, &stop, a.common.quiet);
     Ok(ExitCode::from(exit_status(&done.rec, dir, interrupted)))
 }
 
@@ -236,7 +238,7 @@ impl Observer for Storing<'_> {
     fn step_done(&mut self, status: Status, results: &[TestResult]) {
         self.bar.step_done(status, results);
         if let Some(note) = self.store.store() {
-            self.bar.note(&note);
+            self.bar.note(&note.to_string());
         }
     }
 }
@@ -374,7 +376,7 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             }
         }
         let until = *until.get_or_insert_with(|| done.store.deadline());
-        done.store.finish(until, &stop, a.common.quiet);
+        live_store::finish(&mut done.store, until, &stop, a.common.quiet);
         status = status.max(exit_status(&done.rec, &drive.dir, interrupted));
     }
     Ok(ExitCode::from(status))
