@@ -282,3 +282,91 @@ fn shown(db: &Path) -> String {
         |l| printable(&l.to_string()).into_owned(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::tests::result;
+
+    /// A results directory holding a result of run `run_id`.
+    fn measured(dir: &Path, run_id: &str) {
+        let mut r = result("seq-write", None, "a", "2026-01-01T00:00:00Z", 1.0);
+        r.run_id = Some(run_id.into());
+        suite::results_dir::write_result(dir, &r).unwrap();
+    }
+
+    fn run_id() -> String {
+        uuid::Uuid::new_v4().to_string()
+    }
+
+    #[test]
+    fn a_run_is_stored_once_it_has_results_and_told_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (db, dir) = (tmp.path().join("bench.db"), tmp.path().join("out"));
+        std::fs::create_dir(&dir).unwrap();
+        let id = run_id();
+        let mut live = LiveStore::new(Some(db), &dir, &id, Duration::ZERO);
+        assert!(live.store().is_none(), "nothing to store before a result");
+        measured(&dir, &id);
+        let note = live.store().map(|n| n.to_string());
+        assert!(
+            note.as_deref()
+                .is_some_and(|n| n.starts_with("stored in the Bench as run 1 ")),
+            "{note:?}"
+        );
+        assert!(live.store().is_none(), "stored again, nothing new to tell");
+        let stop = AtomicBool::new(false);
+        let end = live.finish(Instant::now(), &stop, |w| panic!("no wait: {w}"));
+        assert!(matches!(end, Some(Note::Kept { id: 1, .. })), "{end:?}");
+    }
+
+    #[test]
+    fn results_of_another_run_only_are_given_up_on_with_the_push_hint() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (db, dir) = (tmp.path().join("bench.db"), tmp.path().join("out"));
+        measured(&dir, &run_id());
+        let mut live = LiveStore::new(Some(db), &dir, &run_id(), Duration::ZERO);
+        let note = live.store().map(|n| n.to_string()).unwrap_or_default();
+        assert!(note.contains("no more tries this run"), "{note}");
+        assert!(live.store().is_none(), "not tried again");
+        let stop = AtomicBool::new(false);
+        let end = live.finish(Instant::now(), &stop, |w| panic!("no wait: {w}"));
+        let end = end.map(|n| n.to_string()).unwrap_or_default();
+        assert!(end.contains("`ssdlab bench push "), "{end}");
+    }
+
+    #[test]
+    fn a_bench_out_of_reach_is_tried_once_more_at_an_end_whose_wait_is_spent() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("out");
+        let id = run_id();
+        measured(&dir, &id);
+        // A port nothing listens on any more.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let db = PathBuf::from(format!("postgres://ssdlab@127.0.0.1:{port}/bench"));
+        let mut live = LiveStore::new(Some(db), &dir, &id, Duration::ZERO);
+        let note = live.store().map(|n| n.to_string()).unwrap_or_default();
+        assert!(note.starts_with("the Bench is out of reach"), "{note}");
+        assert!(live.store().is_none(), "still out of reach: said once");
+        let stop = AtomicBool::new(false);
+        let end = live.finish(live.deadline(), &stop, |w| panic!("no wait: {w}"));
+        assert!(matches!(end, Some(Note::NotStored { .. })), "{end:?}");
+    }
+
+    #[test]
+    fn a_run_not_to_be_stored_has_nothing_to_tell() {
+        let tmp = tempfile::tempdir().unwrap();
+        let id = run_id();
+        measured(tmp.path(), &id);
+        let mut live = LiveStore::new(None, tmp.path(), &id, Duration::from_secs(60));
+        assert!(live.store().is_none());
+        let stop = AtomicBool::new(false);
+        assert!(live
+            .finish(live.deadline(), &stop, |w| panic!("no wait: {w}"))
+            .is_none());
+    }
+}

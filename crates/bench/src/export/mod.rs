@@ -84,3 +84,44 @@ pub fn export(bench: &Bench, format: Format, only: &[i64]) -> Result<Vec<u8>, Ex
     format.exporter().write(bench, &runs, &mut out)?;
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::tests::{result, run};
+
+    #[test]
+    fn formats_are_parsed_by_their_names_only() {
+        for f in Format::ALL {
+            assert_eq!(f.name().parse::<Format>().unwrap(), f);
+        }
+        let e = "jsno".parse::<Format>().unwrap_err();
+        assert_eq!(e.to_string(), "unknown export format 'jsno'");
+    }
+
+    #[test]
+    fn the_runs_asked_for_are_exported_and_one_not_there_is_an_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut b = Bench::open(&tmp.path().join("bench.db")).unwrap();
+        let t = "2026-01-01T00:00:00Z";
+        for model in ["a", "b"] {
+            b.store(&run(
+                model,
+                t,
+                vec![result("seq-write", None, model, t, 1.0)],
+            ))
+            .unwrap();
+        }
+        let csv = String::from_utf8(export(&b, Format::Csv, &[2]).unwrap()).unwrap();
+        let rows: Vec<&str> = csv.lines().collect();
+        assert_eq!(rows.len(), 2, "{csv}");
+        assert!(rows[1].starts_with("2,"), "{csv}");
+        let json: serde_json::Value =
+            serde_json::from_slice(&export(&b, Format::Json, &[]).unwrap()).unwrap();
+        assert_eq!(json["runs"].as_array().unwrap().len(), 2, "{json}");
+        assert!(matches!(
+            export(&b, Format::Json, &[1, 3]),
+            Err(ExportError::NoRun(3))
+        ));
+    }
+}
