@@ -1,11 +1,14 @@
-//! The Bench: what ssdlab does with results. The results database ([`db`]), comparisons
-//! across drives ([`compare`]), charts ([`chart`]), the review report ([`report`]) and the
-//! web page ([`web`]); [`power`] reads the power tests' figures; [`term`] makes imported
+//! The Bench: what ssdlab does with results. The results database ([`db`]), runs stored
+//! in it as they are measured ([`live`]), comparisons across drives ([`compare`]), charts
+//! ([`chart`]), the review report ([`report`]), the web page ([`web`]) and exports for other
+//! tools ([`export`]); [`power`] reads the power tests' figures; [`term`] makes imported
 //! text safe to print.
 
 pub mod chart;
 pub mod compare;
 pub mod db;
+pub mod export;
+pub mod live;
 pub mod power;
 pub mod report;
 pub mod term;

@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 
 use bench::compare;
 use bench::db::{Bench, RunRow, Specs, Stored};
+use bench::export::Format;
 use bench::term::printable;
 
 #[derive(Args)]
@@ -91,8 +92,8 @@ pub enum BenchCmd {
     /// Write the Bench (or some runs) as JSON or CSV.
     Export {
         /// json (everything, results whole) or csv (a row per result).
-        #[arg(long, default_value = "json")]
-        format: String,
+        #[arg(long, default_value = "json", value_parser = export_format)]
+        format: Format,
         /// Only these runs (repeatable).
         #[arg(long)]
         run: Vec<i64>,
@@ -199,7 +200,15 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             format,
             run,
             output,
-        } => export(&read()?, &format, &run, output)?,
+        } => {
+            let text = bench::export::export(&read()?, format, &run)?;
+            match output {
+                Some(p) => {
+                    std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?
+                }
+                None => std::io::stdout().lock().write_all(&text)?,
+            }
+        }
         BenchCmd::Serve { listen } => {
             // Fail now, not at the first request, on a missing or unreadable database.
             drop(read()?);
@@ -419,94 +428,14 @@ fn printable_result(mut r: suite::result::TestResult) -> suite::result::TestResu
     r
 }
 
-fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> anyhow::Result<()> {
-    let runs: Vec<RunRow> = b
-        .runs()?
-        .into_iter()
-        .filter(|r| only.is_empty() || only.contains(&r.id))
-        .collect();
-    for id in only {
-        anyhow::ensure!(runs.iter().any(|r| r.id == *id), "no run {id}");
-    }
-    let text = match format {
-        "json" => {
-            let mut out = Vec::new();
-            for r in &runs {
-                let results: Vec<_> = b
-                    .results_of_run(r.id)?
-                    .into_iter()
-                    .map(|s| s.result)
-                    .collect();
-                out.push(serde_json::json!({ "run": r, "results": results }));
-            }
-            let drives: Vec<_> = b
-                .drives()?
-                .into_iter()
-                .filter(|d| runs.iter().any(|r| r.drive_id == d.id))
-                .collect();
-            serde_json::to_string_pretty(&serde_json::json!({
-                "bench_schema_version": bench::db::SCHEMA_VERSION,
-                "drives": drives,
-                "runs": out,
-            }))? + "\n"
-        }
-        "csv" => {
-            let mut t = String::from("run,drive,started_at,test,variant,label,complete,iops,mbps,mean_latency_us,p99_latency_us,mean_w,power_basis\n");
-            for r in &runs {
-                for s in b.results_of_run(r.id)? {
-                    let x = &s.result;
-                    let lat = x
-                        .summary
-                        .write
-                        .as_ref()
-                        .or(x.summary.read.as_ref())
-                        .map(|d| &d.latency_us);
-                    let cells = [
-                        r.id.to_string(),
-                        r.drive.clone(),
-                        x.started_at.clone(),
-                        x.test.name().to_string(),
-                        x.variant.clone().unwrap_or_default(),
-                        x.label.clone(),
-                        x.complete.to_string(),
-                        format!("{:.1}", x.summary.iops),
-                        format!("{:.3}", x.summary.mbps),
-                        lat.map_or(String::new(), |l| format!("{:.1}", l.mean)),
-                        lat.map_or(String::new(), |l| format!("{:.1}", l.p99)),
-                        // Blank where power is missing, never 0.
-                        x.power
-                            .as_ref()
-                            .and_then(|p| p.mean_w())
-                            .map_or(String::new(), |w| format!("{w:.4}")),
-                        x.power
-                            .as_ref()
-                            .map_or(String::new(), |p| bench::power::basis_word(p.basis).into()),
-                    ];
-                    let quoted: Vec<String> =
-                        cells.iter().map(|c| csv_cell(&printable(c))).collect();
-                    t += &quoted.join(",");
-                    t.push('\n');
-                }
-            }
-            t
-        }
-        other => anyhow::bail!(
-            "unknown export format '{other}'{}: use json or csv",
-            crate::suggest::did_you_mean(other, ["json", "csv"])
-        ),
-    };
-    match output {
-        Some(p) => std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?,
-        None => std::io::stdout().lock().write_all(text.as_bytes())?,
-    }
-    Ok(())
-}
-
-/// RFC 4180: quote a cell holding a comma, quote or line break.
-fn csv_cell(c: &str) -> String {
-    if c.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", c.replace('"', "\"\""))
-    } else {
-        c.to_string()
-    }
+/// An export format by name; a name it is not gets the names it could be.
+fn export_format(name: &str) -> Result<Format, String> {
+    name.parse().map_err(|e| {
+        let names = Format::ALL.map(Format::name);
+        format!(
+            "{e}{}: use {}",
+            crate::suggest::did_you_mean(name, names),
+            names.join(" or ")
+        )
+    })
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use suite::context::Context;
+use suite::parallel::Workers;
 use suite::runner::{self, Status, Step, SuiteRecord};
 
 use engine::driver::Progress;
@@ -16,7 +17,9 @@ use engine::{safety, Clock};
 use suite::context::Observer;
 use suite::result::TestResult;
 
-use crate::live_store::LiveStore;
+use bench::live::LiveStore;
+
+use crate::live_store;
 use crate::output;
 use crate::progress::Bar;
 use crate::target_args::DriveArgs;
@@ -51,9 +54,6 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
 }
-
-/// In each drive's directory of several at once: where its worker ran.
-const WORKER_FILE: &str = "worker.txt";
 
 /// One drive's review: what, where, and whether it carries on an earlier one.
 struct Drive {
@@ -128,7 +128,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     // Before the store's wait, which Ctrl-C may end: that is no interrupted suite.
     let interrupted = stop.load(Ordering::Relaxed);
     let until = done.store.deadline();
-    done.store.finish(until, &stop, a.common.quiet);
+    live_store::finish(&mut done.store, until, &stop, a.common.quiet);
     Ok(ExitCode::from(exit_status(&done.rec, dir, interrupted)))
 }
 
@@ -236,7 +236,7 @@ impl Observer for Storing<'_> {
     fn step_done(&mut self, status: Status, results: &[TestResult]) {
         self.bar.step_done(status, results);
         if let Some(note) = self.store.store() {
-            self.bar.note(&note);
+            self.bar.note(&note.to_string());
         }
     }
 }
@@ -294,59 +294,24 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     let steps = steps(&a, a.quick)?;
     let stop = crate::cmd_run::stop_flag()?;
     let multi = indicatif::MultiProgress::new();
-    let cores = allowed_cores();
-    // Pinned only when each drive gets a core of its own; otherwise the scheduler shares them.
-    let pin = cores.len() >= drives.len();
-    let outcomes: Vec<anyhow::Result<Reviewed>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = drives
-            .iter()
-            .enumerate()
-            .map(|(i, drive)| {
-                let core = pin.then(|| cores[i]);
-                let placement = match core {
-                    Some(c) => format!("a worker on core {c}"),
-                    None => format!(
-                        "a worker not pinned ({} cores for {} drives)",
-                        cores.len(),
-                        drives.len()
-                    ),
-                };
-                if !a.common.quiet {
-                    eprintln!(
-                        "reviewing {} into {} ({placement})",
-                        drive.target,
-                        drive.dir.display()
-                    );
-                }
-                let (a, steps, stop, multi) = (&a, &steps, &stop, &multi);
-                let at_once = drives.len();
-                scope.spawn(move || {
-                    let mut placement = placement;
-                    if let Some(core) = core {
-                        if let Err(e) = pin_to_core(core) {
-                            placement = format!("a worker not pinned to core {core}: {e}");
-                            eprintln!("note: {}: {placement}", drive.target);
-                        }
-                    }
-                    let mut bar = Bar::for_drive(a.common.quiet, stop, &drive.target, multi);
-                    let done = review(&a.common, drive, steps, a.quick, stop, &mut bar)?;
-                    // Kept with the results: a drive that shared its core measured less.
-                    let record = format!("{placement}, {at_once} drives at once\n");
-                    if let Err(e) = std::fs::write(drive.dir.join(WORKER_FILE), record) {
-                        eprintln!("note: {}: {WORKER_FILE} not written: {e}", drive.target);
-                    }
-                    Ok(done)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("its worker panicked")))
-            })
-            .collect()
-    });
+    let workers = Workers::plan(drives.iter().map(|d| d.dir.clone()).collect());
+    if !a.common.quiet {
+        for (i, drive) in drives.iter().enumerate() {
+            eprintln!(
+                "reviewing {} into {} ({})",
+                drive.target,
+                drive.dir.display(),
+                workers.placement(i)
+            );
+        }
+    }
+    let outcomes: Vec<anyhow::Result<Reviewed>> = workers.run(
+        |i| {
+            let mut bar = Bar::for_drive(a.common.quiet, &stop, &drives[i].target, &multi);
+            review(&a.common, &drives[i], &steps, a.quick, &stop, &mut bar)
+        },
+        |i, event| eprintln!("note: {}: {event}", drives[i].target),
+    );
     let mut status = 0;
     let interrupted = stop.load(Ordering::Relaxed);
     // One wait for every drive's run still out of the Bench.
@@ -374,7 +339,7 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             }
         }
         let until = *until.get_or_insert_with(|| done.store.deadline());
-        done.store.finish(until, &stop, a.common.quiet);
+        live_store::finish(&mut done.store, until, &stop, a.common.quiet);
         status = status.max(exit_status(&done.rec, &drive.dir, interrupted));
     }
     Ok(ExitCode::from(status))
@@ -449,33 +414,6 @@ fn dir_name(target: &str) -> String {
     match name.is_empty() {
         true => "target".into(),
         false => name,
-    }
-}
-
-/// The cores this process may run on, in order.
-fn allowed_cores() -> Vec<usize> {
-    // SAFETY: a zeroed cpu_set_t is the empty set, filled by the call for this thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Vec::new();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect()
-    }
-}
-
-/// Keep the calling thread (and the threads it starts) on `core`.
-fn pin_to_core(core: usize) -> std::io::Result<()> {
-    // SAFETY: as in allowed_cores; the set names one core this process may run on.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(core, &mut set);
-        match libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) {
-            0 => Ok(()),
-            _ => Err(std::io::Error::last_os_error()),
-        }
     }
 }
 

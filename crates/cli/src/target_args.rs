@@ -8,7 +8,7 @@ use clap::Args;
 use engine::target::{Backend, OpenRequest};
 use engine::Device;
 
-use crate::live_store::LiveStore;
+use bench::live::LiveStore;
 
 #[derive(Args, Debug)]
 pub struct TargetArgs {
@@ -99,7 +99,8 @@ impl StoreArgs {
         quiet: bool,
     ) {
         let mut store = self.live(dir, run_id);
-        store.finish(store.deadline(), stop, quiet);
+        let until = store.deadline();
+        crate::live_store::finish(&mut store, until, stop, quiet);
     }
 }
 

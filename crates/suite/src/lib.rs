@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod context;
 pub mod fidelity;
+pub mod parallel;
 pub mod params;
 pub mod precondition;
 pub mod replay;
