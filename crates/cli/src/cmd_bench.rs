@@ -290,15 +290,6 @@ fn copy(from: &std::path::Path, to: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn gb(bytes: u64) -> String {
-    let gb = bytes as f64 / 1e9;
-    if gb < 100.0 {
-        format!("{gb:.1} GB")
-    } else {
-        format!("{gb:.0} GB")
-    }
-}
-
 fn print_drives(drives: &[bench::db::DriveRow]) {
     use crate::table::{Align::*, Table};
     let mut t = Table::new(&[
@@ -324,7 +315,7 @@ fn print_drives(drives: &[bench::db::DriveRow]) {
             printable(&d.name).into_owned(),
             printable(&d.kind).into_owned(),
             printable(d.interface.as_deref().unwrap_or("-")).into_owned(),
-            gb(d.capacity_bytes),
+            engine::units::capacity(d.capacity_bytes),
             s.price_usd.map_or("-".into(), |p| compare::usd(p, 2)),
             d.price_per_gb().map_or("-".into(), |p| compare::usd(p, 3)),
             d.runs.to_string(),
@@ -480,7 +471,7 @@ fn export(b: &Bench, format: &str, only: &[i64], output: Option<PathBuf>) -> any
                             .map_or(String::new(), |w| format!("{w:.4}")),
                         x.power
                             .as_ref()
-                            .map_or(String::new(), |p| bench::power::basis_word(p.basis).into()),
+                            .map_or(String::new(), |p| p.basis.word().into()),
                     ];
                     let quoted: Vec<String> =
                         cells.iter().map(|c| csv_cell(&printable(c))).collect();

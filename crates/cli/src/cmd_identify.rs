@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use engine::size::format_size;
+use engine::units::format_size;
 
 pub fn identify(target: &str, json: bool) -> anyhow::Result<ExitCode> {
     let dev = suite::target::open(target, &Default::default())?;

@@ -203,7 +203,7 @@ fn check_room(
     seed: u64,
     format: trace::Format,
 ) -> anyhow::Result<()> {
-    use engine::size::format_size;
+    use engine::units::format_size;
     let needed = trace::synth::estimated_bytes(profile, scale, seed, format)?;
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,

@@ -32,6 +32,7 @@ pub mod sysfs;
 pub mod system;
 pub mod target;
 pub mod target_kind;
+pub mod units;
 pub mod uring;
 pub mod verify;
 pub mod workload;

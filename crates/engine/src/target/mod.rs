@@ -12,9 +12,9 @@ use crate::device::{Device, Geometry};
 use crate::identity::Identity;
 use crate::passthrough;
 use crate::safety::SafetyError;
-use crate::size::format_size;
 use crate::sync::SyncDevice;
 use crate::target_kind::TargetKind;
+use crate::units::format_size;
 use crate::uring::UringDevice;
 
 pub(crate) mod block;
