@@ -66,33 +66,6 @@ impl Reading {
     }
 }
 
-/// The basis in a few words, as a bar's label or a table cell says it.
-pub fn basis_word(b: Basis) -> &'static str {
-    match b {
-        Basis::Measured => "measured",
-        Basis::Estimate => "estimate",
-        Basis::Model => "modelled",
-    }
-}
-
-/// The basis as hover text explains it.
-pub fn basis_sentence(b: Basis) -> &'static str {
-    match b {
-        Basis::Measured => "measured by a power meter",
-        Basis::Estimate => "an estimate from the drive's NVMe power-state table, not a measurement",
-        Basis::Model => "modelled by the simulator's energy model, not a measurement",
-    }
-}
-
-/// Watts as a table shows them: milliwatts below 1 W (slumber), else watts.
-pub fn format_watts(w: f64) -> String {
-    if w.abs() < 1.0 {
-        format!("{:.0} mW", w * 1000.0)
-    } else {
-        format!("{w:.2} W")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,7 +86,5 @@ mod tests {
             Reading::of(&r).missing.as_deref(),
             Some("the meter command exited")
         );
-        assert_eq!(format_watts(0.045), "45 mW");
-        assert_eq!(format_watts(3.456), "3.46 W");
     }
 }

@@ -299,15 +299,6 @@ fn copy(from: &std::path::Path, to: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn gb(bytes: u64) -> String {
-    let gb = bytes as f64 / 1e9;
-    if gb < 100.0 {
-        format!("{gb:.1} GB")
-    } else {
-        format!("{gb:.0} GB")
-    }
-}
-
 fn print_drives(drives: &[bench::db::DriveRow]) {
     use crate::table::{Align::*, Table};
     let mut t = Table::new(&[
@@ -333,7 +324,7 @@ fn print_drives(drives: &[bench::db::DriveRow]) {
             printable(&d.name).into_owned(),
             printable(&d.kind).into_owned(),
             printable(d.interface.as_deref().unwrap_or("-")).into_owned(),
-            gb(d.capacity_bytes),
+            engine::units::capacity(d.capacity_bytes),
             s.price_usd.map_or("-".into(), |p| compare::usd(p, 2)),
             d.price_per_gb().map_or("-".into(), |p| compare::usd(p, 3)),
             d.runs.to_string(),

@@ -3,18 +3,19 @@
 
 use std::process::ExitCode;
 
-use engine::size::format_size;
+use engine::units::format_size;
 
 pub fn identify(target: &str, json: bool) -> anyhow::Result<ExitCode> {
     let dev = suite::target::open(target, &Default::default())?;
     let id = dev.identity();
     let geometry = dev.geometry();
     // Health through the drive's own commands, when the target is one that speaks them.
-    let health = match id.kind.as_str() {
-        "block" | "nvme-generic" => drive::open(target)
+    let health = if id.kind.is_device_node() {
+        drive::open(target)
             .and_then(|d| d.map(|d| d.health()).transpose())
-            .map_err(|e| e.to_string()),
-        _ => Ok(None),
+            .map_err(|e| e.to_string())
+    } else {
+        Ok(None)
     };
     if json {
         let out = serde_json::json!({

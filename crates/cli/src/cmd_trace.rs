@@ -203,7 +203,7 @@ fn check_room(
     seed: u64,
     format: trace::Format,
 ) -> anyhow::Result<()> {
-    use engine::size::format_size;
+    use engine::units::format_size;
     let needed = trace::synth::estimated_bytes(profile, scale, seed, format)?;
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -301,7 +301,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     // Waiting out a trace's idle gaps on the wall clock is refused before the target is
     // touched when it would take longer than a week.
     let clock = match suite::target::kind(&a.common.target) {
-        Ok("sim") => engine::Clock::Virtual,
+        Ok(engine::TargetKind::Sim) => engine::Clock::Virtual,
         _ => engine::Clock::Wall,
     };
     anyhow::ensure!(

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use engine::units;
 
 use suite::analysis::Analysis;
 use suite::result::TestResult;
@@ -89,15 +90,6 @@ pub fn write_report(dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// A rate as the summary prints it: one decimal below 100, none above.
-fn rate(v: f64) -> String {
-    if v.abs() < 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.0}")
-    }
-}
-
 /// The Storage Bench's metrics of a result (a Storage Bench or trace replay), if it is one.
 fn storage_bench_metrics(r: &TestResult) -> Option<suite::replay::StorageBenchMetrics> {
     r.replay().map(|a| a.metrics)
@@ -105,10 +97,13 @@ fn storage_bench_metrics(r: &TestResult) -> Option<suite::replay::StorageBenchMe
 
 /// The Storage Bench's data rate as the reviews defined it: bytes over disk busy time.
 fn data_rate_text(m: &suite::replay::StorageBenchMetrics) -> String {
-    let mut text = format!("data rate (over busy time) {} MB/s", rate(m.data_rate_mbps));
+    let mut text = format!(
+        "data rate (over busy time) {} MB/s",
+        units::mbps(m.data_rate_mbps)
+    );
     let dirs: Vec<String> = [("read", m.read_rate_mbps), ("write", m.write_rate_mbps)]
         .into_iter()
-        .filter_map(|(d, v)| v.map(|v| format!("{d} {}", rate(v))))
+        .filter_map(|(d, v)| v.map(|v| format!("{d} {}", units::mbps(v))))
         .collect();
     if !dirs.is_empty() {
         text += &format!(" ({})", dirs.join(", "));
@@ -125,17 +120,20 @@ pub fn headline(r: &TestResult) -> String {
                 return format!("steady-state mean {:.0} IOPS", ss.mean);
             }
         }
-        Ok(Analysis::TransferSweep(a)) => return format!("peak {} MB/s", rate(a.peak_mbps)),
+        Ok(Analysis::TransferSweep(a)) => return format!("peak {} MB/s", units::mbps(a.peak_mbps)),
         Ok(Analysis::Power(a)) => {
-            return match (a.mean_w, a.state.as_str()) {
-                (Some(w), "slumber") => format!("{:.0} mW", w * 1e3),
-                (Some(w), _) => format!("{w:.2} W"),
-                (None, _) => "power missing".into(),
+            return match a.mean_w {
+                Some(w) => units::watts(w),
+                None => "power missing".into(),
             }
         }
         _ => {}
     }
-    format!("{:.0} IOPS, {} MB/s", r.summary.iops, rate(r.summary.mbps))
+    format!(
+        "{:.0} IOPS, {} MB/s",
+        r.summary.iops,
+        units::mbps(r.summary.mbps)
+    )
 }
 
 /// A phase's power in a line: mean, min and max, what they are, and per watt for writes.
@@ -143,16 +141,13 @@ fn power_text(
     p: &engine::power::PhasePower,
     a: Option<&suite::methodology::power::PowerAnalysis>,
 ) -> String {
-    use engine::power::Basis;
-    let basis = match p.basis {
-        Basis::Measured => "measured",
-        Basis::Estimate => "ESTIMATE from the power-state table",
-        Basis::Model => "modelled",
-    };
     let mut text = match &p.summary {
         Some(s) => format!(
-            "power {:.3} W (min {:.3}, max {:.3}), {basis}",
-            s.mean_w, s.min_w, s.max_w
+            "power {} (min {}, max {}), {}",
+            units::watts(s.mean_w),
+            units::watts(s.min_w),
+            units::watts(s.max_w),
+            p.basis.sentence()
         ),
         None => "power MISSING (no reading)".to_string(),
     };
@@ -161,12 +156,20 @@ fn power_text(
             text += &format!("; {mbps:.1} MB/s per W, {iops:.0} IOPS per W");
         }
         if let (Some(t), Some(burst), Some(after)) = (a.burst_s, a.burst_w, a.after_burst_w) {
-            text += &format!("; {burst:.2} W until the burst ended at {t} s, {after:.2} W after");
+            text += &format!(
+                "; {} until the burst ended at {t} s, {} after",
+                units::watts(burst),
+                units::watts(after)
+            );
         } else if let (Some(first), Some(after)) = (a.first_30s_w, a.after_30s_w) {
-            text += &format!("; first 30 s {first:.2} W, after {after:.2} W");
+            text += &format!(
+                "; first 30 s {}, after {}",
+                units::watts(first),
+                units::watts(after)
+            );
         }
         if let Some(tail) = a.tail_w {
-            text += &format!("; {tail:.2} W in the idle after");
+            text += &format!("; {} in the idle after", units::watts(tail));
         }
     }
     if let Some(m) = &p.missing {
@@ -198,7 +201,7 @@ pub fn summary_table(results: &[TestResult]) -> String {
         // data rate (over busy time) is printed under it instead.
         let (iops, mbps) = match metrics {
             Some(_) => (String::new(), String::new()),
-            None => (format!("{:.0}", s.iops), rate(s.mbps)),
+            None => (format!("{:.0}", s.iops), units::mbps(s.mbps)),
         };
         t.row(vec![
             iops,
@@ -266,8 +269,8 @@ pub fn summary_table(results: &[TestResult]) -> String {
         if let Some(h) = &r.host_writes {
             note(format!(
                 "the drive counted {} written by the host, ssdlab wrote {}{}",
-                engine::size::format_size(h.drive_bytes),
-                engine::size::format_size(h.ssdlab_bytes),
+                units::format_size(h.drive_bytes),
+                units::format_size(h.ssdlab_bytes),
                 if h.agrees { " (they agree)" } else { "" }
             ));
         }
@@ -307,11 +310,11 @@ pub fn summary_table(results: &[TestResult]) -> String {
             Ok(Analysis::TransferSweep(a)) => {
                 let mut text = format!(
                     "peak {} MB/s at {}",
-                    rate(a.peak_mbps),
-                    engine::size::format_size(a.peak_at_bytes)
+                    units::mbps(a.peak_mbps),
+                    units::format_size(a.peak_at_bytes)
                 );
                 if let Some(from) = a.reaches_90pct_at_bytes {
-                    text += &format!("; 90% of peak from {}", engine::size::format_size(from));
+                    text += &format!("; 90% of peak from {}", units::format_size(from));
                 }
                 note(text);
             }

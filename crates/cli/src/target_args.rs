@@ -178,7 +178,7 @@ impl DriveArgs {
             destroy_data,
         };
         let new_file = match suite::target::kind(spec) {
-            Ok("file") => engine::target::file::parse(spec)
+            Ok(engine::TargetKind::File) => engine::target::file::parse(spec)
                 .ok()
                 .map(|(path, _)| path)
                 .filter(|p| !p.exists()),

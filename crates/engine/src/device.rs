@@ -250,13 +250,10 @@ pub trait Device {
     /// (see [`crate::power::link`]); `Err` says why there is none.
     fn link_power(&self) -> Result<crate::power::link::LinkPowerControl, String> {
         let id = self.identity();
-        match id.kind.as_str() {
-            "block" | "nvme-generic" => crate::power::link::control_of(
-                std::path::Path::new("/sys"),
-                std::path::Path::new(&id.path),
-            ),
-            kind => Err(format!("a {kind} target has no link power management")),
+        if !id.kind.is_device_node() {
+            return Err(format!("a {} target has no link power management", id.kind));
         }
+        crate::power::link::control_of(std::path::Path::new("/sys"), std::path::Path::new(&id.path))
     }
 
     /// Set the link power management [`Device::link_power`] reports to `value`.

@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::target_kind::TargetKind;
+
 /// The identity of a target. Fields a target cannot tell are `None`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Identity {
-    /// "block", "file" or "sim".
-    pub kind: String,
+    pub kind: TargetKind,
     /// The path or target spec the user gave.
     pub path: String,
     pub model: Option<String>,
@@ -29,11 +30,29 @@ pub struct Identity {
 }
 
 impl Identity {
+    /// A target of `kind` at `path` that has told nothing else yet.
+    pub fn new(kind: TargetKind, path: impl Into<String>) -> Identity {
+        Identity {
+            kind,
+            path: path.into(),
+            model: None,
+            serial: None,
+            firmware: None,
+            vendor: None,
+            capacity_bytes: 0,
+            logical_block_bytes: 0,
+            physical_block_bytes: 0,
+            rotational: None,
+            details: BTreeMap::new(),
+            drive: None,
+        }
+    }
+
     /// The host interface the drive is reached through, as a lab sorts drives: "NVMe",
     /// "SATA", "SAS", "SCSI", "USB", "virtio", "loop" or "file"; `None` where nothing says.
     /// The drive's own answer wins over sysfs; a simulated drive has its modelled link.
     pub fn interface(&self) -> Option<&'static str> {
-        if self.kind == "file" {
+        if self.kind == TargetKind::File {
             return Some("file");
         }
         let detail = |k: &str| self.details.get(k).map(String::as_str);
@@ -82,44 +101,63 @@ impl Identity {
 #[cfg(test)]
 mod tests {
     use super::Identity;
+    use crate::target_kind::TargetKind;
 
-    fn with(kind: &str, details: &[(&str, &str)]) -> Identity {
+    fn with(kind: TargetKind, details: &[(&str, &str)]) -> Identity {
         Identity {
-            kind: kind.into(),
             details: details
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
-            ..Identity::default()
+            ..Identity::new(kind, "")
         }
     }
 
     #[test]
     fn interface_prefers_the_drive_then_the_link_then_sysfs() {
-        let ata_on_usb = with("block", &[("interface", "ATA"), ("transport", "usb")]);
+        let ata_on_usb = with(
+            TargetKind::Block,
+            &[("interface", "ATA"), ("transport", "usb")],
+        );
         assert_eq!(ata_on_usb.interface(), Some("SATA"));
         assert_eq!(
-            with("block", &[("transport", "usb")]).interface(),
+            with(TargetKind::Block, &[("transport", "usb")]).interface(),
             Some("USB")
         );
         assert_eq!(
-            with("block", &[("transport", "nvme")]).interface(),
+            with(TargetKind::Block, &[("transport", "nvme")]).interface(),
             Some("NVMe")
         );
         assert_eq!(
-            with("sim", &[("link", "NVMe (PCIe 3.0 x4)")]).interface(),
+            with(TargetKind::Sim, &[("link", "NVMe (PCIe 3.0 x4)")]).interface(),
             Some("NVMe")
         );
         assert_eq!(
-            with("sim", &[("link", "SATA 6 Gb/s")]).interface(),
+            with(TargetKind::Sim, &[("link", "SATA 6 Gb/s")]).interface(),
             Some("SATA")
         );
-        assert_eq!(with("file", &[]).interface(), Some("file"));
+        assert_eq!(with(TargetKind::File, &[]).interface(), Some("file"));
         // Recorded before sysfs told SATA from SCSI: unknown, not a guess.
         assert_eq!(
-            with("block", &[("transport", "scsi/sata")]).interface(),
+            with(TargetKind::Block, &[("transport", "scsi/sata")]).interface(),
             None
         );
-        assert_eq!(with("block", &[]).interface(), None);
+        assert_eq!(with(TargetKind::Block, &[]).interface(), None);
+    }
+
+    #[test]
+    fn a_stored_identity_loads_and_saves_as_it_was() {
+        for (kind, name) in [
+            (TargetKind::Block, "block"),
+            (TargetKind::File, "file"),
+            (TargetKind::Sim, "sim"),
+        ] {
+            let stored = format!(
+                r#"{{"kind":"{name}","path":"p","model":null,"serial":null,"firmware":null,"vendor":null,"capacity_bytes":1,"logical_block_bytes":512,"physical_block_bytes":4096,"rotational":null,"details":{{}}}}"#
+            );
+            let id: Identity = serde_json::from_str(&stored).unwrap();
+            assert_eq!(id.kind, kind);
+            assert_eq!(serde_json::to_string(&id).unwrap(), stored);
+        }
     }
 }

@@ -31,6 +31,8 @@ mod sync;
 mod sysfs;
 pub mod system;
 pub mod target;
+pub mod target_kind;
+pub mod units;
 mod uring;
 pub mod verify;
 pub mod workload;
@@ -42,3 +44,4 @@ pub use device::{
 /// crates that name its types through the device contract.
 pub use drive;
 pub use identity::Identity;
+pub use target_kind::TargetKind;

@@ -49,7 +49,7 @@ impl RegularFile {
                 io::ErrorKind::FileTooLarge,
                 format!(
                     "longer than {}, the most {} can be",
-                    crate::size::format_size(self.max_bytes),
+                    crate::units::format_size(self.max_bytes),
                     self.what
                 ),
             )

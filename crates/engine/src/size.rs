@@ -1,4 +1,5 @@
 //! Human sizes on the command line: `4K`, `128KiB`, `8G`, `512`, and spans given as `50%`.
+//! Writing quantities out is [`crate::units`]'s.
 
 /// Parse a byte size. K/M/G/T (and KiB/MiB/GiB/TiB, KB/MB/GB/TB) are powers of 1024, the
 /// convention the reviews use for block sizes and spans; a bare number is bytes. Exact: a
@@ -129,36 +130,6 @@ impl Span {
     }
 }
 
-/// Format bytes the way a reader expects: 4 KiB, 128 KiB, 8 GiB, up to 16 EiB.
-pub fn format_size(bytes: u64) -> String {
-    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if value.fract() == 0.0 {
-        format!("{value} {}", UNITS[unit])
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
-/// A number to `digits` significant digits, trailing zeros dropped: 0.0716, 12.3, 2 (at
-/// most 20 decimals; 0, and what is not finite, as `0`).
-pub fn significant(v: f64, digits: i32) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return "0".to_string();
-    }
-    let decimals = (digits - 1 - v.abs().log10().floor() as i32).clamp(0, 20) as usize;
-    let s = format!("{v:.decimals$}");
-    match s.contains('.') {
-        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
-        false => s,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,15 +184,5 @@ mod tests {
         assert_eq!(Span::parse("8G").unwrap().resolve(1 << 30, 4096), 1 << 30);
         assert!(Span::parse("0%").is_err());
         assert!(Span::parse("150%").is_err());
-    }
-
-    #[test]
-    fn formatting() {
-        assert_eq!(format_size(4096), "4 KiB");
-        assert_eq!(format_size(8 << 30), "8 GiB");
-        assert_eq!(format_size(1536), "1.5 KiB");
-        assert_eq!(format_size(3 << 50), "3 PiB");
-        assert_eq!(format_size(8 << 60), "8 EiB");
-        assert_eq!(format_size(u64::MAX), "16 EiB");
     }
 }

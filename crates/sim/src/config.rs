@@ -483,7 +483,7 @@ impl Config {
 }
 
 pub fn fmt_bytes(b: u64) -> String {
-    engine::size::format_size(b)
+    engine::units::format_size(b)
 }
 
 /// `bytes` as a value a key takes: `8GiB` when that is exact, else the bytes.

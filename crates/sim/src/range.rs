@@ -3,7 +3,7 @@
 //! near zero stretches a run to millions of seconds of points, an energy near the largest
 //! float makes watts infinite, a figure past a counter's width wraps.
 
-use engine::size::{format_size, significant};
+use engine::units::{format_size, significant};
 
 use crate::config::fmt_ns;
 

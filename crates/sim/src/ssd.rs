@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use engine::power::link::LinkPowerControl;
 use engine::{
-    Clock, Completion, DataNeed, Device, DeviceError, Geometry, Identity, Io, Op, TrimmedReads,
+    Clock, Completion, DataNeed, Device, DeviceError, Geometry, Identity, Io, Op, TargetKind,
+    TrimmedReads,
 };
 
 use crate::config::{fmt_bytes, Config, DataMode};
@@ -319,7 +320,7 @@ impl Device for SimSsd {
         }
         details.insert("clock".into(), "virtual".into());
         Identity {
-            kind: "sim".into(),
+            kind: TargetKind::Sim,
             path: format!("sim:{}", self.spec),
             model: Some({
                 let base = match &cfg.model_of {

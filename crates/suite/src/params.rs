@@ -2,7 +2,8 @@
 //! and applies these; anything changed is recorded as a deviation in the result.
 
 use engine::pattern::DataKind;
-use engine::size::{format_size, Span, MAX_DURATION_S};
+use engine::size::{Span, MAX_DURATION_S};
+use engine::units::format_size;
 use engine::workload::Access;
 
 use crate::methodology::{Test, TESTS};

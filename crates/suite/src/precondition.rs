@@ -94,12 +94,7 @@ pub fn purge(ctx: &mut Context, dev: &mut dyn Device, offset: u64, len: u64) -> 
 
 /// TRIM `offset..offset+len` with discards (what the TRIM test measures).
 pub fn trim(ctx: &mut Context, dev: &mut dyn Device, offset: u64, len: u64) -> Phase {
-    let kind = dev.identity().kind;
-    let method = match kind.as_str() {
-        "block" => "BLKDISCARD",
-        "file" => "hole punch (fallocate)",
-        _ => "TRIM (simulated)",
-    };
+    let method = dev.identity().kind.discard_method();
     ctx.observer.note(&format!("purging with {method}"));
     match driver::discard_range(dev, offset, len, DISCARD_CHUNK) {
         Ok(_) => Phase {

@@ -1,7 +1,7 @@
 //! Opening any target: the engine's real ones, and `sim:` ones through the simulator.
 
 use engine::target::{OpenRequest, Opener, Registry, TargetError};
-use engine::Device;
+use engine::{Device, TargetKind};
 
 use crate::SuiteError;
 
@@ -13,7 +13,7 @@ pub fn registry() -> Registry {
     let mut targets = Registry::real();
     targets.register(Opener {
         prefix: "sim:",
-        kind: "sim",
+        kind: TargetKind::Sim,
         syntax: "sim:PRESET[,key=value...]",
         open: open_sim,
         locate: None,
@@ -25,8 +25,8 @@ pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, SuiteError
     Ok(registry().open(spec, req)?)
 }
 
-/// The kind of target a spec names ("block", "file", "sim", ...), without opening it.
-pub fn kind(spec: &str) -> Result<&'static str, SuiteError> {
+/// The kind of target a spec names, without opening it.
+pub fn kind(spec: &str) -> Result<TargetKind, SuiteError> {
     Ok(registry().find(spec)?.kind)
 }
 

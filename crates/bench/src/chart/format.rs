@@ -1,5 +1,7 @@
 //! Number formats: how tick labels and bar value labels are written.
 
+use engine::units::{self, trim_zeros, Precision};
+
 /// How tick labels (and bar value labels) are written.
 #[derive(Clone, Copy, Debug)]
 pub enum NumberFormat {
@@ -28,7 +30,7 @@ impl NumberFormat {
             NumberFormat::Plain => format_plain(v),
             NumberFormat::Fixed(d) => format!("{v:.*}", d as usize),
             NumberFormat::Grouped(d) => format_grouped(v, d as usize),
-            NumberFormat::Bytes => format_bytes(v),
+            NumberFormat::Bytes => units::bytes(v, Precision::Axis),
             NumberFormat::Custom(f) => f(v),
         }
     }
@@ -47,19 +49,6 @@ impl NumberFormat {
             f => f,
         };
         values.iter().map(|&v| fmt.format(v)).collect()
-    }
-}
-
-/// Drops trailing zeros (and a trailing dot) of a decimal string.
-fn trim_zeros(s: String) -> String {
-    if !s.contains('.') {
-        return s;
-    }
-    let t = s.trim_end_matches('0').trim_end_matches('.');
-    if t == "-0" {
-        "0".to_string()
-    } else {
-        t.to_string()
     }
 }
 
@@ -112,22 +101,6 @@ pub fn format_grouped(v: f64, decimals: usize) -> String {
     out
 }
 
-/// Binary byte sizes: `512` -> `512 B`, `1024` -> `1 KiB`, `1536` -> `1.5 KiB`,
-/// `67108864` -> `64 MiB`.
-pub fn format_bytes(v: f64) -> String {
-    if !v.is_finite() {
-        return v.to_string();
-    }
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut x = v;
-    let mut i = 0;
-    while x.abs() >= 1024.0 && i + 1 < UNITS.len() {
-        x /= 1024.0;
-        i += 1;
-    }
-    format!("{} {}", trim_zeros(format!("{x:.2}")), UNITS[i])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,11 +115,8 @@ mod tests {
         assert_eq!(format_si(-12_500.0), "-12.5K");
         assert_eq!(format_si(999_999.9), "1M");
         assert_eq!(format_si(3e9), "3G");
-        assert_eq!(format_bytes(512.0), "512 B");
-        assert_eq!(format_bytes(1024.0), "1 KiB");
-        assert_eq!(format_bytes(1536.0), "1.5 KiB");
-        assert_eq!(format_bytes(8.0 * 1048576.0), "8 MiB");
-        assert_eq!(format_bytes(250e9), "232.83 GiB");
+        assert_eq!(NumberFormat::Bytes.format(1536.0), "1.5 KiB");
+        assert_eq!(NumberFormat::Bytes.format(250e9), "232.83 GiB");
         assert_eq!(format_plain(0.1 + 0.2), "0.3");
         assert_eq!(NumberFormat::Fixed(1).format(250.0), "250.0");
         assert_eq!(NumberFormat::Grouped(0).format(32200.0), "32,200");

@@ -37,7 +37,7 @@ mod xy;
 
 pub use axis::{linear_ticks, log10_ticks, log2_ticks, nice_step, Axis, AxisMap, Scale, Tick};
 pub use bar::BarChart;
-pub use format::{format_bytes, format_grouped, format_plain, format_si, NumberFormat};
+pub use format::{format_grouped, format_plain, format_si, NumberFormat};
 pub use svg::text_width;
 pub use xy::{Layout, Rect, Series, Style, XYChart};
 

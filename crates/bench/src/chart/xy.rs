@@ -454,7 +454,7 @@ fn thin_labels(ticks: &mut [Tick], map: &AxisMap, from_end: bool, size: impl Fn(
 /// A series' points as "x,y x,y ..." for the hover script: values to 5 significant
 /// digits (what a tooltip shows), points no scale can show left out.
 fn hover_points(points: &[(f64, f64)]) -> String {
-    let short = |v: f64| engine::size::significant(v, 5);
+    let short = |v: f64| engine::units::significant(v, 5);
     let mut out = String::with_capacity(points.len() * 10);
     for &(x, y) in points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()) {
         if !out.is_empty() {

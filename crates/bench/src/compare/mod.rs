@@ -142,9 +142,7 @@ fn power_note(r: &TestResult) -> Option<String> {
             "power missing ({})",
             reading.missing.as_deref().unwrap_or("no reading")
         )),
-        (Some(_), Some(b @ (Basis::Model | Basis::Estimate))) => {
-            Some(power::basis_sentence(b).to_string())
-        }
+        (Some(_), Some(b @ (Basis::Model | Basis::Estimate))) => Some(b.sentence().to_string()),
         _ => None,
     }
 }

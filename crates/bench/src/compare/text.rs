@@ -24,7 +24,7 @@ pub fn usd(v: f64, decimals: usize) -> String {
 pub fn format_value(v: f64, unit: &str) -> String {
     match unit {
         "x" => format!("{v:.2}"),
-        "size" if v >= 0.0 => engine::size::format_size(v as u64),
+        "size" if v >= 0.0 => engine::units::format_size(v as u64),
         "MB/s" | "s" | "MB/s/W" if v.abs() < 100.0 => format!("{v:.1}"),
         "W" => format!("{v:.2}"),
         _ => format!("{v:.0}"),

@@ -6,7 +6,7 @@
 
 use super::conn::{params, Conn};
 
-use engine::Identity;
+use engine::{Identity, TargetKind};
 use suite::result::TestResult;
 
 use super::import::{legacy_run_id, parse_run_id, FirstResult};
@@ -52,8 +52,8 @@ impl Stored {
 /// Which drive rows are the same drive: model and serial for real drives, the path for files
 /// and the preset spec for simulated drives (whose serial names only the preset).
 pub(crate) fn identity_key(t: &Identity) -> String {
-    match (t.kind.as_str(), &t.model, &t.serial) {
-        ("block", Some(model), Some(serial)) => format!("block|{model}|{serial}"),
+    match (t.kind, &t.model, &t.serial) {
+        (TargetKind::Block, Some(model), Some(serial)) => format!("block|{model}|{serial}"),
         (kind, _, _) => format!("{kind}|{}|{}", t.path, t.capacity_bytes),
     }
 }
@@ -245,7 +245,7 @@ impl Bench {
                  interface = COALESCE(excluded.interface, drives.interface)",
             params![
                 drive_key,
-                t.kind,
+                t.kind.name(),
                 t.model,
                 t.serial,
                 t.firmware,

@@ -47,7 +47,7 @@ impl Exporter for CsvExporter {
                         .map_or(String::new(), |w| format!("{w:.4}")),
                     x.power
                         .as_ref()
-                        .map_or(String::new(), |p| crate::power::basis_word(p.basis).into()),
+                        .map_or(String::new(), |p| p.basis.word().into()),
                 ];
                 let quoted: Vec<String> = cells.iter().map(|c| cell(&printable(c))).collect();
                 writeln!(out, "{}", quoted.join(","))?;

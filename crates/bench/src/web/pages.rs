@@ -1,9 +1,10 @@
 //! The drive list (`/`), a run's review report (`/run/ID`) and one result (`/result/ID`).
 
+use engine::units::capacity;
 use maud::{html, Markup};
 
 use crate::db::{Bench, DriveFilter, DriveListing, DriveRow, Result, RunRow};
-use crate::view::{capacity, fixed, grouped, page, Cell, Drive, Entry, Facts, Mode, Review, Table};
+use crate::view::{fixed, grouped, page, Cell, Drive, Entry, Facts, Mode, Review, Table};
 
 use super::compare::MAX_COMPARE;
 use super::Page;

@@ -2,7 +2,8 @@
 //! any input ends in a value or an error, never a panic, and every value keeps its promises.
 #![no_main]
 
-use engine::size::{format_size, parse_duration, parse_size, Span, MAX_DURATION_S};
+use engine::size::{parse_duration, parse_size, Span, MAX_DURATION_S};
+use engine::units::format_size;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -24,6 +24,28 @@ pub enum Basis {
     Model,
 }
 
+impl Basis {
+    /// The basis in a word, as a bar's label or a table cell says it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Basis::Measured => "measured",
+            Basis::Estimate => "estimate",
+            Basis::Model => "modelled",
+        }
+    }
+
+    /// The basis explained, as hover text or a line of text says it.
+    pub fn sentence(self) -> &'static str {
+        match self {
+            Basis::Measured => "measured by a power meter",
+            Basis::Estimate => {
+                "an estimate from the drive's NVMe power-state table, not a measurement"
+            }
+            Basis::Model => "modelled by the simulator's energy model, not a measurement",
+        }
+    }
+}
+
 /// The meter stopped giving readings: power is unknown from `from_s` to the end. `from_s`
 /// is when that became known: the command's exit, the nonsense reading's arrival, or for
 /// a meter gone silent its last reading (the origin when there was none).

@@ -12,6 +12,7 @@ use crate::identity::Identity;
 use crate::passthrough;
 use crate::safety;
 use crate::sysfs::{self, BlockNode};
+use crate::target_kind::TargetKind;
 
 pub(super) fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
     if req.backend == Backend::UringCmd {
@@ -79,12 +80,10 @@ pub(crate) fn open_block(
         physical_block_bytes: physical,
     };
     let mut identity = Identity {
-        kind: "block".into(),
-        path: shown.clone(),
         capacity_bytes: capacity,
         logical_block_bytes: logical,
         physical_block_bytes: physical,
-        ..Identity::default()
+        ..Identity::new(TargetKind::Block, shown.clone())
     };
     let node = BlockNode::of_device(path).map_err(io_err)?;
     sysfs::describe_block(&node, &mut identity);

@@ -13,6 +13,7 @@ use crate::identity::Identity;
 use crate::safety;
 use crate::size::parse_size;
 use crate::sysfs::{self, BlockNode};
+use crate::target_kind::TargetKind;
 
 /// A file target is whole blocks of 4 KiB: safe for O_DIRECT on every filesystem and device
 /// we meet.
@@ -156,12 +157,10 @@ fn open_file(
         reserve(&file, &shown, capacity).map_err(undo)?;
     }
     let mut identity = Identity {
-        kind: "file".into(),
-        path: shown,
         capacity_bytes: capacity,
         logical_block_bytes: 4096,
         physical_block_bytes: 4096,
-        ..Identity::default()
+        ..Identity::new(TargetKind::File, shown)
     };
     sysfs::describe_file(path, &mut identity);
     identity

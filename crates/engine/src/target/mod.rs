@@ -12,8 +12,9 @@ use crate::device::{Device, Geometry};
 use crate::identity::Identity;
 use crate::passthrough;
 use crate::safety::SafetyError;
-use crate::size::format_size;
 use crate::sync::SyncDevice;
+use crate::target_kind::TargetKind;
+use crate::units::format_size;
 use crate::uring::UringDevice;
 
 pub(crate) mod block;
@@ -33,8 +34,7 @@ pub type LocateFn = fn(spec: &str) -> Result<Footprint, TargetError>;
 pub struct Opener {
     /// What a spec of this kind starts with; the longest matching prefix wins.
     pub prefix: &'static str,
-    /// The kind's name, as an identity records it ("block", "file", "sim", ...).
-    pub kind: &'static str,
+    pub kind: TargetKind,
     /// The spec's form, for help and errors.
     pub syntax: &'static str,
     pub open: OpenFn,
@@ -57,21 +57,21 @@ impl Registry {
             openers: vec![
                 Opener {
                     prefix: "/dev/",
-                    kind: "block",
+                    kind: TargetKind::Block,
                     syntax: "a block device (/dev/sdX, /dev/nvme0n1)",
                     open: block::open,
                     locate: Some(locate_device),
                 },
                 Opener {
                     prefix: "/dev/ng",
-                    kind: "nvme-generic",
+                    kind: TargetKind::NvmeGeneric,
                     syntax: "an NVMe generic device (/dev/ng0n1, NVMe passthrough)",
                     open: passthrough::open,
                     locate: Some(locate_device),
                 },
                 Opener {
                     prefix: "file:",
-                    kind: "file",
+                    kind: TargetKind::File,
                     syntax: "file:PATH[:SIZE]",
                     open: file::open,
                     locate: Some(file::locate),
@@ -258,9 +258,9 @@ mod tests {
     #[test]
     fn specs_find_their_opener() {
         let r = Registry::real();
-        assert_eq!(r.find("/dev/sdb").unwrap().kind, "block");
-        assert_eq!(r.find("/dev/ng0n1").unwrap().kind, "nvme-generic");
-        assert_eq!(r.find("file:/tmp/x.img:4G").unwrap().kind, "file");
+        assert_eq!(r.find("/dev/sdb").unwrap().kind, TargetKind::Block);
+        assert_eq!(r.find("/dev/ng0n1").unwrap().kind, TargetKind::NvmeGeneric);
+        assert_eq!(r.find("file:/tmp/x.img:4G").unwrap().kind, TargetKind::File);
         let e = r.find("/tmp/x.img").err().unwrap().to_string();
         assert!(e.contains("file:PATH"), "{e}");
         assert!(r.find("file:").is_err(), "a prefix alone names nothing");

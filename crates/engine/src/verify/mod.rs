@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 
 use crate::device::{Completion, DataNeed, Device, DeviceError, Io, Op};
-use crate::size::format_size;
+use crate::units::format_size;
 pub use report::{Mismatch, MismatchKind, VerifyReport};
 use state::Expected;
 

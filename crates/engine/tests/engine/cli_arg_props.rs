@@ -2,7 +2,8 @@
 //! --duration and file:PATH:SIZE), over 256 generated cases each: exact values, no panics,
 //! and values that keep their promises. crates/engine/fuzz fuzzes the same parsers.
 
-use engine::size::{format_size, parse_duration, parse_size, Span, MAX_DURATION_S};
+use engine::size::{parse_duration, parse_size, Span, MAX_DURATION_S};
+use engine::units::format_size;
 use proptest::prelude::*;
 
 const UNITS: [(&str, u64); 13] = [

@@ -111,7 +111,7 @@ fn every_preset_opens_and_describes_itself_honestly() {
         // Smaller capacity, same timing: every preset must open quickly for tests.
         let dev = sim::open(&format!("{name},capacity=32GiB")).unwrap();
         let id = dev.identity();
-        assert_eq!(id.kind, "sim");
+        assert_eq!(id.kind, engine::TargetKind::Sim);
         assert_eq!(id.details["preset"], name);
         if name != "default" {
             assert!(

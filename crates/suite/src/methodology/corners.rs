@@ -2,7 +2,8 @@
 //! articles' block sizes, spans, queue depths and lengths.
 
 use engine::pattern::DataKind;
-use engine::size::{format_size, Span};
+use engine::size::Span;
+use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 

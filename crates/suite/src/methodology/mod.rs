@@ -183,7 +183,7 @@ pub(crate) fn run_workload(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::size::format_size;
+    use engine::units::format_size;
 
     #[test]
     fn every_test_id_but_replay_has_one_record() {

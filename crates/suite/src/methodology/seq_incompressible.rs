@@ -2,7 +2,8 @@
 //! region once with 16 MiB transfers at QD1, incompressible data.
 
 use engine::pattern::DataKind;
-use engine::size::{format_size, Span};
+use engine::size::Span;
+use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 

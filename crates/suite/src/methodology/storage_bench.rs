@@ -19,7 +19,7 @@
 use std::path::Path;
 
 use engine::pattern::DataKind;
-use engine::size::format_size;
+use engine::units::format_size;
 use engine::Device;
 use trace::synth::{Generator, Profile};
 
@@ -223,7 +223,7 @@ pub fn fit_to_target(
 
 /// A scale to three significant digits: 0.0716, 0.5, 2, 0.00005.
 fn short(x: f64) -> String {
-    engine::size::significant(x, 3)
+    engine::units::significant(x, 3)
 }
 
 #[cfg(test)]

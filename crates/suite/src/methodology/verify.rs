@@ -8,7 +8,8 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
-use engine::size::{format_size, Span};
+use engine::size::Span;
+use engine::units::format_size;
 use engine::verify::{Verification, VerifyOptions};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;

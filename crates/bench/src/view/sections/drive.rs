@@ -4,10 +4,11 @@
 
 use maud::{html, Markup};
 
+use engine::units::capacity;
 use suite::result::TestResult;
 
 use crate::view::review::Review;
-use crate::view::{capacity, Cell, Table};
+use crate::view::{Cell, Table};
 
 use super::drive_name;
 

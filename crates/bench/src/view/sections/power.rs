@@ -12,12 +12,13 @@
 use maud::{html, Markup};
 
 use engine::power::Basis;
+use engine::units;
 use suite::result::TestResult;
 use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::compare::Better;
-use crate::power::{self, basis_sentence, basis_word, format_watts, Reading};
+use crate::power::{self, Reading};
 use crate::view::review::{Fragment, Review};
 use crate::view::{caveat, drive_cell, figure, fixed, grouped, Cell, Drive, Entry, Table};
 
@@ -68,7 +69,7 @@ const CHARTS: [PowerChart; 4] = [
 /// A drive's row label: its name, and how the figure was obtained when not measured.
 fn row_label(d: &Drive, basis: Option<Basis>) -> String {
     match basis {
-        Some(b @ (Basis::Model | Basis::Estimate)) => format!("{} ({})", d.label, basis_word(b)),
+        Some(b @ (Basis::Model | Basis::Estimate)) => format!("{} ({})", d.label, b.word()),
         _ => d.label.clone(),
     }
 }
@@ -86,7 +87,7 @@ fn bars(rv: &Review, c: &PowerChart) -> Markup {
                     "missing: {}",
                     reading.missing.as_deref().unwrap_or("no reading")
                 ),
-                (Some(_), Some(b)) => format!("mean; {}", basis_sentence(b)),
+                (Some(_), Some(b)) => format!("mean; {}", b.sentence()),
                 (Some(_), None) => "mean".to_string(),
             };
             Some(BarRowSrc {
@@ -111,7 +112,7 @@ fn bars(rv: &Review, c: &PowerChart) -> Markup {
 
 /// A cell of watts, or why there are none.
 fn watts(v: Option<f64>) -> Cell {
-    Cell::Num(v.filter(|v| v.is_finite()).map_or("–".into(), format_watts))
+    Cell::Num(v.filter(|v| v.is_finite()).map_or("–".into(), units::watts))
 }
 
 fn state_name(test: TestId) -> &'static str {
@@ -163,12 +164,12 @@ fn table(rv: &Review, results: &[(&Drive, &Entry)]) -> Table {
             // A missing figure has no basis, whatever its meter was.
             match reading.basis.filter(|_| reading.mean_w.is_some()) {
                 Some(Basis::Measured) => html! { "measured" },
-                Some(b) => html! { span.bad title=(basis_sentence(b)) { (basis_word(b)) } },
+                Some(b) => html! { span.bad title=(b.sentence()) { (b.word()) } },
                 None => html! { "–" },
             }
             .into(),
             match reading.mean_w {
-                Some(w) => Cell::Num(format_watts(w)),
+                Some(w) => Cell::Num(units::watts(w)),
                 None => Cell::Markup(html! { span.bad { "missing" } }),
             },
             watts(reading.min_w),
@@ -240,7 +241,7 @@ pub fn beneath(main: &XYChart, d: &Drive, r: &TestResult, tail: &[Option<f64>]) 
     let lay = main.layout();
     let phase = r.power.as_ref();
     let subtitle = match phase.map(|p| p.basis) {
-        Some(b) => format!("{}: {}", d.label, basis_sentence(b)),
+        Some(b) => format!("{}: {}", d.label, b.sentence()),
         None => d.label.clone(),
     };
     let missing = phase.and_then(|p| p.missing.as_ref()).map(|m| {
