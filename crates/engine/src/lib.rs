@@ -14,6 +14,7 @@
 
 pub mod blockdev;
 pub mod buffer;
+pub mod counters;
 pub mod device;
 pub mod driver;
 pub mod erase;
