@@ -15,7 +15,7 @@ pub fn is_power_test(test: TestId) -> bool {
 }
 
 /// The figures of a power test's result, when it is one and they can be read.
-pub fn analysis(r: &TestResult) -> Option<PowerAnalysis> {
+pub fn analysis(r: &TestResult) -> Option<&PowerAnalysis> {
     r.power_analysis()
 }
 
@@ -52,6 +52,7 @@ impl Reading {
                 basis: a.basis.or(phase.map(|p| p.basis)),
                 missing: a
                     .missing
+                    .clone()
                     .or_else(phase_missing)
                     .or_else(|| a.mean_w.is_none().then(no_meter)),
             },
@@ -70,18 +71,22 @@ impl Reading {
 mod tests {
     use super::*;
     use crate::db::tests::result;
+    use suite::analysis::Analysis;
 
     #[test]
     fn missing_power_has_a_reason_and_no_value() {
         let mut r = result("power-idle", None, "d", "2026-01-01T00:00:00Z", 0.0);
-        r.analysis = serde_json::json!({"state": "idle", "mean_w": null, "min_w": null,
+        let stored = serde_json::json!({"state": "idle", "mean_w": null, "min_w": null,
             "max_w": null, "basis": null, "mbps_per_w": null, "iops_per_w": null,
             "first_30s_w": null, "after_30s_w": null, "tail_w": null,
             "link_power": null, "missing": null});
+        r.analysis = Analysis::parse(r.test, stored).unwrap();
         let reading = Reading::of(&r);
         assert_eq!(reading.mean_w, None);
         assert!(reading.missing.unwrap().contains("--power-meter"));
-        r.analysis["missing"] = "the meter command exited".into();
+        if let Analysis::Power(a) = &mut r.analysis {
+            a.missing = Some("the meter command exited".into());
+        }
         assert_eq!(
             Reading::of(&r).missing.as_deref(),
             Some("the meter command exited")

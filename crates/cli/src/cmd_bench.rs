@@ -411,10 +411,8 @@ fn printable_result(mut r: suite::result::TestResult) -> suite::result::TestResu
     p(&mut r.label);
     r.deviations.iter_mut().for_each(p);
     r.adaptations.iter_mut().for_each(p);
-    if let Some(v) = r.analysis.get_mut("verdict") {
-        if let Some(s) = v.as_str() {
-            *v = printable(s).into_owned().into();
-        }
+    if let suite::analysis::Analysis::Trim(a) = &mut r.analysis {
+        p(&mut a.verdict);
     }
     r
 }

@@ -91,8 +91,8 @@ pub fn write_report(dir: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// The Storage Bench's metrics of a result (a Storage Bench or trace replay), if it is one.
-fn storage_bench_metrics(r: &TestResult) -> Option<suite::replay::StorageBenchMetrics> {
-    r.replay().map(|a| a.metrics)
+fn storage_bench_metrics(r: &TestResult) -> Option<&suite::replay::StorageBenchMetrics> {
+    r.replay().map(|a| &a.metrics)
 }
 
 /// The Storage Bench's data rate as the reviews defined it: bytes over disk busy time.
@@ -113,15 +113,15 @@ fn data_rate_text(m: &suite::replay::StorageBenchMetrics) -> String {
 
 /// A result's headline figure in a few words: what the reviews charted for its test.
 pub fn headline(r: &TestResult) -> String {
-    match Analysis::of(r) {
-        Ok(Analysis::Replay(a)) => return data_rate_text(&a.metrics),
-        Ok(Analysis::Consistency(a)) => {
-            if let Some(ss) = a.steady_state {
+    match &r.analysis {
+        Analysis::Replay(a) => return data_rate_text(&a.metrics),
+        Analysis::Consistency(a) => {
+            if let Some(ss) = &a.steady_state {
                 return format!("steady-state mean {:.0} IOPS", ss.mean);
             }
         }
-        Ok(Analysis::TransferSweep(a)) => return format!("peak {} MB/s", units::mbps(a.peak_mbps)),
-        Ok(Analysis::Power(a)) => {
+        Analysis::TransferSweep(a) => return format!("peak {} MB/s", units::mbps(a.peak_mbps)),
+        Analysis::Power(a) => {
             return match a.mean_w {
                 Some(w) => units::watts(w),
                 None => "power missing".into(),
@@ -255,7 +255,7 @@ pub fn summary_table(results: &[TestResult]) -> String {
             ));
         }
         if let Some(p) = &r.power {
-            note(power_text(p, r.power_analysis().as_ref()));
+            note(power_text(p, r.power_analysis()));
         }
         for d in &r.deviations {
             note(format!("deviation: {d}"));
@@ -274,8 +274,8 @@ pub fn summary_table(results: &[TestResult]) -> String {
                 if h.agrees { " (they agree)" } else { "" }
             ));
         }
-        match Analysis::of(r) {
-            Ok(Analysis::Consistency(a)) => {
+        match &r.analysis {
+            Analysis::Consistency(a) => {
                 if let Some(ss) = &a.steady_state {
                     note(format!(
                         "steady state from {} s: mean {:.0} IOPS, median {:.0}, min {:.0}, stddev {:.0}, p1 {:.0}, p99 {:.0}; {}",
@@ -291,13 +291,13 @@ pub fn summary_table(results: &[TestResult]) -> String {
                     ));
                 }
             }
-            Ok(Analysis::Trim(a)) => {
+            Analysis::Trim(a) => {
                 note(a.verdict.clone());
                 if let Some(t) = &a.trimmed_reads {
                     note(format!("trimmed reads: {}", t.verdict));
                 }
             }
-            Ok(Analysis::SteadyState(a)) => match a.round {
+            Analysis::SteadyState(a) => match a.round {
                 Some(round) if a.reached => note(format!(
                     "steady state reached at round {round}: {:.0} IOPS",
                     a.steady_iops
@@ -307,7 +307,7 @@ pub fn summary_table(results: &[TestResult]) -> String {
                     a.steady_iops
                 )),
             },
-            Ok(Analysis::TransferSweep(a)) => {
+            Analysis::TransferSweep(a) => {
                 let mut text = format!(
                     "peak {} MB/s at {}",
                     units::mbps(a.peak_mbps),
@@ -318,8 +318,7 @@ pub fn summary_table(results: &[TestResult]) -> String {
                 }
                 note(text);
             }
-            Ok(_) => {}
-            Err(e) => note(e),
+            _ => {}
         }
         if let Some(v) = &r.verify {
             note(v.headline());

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::counters::DeviceCounters;
 use crate::identity::Identity;
 
 /// What an IO does.
@@ -205,9 +206,9 @@ pub trait Device {
 
     /// Counters the device keeps about itself, for results: the simulator's FTL statistics,
     /// a real drive's health (NVMe SMART / Health log, ATA SMART attributes).
-    fn counters(&self) -> Option<serde_json::Value> {
+    fn counters(&self) -> Option<DeviceCounters> {
         let health = self.drive()?.health().ok()?;
-        serde_json::to_value(health).ok()
+        Some(DeviceCounters::of_drive(health))
     }
 
     /// Erase every block of the device at once (no IO in flight), as a sanitize, format or
@@ -299,7 +300,7 @@ impl<D: Device + ?Sized> Device for Box<D> {
     fn drive(&self) -> Option<drive::Drive<'_>> {
         (**self).drive()
     }
-    fn counters(&self) -> Option<serde_json::Value> {
+    fn counters(&self) -> Option<DeviceCounters> {
         (**self).counters()
     }
     fn temperature_c(&self) -> Option<f64> {

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::counters::DeviceCounters;
 use crate::device::{Completion, Device, DeviceError, Io, Op};
 use crate::iolog::{IoLogWriter, IoRecord};
 use crate::measure::{CpuUsage, EnergyProbe, Measurements, Recorder};
@@ -85,12 +86,13 @@ impl Outcome {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CounterSnapshots {
-    pub start: serde_json::Value,
+    pub start: DeviceCounters,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub checkpoint: Option<serde_json::Value>,
-    pub end: serde_json::Value,
+    pub checkpoint: Option<DeviceCounters>,
+    /// None (stored as null) when the device could not be read at the end.
+    pub end: Option<DeviceCounters>,
 }
 
 /// Hooks a caller may attach to a run.
@@ -338,8 +340,8 @@ fn wrap_up(
     dev: &mut dyn Device,
     mut rec: Recorder,
     mut energy: EnergyProbe,
-    counters_start: Option<serde_json::Value>,
-    checkpoint: Option<serde_json::Value>,
+    counters_start: Option<DeviceCounters>,
+    checkpoint: Option<DeviceCounters>,
     cpu_start: CpuUsage,
 ) -> (Measurements, Option<CounterSnapshots>) {
     let cpu = CpuUsage::now().since(cpu_start);
@@ -347,7 +349,7 @@ fn wrap_up(
     let counters = counters_start.map(|start| CounterSnapshots {
         start,
         checkpoint,
-        end: dev.counters().unwrap_or_default(),
+        end: dev.counters(),
     });
     (rec.finish(dev.now_ns(), Some(cpu)), counters)
 }

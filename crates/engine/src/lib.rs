@@ -14,6 +14,7 @@
 
 mod blockdev;
 mod buffer;
+pub mod counters;
 mod device;
 pub mod driver;
 mod erase;

@@ -257,7 +257,7 @@ pub fn replay(
             counters_start.map(|start| crate::driver::CounterSnapshots {
                 start,
                 checkpoint: None,
-                end: dev.counters().unwrap_or_default(),
+                end: dev.counters(),
             }),
             None,
         ),

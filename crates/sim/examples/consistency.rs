@@ -9,6 +9,7 @@
 
 use std::time::Instant;
 
+use engine::counters::DeviceCounters;
 use engine::{Completion, Device, Io, Op};
 
 fn main() {
@@ -101,9 +102,10 @@ fn main() {
         println!("{:?}", &buckets[1000..1040]);
     }
     let c1 = dev.counters().unwrap();
-    let wa = |a: &serde_json::Value, b: &serde_json::Value| {
-        let h = b["host_write_pages"].as_f64().unwrap() - a["host_write_pages"].as_f64().unwrap();
-        (b["nand_write_pages"].as_f64().unwrap() - a["nand_write_pages"].as_f64().unwrap()) / h
+    let wa = |a: &DeviceCounters, b: &DeviceCounters| {
+        let (a, b) = (a.sim().unwrap(), b.sim().unwrap());
+        (b.nand_write_pages - a.nand_write_pages) as f64
+            / (b.host_write_pages - a.host_write_pages) as f64
     };
     println!("{spec}: fill {fill_wall:.2} s wall; {secs} s virtual of 4K random writes QD32 in {wall:.2} s wall");
     let step = (secs as usize / 20).max(1);

@@ -73,10 +73,9 @@ fn sequential(dev: &mut SimSsd, from: u64, to: u64, block: u32, qd: u32) -> (u64
     (bytes, (dev.now_ns() - t0) as f64 / 1e9)
 }
 
-fn counter(dev: &SimSsd, key: &str) -> f64 {
-    dev.counters().unwrap()[key]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no counter {key}"))
+fn counters(dev: &SimSsd) -> engine::counters::SimCounters {
+    let c = dev.counters().expect("the simulator keeps counters");
+    c.sim().expect("a simulator's counters").clone()
 }
 
 fn main() {
@@ -109,7 +108,7 @@ fn main() {
         bytes as f64 / cap as f64
     );
     engine::driver::idle(&mut dev, 60_000_000_000).unwrap();
-    println!("  {}", counter(&dev, "free_blocks"));
+    println!("  {}", counters(&dev).free_blocks as f64);
 
     println!("pass at   MB/s  relocated per host unit  valid per victim (of a block)");
     let block = 128u32 << 10;
@@ -119,15 +118,15 @@ fn main() {
     let block_pages = (c.planes * c.pages_per_block) as f64 * c.page_bytes as f64 / 4096.0;
     for s in 0..20 {
         let (h0, r0, v0) = (
-            counter(&dev, "host_write_pages"),
-            counter(&dev, "gc_relocated_pages"),
-            counter(&dev, "gc_invocations"),
+            counters(&dev).host_write_pages as f64,
+            counters(&dev).gc_relocated_pages as f64,
+            counters(&dev).gc_invocations as f64,
         );
         let (bytes, secs) = sequential(&mut dev, s * seg, (s + 1) * seg, block, 1);
         let (h, r, v) = (
-            counter(&dev, "host_write_pages") - h0,
-            counter(&dev, "gc_relocated_pages") - r0,
-            counter(&dev, "gc_invocations") - v0,
+            counters(&dev).host_write_pages as f64 - h0,
+            counters(&dev).gc_relocated_pages as f64 - r0,
+            counters(&dev).gc_invocations as f64 - v0,
         );
         println!(
             "{:>6}%  {:>5.0}  {:>23.2}  {:>29.0}%",

@@ -69,8 +69,9 @@ fn vm_hwm_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn counter(dev: &dyn Device, key: &str) -> f64 {
-    dev.counters().unwrap()[key].as_f64().unwrap_or(0.0)
+fn counters(dev: &dyn Device) -> engine::counters::SimCounters {
+    let c = dev.counters().expect("the simulator keeps counters");
+    c.sim().expect("a simulator's counters").clone()
 }
 
 fn main() {
@@ -118,24 +119,24 @@ fn main() {
         "warm-up: {warm} random 4 KiB writes in {:.2} s wall, {:.1} s virtual, WA so far {:.3}",
         t.elapsed().as_secs_f64(),
         v as f64 / 1e9,
-        counter(&dev, "write_amplification")
+        counters(&dev).write_amplification.unwrap_or(0.0)
     );
 
     let (h0, n0) = (
-        counter(&dev, "host_write_pages"),
-        counter(&dev, "nand_write_pages"),
+        counters(&dev).host_write_pages as f64,
+        counters(&dev).nand_write_pages as f64,
     );
-    let g0 = counter(&dev, "gc_invocations");
+    let g0 = counters(&dev).gc_invocations as f64;
     let t = Instant::now();
     let v = run(&mut dev, measured, || {
         (Op::Write, (rng.next() % units) * 4096, 4096)
     });
     let wall = t.elapsed().as_secs_f64();
     let (h1, n1) = (
-        counter(&dev, "host_write_pages"),
-        counter(&dev, "nand_write_pages"),
+        counters(&dev).host_write_pages as f64,
+        counters(&dev).nand_write_pages as f64,
     );
-    let g1 = counter(&dev, "gc_invocations");
+    let g1 = counters(&dev).gc_invocations as f64;
     println!(
         "steady state: {measured} random 4 KiB writes at QD32 in {wall:.2} s wall = {:.0} simulated IOs per wall second",
         measured as f64 / wall

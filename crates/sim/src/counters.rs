@@ -1,10 +1,11 @@
-//! What the FTL counts about itself. `counters()` on the device returns these as JSON; the
-//! suite diffs two snapshots (e.g. at half time and at the end) to get steady-state write
+//! What the FTL counts about itself. `counters()` on the device returns them in a snapshot
+//! ([`SimCounters`]); the suite diffs two snapshots (e.g. at half time and at the end) to get steady-state write
 //! amplification. Page counts are in 4 KiB units, whatever the mapping unit.
 
-use serde_json::{json, Value};
+use engine::counters::{EnergyCounters, FaultCounts, SimCounters};
 
 use crate::block_manager::BlockManager;
+use crate::energy::{NATIVE, PSLC};
 use crate::geometry::Layout;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -49,13 +50,17 @@ pub struct Counters {
 }
 
 impl Counters {
-    pub fn to_json(
+    /// The snapshot [`engine::Device::counters`] reports: these counts with the drive's state
+    /// (wear, free blocks, layout, clock) and what the caller adds (energy, faults).
+    pub fn snapshot(
         &self,
         layout: &Layout,
         blocks: &BlockManager,
         trim_pending_units: u64,
         now_ns: u64,
-    ) -> Value {
+        energy: EnergyCounters,
+        faults: Option<FaultCounts>,
+    ) -> SimCounters {
         let n = blocks.erases.len().max(1);
         let (mut min, mut max, mut sum) = (u32::MAX, 0u32, 0u64);
         for &e in &blocks.erases {
@@ -66,50 +71,48 @@ impl Counters {
         if blocks.erases.is_empty() {
             min = 0;
         }
-        let wa = if self.host_write_pages > 0 {
-            Value::from(self.nand_write_pages as f64 / self.host_write_pages as f64)
-        } else {
-            Value::Null
-        };
-        json!({
-            "host_write_pages": self.host_write_pages,
-            "host_read_pages": self.host_read_pages,
-            "nand_write_pages": self.nand_write_pages,
-            "nand_read_ops": self.nand_read_ops,
-            "write_amplification": wa,
-            "gc_invocations": self.gc_invocations,
-            "gc_background_invocations": self.gc_background_invocations,
-            "gc_relocated_pages": self.gc_relocated_pages,
-            "erases_min": min,
-            "erases_mean": sum as f64 / n as f64,
-            "erases_max": max,
-            "erases_total": sum,
-            "slc_cache_hits": self.slc_cache_hits,
-            "slc_cache_bypassed": self.slc_cache_bypassed,
-            "slc_migrations": self.slc_migrations,
-            "slc_free_blocks": blocks.free_slc_count(),
-            "slc_cached_blocks": blocks.slc_closed_count(),
-            "trimmed_pages": self.trimmed_pages,
-            "trim_ignored_pages": self.trim_ignored_pages,
-            "trim_pending_pages": trim_pending_units * layout.pages_per_unit(),
-            "meta_pages": self.meta_pages,
-            "padded_pages": self.padded_pages,
-            "read_modify_write_pages": self.read_modify_write_pages,
-            "flushes": self.flushes,
-            "failed_ios": self.failed_ios,
-            "nand_reads_native": self.reads[0],
-            "nand_reads_slc": self.reads[1],
-            "nand_programs_native_pages": self.prog_pages[0],
-            "nand_programs_slc_pages": self.prog_pages[1],
-            "nand_erases_native": self.erases[0],
-            "nand_erases_slc": self.erases[1],
-            "link_bytes": self.link_bytes,
-            "free_blocks": blocks.free_main_count,
-            "logical_pages": layout.logical_units * layout.pages_per_unit(),
-            "physical_pages": layout.main_units() * layout.pages_per_unit(),
-            "op_physical_over_logical_minus_one": layout.op_physical_over_logical_minus_one(),
-            "spare_factor": layout.spare_factor(),
-            "virtual_time_ns": now_ns,
-        })
+        SimCounters {
+            host_write_pages: self.host_write_pages,
+            host_read_pages: self.host_read_pages,
+            nand_write_pages: self.nand_write_pages,
+            nand_read_ops: self.nand_read_ops,
+            write_amplification: (self.host_write_pages > 0)
+                .then(|| self.nand_write_pages as f64 / self.host_write_pages as f64),
+            gc_invocations: self.gc_invocations,
+            gc_background_invocations: self.gc_background_invocations,
+            gc_relocated_pages: self.gc_relocated_pages,
+            erases_min: min,
+            erases_mean: sum as f64 / n as f64,
+            erases_max: max,
+            erases_total: sum,
+            slc_cache_hits: self.slc_cache_hits,
+            slc_cache_bypassed: self.slc_cache_bypassed,
+            slc_migrations: self.slc_migrations,
+            slc_free_blocks: blocks.free_slc_count() as u64,
+            slc_cached_blocks: blocks.slc_closed_count() as u64,
+            trimmed_pages: self.trimmed_pages,
+            trim_ignored_pages: self.trim_ignored_pages,
+            trim_pending_pages: trim_pending_units * layout.pages_per_unit(),
+            meta_pages: self.meta_pages,
+            padded_pages: self.padded_pages,
+            read_modify_write_pages: self.read_modify_write_pages,
+            flushes: self.flushes,
+            failed_ios: self.failed_ios,
+            nand_reads_native: self.reads[NATIVE],
+            nand_reads_slc: self.reads[PSLC],
+            nand_programs_native_pages: self.prog_pages[NATIVE],
+            nand_programs_slc_pages: self.prog_pages[PSLC],
+            nand_erases_native: self.erases[NATIVE],
+            nand_erases_slc: self.erases[PSLC],
+            link_bytes: self.link_bytes,
+            free_blocks: blocks.free_main_count.into(),
+            logical_pages: layout.logical_units * layout.pages_per_unit(),
+            physical_pages: layout.main_units() * layout.pages_per_unit(),
+            op_physical_over_logical_minus_one: layout.op_physical_over_logical_minus_one(),
+            spare_factor: layout.spare_factor(),
+            virtual_time_ns: now_ns,
+            energy,
+            faults,
+        }
     }
 }

@@ -9,6 +9,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use engine::counters::{DeviceCounters, EnergyCounters, FaultCounts};
 use engine::power::link::LinkPowerControl;
 use engine::{
     Clock, Completion, DataNeed, Device, DeviceError, Geometry, Identity, Io, Op, TargetKind,
@@ -519,52 +520,39 @@ impl Device for SimSsd {
         Ok(Some("secure erase (simulated: every block erased)".into()))
     }
 
-    fn counters(&self) -> Option<serde_json::Value> {
-        let mut c = self.ftl.c.to_json(
+    fn counters(&self) -> Option<DeviceCounters> {
+        let t = self.energy_tally();
+        let b = t.energy(&self.cfg.energy);
+        let energy = EnergyCounters {
+            channel_bytes: t.channel_bytes,
+            controller_busy_ns: t.ctrl_busy_ns,
+            active_ns: t.active_ns,
+            awake_ns: t.awake_ns,
+            slumber_ns: t.slumber_ns,
+            slumber_entries: self.power.slumber_entries,
+            wakeups: self.power.wakeups,
+            energy_j: b.total_j(),
+            energy_nand_j: b.nand_j,
+            energy_transfer_j: b.transfer_j,
+            energy_controller_j: b.controller_j,
+            energy_idle_j: b.idle_j,
+            energy_slumber_j: b.slumber_j,
+        };
+        let faults = self.faults.as_ref().map(|f| FaultCounts {
+            lost: f.counts[FaultKind::Lost as usize],
+            flip: f.counts[FaultKind::Flip as usize],
+            misdirect: f.counts[FaultKind::Misdirect as usize],
+            torn: f.counts[FaultKind::Torn as usize],
+        });
+        let c = self.ftl.c.snapshot(
             &self.ftl.layout,
             &self.ftl.blocks,
             self.ftl.trims.pending_units(),
             self.now,
+            energy,
+            faults,
         );
-        if let Some(obj) = c.as_object_mut() {
-            let t = self.energy_tally();
-            let b = t.energy(&self.cfg.energy);
-            for (k, v) in [
-                ("channel_bytes", t.channel_bytes),
-                ("controller_busy_ns", t.ctrl_busy_ns),
-                ("active_ns", t.active_ns),
-                ("awake_ns", t.awake_ns),
-                ("slumber_ns", t.slumber_ns),
-                ("slumber_entries", self.power.slumber_entries),
-                ("wakeups", self.power.wakeups),
-            ] {
-                obj.insert(k.into(), v.into());
-            }
-            for (k, v) in [
-                ("energy_j", b.total_j()),
-                ("energy_nand_j", b.nand_j),
-                ("energy_transfer_j", b.transfer_j),
-                ("energy_controller_j", b.controller_j),
-                ("energy_idle_j", b.idle_j),
-                ("energy_slumber_j", b.slumber_j),
-            ] {
-                obj.insert(k.into(), v.into());
-            }
-        }
-        if let (Some(f), Some(obj)) = (&self.faults, c.as_object_mut()) {
-            for kind in [
-                FaultKind::Lost,
-                FaultKind::Flip,
-                FaultKind::Misdirect,
-                FaultKind::Torn,
-            ] {
-                obj.insert(
-                    format!("faults_{}", kind.name()),
-                    f.counts[kind as usize].into(),
-                );
-            }
-        }
-        Some(c)
+        Some(DeviceCounters::of_sim(c))
     }
 
     fn need_data(&mut self, need: DataNeed) -> Result<(), DeviceError> {

@@ -1,6 +1,8 @@
-//! A result's test-specific figures, typed. Results store them as JSON (`analysis`); the
-//! report and the Bench read them through [`Analysis::of`], never by string key, so a field
-//! that is missing or renamed is an error a reader sees rather than a silent blank.
+//! A result's test-specific figures, typed. Results store them as JSON (`analysis`), parsed
+//! by the result's test when it is loaded ([`Analysis::parse`]): a field that is missing or
+//! renamed is an error naming the test and the field rather than a silent blank.
+
+use serde::Serialize;
 
 use crate::methodology::consistency::ConsistencyAnalysis;
 use crate::methodology::power::PowerAnalysis;
@@ -12,8 +14,10 @@ use crate::methodology::TestId;
 use crate::replay::ReplayAnalysis;
 use crate::result::TestResult;
 
-/// The figures of one test, by test.
-#[derive(Clone, Debug, PartialEq)]
+/// The figures of one test, by test. Stored as the figures' own object; a test without
+/// figures stores none.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum Analysis {
     Consistency(ConsistencyAnalysis),
     SteadyState(SteadyStateAnalysis),
@@ -24,75 +28,87 @@ pub enum Analysis {
     Verify(VerifyAnalysis),
     /// The power tests (`power-idle`, `power-slumber`, `power-seq-write`, ...).
     Power(PowerAnalysis),
-    /// A test that has no figures beyond its summary (the four corners, custom, ...).
+    /// A test that has no figures beyond its summary (the four corners, custom, ...), or a
+    /// run that stopped before it had any.
+    #[default]
     None,
 }
 
 impl Analysis {
-    /// The figures of `r`, typed by its test. An error names the test and what is wrong
-    /// with its `analysis` (e.g. a field missing from a result of another version).
-    pub fn of(r: &TestResult) -> Result<Analysis, String> {
-        fn parse<T: serde::de::DeserializeOwned>(r: &TestResult) -> Result<T, String> {
-            serde_json::from_value(r.analysis.clone())
-                .map_err(|e| format!("the {} result's analysis cannot be read: {e}", r.test))
+    /// The figures `stored` in a result of `test`, typed by the test. An error names the test
+    /// and what is wrong with them (e.g. a field missing from a result of another version).
+    pub fn parse(test: TestId, stored: serde_json::Value) -> Result<Analysis, String> {
+        fn typed<T: serde::de::DeserializeOwned>(
+            test: TestId,
+            stored: serde_json::Value,
+        ) -> Result<T, String> {
+            serde_json::from_value(stored)
+                .map_err(|e| format!("the {test} result's analysis cannot be read: {e}"))
+        }
+        if stored.is_null() {
+            return Ok(Analysis::None);
         }
         use TestId::*;
-        Ok(match r.test {
-            Consistency => Analysis::Consistency(parse(r)?),
-            SteadyState => Analysis::SteadyState(parse(r)?),
-            TransferSweep => Analysis::TransferSweep(parse(r)?),
-            Trim => Analysis::Trim(parse(r)?),
-            StorageBench | Replay => Analysis::Replay(parse(r)?),
-            Verify => Analysis::Verify(parse(r)?),
+        Ok(match test {
+            Consistency => Analysis::Consistency(typed(test, stored)?),
+            SteadyState => Analysis::SteadyState(typed(test, stored)?),
+            TransferSweep => Analysis::TransferSweep(typed(test, stored)?),
+            Trim => Analysis::Trim(typed(test, stored)?),
+            StorageBench | Replay => Analysis::Replay(typed(test, stored)?),
+            Verify => Analysis::Verify(typed(test, stored)?),
             PowerIdle | PowerSlumber | PowerSeqWrite | PowerRandomWrite => {
-                Analysis::Power(parse(r)?)
+                Analysis::Power(typed(test, stored)?)
             }
             Corners | RandomRead | RandomWrite | RandomWriteQd32 | SeqRead | SeqWrite
             | SeqIncompressible | Custom => Analysis::None,
         })
     }
+
+    pub fn is_none(&self) -> bool {
+        *self == Analysis::None
+    }
 }
 
 impl TestResult {
-    /// The consistency figures, when this is a readable consistency result.
-    pub fn consistency(&self) -> Option<ConsistencyAnalysis> {
-        match Analysis::of(self) {
-            Ok(Analysis::Consistency(a)) => Some(a),
+    /// The consistency figures, when this is a consistency result that has them.
+    pub fn consistency(&self) -> Option<&ConsistencyAnalysis> {
+        match &self.analysis {
+            Analysis::Consistency(a) => Some(a),
             _ => None,
         }
     }
-    /// The steady-state figures, when this is a readable steady-state result.
-    pub fn steady_state(&self) -> Option<SteadyStateAnalysis> {
-        match Analysis::of(self) {
-            Ok(Analysis::SteadyState(a)) => Some(a),
+    /// The steady-state figures, when this is a steady-state result that has them.
+    pub fn steady_state(&self) -> Option<&SteadyStateAnalysis> {
+        match &self.analysis {
+            Analysis::SteadyState(a) => Some(a),
             _ => None,
         }
     }
-    /// The transfer-size curve's figures, when this is a readable sweep result.
-    pub fn transfer_sweep(&self) -> Option<SweepAnalysis> {
-        match Analysis::of(self) {
-            Ok(Analysis::TransferSweep(a)) => Some(a),
+    /// The transfer-size curve's figures, when this is a sweep result that has them.
+    pub fn transfer_sweep(&self) -> Option<&SweepAnalysis> {
+        match &self.analysis {
+            Analysis::TransferSweep(a) => Some(a),
             _ => None,
         }
     }
-    /// The TRIM validation figures, when this is a readable TRIM result.
-    pub fn trim(&self) -> Option<TrimAnalysis> {
-        match Analysis::of(self) {
-            Ok(Analysis::Trim(a)) => Some(a),
+    /// The TRIM validation figures, when this is a TRIM result that has them.
+    pub fn trim(&self) -> Option<&TrimAnalysis> {
+        match &self.analysis {
+            Analysis::Trim(a) => Some(a),
             _ => None,
         }
     }
-    /// The power figures, when this is a readable power test result.
-    pub fn power_analysis(&self) -> Option<PowerAnalysis> {
-        match Analysis::of(self) {
-            Ok(Analysis::Power(a)) => Some(a),
+    /// The power figures, when this is a power test result that has them.
+    pub fn power_analysis(&self) -> Option<&PowerAnalysis> {
+        match &self.analysis {
+            Analysis::Power(a) => Some(a),
             _ => None,
         }
     }
-    /// The replay figures (Storage Bench, `trace replay`), when readable.
-    pub fn replay(&self) -> Option<ReplayAnalysis> {
-        match Analysis::of(self) {
-            Ok(Analysis::Replay(a)) => Some(a),
+    /// The replay figures (Storage Bench, `trace replay`), when it has them.
+    pub fn replay(&self) -> Option<&ReplayAnalysis> {
+        match &self.analysis {
+            Analysis::Replay(a) => Some(a),
             _ => None,
         }
     }
@@ -102,39 +118,38 @@ impl TestResult {
 mod tests {
     use super::*;
 
-    fn result(test: TestId, analysis: serde_json::Value) -> TestResult {
-        let mut r: TestResult =
+    fn parse(test: TestId, analysis: serde_json::Value) -> Result<TestResult, String> {
+        let mut r: serde_json::Value =
             serde_json::from_str(include_str!("../tests/fixtures/minimal-result.json"))
                 .expect("fixture parses");
-        r.test = test;
-        r.analysis = analysis;
-        r
+        r["test"] = test.name().into();
+        r["analysis"] = analysis;
+        serde_json::from_value(r).map_err(|e| e.to_string())
     }
 
     #[test]
-    fn a_missing_field_is_an_error_that_names_the_test() {
-        let r = result(TestId::Consistency, serde_json::json!({"spare_pct": 0.0}));
-        let e = Analysis::of(&r).unwrap_err();
+    fn a_missing_field_is_an_error_that_names_the_test_and_the_field() {
+        let e = parse(TestId::Consistency, serde_json::json!({"spare_pct": 0.0})).unwrap_err();
         assert!(
             e.contains("consistency") && e.contains("steady_from_s"),
             "{e}"
         );
-        assert_eq!(r.consistency(), None);
     }
 
     #[test]
     fn a_test_without_figures_has_none() {
-        let r = result(TestId::SeqRead, serde_json::Value::Null);
-        assert_eq!(Analysis::of(&r), Ok(Analysis::None));
+        let r = parse(TestId::SeqRead, serde_json::Value::Null).unwrap();
+        assert_eq!(r.analysis, Analysis::None);
+        assert!(serde_json::to_value(&r).unwrap().get("analysis").is_none());
     }
 
     #[test]
     fn typed_figures_round_trip() {
         let json = serde_json::json!({"spare_pct": 25.0, "steady_from_s": 1400.0,
             "steady_state": null, "drop_s": 831, "whole_run": null});
-        let r = result(TestId::Consistency, json.clone());
+        let r = parse(TestId::Consistency, json.clone()).unwrap();
         let a = r.consistency().expect("readable");
         assert_eq!((a.spare_pct, a.drop_s), (25.0, Some(831)));
-        assert_eq!(serde_json::to_value(&a).unwrap()["drop_s"], json["drop_s"]);
+        assert_eq!(serde_json::to_value(&r).unwrap()["analysis"], json);
     }
 }

@@ -14,6 +14,7 @@ use engine::replay::{self, Fidelity, Pace, ReplayOptions, ScheduledIo};
 use engine::{Device, Op};
 use trace::Record;
 
+use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::methodology::TestId;
 use crate::result::{Report, TestResult};
@@ -472,7 +473,6 @@ pub fn run(
     };
     let mut report = Report::new(test, label);
     report.variant = variant;
-    report.analysis = serde_json::to_value(&analysis).expect("analysis serializes");
     // The replay has no closed-loop workload; describe the replay instead.
     let w = engine::workload::Workload {
         access: engine::workload::Access::Sequential,
@@ -494,6 +494,7 @@ pub fn run(
         )
     });
     let warning = fell_behind(&analysis, slots);
+    report.analysis = Analysis::Replay(analysis);
     let mut result = report.finish(dev, &w, out.outcome);
     result.parameters = serde_json::json!({ "trace": trace_name, "plan": plan });
     result.warnings.extend(warning.into_iter().chain(untimed));

@@ -4,12 +4,16 @@
 
 use serde::{Deserialize, Serialize};
 
+use engine::counters::DeviceCounters;
 use engine::driver::{CounterSnapshots, Stopped};
 use engine::measure::{SecondPoint, Summary};
 use engine::system::SystemInfo;
 use engine::{Clock, Identity};
 
+use crate::analysis::Analysis;
 use crate::methodology::TestId;
+
+mod stored;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -54,42 +58,43 @@ pub struct WriteAmplification {
 impl WriteAmplification {
     pub fn from_counters(c: &CounterSnapshots) -> Option<WriteAmplification> {
         // The simulator counts pages; a real drive's health counts bytes.
-        let get = |v: &serde_json::Value| {
-            let pair =
-                |host: &str, nand: &str| Some((v.get(host)?.as_f64()?, v.get(nand)?.as_f64()?));
-            pair("host_write_pages", "nand_write_pages")
-                .or_else(|| pair("host_bytes_written", "nand_bytes_written"))
+        let written = |c: &DeviceCounters| match (c.sim(), c.health()) {
+            (Some(s), _) => Some((s.host_write_pages as f64, s.nand_write_pages as f64)),
+            (None, Some(h)) => Some((h.host_bytes_written? as f64, h.nand_bytes_written? as f64)),
+            (None, None) => None,
         };
         let wa = |a: (f64, f64), b: (f64, f64)| {
             let host = b.0 - a.0;
             (host > 0.0).then(|| (b.1 - a.1) / host)
         };
-        let (start, end) = (get(&c.start)?, get(&c.end)?);
+        let (start, end) = (written(&c.start)?, written(c.end.as_ref()?)?);
         Some(WriteAmplification {
             cumulative: wa(start, end)?,
             steady_state: c
                 .checkpoint
                 .as_ref()
-                .and_then(get)
+                .and_then(written)
                 .and_then(|mid| wa(mid, end)),
         })
     }
 }
 
+/// Loaded through [`stored::StoredResult`], which says what older results lack.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "stored::StoredResult")]
 pub struct TestResult {
     pub schema_version: u32,
     pub tool: Tool,
     /// The run this result belongs to: a UUID made when the run started, the same in every
     /// result of a suite (and kept by `--resume`). Results of earlier ssdlab versions lack it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
     /// The test, stored by the name `ssdlab run` takes, e.g. "random-write-qd32". A result
     /// naming no known test does not load: the error names it.
     pub test: TestId,
     /// Which of a test's results this is when it makes several ("read", "write",
     /// "compressible", "spare-25"); also names its files.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     /// A title for charts, e.g. "4 KiB random write, QD32, incompressible".
     pub label: String,
@@ -102,49 +107,48 @@ pub struct TestResult {
     /// Every parameter of the measured workload, after defaults and scaling.
     pub parameters: serde_json::Value,
     /// What was changed from the methodology's parameters, and why.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub deviations: Vec<String>,
     /// How the methodology was fitted to this target where it cannot apply as written (a
     /// Storage Bench trace spanning more than the drive is laid out on it and scaled to it):
     /// the methodology's own rule for such a drive, not a change a user made.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub adaptations: Vec<String>,
     pub target: Identity,
     pub clock: Clock,
     pub system: SystemInfo,
-    #[serde(default)]
     pub preconditioning: Vec<Phase>,
     /// Set when the run stopped in a preconditioning phase (e.g. "fill"): `summary` and
     /// `per_second` are then that phase's, not the test's, and the label says so.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub measured_phase: Option<String>,
     /// The measured phase; for a curve (transfer-size sweep) its headline point.
     pub summary: Summary,
     pub per_second: Vec<SecondPoint>,
     /// Curves: one measurement per x (e.g. per transfer size).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub points: Vec<CurvePoint>,
-    /// Test-specific figures (e.g. consistency statistics).
-    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
-    pub analysis: serde_json::Value,
+    /// Test-specific figures (e.g. consistency statistics), by test.
+    #[serde(skip_serializing_if = "Analysis::is_none")]
+    pub analysis: Analysis,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_counters: Option<CounterSnapshots>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_amplification: Option<WriteAmplification>,
     /// On a real drive that counts host writes: its count against ssdlab's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub host_writes: Option<HostWrites>,
     /// What a reader must know about these figures (a drive's counter disagreeing, ...).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// What data verification found (`--verify`, `ssdlab run verify`): units checked,
     /// mismatches by kind, the first bad LBAs with what was expected and what was found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verify: Option<engine::verify::VerifyReport>,
     /// The drive's power over the measured phase, where it is known: the simulator's energy
     /// model, or a meter's readings (`--power-meter`). Its per-second values are the
     /// per-second series' `watts`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub power: Option<engine::power::PhasePower>,
 }
 
@@ -163,9 +167,8 @@ pub struct HostWrites {
 
 impl HostWrites {
     pub fn from_counters(c: &CounterSnapshots, ssdlab_bytes: u64) -> Option<HostWrites> {
-        let health =
-            |v: &serde_json::Value| serde_json::from_value::<engine::drive::Health>(v.clone()).ok();
-        let delta = engine::drive::Health::delta(&health(&c.start)?, &health(&c.end)?);
+        let end = c.end.as_ref()?.health()?;
+        let delta = engine::drive::Health::delta(c.start.health()?, end);
         let drive_bytes = delta.host_bytes_written?;
         // A counter rounded to its unit is off by less than one unit at each end.
         let slack = delta.granularity_bytes.unwrap_or(0);
@@ -203,7 +206,7 @@ pub struct Report {
     pub started_at: String,
     pub preconditioning: Vec<Phase>,
     pub deviations: Vec<String>,
-    pub analysis: serde_json::Value,
+    pub analysis: Analysis,
     pub points: Vec<CurvePoint>,
 }
 
@@ -217,7 +220,7 @@ impl Report {
             started_at: utc_now(),
             preconditioning: Vec::new(),
             deviations: Vec::new(),
-            analysis: serde_json::Value::Null,
+            analysis: Analysis::None,
             points: Vec::new(),
         }
     }
@@ -357,10 +360,20 @@ mod tests {
 
     #[test]
     fn write_amplification_from_counters() {
+        use engine::Device;
+        let fresh = sim::open("default,capacity=64MiB,op=25%,pages_per_block=8")
+            .unwrap()
+            .counters()
+            .unwrap();
+        let snapshot = |host, nand| {
+            let mut c = fresh.sim().unwrap().clone();
+            (c.host_write_pages, c.nand_write_pages) = (host, nand);
+            DeviceCounters::of_sim(c)
+        };
         let c = CounterSnapshots {
-            start: serde_json::json!({"host_write_pages": 100, "nand_write_pages": 100}),
-            checkpoint: Some(serde_json::json!({"host_write_pages": 200, "nand_write_pages": 250})),
-            end: serde_json::json!({"host_write_pages": 300, "nand_write_pages": 450}),
+            start: snapshot(100, 100),
+            checkpoint: Some(snapshot(200, 250)),
+            end: Some(snapshot(300, 450)),
         };
         let wa = WriteAmplification::from_counters(&c).unwrap();
         assert!((wa.cumulative - 1.75).abs() < 1e-12);

@@ -152,7 +152,7 @@ fn mean_w(r: &TestResult) -> Option<f64> {
 }
 
 fn analysis_w(r: &TestResult, f: fn(&power::PowerAnalysis) -> Option<f64>) -> Option<f64> {
-    f(&power::analysis(r)?)
+    f(power::analysis(r)?)
 }
 
 /// Which figures each test is compared on, as the reviews charted them.
@@ -162,22 +162,22 @@ fn metrics_of(test: TestId) -> Vec<(&'static str, &'static str, Better, Getter)>
     match test {
         Consistency => vec![
             ("steady-state mean", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.map(|s| s.mean)
+                r.consistency()?.steady_state.as_ref().map(|s| s.mean)
             }),
             ("steady-state median", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.map(|s| s.median)
+                r.consistency()?.steady_state.as_ref().map(|s| s.median)
             }),
             ("steady-state min", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.map(|s| s.min)
+                r.consistency()?.steady_state.as_ref().map(|s| s.min)
             }),
             ("steady-state p1", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.map(|s| s.p1)
+                r.consistency()?.steady_state.as_ref().map(|s| s.p1)
             }),
             ("steady-state p99", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.map(|s| s.p99)
+                r.consistency()?.steady_state.as_ref().map(|s| s.p99)
             }),
             ("steady-state stddev", "IOPS", Lower, |r| {
-                r.consistency()?.steady_state.map(|s| s.stddev)
+                r.consistency()?.steady_state.as_ref().map(|s| s.stddev)
             }),
             ("drop at", "s", Higher, |r| {
                 r.consistency()?.drop_s.map(|t| t as f64)

@@ -158,7 +158,6 @@ impl Bench {
             .ok_or_else(|| BenchError::Input("a run with no results: nothing to store".into()))?;
         let uuid = parse_run_id(&run.run_id).map_err(BenchError::Input)?;
         let drive_key = identity_key(&first.target);
-        let json = |v: &serde_json::Value| v.to_string();
         let conn = self.conn.get_mut();
         let postgres = conn.is_postgres();
         let mut tx = conn.begin_write()?;
@@ -344,8 +343,8 @@ impl Bench {
                     r.complete,
                     r.summary.iops,
                     r.summary.mbps,
-                    json(&r.parameters),
-                    json(&r.analysis),
+                    r.parameters.to_string(),
+                    json_column(&r.analysis),
                     body,
                     r.power.as_ref().and_then(|p| p.mean_w()),
                 ],
@@ -392,4 +391,10 @@ impl Bench {
             None => Stored::New(run_id),
         })
     }
+}
+
+/// A typed value as a JSON column: through a JSON value, so its keys are sorted as the
+/// columns of earlier versions are.
+fn json_column(v: &impl serde::Serialize) -> String {
+    serde_json::to_value(v).map_or_else(|_| "null".into(), |v| v.to_string())
 }

@@ -420,7 +420,7 @@ pub(super) fn result(bench: &Bench, id: i64) -> Result<Page> {
         (crate::view::sections::parameters::of(r))
         details {
             summary { "Analysis, summary, drive identity and test system (JSON)" }
-            pre id="analysis" { (if r.analysis.is_null() { "none".to_string() } else { pretty(&r.analysis) }) }
+            pre id="analysis" { (if r.analysis.is_none() { "none".to_string() } else { pretty(&serde_json::to_value(&r.analysis).unwrap_or_default()) }) }
             pre { (pretty(&serde_json::to_value(&r.summary).unwrap_or_default())) }
             pre { (pretty(&serde_json::to_value(&r.target).unwrap_or_default())) }
             pre { (pretty(&serde_json::to_value(&r.system).unwrap_or_default())) }

@@ -57,10 +57,11 @@ fn trim_of_half_the_drive_restores_spare_area() {
     let half = cap / 2;
     let secs = 120 * 1_000_000_000;
     let measure = |dev: &mut sim::SimSsd, seed| {
-        let h0 = counter(dev, "host_write_pages");
-        let n0 = counter(dev, "nand_write_pages");
+        let h0 = counters(dev).host_write_pages as f64;
+        let n0 = counters(dev).nand_write_pages as f64;
         let st = random_4k(dev, Op::Write, half, 32, None, Some(secs), seed);
-        let wa = (counter(dev, "nand_write_pages") - n0) / (counter(dev, "host_write_pages") - h0);
+        let wa = (counters(dev).nand_write_pages as f64 - n0)
+            / (counters(dev).host_write_pages as f64 - h0);
         (st.mean_iops_from(60), wa)
     };
     measure(&mut dev, 1); // reach steady state on the first half
@@ -76,7 +77,7 @@ fn trim_of_half_the_drive_restores_spare_area() {
         }
     });
     assert_eq!(st.errors, 0);
-    assert_eq!(counter(&dev, "trimmed_pages") as u64, half / 4096);
+    assert_eq!(counters(&dev).trimmed_pages, half / 4096);
     measure(&mut dev, 3);
     let (after, wa_after) = measure(&mut dev, 4);
     println!(
@@ -129,7 +130,7 @@ fn data_mode_reads_zeros_when_unmapped_or_trimmed_and_a_stamp_when_mapped() {
         let zero = chunk.iter().all(|&b| b == 0);
         assert_eq!(zero, (2..14).contains(&unit), "unit {unit}");
     }
-    assert_eq!(counter(&dev, "trimmed_pages"), 12.0);
+    assert_eq!(counters(&dev).trimmed_pages, 12);
     // A 512-byte read inside a mapped unit gets the right part of the stamp.
     io(&mut dev, Op::Read, 4096 + 512, 512);
     let word = sim::lba_stamp(1).to_le_bytes();
@@ -159,7 +160,7 @@ fn same_spec_gives_identical_results() {
     };
     let (a, b) = (run(), run());
     assert_eq!(a, b);
-    assert!(a.2["gc_invocations"].as_u64().unwrap() > 0);
+    assert!(a.2.sim().unwrap().gc_invocations > 0);
 }
 
 #[test]
@@ -225,11 +226,11 @@ fn a_full_drive_rewritten_50_times_never_stalls() {
             }
         }
         let hours = dev.now_ns() as f64 / 3.6e12;
-        println!("{gc} {style}: {passes} drive writes in {hours:.2} virtual hours, longest gap {max_gap} ns, WA {:.2}", counter(&dev, "write_amplification"));
+        println!("{gc} {style}: {passes} drive writes in {hours:.2} virtual hours, longest gap {max_gap} ns, WA {:.2}", counters(&dev).write_amplification.unwrap());
         assert!(max_gap < bound_ns, "{gc} {style}: stalled for {max_gap} ns");
         assert!(hours > 0.1, "{gc}: only {hours} virtual hours");
-        assert!(counter(&dev, "free_blocks") > 0.0);
-        assert_eq!(counter(&dev, "failed_ios"), 0.0);
+        assert!(counters(&dev).free_blocks > 0);
+        assert_eq!(counters(&dev).failed_ios, 0);
     }
 }
 
@@ -250,7 +251,7 @@ fn slc_cache_is_fast_until_full_then_main_array_speed_and_idle_time_drains_it() 
         .mbps()
     };
     let cached = write_mib(&mut dev, 0, 192);
-    let hits = counter(&dev, "slc_cache_hits");
+    let hits = counters(&dev).slc_cache_hits as f64;
     let _ = write_mib(&mut dev, 192 << 20, 128); // fills the rest of the cache
     let main = write_mib(&mut dev, 320 << 20, 256);
     println!("in cache {cached:.0} MB/s, cache full {main:.0} MB/s");
@@ -259,14 +260,14 @@ fn slc_cache_is_fast_until_full_then_main_array_speed_and_idle_time_drains_it() 
         (192 << 20) as f64 / 4096.0,
         "every write landed in the cache"
     );
-    assert!(counter(&dev, "slc_cache_bypassed") > 0.0);
+    assert!(counters(&dev).slc_cache_bypassed > 0);
     assert!(cached > 2.5 * main, "cache {cached} vs main {main}");
     // Idle: the cache migrates to the main array and takes writes at full speed again.
     let mut done = Vec::new();
     dev.reap(0, Some(dev.now_ns() + 60_000_000_000), &mut done)
         .unwrap();
     assert!(done.is_empty());
-    let migrated = counter(&dev, "slc_migrations");
+    let migrated = counters(&dev).slc_migrations as f64;
     assert!(
         migrated > 0.9 * (256u64 << 20) as f64 / 4096.0,
         "migrated {migrated}"
@@ -275,7 +276,7 @@ fn slc_cache_is_fast_until_full_then_main_array_speed_and_idle_time_drains_it() 
     println!("after idle {again:.0} MB/s");
     assert!(again > 2.5 * main);
     // Migrated data still reads back as written (mapping intact).
-    let wa = counter(&dev, "write_amplification");
+    let wa = counters(&dev).write_amplification.unwrap();
     assert!(wa > 1.2, "migration must show in WA: {wa}");
 }
 
@@ -285,13 +286,13 @@ fn idle_time_runs_background_gc() {
     let cap = dev.geometry().capacity_bytes;
     fill(&mut dev, cap, 128 << 10);
     random_4k(&mut dev, Op::Write, cap, 32, Some(cap / 4096), None, 9);
-    let free0 = counter(&dev, "free_blocks");
-    let bg0 = counter(&dev, "gc_background_invocations");
+    let free0 = counters(&dev).free_blocks as f64;
+    let bg0 = counters(&dev).gc_background_invocations as f64;
     let mut done = Vec::new();
     dev.reap(0, Some(dev.now_ns() + 30_000_000_000), &mut done)
         .unwrap();
-    let free1 = counter(&dev, "free_blocks");
-    assert!(counter(&dev, "gc_background_invocations") > bg0);
+    let free1 = counters(&dev).free_blocks as f64;
+    assert!(counters(&dev).gc_background_invocations as f64 > bg0);
     assert!(free1 > free0, "free blocks {free0} -> {free1}");
     // The next write burst starts fast: the idle work is done before the next host IO.
     let st = random_4k(&mut dev, Op::Write, cap, 32, Some(2000), None, 10);
@@ -358,11 +359,11 @@ fn bad_ios_fail_with_einval_and_large_ios_work() {
     assert_eq!(io(&mut dev, Op::Write, 0, 1000).result, -22);
     assert_eq!(io(&mut dev, Op::Write, cap - 4096, 8192).result, -22);
     assert_eq!(io(&mut dev, Op::Discard, cap, 4096).result, -22);
-    assert_eq!(counter(&dev, "failed_ios"), 4.0);
+    assert_eq!(counters(&dev).failed_ios, 4);
     // 512-byte IOs are fine (a partial unit is a read-modify-write once mapped).
     assert_eq!(io(&mut dev, Op::Write, 512, 512).result, 512);
     assert_eq!(io(&mut dev, Op::Write, 1024, 512).result, 512);
-    assert_eq!(counter(&dev, "read_modify_write_pages"), 1.0);
+    assert_eq!(counters(&dev).read_modify_write_pages, 1);
     // 64 MiB transfers.
     let w = io(&mut dev, Op::Write, 0, 64 << 20);
     assert_eq!(w.result, 64 << 20);
@@ -378,30 +379,10 @@ fn bad_ios_fail_with_einval_and_large_ios_work() {
 }
 
 #[test]
-fn counters_have_the_keys_the_suite_reads() {
-    let dev = sim::open("default").unwrap();
-    let c = dev.counters().unwrap();
-    for key in [
-        "host_write_pages",
-        "nand_write_pages",
-        "write_amplification",
-        "gc_invocations",
-        "erases_min",
-        "erases_mean",
-        "erases_max",
-        "slc_cache_hits",
-        "slc_migrations",
-        "host_read_pages",
-        "trimmed_pages",
-        "free_blocks",
-        "op_physical_over_logical_minus_one",
-        "spare_factor",
-    ] {
-        assert!(c.get(key).is_some(), "missing {key}");
-    }
-    let op = c["op_physical_over_logical_minus_one"].as_f64().unwrap();
-    let sf = c["spare_factor"].as_f64().unwrap();
-    assert!((sf - op / (1.0 + op)).abs() < 1e-12);
+fn spare_factor_agrees_with_over_provisioning() {
+    let c = counters(&sim::open("default").unwrap());
+    let op = c.op_physical_over_logical_minus_one;
+    assert!((c.spare_factor - op / (1.0 + op)).abs() < 1e-12);
     assert!((0.07..0.075).contains(&op), "{op}");
 }
 
@@ -414,8 +395,8 @@ fn flush_pads_partial_pages_and_waits_for_the_buffer() {
     // One 4 KiB unit in a 2-plane x 16 KiB stripe: 7 units of padding, and the flush
     // completes only after the first page's program (an LSB page: 650 us of the default's
     // 650us/1950us).
-    assert_eq!(counter(&dev, "padded_pages"), 7.0);
-    assert_eq!(counter(&dev, "nand_write_pages"), 8.0);
+    assert_eq!(counters(&dev).padded_pages, 7);
+    assert_eq!(counters(&dev).nand_write_pages, 8);
     assert!(f.complete_ns >= 650_000, "flush at {}", f.complete_ns);
 }
 

@@ -1,8 +1,9 @@
 //! The energy model: exact accounting, the power states, timing left alone, and background
 //! work showing up as power.
 
+use crate::common::counters;
+use engine::counters::SimCounters;
 use engine::{Completion, Device, Io, Op};
-use serde_json::Value;
 use sim::SimSsd;
 
 const S: u64 = 1_000_000_000;
@@ -91,74 +92,63 @@ fn mixed(dev: &mut SimSsd) -> Vec<u64> {
     times
 }
 
-fn energy_from_counters(c: &Value, cfg: &sim::Config) -> f64 {
-    let n = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("counter {k}")) as f64;
-    let e = &cfg.energy;
-    n("nand_reads_native") * e.native.read_j
-        + n("nand_programs_native_pages") * e.native.prog_j
-        + n("nand_erases_native") * e.native.erase_j
-        + n("nand_reads_slc") * e.pslc.read_j
-        + n("nand_programs_slc_pages") * e.pslc.prog_j
-        + n("nand_erases_slc") * e.pslc.erase_j
-        + n("channel_bytes") * e.channel_j_per_byte
-        + n("link_bytes") * e.link_j_per_byte
-        + n("controller_busy_ns") * 1e-9 * e.ctrl_w
-        + n("active_ns") * 1e-9 * e.active_w
-        + n("awake_ns") * 1e-9 * (e.idle_w + e.dram_w)
-        + n("slumber_ns") * 1e-9 * e.slumber_w
+fn energy_from_counters(c: &SimCounters, cfg: &sim::Config) -> f64 {
+    let (e, t) = (&cfg.energy, &c.energy);
+    let n = |v: u64| v as f64;
+    n(c.nand_reads_native) * e.native.read_j
+        + n(c.nand_programs_native_pages) * e.native.prog_j
+        + n(c.nand_erases_native) * e.native.erase_j
+        + n(c.nand_reads_slc) * e.pslc.read_j
+        + n(c.nand_programs_slc_pages) * e.pslc.prog_j
+        + n(c.nand_erases_slc) * e.pslc.erase_j
+        + n(t.channel_bytes) * e.channel_j_per_byte
+        + n(c.link_bytes) * e.link_j_per_byte
+        + n(t.controller_busy_ns) * 1e-9 * e.ctrl_w
+        + n(t.active_ns) * 1e-9 * e.active_w
+        + n(t.awake_ns) * 1e-9 * (e.idle_w + e.dram_w)
+        + n(t.slumber_ns) * 1e-9 * e.slumber_w
 }
 
 #[test]
 fn total_energy_is_the_sum_of_its_terms_recomputed_from_the_counters() {
     let mut dev = sim::open(&format!("{BASE},link_pm=on")).unwrap();
     mixed(&mut dev);
-    let c = dev.counters().unwrap();
+    let c = counters(&dev);
+    let t = &c.energy;
     // The workload reached every term.
-    for k in [
-        "gc_invocations",
-        "gc_background_invocations",
-        "slc_migrations",
-        "nand_reads_slc",
-        "nand_programs_slc_pages",
-        "nand_erases_slc",
-        "nand_erases_native",
-        "slumber_ns",
-        "wakeups",
-        "slumber_entries",
+    for (k, v) in [
+        ("gc_invocations", c.gc_invocations),
+        ("gc_background_invocations", c.gc_background_invocations),
+        ("slc_migrations", c.slc_migrations),
+        ("nand_reads_slc", c.nand_reads_slc),
+        ("nand_programs_slc_pages", c.nand_programs_slc_pages),
+        ("nand_erases_slc", c.nand_erases_slc),
+        ("nand_erases_native", c.nand_erases_native),
+        ("slumber_ns", t.slumber_ns),
+        ("wakeups", t.wakeups),
+        ("slumber_entries", t.slumber_entries),
     ] {
-        assert!(c[k].as_u64().unwrap() > 0, "{k} is 0: {c}");
+        assert!(v > 0, "{k} is 0: {c:?}");
     }
     // The counts agree with the FTL's own counters, and time is all accounted for.
-    let n = |k: &str| c[k].as_u64().unwrap();
-    assert_eq!(
-        n("nand_reads_native") + n("nand_reads_slc"),
-        n("nand_read_ops")
-    );
-    assert_eq!(
-        n("nand_erases_native") + n("nand_erases_slc"),
-        n("erases_total")
-    );
-    assert_eq!(n("awake_ns") + n("slumber_ns"), n("virtual_time_ns"));
-    assert!(n("active_ns") <= n("awake_ns"));
-    assert!(n("link_bytes") >= n("host_write_pages") * 4096);
+    assert_eq!(c.nand_reads_native + c.nand_reads_slc, c.nand_read_ops);
+    assert_eq!(c.nand_erases_native + c.nand_erases_slc, c.erases_total);
+    assert_eq!(t.awake_ns + t.slumber_ns, c.virtual_time_ns);
+    assert!(t.active_ns <= t.awake_ns);
+    assert!(c.link_bytes >= c.host_write_pages * 4096);
     let total = dev.energy_j().unwrap();
     let recomputed = energy_from_counters(&c, dev.config());
     assert!(
         ((total - recomputed) / total).abs() < 1e-9,
         "energy_j {total} but the counters give {recomputed}"
     );
-    let parts: f64 = [
-        "energy_nand_j",
-        "energy_transfer_j",
-        "energy_controller_j",
-        "energy_idle_j",
-        "energy_slumber_j",
-    ]
-    .iter()
-    .map(|k| c[*k].as_f64().unwrap())
-    .sum();
-    assert!(((c["energy_j"].as_f64().unwrap() - parts) / parts).abs() < 1e-12);
-    assert!(c["energy_slumber_j"].as_f64().unwrap() > 0.0);
+    let parts = t.energy_nand_j
+        + t.energy_transfer_j
+        + t.energy_controller_j
+        + t.energy_idle_j
+        + t.energy_slumber_j;
+    assert!(((t.energy_j - parts) / parts).abs() < 1e-12);
+    assert!(t.energy_slumber_j > 0.0);
 }
 
 /// Mean watts over `ns` of idle time from now.
@@ -197,7 +187,7 @@ fn an_idle_drive_draws_its_floor_a_slumbering_one_less_and_waking_costs_the_exit
     let (asleep, awake_lat) = (read(&mut dozy), read(&mut awake));
     assert_eq!(asleep, awake_lat + 7_000_000, "wake-up latency");
     assert_eq!(read(&mut dozy), awake_lat);
-    assert_eq!(dozy.counters().unwrap()["wakeups"], 1);
+    assert_eq!(counters(&dozy).energy.wakeups, 1);
     assert!(dozy.set_link_power("sometimes").is_err());
 }
 
@@ -212,7 +202,7 @@ fn energy_terms_and_link_pm_off_leave_timing_unchanged() {
     assert_eq!(reference.energy_j(), Some(0.0));
     assert_eq!(mixed(&mut modelled), t);
     assert_eq!(mixed(&mut off), t);
-    assert_eq!(off.counters().unwrap()["slumber_ns"], 0);
+    assert_eq!(counters(&off).energy.slumber_ns, 0);
     // With link_pm=on the gaps end in slumber, and wake-ups delay IOs.
     let mut on = sim::open(&format!("{BASE},link_pm=on")).unwrap();
     assert_ne!(mixed(&mut on), t);
@@ -223,11 +213,7 @@ fn folding_after_writes_stop_draws_power_above_idle_until_the_cache_is_folded() 
     let mut dev = sim::open(&format!("{BASE},link_pm=on")).unwrap();
     // 24 MiB of small writes into the 32 MiB cache, folded at 20 MB/s: over a second.
     run(&mut dev, 32, 6144, |i| (Op::Write, i * 4096, 4096));
-    let cached = |dev: &SimSsd| {
-        dev.counters().unwrap()["slc_cached_blocks"]
-            .as_u64()
-            .unwrap()
-    };
+    let cached = |dev: &SimSsd| counters(dev).slc_cached_blocks;
     let floor = 0.37;
     let mut watts = Vec::new();
     let mut folded_at = None;
@@ -250,10 +236,10 @@ fn folding_after_writes_stop_draws_power_above_idle_until_the_cache_is_folded() 
         );
     }
     // Folding kept the drive out of slumber until it was done; then it slumbered.
-    let c = dev.counters().unwrap();
-    assert!(c["slumber_ns"].as_u64().unwrap() > 0);
+    let slumber_ns = counters(&dev).energy.slumber_ns;
+    assert!(slumber_ns > 0);
     assert!(
-        c["slumber_ns"].as_u64().unwrap() < (4 - folded_at as u64) * S / 2,
+        slumber_ns < (4 - folded_at as u64) * S / 2,
         "slumber began only after folding: {watts:?}"
     );
     assert!((watts[3] - 0.011).abs() < 1e-9, "then slumber: {watts:?}");

@@ -42,11 +42,11 @@ fn cv(v: &[u64]) -> f64 {
 
 fn wa_over(dev: &mut sim::SimSsd, f: impl FnOnce(&mut sim::SimSsd)) -> f64 {
     let (h0, n0) = (
-        counter(dev, "host_write_pages"),
-        counter(dev, "nand_write_pages"),
+        counters(dev).host_write_pages as f64,
+        counters(dev).nand_write_pages as f64,
     );
     f(dev);
-    (counter(dev, "nand_write_pages") - n0) / (counter(dev, "host_write_pages") - h0)
+    (counters(dev).nand_write_pages as f64 - n0) / (counters(dev).host_write_pages as f64 - h0)
 }
 
 #[test]
@@ -110,14 +110,14 @@ fn a_coarser_mapping_unit_reads_and_rewrites_small_writes() {
         random_4k(d, Op::Write, cap, 32, Some(cap / 4096), None, 9);
     };
     let wa4 = wa_over(&mut fine, run);
-    let rmw0 = counter(&coarse, "read_modify_write_pages");
+    let rmw0 = counters(&coarse).read_modify_write_pages as f64;
     let wa8 = wa_over(&mut coarse, run);
     println!("4 KiB mapping WA {wa4:.2}, 8 KiB mapping WA {wa8:.2}");
     // Every 4 KiB write rewrites 8 KiB: about twice the write amplification.
     assert!(wa8 > 1.8 * wa4, "{wa4} vs {wa8}");
-    assert!(counter(&coarse, "read_modify_write_pages") - rmw0 > 0.9 * (cap / 4096) as f64);
+    assert!(counters(&coarse).read_modify_write_pages as f64 - rmw0 > 0.9 * (cap / 4096) as f64);
     // Aligned 8 KiB writes need no read.
-    let rmw1 = counter(&coarse, "read_modify_write_pages");
+    let rmw1 = counters(&coarse).read_modify_write_pages as f64;
     closed_loop(&mut coarse, 4, None, {
         let mut at = 0u64;
         move || {
@@ -128,7 +128,7 @@ fn a_coarser_mapping_unit_reads_and_rewrites_small_writes() {
             })
         }
     });
-    assert_eq!(counter(&coarse, "read_modify_write_pages"), rmw1);
+    assert_eq!(counters(&coarse).read_modify_write_pages as f64, rmw1);
 }
 
 #[test]
@@ -150,8 +150,8 @@ fn overwrite_after_torture(spec: &str) -> f64 {
     fill(&mut dev, cap, 128 << 10);
     random_4k(&mut dev, Op::Write, cap, 32, Some(cap / 4096 / 5), None, 5);
     let (h0, r0) = (
-        counter(&dev, "host_write_pages"),
-        counter(&dev, "gc_relocated_pages"),
+        counters(&dev).host_write_pages as f64,
+        counters(&dev).gc_relocated_pages as f64,
     );
     let mut at = 0;
     closed_loop(&mut dev, 1, None, move || {
@@ -160,7 +160,7 @@ fn overwrite_after_torture(spec: &str) -> f64 {
             (Op::Write, at - (128 << 10), 128 << 10)
         })
     });
-    (counter(&dev, "gc_relocated_pages") - r0) / (counter(&dev, "host_write_pages") - h0)
+    (counters(&dev).gc_relocated_pages as f64 - r0) / (counters(&dev).host_write_pages as f64 - h0)
 }
 
 #[test]
@@ -239,11 +239,11 @@ fn metadata_writes_are_programmed_with_the_host_data() {
     // is the journal's.
     let mut dev = sim::open(&format!("{BASE},meta=5%")).unwrap();
     fill(&mut dev, 256 << 20, 128 << 10);
-    let host = counter(&dev, "host_write_pages");
-    let meta = counter(&dev, "meta_pages");
+    let host = counters(&dev).host_write_pages as f64;
+    let meta = counters(&dev).meta_pages as f64;
     println!("meta {meta} of {host} host pages");
     assert!((meta / host - 0.05).abs() < 0.001, "{meta} / {host}");
-    assert_eq!(counter(&dev, "nand_write_pages"), host + meta);
+    assert_eq!(counters(&dev).nand_write_pages as f64, host + meta);
 }
 
 /// MB/s of each second of a 128 KiB sequential write of `mib` MiB at QD32 from `from`.
@@ -269,7 +269,7 @@ fn a_folding_cache_writes_twice_in_the_foreground_when_full() {
         seq_write(&mut bypass, 0, 1024),
         seq_write(&mut fold, 0, 1024),
     );
-    let wa = |d: &sim::SimSsd| counter(d, "write_amplification");
+    let wa = |d: &sim::SimSsd| counters(d).write_amplification.unwrap();
     println!(
         "1 GiB after a 256 MiB cache: bypass {:.0} MB/s WA {:.2}, fold {:.0} MB/s WA {:.2}",
         a.mbps(),
@@ -280,7 +280,7 @@ fn a_folding_cache_writes_twice_in_the_foreground_when_full() {
     assert!(wa(&fold) > 1.6, "folded data is written twice");
     assert!(wa(&bypass) < 1.05, "bypassed data is written once");
     assert!(b.mbps() < a.mbps());
-    assert_eq!(counter(&fold, "slc_cache_bypassed"), 0.0);
+    assert_eq!(counters(&fold).slc_cache_bypassed, 0);
 }
 
 #[test]
@@ -314,7 +314,7 @@ fn folding_while_the_host_writes_waits_until_the_drive_is_short_of_free_blocks()
             "default,capacity=512MiB,pages_per_block=32,op=15%,slc_cache=32MiB,slc_drain={drain},slc_drain_rate=100,gc_style=bursty,gc_burst=16"
         );
         let (dev, st) = steady(&spec, 60, 5);
-        (cv(&st.per_second), counter(&dev, "slc_migrations"))
+        (cv(&st.per_second), counters(&dev).slc_migrations as f64)
     };
     let (idle_cv, idle_folded) = random("idle");
     let (always_cv, always_folded) = random("always");
@@ -327,8 +327,9 @@ fn folding_while_the_host_writes_waits_until_the_drive_is_short_of_free_blocks()
 fn idle_folding_runs_at_its_stated_rate() {
     let mut dev = sim::open(&format!("{CACHED},slc_drain_rate=64")).unwrap();
     seq_write(&mut dev, 0, 256);
-    let cached =
-        |d: &sim::SimSsd| counter(d, "slc_cached_blocks") + counter(d, "slc_free_blocks") * 0.0;
+    let cached = |d: &sim::SimSsd| {
+        counters(d).slc_cached_blocks as f64 + counters(d).slc_free_blocks as f64 * 0.0
+    };
     let full = cached(&dev);
     assert!(full > 0.0);
     // 256 MiB at 64 MB/s: about 4.2 s.
@@ -351,16 +352,16 @@ fn a_dynamic_cache_uses_free_space_and_vanishes_when_the_drive_is_full() {
     let l = sim::resolve(spec).unwrap().layout().unwrap();
     assert_eq!(l.slc_blocks_per_die, 0, "no blocks of its own");
     let fast = seq_write(&mut dev, 0, 128).mbps();
-    assert!(counter(&dev, "slc_cache_hits") > 0.0);
+    assert!(counters(&dev).slc_cache_hits > 0);
     // Fill the drive and keep writing: the cache has no room to borrow.
     let cap = dev.geometry().capacity_bytes;
     let mut done = Vec::new();
     dev.reap(0, Some(dev.now_ns() + 30_000_000_000), &mut done)
         .unwrap();
     fill(&mut dev, cap, 128 << 10);
-    let hits = counter(&dev, "slc_cache_hits");
+    let hits = counters(&dev).slc_cache_hits as f64;
     random_4k(&mut dev, Op::Write, cap, 32, Some(cap / 4096), None, 3);
-    let late = counter(&dev, "slc_cache_hits") - hits;
+    let late = counters(&dev).slc_cache_hits as f64 - hits;
     println!("empty drive {fast:.0} MB/s; cache hits on the full drive: {late}");
     assert_eq!(late, 0.0);
 }
@@ -388,8 +389,8 @@ fn partial_trim_keeps_its_share_of_trimmed_data() {
     fill(&mut dev, cap, 128 << 10);
     discard(&mut dev, 0, cap);
     let (kept, trimmed) = (
-        counter(&dev, "trim_ignored_pages"),
-        counter(&dev, "trimmed_pages"),
+        counters(&dev).trim_ignored_pages as f64,
+        counters(&dev).trimmed_pages as f64,
     );
     let share = kept / (kept + trimmed);
     println!("partial TRIM kept {:.1}%", share * 100.0);
@@ -399,7 +400,7 @@ fn partial_trim_keeps_its_share_of_trimmed_data() {
         sim::open("default,capacity=1GiB,pages_per_block=32,trim=partial,trim_keep=30%").unwrap();
     fill(&mut again, cap, 128 << 10);
     discard(&mut again, 0, cap);
-    assert_eq!(counter(&again, "trim_ignored_pages"), kept);
+    assert_eq!(counters(&again).trim_ignored_pages as f64, kept);
 }
 
 #[test]
@@ -409,9 +410,9 @@ fn deferred_trim_unmaps_in_idle_time_and_never_undoes_a_later_write() {
     let cap = dev.geometry().capacity_bytes;
     fill(&mut dev, cap, 128 << 10);
     discard(&mut dev, 0, 512 << 20);
-    assert_eq!(counter(&dev, "trimmed_pages"), 0.0, "nothing yet");
+    assert_eq!(counters(&dev).trimmed_pages as f64, 0.0, "nothing yet");
     assert_eq!(
-        counter(&dev, "trim_pending_pages"),
+        counters(&dev).trim_pending_pages as f64,
         (512u64 << 20) as f64 / 4096.0
     );
     // Rewrite the first 4 KiB before the drive gets to it.
@@ -428,12 +429,12 @@ fn deferred_trim_unmaps_in_idle_time_and_never_undoes_a_later_write() {
     // Two seconds of idle at 100 MB/s unmap about 200 MB.
     dev.reap(0, Some(dev.now_ns() + 2_000_000_000), &mut done)
         .unwrap();
-    let trimmed = counter(&dev, "trimmed_pages") * 4096.0;
+    let trimmed = counters(&dev).trimmed_pages as f64 * 4096.0;
     println!("unmapped {:.0} MB in 2 s", trimmed / 1e6);
     assert!((trimmed / 1e6 - 200.0).abs() < 10.0, "{trimmed}");
     dev.reap(0, Some(dev.now_ns() + 10_000_000_000), &mut done)
         .unwrap();
-    assert_eq!(counter(&dev, "trim_pending_pages"), 0.0);
+    assert_eq!(counters(&dev).trim_pending_pages, 0);
     // The rewritten unit still reads as data; a trimmed one reads zeros.
     let read = |dev: &mut sim::SimSsd, offset| {
         dev.submit(Io {
@@ -458,14 +459,14 @@ fn a_secure_erase_empties_the_drive_whatever_its_trim_does() {
     let cap = dev.geometry().capacity_bytes;
     fill(&mut dev, cap, 128 << 10);
     let before = dev.now_ns();
-    let hosts = counter(&dev, "host_write_pages");
+    let hosts = counters(&dev).host_write_pages as f64;
     assert!(dev
         .erase(engine::drive::PurgeMethod::Auto, &mut |_| {})
         .unwrap()
         .is_some());
     assert!(dev.now_ns() > before, "erasing takes time");
     assert_eq!(
-        counter(&dev, "host_write_pages"),
+        counters(&dev).host_write_pages as f64,
         hosts,
         "counters carry over"
     );
@@ -473,7 +474,7 @@ fn a_secure_erase_empties_the_drive_whatever_its_trim_does() {
         .unwrap()
         .layout()
         .unwrap();
-    assert_eq!(counter(&dev, "free_blocks") as u64, l.main_blocks());
+    assert_eq!(counters(&dev).free_blocks, l.main_blocks());
     dev.prepare(1, 4096).unwrap();
     dev.submit(Io {
         slot: 0,

@@ -49,15 +49,15 @@ fn steady_wa(spec: &str, passes: f64) -> (f64, f64) {
     let half = (units as f64 * passes / 2.0) as u64;
     random_4k(&mut dev, Op::Write, cap, 32, Some(half), None, 7);
     let (h0, n0) = (
-        counter(&dev, "host_write_pages"),
-        counter(&dev, "nand_write_pages"),
+        (counters(&dev).host_write_pages as f64),
+        (counters(&dev).nand_write_pages as f64),
     );
     random_4k(&mut dev, Op::Write, cap, 32, Some(half), None, 8);
     let (h1, n1) = (
-        counter(&dev, "host_write_pages"),
-        counter(&dev, "nand_write_pages"),
+        (counters(&dev).host_write_pages as f64),
+        (counters(&dev).nand_write_pages as f64),
     );
-    let a = counter(&dev, "physical_pages") / counter(&dev, "logical_pages");
+    let a = (counters(&dev).physical_pages as f64) / (counters(&dev).logical_pages as f64);
     ((n1 - n0) / (h1 - h0), a)
 }
 

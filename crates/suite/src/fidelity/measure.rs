@@ -11,10 +11,8 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use crate::context::{Context, Silent};
-use crate::methodology::trim::TrimAnalysis;
 use crate::methodology::{self, TestId};
 use crate::params::{ns, Overrides};
-use crate::replay::ReplayAnalysis;
 use crate::result::TestResult;
 use crate::stats::{drop_time, series_stats};
 
@@ -194,7 +192,7 @@ impl Measure {
             }
             Measure::Trim => {
                 let r = &test(TestId::Trim, &mut dev, &mut ctx, Overrides::default())?[0];
-                let a: TrimAnalysis = typed(r)?;
+                let a = r.trim().ok_or("trim: no TRIM figures")?;
                 put("clean_60s_mbps", a.clean.first_60s_mbps);
                 put("dirty_60s_mbps", a.dirty.first_60s_mbps);
                 put("after_60s_mbps", a.after_trim.first_60s_mbps);
@@ -222,7 +220,7 @@ impl Measure {
                     ..Overrides::default()
                 };
                 let r = &test(TestId::StorageBench, &mut dev, &mut ctx, o)?[0];
-                let a: ReplayAnalysis = typed(r)?;
+                let a = r.replay().ok_or("storage-bench: no replay figures")?;
                 put("data_rate_mbps", a.metrics.data_rate_mbps);
                 put("service_us", a.metrics.avg_service_time_us);
             }
@@ -254,11 +252,6 @@ impl Measure {
         }
         Ok(f)
     }
-}
-
-/// A result's analysis as its test's type.
-fn typed<T: serde::de::DeserializeOwned>(r: &TestResult) -> Result<T, String> {
-    serde_json::from_value(r.analysis.clone()).map_err(|e| format!("{}: analysis: {e}", r.test))
 }
 
 /// Figures of one consistency run from its per-second IOPS.
@@ -398,18 +391,11 @@ fn turbo_write(
         series_stats(rest).map_or(f64::NAN, |s| s.median),
     );
     // When the buffer ran out: the data it took at the speed it took it.
-    let cached_bytes = dev
-        .counters()
-        .and_then(|c| c["slc_cache_hits"].as_f64())
-        .unwrap_or(0.0)
-        * 4096.0;
+    let sim_counters = |dev: &sim::SimSsd| dev.counters().and_then(|c| c.sim().cloned());
+    let cached_bytes = sim_counters(dev).map_or(0.0, |c| c.slc_cache_hits as f64) * 4096.0;
     put("buffer_s", cached_bytes / (first * 1e6).max(1.0));
     // Idle a second at a time until the cache is empty (at most ten minutes).
-    let cached = |dev: &sim::SimSsd| {
-        dev.counters()
-            .and_then(|c| c["slc_cached_blocks"].as_u64())
-            .unwrap_or(0)
-    };
+    let cached = |dev: &sim::SimSsd| sim_counters(dev).map_or(0, |c| c.slc_cached_blocks);
     let mut waited = 0u32;
     while cached(dev) > 0 && waited < 600 {
         engine::driver::idle(dev, ns(1.0)).map_err(|e| e.to_string())?;

@@ -11,6 +11,7 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use super::{Defaults, Test, TestId, Verifies};
+use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -148,6 +149,6 @@ pub fn run(
         drop_to_iops: drop.map(|d| d.to),
         whole_run: series_stats(&iops),
     };
-    report.analysis = serde_json::to_value(analysis).expect("analysis serializes");
+    report.analysis = Analysis::Consistency(analysis);
     Ok(report.finish(dev, &w, outcome))
 }

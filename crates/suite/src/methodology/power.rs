@@ -18,6 +18,7 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use super::{Defaults, Test, TestId, Verifies};
+use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -253,7 +254,7 @@ fn rest(
     }
     let mut a = analysis(state, &outcome);
     a.link_power = Some(link);
-    report.analysis = serde_json::to_value(&a).expect("analysis serializes");
+    report.analysis = Analysis::Power(a);
     let parameters = serde_json::json!({
         "state": state.name(),
         "rest_s": rest_s,
@@ -344,7 +345,7 @@ fn write(
             complete: tail.stopped.is_none(),
         });
     }
-    report.analysis = serde_json::to_value(&a).expect("analysis serializes");
+    report.analysis = Analysis::Power(a);
     Ok(complete_only_with_power(report.finish(dev, &w, outcome)))
 }
 

@@ -9,6 +9,7 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use super::{Defaults, Test, TestId, Verifies};
+use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -199,7 +200,7 @@ pub fn run(
             PTS.max_rounds
         ));
     }
-    report.analysis = serde_json::to_value(&analysis).expect("analysis serializes");
+    report.analysis = Analysis::SteadyState(analysis);
     let (w, outcome) = last.expect("at least one round ran");
     let mut result = report.finish(dev, &w, outcome);
     result.per_second = series;

@@ -11,6 +11,7 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use super::{Defaults, Test, TestId, Verifies};
+use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{CurvePoint, Report, TestResult};
@@ -151,13 +152,12 @@ pub fn run(
                 summary: out.measurements.summary.clone(),
             })
             .collect();
-        report.analysis = serde_json::to_value(SweepAnalysis {
+        report.analysis = Analysis::TransferSweep(SweepAnalysis {
             peak_mbps: peak,
             peak_at_bytes: peak_at,
             reaches_90pct_at_bytes: at90,
             skipped_bytes: skipped.iter().map(|&s| s as u64).collect(),
-        })
-        .expect("analysis serializes");
+        });
         // The headline measurement is the peak point.
         let (size, outcome) = curve
             .into_iter()

@@ -15,6 +15,7 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use super::{Defaults, Test, TestId, Verifies};
+use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -288,7 +289,7 @@ pub fn run(
         )
     };
     ctx.observer.note(&verdict_text);
-    report.analysis = serde_json::to_value(TrimAnalysis {
+    report.analysis = Analysis::Trim(TrimAnalysis {
         clean,
         dirty,
         after_trim,
@@ -298,8 +299,7 @@ pub fn run(
         verdict: verdict_text,
         trim_method,
         trimmed_reads,
-    })
-    .expect("analysis serializes");
+    });
     let w = precondition::fill_workload(0, span, DataKind::Incompressible, seed);
     let mut result = report.finish(dev, &w, last);
     result.parameters = serde_json::json!({
@@ -330,7 +330,7 @@ mod tests {
             ..Overrides::default()
         };
         let r = run(&mut dev, &mut ctx, &o).expect("the test runs");
-        serde_json::from_value(r.analysis).expect("a TRIM analysis")
+        r.trim().expect("a TRIM analysis").clone()
     }
 
     /// The 2.5" 840 EVO (TurboWrite also folding while the host writes) on a clean drive: a

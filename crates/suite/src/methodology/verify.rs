@@ -15,6 +15,7 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use super::{Test, TestId, Verifies};
+use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{region, Overrides, DEFAULT_SEED};
 use crate::result::{CurvePoint, Report, TestResult};
@@ -140,13 +141,12 @@ pub fn run(
     }
     let (w, mut outcome) = last.expect("a phase ran");
     ctx.finish_verify(dev, &mut v, 32, &mut outcome)?;
-    report.analysis = serde_json::to_value(VerifyAnalysis {
+    report.analysis = Analysis::Verify(VerifyAnalysis {
         phases: PHASES.to_vec(),
         span_bytes: span,
         offset_bytes: offset,
         backlog_units: opts.backlog_units,
-    })
-    .expect("analysis serializes");
+    });
     let mut result = report.finish(dev, &w, outcome);
     result.parameters = serde_json::json!({
         "offset_bytes": offset,

@@ -19,7 +19,7 @@ fn run(spec: &str, test: &str, o: Overrides) -> Vec<TestResult> {
 
 fn steady_mean(r: &TestResult) -> f64 {
     r.consistency()
-        .and_then(|a| a.steady_state)
+        .and_then(|a| a.steady_state.as_ref())
         .expect("steady-state figures")
         .mean
 }
@@ -152,14 +152,24 @@ fn power_follows_the_simulated_work_and_slumber_is_set_and_put_back() {
     assert!(mean(slumber) < 0.5 * mean(idle), "slumber below idle");
     assert!(mean(seq) > 3.0 * mean(idle), "writing above idle");
     // The simulator's link power switch: found off, set on for slumber, put back.
-    let link = slumber.power_analysis().unwrap().link_power.unwrap();
+    let link = slumber
+        .power_analysis()
+        .unwrap()
+        .link_power
+        .as_ref()
+        .unwrap();
     assert_eq!(link.control.as_deref(), Some("sim:link_pm"));
     assert_eq!(
         (link.found.as_deref(), link.set.as_deref(), link.restored),
         (Some("off"), Some("on"), true)
     );
     assert_eq!(
-        idle.power_analysis().unwrap().link_power.unwrap().set,
+        idle.power_analysis()
+            .unwrap()
+            .link_power
+            .as_ref()
+            .unwrap()
+            .set,
         None,
         "idle leaves link power management off"
     );

@@ -61,7 +61,7 @@ fn linear_top(a: Option<&ConsistencyAnalysis>, points: &[(f64, f64)]) -> f64 {
 pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
     let r = &e.result;
     let a = r.consistency();
-    let name = format!("{}, {}", d.label, spare_name(&spare_key(r, a.as_ref())));
+    let name = format!("{}, {}", d.label, spare_name(&spare_key(r, a)));
     let points: Vec<(f64, f64)> = r
         .per_second
         .iter()
@@ -121,7 +121,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
             (figure(chart(
                 format!("Steady state from {from:.0} s (linear scale)"),
                 from,
-                Axis::linear("IOPS").range(0.0, linear_top(a.as_ref(), &points)).format(NumberFormat::Si),
+                Axis::linear("IOPS").range(0.0, linear_top(a, &points)).format(NumberFormat::Si),
             ).to_svg()))
         }
         (sources(rv, &[(name.clone(), e)]))
@@ -134,7 +134,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
         .iter()
         .flat_map(|d| {
             d.of(TestId::Consistency).map(move |e| {
-                let key = spare_key(&e.result, e.result.consistency().as_ref());
+                let key = spare_key(&e.result, e.result.consistency());
                 (d, e, key)
             })
         })
@@ -184,7 +184,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
                     .iter()
                     .map(|e| {
                         e.and_then(|e| e.result.consistency())
-                            .and_then(|a| a.steady_state)
+                            .and_then(|a| a.steady_state.as_ref())
                             .map_or(f64::NAN, |s| s.mean)
                     })
                     .collect(),
@@ -211,7 +211,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
     ]);
     for (d, e, k) in &sets {
         let a = e.result.consistency();
-        let ss = a.as_ref().and_then(|a| a.steady_state.as_ref());
+        let ss = a.and_then(|a| a.steady_state.as_ref());
         let g = |f: fn(&suite::stats::SeriesStats) -> f64| Cell::Num(grouped(ss.map(f), 0));
         table.row(vec![
             Cell::Markup(drive_cell(d, &e.result)),
@@ -223,8 +223,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
             g(|s| s.p1),
             g(|s| s.p99),
             Cell::Num(
-                a.as_ref()
-                    .and_then(|a| a.drop_s)
+                a.and_then(|a| a.drop_s)
                     .map_or("no drop".into(), |t| format!("{t} s")),
             ),
             Cell::Num(fixed(

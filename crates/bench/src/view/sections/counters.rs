@@ -12,7 +12,6 @@ use crate::view::{fixed, Cell, Table};
 use super::drive_name;
 
 pub fn section(rv: &Review) -> Option<Markup> {
-    let health = |v: &serde_json::Value| serde_json::from_value::<Health>(v.clone()).ok();
     let mut table = Table::new(&[
         "drive",
         "test",
@@ -31,7 +30,9 @@ pub fn section(rv: &Review) -> Option<Markup> {
             let Some(c) = r.device_counters.as_ref() else {
                 continue;
             };
-            let (Some(start), Some(end)) = (health(&c.start), health(&c.end)) else {
+            let (Some(start), Some(end)) =
+                (c.start.health(), c.end.as_ref().and_then(|e| e.health()))
+            else {
                 continue;
             };
             let mb = |b: Option<u64>| {
@@ -49,9 +50,9 @@ pub fn section(rv: &Review) -> Option<Markup> {
                     Some(_) => html! { span.bad { "no" } }.into(),
                     None => "–".into(),
                 },
-                mb(Health::delta(&start, &end).nand_bytes_written),
+                mb(Health::delta(start, end).nand_bytes_written),
                 Cell::Num(fixed(r.write_amplification.map(|w| w.cumulative), 2)),
-                format!("{} → {}", temp(&start), temp(&end)).into(),
+                format!("{} → {}", temp(start), temp(end)).into(),
             ]);
         }
     }

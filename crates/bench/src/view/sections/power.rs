@@ -174,9 +174,9 @@ fn table(rv: &Review, results: &[(&Drive, &Entry)]) -> Table {
             },
             watts(reading.min_w),
             watts(reading.max_w),
-            Cell::Num(fixed(a.as_ref().and_then(|a| a.mbps_per_w), 1)),
-            Cell::Num(grouped(a.as_ref().and_then(|a| a.iops_per_w), 0)),
-            link_cell(a.as_ref()).into(),
+            Cell::Num(fixed(a.and_then(|a| a.mbps_per_w), 1)),
+            Cell::Num(grouped(a.and_then(|a| a.iops_per_w), 0)),
+            link_cell(a).into(),
             reading.missing.clone().unwrap_or_default().into(),
             super::parameters_link(rv, e).into(),
         ]);
@@ -199,14 +199,13 @@ fn seq_write_table(rv: &Review) -> Option<Table> {
     for d in rv.drives {
         for e in d.of(TestId::PowerSeqWrite) {
             let a = power::analysis(&e.result);
-            let get = |f: fn(&power::PowerAnalysis) -> Option<f64>| watts(a.as_ref().and_then(f));
+            let get = |f: fn(&power::PowerAnalysis) -> Option<f64>| watts(a.and_then(f));
             t.row(vec![
                 drive_cell(d, &e.result).into(),
                 get(|a| a.first_30s_w),
                 get(|a| a.after_30s_w),
                 Cell::Num(
-                    a.as_ref()
-                        .and_then(|a| a.burst_s)
+                    a.and_then(|a| a.burst_s)
                         .map_or("–".into(), |t| format!("{t} s")),
                 ),
                 get(|a| a.burst_w),
@@ -272,7 +271,7 @@ pub fn beneath(main: &XYChart, d: &Drive, r: &TestResult, tail: &[Option<f64>]) 
 pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
     let r = &e.result;
     let a = power::analysis(r);
-    let tail = a.as_ref().map_or(&[][..], |a| a.tail_watts.as_slice());
+    let tail = a.map_or(&[][..], |a| a.tail_watts.as_slice());
     let seconds = r.per_second.len() + tail.len();
     let main = XYChart::new(
         "128 KiB sequential write, QD32: MB/s and power",
@@ -387,7 +386,7 @@ pub(crate) mod tests {
                 p
             })
             .collect();
-        r.analysis = serde_json::json!({
+        let stored = serde_json::json!({
             "state": state,
             "mean_w": mean_w, "min_w": mean_w.map(|w| w * 0.9), "max_w": mean_w.map(|w| w * 1.1),
             "basis": mean_w.map(|_| basis),
@@ -403,6 +402,7 @@ pub(crate) mod tests {
             },
             "missing": missing,
         });
+        r.analysis = suite::analysis::Analysis::parse(r.test, stored).unwrap();
         r.power = Some(PhasePower {
             source: if basis == Basis::Model {
                 "sim"

@@ -23,7 +23,7 @@ fn replays(d: &Drive) -> impl Iterator<Item = &Entry> {
 fn trace(e: &Entry) -> String {
     e.result
         .replay()
-        .map(|a| a.trace)
+        .map(|a| a.trace.clone())
         .or_else(|| e.result.variant.clone())
         .unwrap_or_else(|| "trace".into())
 }
@@ -50,13 +50,13 @@ pub fn section(rv: &Review) -> Option<Markup> {
 }
 
 fn one_trace(rv: &Review, t: &str) -> Markup {
-    let found: Vec<(&Drive, &Entry, Option<StorageBenchMetrics>)> = rv
+    let found: Vec<(&Drive, &Entry, Option<&StorageBenchMetrics>)> = rv
         .drives
         .iter()
         .flat_map(|d| {
             replays(d)
                 .filter(|e| trace(e) == t)
-                .map(move |e| (d, e, e.result.replay().map(|a| a.metrics)))
+                .map(move |e| (d, e, e.result.replay().map(|a| &a.metrics)))
         })
         .collect();
     let bars = |title: &str,
@@ -69,7 +69,7 @@ fn one_trace(rv: &Review, t: &str) -> Markup {
             .map(|(d, e, m)| BarRowSrc {
                 drive: d,
                 label: d.label.clone(),
-                values: vec![m.as_ref().map_or(f64::NAN, metric)],
+                values: vec![m.map_or(f64::NAN, metric)],
                 entries: vec![Some(*e)],
                 note: None,
             })

@@ -59,9 +59,8 @@ pub fn section(rv: &Review) -> Option<Markup> {
     ]);
     for (_, d, e) in &views {
         let a = e.result.trim();
-        let pass = |f: fn(&suite::methodology::trim::TrimAnalysis) -> f64| {
-            Cell::Num(fixed(a.as_ref().map(f), 1))
-        };
+        let pass =
+            |f: fn(&suite::methodology::trim::TrimAnalysis) -> f64| Cell::Num(fixed(a.map(f), 1));
         let verdict = html! {
             @match &a {
                 Some(a) => span class=(if a.functional { "ok" } else { "bad" }) { (a.verdict) },
@@ -69,7 +68,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
             }
         };
         let reads = html! {
-            @if let Some(t) = a.as_ref().and_then(|a| a.trimmed_reads.as_ref()) {
+            @if let Some(t) = a.and_then(|a| a.trimmed_reads.as_ref()) {
                 span class=(if t.violation { "bad" } else { "ok" }) { (t.verdict) }
             } @else { "–" }
         };
@@ -81,9 +80,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
             pass(|a| a.dirty.min_mbps),
             verdict.into(),
             reads.into(),
-            a.as_ref()
-                .map_or("–".to_string(), |a| a.trim_method.clone())
-                .into(),
+            a.map_or("–".to_string(), |a| a.trim_method.clone()).into(),
             parameters_link(rv, e).into(),
         ]);
     }

@@ -2,6 +2,7 @@
 //! depend on the engine's driver: keep `qd` IOs in flight, reap one, resubmit.
 #![allow(dead_code)]
 
+use engine::counters::SimCounters;
 use engine::{Completion, Device, Io, Op};
 use sim::SimSsd;
 
@@ -163,8 +164,7 @@ pub fn random_4k(
     })
 }
 
-pub fn counter(dev: &SimSsd, key: &str) -> f64 {
-    dev.counters().unwrap()[key]
-        .as_f64()
-        .unwrap_or_else(|| panic!("counter {key} missing"))
+pub fn counters(dev: &SimSsd) -> SimCounters {
+    let c = dev.counters().expect("the simulator keeps counters");
+    c.sim().expect("a simulator's counters").clone()
 }
