@@ -7,7 +7,7 @@ use engine::power::Basis;
 use suite::result::TestResult;
 use suite::TestId;
 
-pub use suite::methodology::power::{LinkPowerRecord, PowerAnalysis, TESTS};
+pub use suite::methodology::power::{PowerAnalysis, TESTS};
 
 /// Whether `test` is one of the power tests.
 pub fn is_power_test(test: TestId) -> bool {
@@ -71,7 +71,7 @@ impl Reading {
 mod tests {
     use super::*;
     use crate::db::tests::result;
-    use suite::analysis::Analysis;
+    use suite::Analysis;
 
     #[test]
     fn missing_power_has_a_reason_and_no_value() {

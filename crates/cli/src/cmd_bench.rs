@@ -411,7 +411,7 @@ fn printable_result(mut r: suite::result::TestResult) -> suite::result::TestResu
     p(&mut r.label);
     r.deviations.iter_mut().for_each(p);
     r.adaptations.iter_mut().for_each(p);
-    if let suite::analysis::Analysis::Trim(a) = &mut r.analysis {
+    if let suite::Analysis::Trim(a) = &mut r.analysis {
         p(&mut a.verdict);
     }
     r

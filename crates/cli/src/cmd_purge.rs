@@ -15,7 +15,7 @@ pub fn purge(a: &TargetArgs) -> anyhow::Result<ExitCode> {
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.purge = a.purge;
     let capacity = dev.geometry().capacity_bytes;
-    let phase = suite::precondition::purge(&mut ctx, dev.as_mut(), 0, capacity);
+    let phase = suite::purge(&mut ctx, dev.as_mut(), 0, capacity);
     drop(ctx);
     bar.close();
     let method = phase.method.as_deref().unwrap_or("none");

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use engine::units;
 
-use suite::analysis::Analysis;
 use suite::result::TestResult;
+use suite::Analysis;
 
 pub fn default_dir(test: &str) -> PathBuf {
     let stamp = suite::result::utc_now().replace([':', '-'], "");

@@ -1,20 +1,23 @@
 //! The review suite: the tests of METHODOLOGY.md on any target, the preconditioning they
 //! need, and the self-describing results they produce.
 
-pub mod analysis;
+mod analysis;
 pub mod context;
 pub mod fidelity;
 pub mod parallel;
 pub mod params;
-pub mod precondition;
+mod precondition;
 pub mod replay;
 pub mod result;
 pub mod results_dir;
 pub mod runner;
-pub mod stats;
+mod stats;
 pub mod target;
 
+pub use analysis::Analysis;
 pub use methodology::TestId;
+pub use precondition::purge;
+pub use stats::SeriesStats;
 pub mod methodology;
 
 #[derive(Debug, thiserror::Error)]

@@ -17,7 +17,6 @@ pub fn render(results: &[TestResult], suite: Option<&SuiteRecord>) -> String {
         .and_then(|r| r.target.model.clone())
         .unwrap_or_else(|| first.map_or("ssdlab report".into(), |r| r.target.path.clone()));
     let drive = Drive {
-        id: None,
         label: title.clone(),
         index: 0,
         facts: first.map(Facts::of).unwrap_or_default(),

@@ -87,7 +87,6 @@ impl Facts {
 /// its facts and results.
 #[derive(Clone, Debug)]
 pub struct Drive {
-    pub id: Option<i64>,
     pub label: String,
     /// Its position on the page, which gives its colour.
     pub index: usize,

@@ -33,7 +33,6 @@ impl From<Markup> for Cell {
 pub struct Table {
     head: Vec<String>,
     rows: Vec<Vec<Cell>>,
-    id: Option<String>,
 }
 
 impl Table {
@@ -41,13 +40,7 @@ impl Table {
         Table {
             head: head.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
-            id: None,
         }
-    }
-
-    pub fn id(mut self, id: &str) -> Table {
-        self.id = Some(id.to_string());
-        self
     }
 
     pub fn row(&mut self, cells: Vec<Cell>) {
@@ -63,7 +56,7 @@ impl Render for Table {
     fn render(&self) -> Markup {
         html! {
             div.wide {
-                table id=[self.id.as_deref()] {
+                table {
                     @if self.head.iter().any(|h| !h.is_empty()) {
                         tr { @for h in &self.head { th { (h) } } }
                     }

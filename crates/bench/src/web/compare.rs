@@ -36,7 +36,6 @@ fn drive(bench: &Bench, row: DriveRow, label: String, index: usize) -> Result<Dr
         notes: row.specs.notes.clone(),
     };
     Ok(Drive {
-        id: Some(row.id),
         label,
         index,
         facts,
@@ -160,7 +159,6 @@ pub(super) fn view(bench: &Bench, kind: &str, id: i64, query: &[(String, String)
     }
     let label = drive_labels(&listed).swap_remove(0);
     let d = Drive {
-        id: Some(stored.drive_id),
         label,
         index,
         facts: Facts::default(),

@@ -309,7 +309,6 @@ pub(super) fn run(bench: &Bench, id: i64) -> Result<Page> {
         })
         .collect();
     let drive = Drive {
-        id: Some(run.drive_id),
         label: run.drive.clone(),
         index: 0,
         facts: entries

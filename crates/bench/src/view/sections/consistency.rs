@@ -212,7 +212,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
     for (d, e, k) in &sets {
         let a = e.result.consistency();
         let ss = a.and_then(|a| a.steady_state.as_ref());
-        let g = |f: fn(&suite::stats::SeriesStats) -> f64| Cell::Num(grouped(ss.map(f), 0));
+        let g = |f: fn(&suite::SeriesStats) -> f64| Cell::Num(grouped(ss.map(f), 0));
         table.row(vec![
             Cell::Markup(drive_cell(d, &e.result)),
             spare_name(k).into(),

@@ -402,7 +402,7 @@ pub(crate) mod tests {
             },
             "missing": missing,
         });
-        r.analysis = suite::analysis::Analysis::parse(r.test, stored).unwrap();
+        r.analysis = suite::Analysis::parse(r.test, stored).unwrap();
         r.power = Some(PhasePower {
             source: if basis == Basis::Model {
                 "sim"
@@ -435,7 +435,6 @@ pub(crate) mod tests {
             .into_iter()
             .enumerate()
             .map(|(index, (label, rs))| Drive {
-                id: None,
                 label: label.into(),
                 index,
                 facts: Facts::default(),
