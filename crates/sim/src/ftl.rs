@@ -360,13 +360,10 @@ impl Ftl {
         let ub = self.layout.unit_bytes;
         let first = offset / ub;
         let end = (offset + len).div_ceil(ub);
-        let unit_ns = self.tl.link_unit_ns;
-        let link_start = self.tl.link_free.max(now) + self.tl.link_cmd_ns;
-        let link_done = link_start + len * unit_ns / ub;
-        self.tl.link_free = link_done;
-        self.tl.busy_to(link_done);
+        let unit_ns = self.tl.link_unit_ns();
+        let (link_start, link_done) = self.tl.link_transfer(now, len, 0);
         self.c.link_bytes += len;
-        let mut complete = self.tl.controller(link_done, self.tl.cmd_write_ns);
+        let mut complete = self.tl.write_command(link_done);
         let cache =
             self.slc_enabled && (self.slc.max_write_bytes == 0 || len <= self.slc.max_write_bytes);
         for (j, lpn) in (first..end).enumerate() {
@@ -432,9 +429,7 @@ impl Ftl {
         let ub = self.layout.unit_bytes;
         let first = offset / ub;
         let end = (offset + len).div_ceil(ub);
-        let ctrl = self
-            .tl
-            .controller(now + self.tl.link_cmd_ns, self.tl.cmd_read_ns);
+        let ctrl = self.tl.read_command(now);
         // Read-ahead: on a sequential stream the drive started this IO's NAND reads as soon
         // as the previous one's were done.
         let start = if self.read_ahead && offset == self.last_read_end {
@@ -474,14 +469,14 @@ impl Ftl {
         self.c.host_read_pages += len.div_ceil(UNIT_BYTES);
         self.last_read_end = offset + len;
         self.last_read_ready = last_ready;
-        let xfer = len * self.tl.link_unit_ns / ub;
+        let xfer = self.tl.link_ns(len);
         // Data goes back once the command is decoded and the first unit is in the controller
-        // (read-ahead data may have been ready long before).
-        let link_start = self.tl.link_free.max(first_ready).max(ctrl);
-        let done = (link_start + self.tl.link_cmd_ns + xfer)
-            .max(last_ready + self.tl.link_unit_ns.min(xfer));
-        self.tl.link_free = done;
-        self.tl.busy_to(done);
+        // (read-ahead data may have been ready long before), and ends no earlier than a unit
+        // after the last one is.
+        let not_before = last_ready + self.tl.link_unit_ns().min(xfer);
+        let (_, done) = self
+            .tl
+            .link_transfer(first_ready.max(ctrl), len, not_before);
         self.c.link_bytes += len;
         done
     }
@@ -514,9 +509,7 @@ impl Ftl {
             self.advance_cursor(0);
         }
         self.c.flushes += 1;
-        let ctrl = self
-            .tl
-            .controller(now + self.tl.link_cmd_ns, self.tl.cmd_write_ns);
+        let ctrl = self.tl.dataless_command(now);
         ctrl.max(self.wbuf.drained_at())
     }
 
@@ -540,13 +533,12 @@ impl Ftl {
         self.last_read_end = u64::MAX;
         let mut done = start;
         for (d, n) in per_die.iter().enumerate() {
-            let end = start + n * self.native.erase_ns;
-            self.tl.die_free[d] = end;
+            // Every die is free by `start`: its erases run back to back from there.
+            let end = self.tl.die_op(d as u32, start, n * self.native.erase_ns);
             done = done.max(end);
             // Timed as native erases, so counted as such.
             self.c.erases[NATIVE] += n;
         }
-        self.tl.busy_to(done);
         done
     }
 

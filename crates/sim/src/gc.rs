@@ -277,7 +277,7 @@ impl Ftl {
                 break;
             }
             let d = self.layout.die_of_block(v);
-            if self.tl.die_free[d as usize] >= until {
+            if self.tl.die_free_at(d) >= until {
                 pending = true;
                 break;
             }

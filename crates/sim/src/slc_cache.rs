@@ -145,7 +145,7 @@ impl Ftl {
             let Some((d, _)) = self.oldest_cached() else {
                 return false;
             };
-            if self.tl.die_free[d] >= until {
+            if self.tl.die_free_at(d as u32) >= until {
                 return true;
             }
             if !self.fold_oldest(Some(d as u32), at, true) {

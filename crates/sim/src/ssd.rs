@@ -127,9 +127,9 @@ impl SimSsd {
             reads: c.reads,
             prog_pages: c.prog_pages,
             erases: c.erases,
-            channel_bytes: tl.chan_units * self.ftl.layout.unit_bytes,
+            channel_bytes: tl.chan_units() * self.ftl.layout.unit_bytes,
             link_bytes: c.link_bytes,
-            ctrl_busy_ns: tl.ctrl_busy_ns,
+            ctrl_busy_ns: tl.ctrl_busy_ns(),
             active_ns: self.power.active_ns(self.now),
             awake_ns: self.now - self.power.slumber_ns,
             slumber_ns: self.power.slumber_ns,
@@ -444,7 +444,7 @@ impl Device for SimSsd {
             Op::Flush => (self.ftl.flush(now), 0),
         };
         let done = done.max(now);
-        self.power.work(self.now, self.ftl.tl.work_end.max(done));
+        self.power.work(self.now, self.ftl.tl.work_end().max(done));
         self.complete_at(done, io.slot, result);
         Ok(())
     }
@@ -482,7 +482,7 @@ impl Device for SimSsd {
                     if let Some(u) = until_ns {
                         if u > self.now {
                             let pending = self.ftl.idle(self.now, u);
-                            let end = self.ftl.tl.work_end;
+                            let end = self.ftl.tl.work_end();
                             self.power.idle(&self.cfg.energy, self.now, u, end, pending);
                             self.now = u;
                         }

@@ -112,8 +112,7 @@ impl Ftl {
                 }
             }
         }
-        self.tl
-            .controller(now + self.tl.link_cmd_ns, self.tl.cmd_write_ns)
+        self.tl.dataless_command(now)
     }
 
     /// Deferred TRIM's work in idle time: unmap pending units, oldest range first, at
