@@ -3,64 +3,44 @@
 //! Writes are placed a stripe (one multi-plane page) at a time on each die in turn, so a
 //! sequential run lands on all dies in parallel and a later sequential read is parallel too.
 //! Three streams write: host data to the main array, host data to the pseudo-SLC cache
-//! (`slc_cache.rs`) and relocations (GC and cache folding, `gc.rs`), each with its own open
-//! block per die. TRIM is `trim.rs`. The FTL's state changes at submission time; the timing
+//! ([`slc_cache`]) and relocations (GC and cache folding, [`gc`]), each with its own open
+//! block per die. TRIM is [`trim`]. The FTL's state changes at submission time; the timing
 //! model decides when each operation completes.
+//!
+//! The FTL composes the units, named as controllers name them: the mapping table
+//! ([`Mapping`]), the block manager, the GC scheduler, the pseudo-SLC cache, the TRIM unit, the
+//! write buffer and the timeline ([`Timeline`]). Each unit's module holds its state and the
+//! FTL's work that it drives.
+
+mod gc;
+mod slc_cache;
+mod trim;
 
 use crate::block_manager::{BlockManager, Stream, NO_BLOCK};
-use crate::config::{BurstSize, Config, GcStyle, SlcConfig, TrimConfig};
+use crate::config::Config;
 use crate::counters::Counters;
 use crate::energy::{NATIVE, PSLC};
 use crate::error::SimError;
-use crate::gc::Incremental;
 use crate::geometry::{Layout, UNIT_BYTES};
 use crate::mapping::{Mapping, UNMAPPED};
 use crate::timing::{NandLatency, Timeline};
-use crate::trim::TrimState;
-use crate::victim::GcPolicy;
 use crate::write_buffer::WriteBuffer;
-use engine::pattern::Rng;
+use gc::GcScheduler;
+use slc_cache::SlcCache;
+use trim::TrimUnit;
 
 pub struct Ftl {
-    pub layout: Layout,
-    pub map: Mapping,
-    pub blocks: BlockManager,
-    pub tl: Timeline,
-    pub native: NandLatency,
-    pub pslc: NandLatency,
-    pub wbuf: WriteBuffer,
-    pub c: Counters,
-    pub policy: GcPolicy,
-    pub(crate) style: GcStyle,
-    pub gc_threshold: u32,
-    pub bg_gc_threshold: u32,
-    /// Paced, bursty and latency-first GC start at this many free blocks.
-    pub(crate) gc_trigger: u32,
-    pub(crate) gc_burst: BurstSize,
-    pub(crate) gc_jitter: f64,
-    /// Bursty GC bursts only while this share of the main array holds no valid data.
-    pub(crate) gc_burst_above: f64,
-    /// Bursty GC: how much faster than the host uses space a burst frees it, whether a burst
-    /// is on, and the free blocks it stops at.
-    pub(crate) gc_burst_rate: f64,
-    pub(crate) gc_hot: bool,
-    pub(crate) gc_target: u32,
-    pub(crate) copyback: bool,
-    pub(crate) gc_same_die: bool,
-    pub(crate) gc_unit_ns: u64,
-    pub(crate) slc: SlcConfig,
-    pub slc_enabled: bool,
-    /// Cache blocks a dynamic cache may borrow at most.
-    pub(crate) slc_max_blocks: u32,
-    /// `slc_drain=always`: the full cache is being folded (host writes bypass it) and when
-    /// the next block may be.
-    pub(crate) slc_draining: bool,
-    pub(crate) slc_next_fold: u64,
-    pub(crate) trim: TrimConfig,
-    pub(crate) trims: TrimState,
-    /// The drive's own deterministic variation (burst sizes).
-    pub(crate) rng: Rng,
-    pub(crate) seed: u64,
+    layout: Layout,
+    map: Mapping,
+    blocks: BlockManager,
+    tl: Timeline,
+    native: NandLatency,
+    pslc: NandLatency,
+    wbuf: WriteBuffer,
+    c: Counters,
+    gc: GcScheduler,
+    slc: SlcCache,
+    trim: TrimUnit,
     read_ahead: bool,
     /// With read priority: the longest a host read waits for the operation in progress.
     read_wait_ns: Option<u64>,
@@ -70,13 +50,6 @@ pub struct Ftl {
     /// Die cursor and units placed in its current stripe turn: [host (main or SLC), relocation].
     cursor: [u32; 2],
     in_turn: [u32; 2],
-    pub(crate) in_gc: bool,
-    /// Paced GC: units the host may still write before the next victim is cleaned.
-    pub(crate) gc_credit: i64,
-    pub(crate) inc: Incremental,
-    /// Reused by GC: (unit index in the victim, logical unit), and one stripe's run.
-    pub(crate) scratch: Vec<(u32, u32)>,
-    pub(crate) run_buf: Vec<(u32, u32)>,
     last_read_end: u64,
     last_read_ready: u64,
 }
@@ -117,14 +90,6 @@ impl Ftl {
         let min_buffer = layout.stripe_units as u64 * layout.dies as u64;
         let wbuf =
             WriteBuffer::new((cfg.write_buffer_bytes / layout.unit_bytes).max(min_buffer) as usize);
-        let slc_max_blocks = if layout.slc_block_units == 0 || cfg.slc.bytes == 0 {
-            0
-        } else {
-            cfg.slc
-                .bytes
-                .div_ceil(layout.unit_bytes)
-                .div_ceil(layout.slc_block_units as u64) as u32
-        };
         Ok(Ftl {
             map,
             blocks,
@@ -133,29 +98,9 @@ impl Ftl {
             pslc: cfg.pslc,
             wbuf,
             c: Counters::default(),
-            policy: cfg.gc.policy,
-            style: cfg.gc.style,
-            gc_threshold: cfg.gc_threshold(),
-            bg_gc_threshold: cfg.bg_gc_threshold(),
-            gc_trigger: cfg.gc_trigger(),
-            gc_burst: cfg.gc_burst(),
-            gc_jitter: cfg.gc.jitter_pct / 100.0,
-            gc_burst_above: cfg.gc.burst_above_pct / 100.0,
-            gc_burst_rate: cfg.gc.burst_rate,
-            gc_hot: false,
-            gc_target: 0,
-            copyback: cfg.gc.copyback,
-            gc_same_die: cfg.gc.same_die,
-            gc_unit_ns: cfg.gc.unit_ns,
-            slc: cfg.slc.clone(),
-            slc_enabled: slc_max_blocks > 0,
-            slc_max_blocks,
-            slc_draining: false,
-            slc_next_fold: 0,
-            trim: cfg.trim.clone(),
-            trims: TrimState::new(layout.logical_units),
-            rng: Rng::new(cfg.seed),
-            seed: cfg.seed,
+            gc: GcScheduler::new(cfg, &layout),
+            slc: SlcCache::new(&cfg.slc, &layout),
+            trim: TrimUnit::new(&cfg.trim, cfg.seed, layout.logical_units),
             read_ahead: cfg.read_ahead,
             read_wait_ns: cfg.read_priority.then(|| {
                 cfg.native
@@ -170,19 +115,51 @@ impl Ftl {
             meta_pct: cfg.meta_pct,
             cursor: [0, 0],
             in_turn: [0, 0],
-            in_gc: false,
-            gc_credit: 0,
-            inc: Incremental::default(),
-            scratch: Vec::with_capacity(layout.block_units as usize),
-            run_buf: Vec::with_capacity(layout.stripe_units as usize),
             last_read_end: u64::MAX,
             last_read_ready: 0,
             layout,
         })
     }
 
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub fn blocks(&self) -> &BlockManager {
+        &self.blocks
+    }
+
+    pub fn timeline(&self) -> &Timeline {
+        &self.tl
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.c
+    }
+
+    /// An IO the device refused or could not place.
+    pub fn count_failed_io(&mut self) {
+        self.c.failed_ios += 1;
+    }
+
+    /// The physical unit logical unit `lpn` is mapped to, or [`UNMAPPED`].
     #[inline]
-    pub(crate) fn block_of(&self, ppa: u32) -> u32 {
+    pub fn lookup(&self, lpn: u32) -> u32 {
+        self.map.lookup(lpn)
+    }
+
+    /// Bytes of RAM the mapping tables take.
+    pub fn mapping_ram_bytes(&self) -> u64 {
+        self.map.ram_bytes()
+    }
+
+    /// Logical units with a deferred TRIM still pending.
+    pub fn trim_pending_units(&self) -> u64 {
+        self.trim.pending_units()
+    }
+
+    #[inline]
+    fn block_of(&self, ppa: u32) -> u32 {
         ppa / self.layout.block_units
     }
 
@@ -193,20 +170,22 @@ impl Ftl {
 
     /// Make sure die `d`'s open block for `stream` has room, opening a block if needed.
     /// Opening a main-array block at the threshold is where all-out foreground GC starts.
-    pub(crate) fn ensure_room(&mut self, d: u32, stream: Stream, t: u64) -> bool {
+    fn ensure_room(&mut self, d: u32, stream: Stream, t: u64) -> bool {
         if self.blocks.frontiers[d as usize][stream as usize].has_room() {
             return true;
         }
-        if stream == Stream::Host && !self.in_gc && self.blocks.free_main_count <= self.gc_threshold
+        if stream == Stream::Host
+            && !self.gc.running()
+            && self.blocks.free_main_count <= self.gc.threshold()
         {
-            self.foreground_gc(t, self.gc_threshold);
+            self.foreground_gc(t, self.gc.threshold());
         }
         self.blocks.has_free(d, stream) && self.blocks.open(d, stream, &self.layout)
     }
 
     /// The die for the next unit of a main-array stream: the cursor's, or the next that can
     /// take it.
-    pub(crate) fn pick_die(&mut self, stream: Stream, t: u64) -> Option<u32> {
+    fn pick_die(&mut self, stream: Stream, t: u64) -> Option<u32> {
         let k = turn_index(stream);
         for _ in 0..self.layout.dies {
             let d = self.cursor[k];
@@ -219,7 +198,7 @@ impl Ftl {
     }
 
     /// The die the host cursor points at (the SLC cache uses the same rotation).
-    pub(crate) fn host_die(&self) -> u32 {
+    fn host_die(&self) -> u32 {
         self.cursor[0]
     }
 
@@ -236,7 +215,7 @@ impl Ftl {
 
     /// Program logical unit `lpn` (or padding, `None`) into die `d`'s open block for `stream`
     /// (which has room), its data ready at `t`. Returns when its program completes.
-    pub(crate) fn program_at(&mut self, d: u32, stream: Stream, lpn: Option<u32>, t: u64) -> u64 {
+    fn program_at(&mut self, d: u32, stream: Stream, lpn: Option<u32>, t: u64) -> u64 {
         let stripe = self.layout.stripe_units;
         let xfer = self.tl.channel_unit(self.layout.channel_of_die(d), t);
         let next = self.blocks.frontiers[d as usize][stream as usize].next;
@@ -276,13 +255,7 @@ impl Ftl {
     /// stripe of die `d`'s relocation block (which has room), data ready at `t`; `channel`:
     /// whether the data crosses the die's channel (not for a copyback). Returns how many were
     /// placed.
-    pub(crate) fn program_run(
-        &mut self,
-        d: u32,
-        units: &[(u32, u32)],
-        t: u64,
-        channel: bool,
-    ) -> u32 {
+    fn program_run(&mut self, d: u32, units: &[(u32, u32)], t: u64, channel: bool) -> u32 {
         let stripe = self.layout.stripe_units;
         let f = self.blocks.frontiers[d as usize][Stream::Gc as usize];
         let n = (stripe - f.next % stripe)
@@ -321,7 +294,7 @@ impl Ftl {
 
     /// The host's copy of `lpn` is gone (overwritten or trimmed).
     #[inline]
-    pub(crate) fn invalidate_lpn(&mut self, lpn: u32, ppa: u32) {
+    fn invalidate_lpn(&mut self, lpn: u32, ppa: u32) {
         let b = self.block_of(ppa);
         self.blocks.invalidate(b);
         self.map.unmap(lpn);
@@ -364,8 +337,7 @@ impl Ftl {
         let (link_start, link_done) = self.tl.link_transfer(now, len, 0);
         self.c.link_bytes += len;
         let mut complete = self.tl.write_command(link_done);
-        let cache =
-            self.slc_enabled && (self.slc.max_write_bytes == 0 || len <= self.slc.max_write_bytes);
+        let cache = self.slc.takes(len);
         for (j, lpn) in (first..end).enumerate() {
             let lpn = lpn as u32;
             let arrive = (link_start + (j as u64 + 1) * unit_ns).min(link_done);
@@ -384,7 +356,7 @@ impl Ftl {
                 }
                 self.invalidate_lpn(lpn, old);
             }
-            self.trims.written(lpn);
+            self.trim.written(lpn);
             let done = self.place_host_unit(lpn, ready, cache)?;
             self.wbuf.fill(done);
             self.c.host_write_pages += (to - from).div_ceil(UNIT_BYTES);
@@ -411,7 +383,7 @@ impl Ftl {
         }
         self.host_gc(t);
         let d = self.pick_die(Stream::Host, t)?;
-        self.gc_credit -= 1;
+        self.gc.host_unit_written();
         Some(self.program_at(d, Stream::Host, Some(lpn), t))
     }
 
@@ -518,18 +490,15 @@ impl Ftl {
     /// done.
     pub fn secure_erase(&mut self, now: u64) -> u64 {
         let start = now.max(self.tl.all_dies_free());
-        let per_die = self.blocks.erase_all(&self.layout, self.policy);
+        let per_die = self.blocks.erase_all(&self.layout, self.gc.policy());
         self.map.reset();
-        self.trims = TrimState::new(self.layout.logical_units);
-        self.inc = Incremental::default();
+        self.trim.reset();
+        self.gc.reset();
         self.wbuf = WriteBuffer::new(self.wbuf.units());
         self.cursor = [0, 0];
         self.in_turn = [0, 0];
-        self.gc_credit = 0;
-        self.gc_hot = false;
         self.meta_credit = 0.0;
-        self.slc_draining = false;
-        self.slc_next_fold = 0;
+        self.slc.reset();
         self.last_read_end = u64::MAX;
         let mut done = start;
         for (d, n) in per_die.iter().enumerate() {
@@ -548,7 +517,7 @@ impl Ftl {
     /// time), which keeps the drive active.
     pub fn idle(&mut self, from: u64, until: u64) -> bool {
         let mut pending = self.process_deferred_trims(from, until);
-        if self.slc_enabled {
+        if self.slc.enabled() {
             pending |= self.drain_slc(from, until);
         }
         pending | self.background_gc(from, until)

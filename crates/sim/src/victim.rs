@@ -6,7 +6,7 @@
 //!   closed block (slower: O(blocks) per victim);
 //! - **fifo**: the block closed longest ago (LRW in Desnoyers' terms).
 //!
-//! When GC runs and what it costs is `gc.rs`.
+//! When GC runs and what it costs is `ftl/gc.rs`.
 
 use std::collections::VecDeque;
 
