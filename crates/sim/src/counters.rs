@@ -56,14 +56,14 @@ impl Counters {
         trim_pending_units: u64,
         now_ns: u64,
     ) -> Value {
-        let n = blocks.erases.len().max(1);
+        let n = blocks.erases().len().max(1);
         let (mut min, mut max, mut sum) = (u32::MAX, 0u32, 0u64);
-        for &e in &blocks.erases {
+        for &e in blocks.erases() {
             min = min.min(e);
             max = max.max(e);
             sum += e as u64;
         }
-        if blocks.erases.is_empty() {
+        if blocks.erases().is_empty() {
             min = 0;
         }
         let wa = if self.host_write_pages > 0 {
@@ -104,7 +104,7 @@ impl Counters {
             "nand_erases_native": self.erases[0],
             "nand_erases_slc": self.erases[1],
             "link_bytes": self.link_bytes,
-            "free_blocks": blocks.free_main_count,
+            "free_blocks": blocks.free_main_count(),
             "logical_pages": layout.logical_units * layout.pages_per_unit(),
             "physical_pages": layout.main_units() * layout.pages_per_unit(),
             "op_physical_over_logical_minus_one": layout.op_physical_over_logical_minus_one(),

@@ -171,12 +171,12 @@ impl Ftl {
     /// Make sure die `d`'s open block for `stream` has room, opening a block if needed.
     /// Opening a main-array block at the threshold is where all-out foreground GC starts.
     fn ensure_room(&mut self, d: u32, stream: Stream, t: u64) -> bool {
-        if self.blocks.frontiers[d as usize][stream as usize].has_room() {
+        if self.blocks.frontier(d, stream).has_room() {
             return true;
         }
         if stream == Stream::Host
             && !self.gc.running()
-            && self.blocks.free_main_count <= self.gc.threshold()
+            && self.blocks.free_main_count() <= self.gc.threshold()
         {
             self.foreground_gc(t, self.gc.threshold());
         }
@@ -218,15 +218,14 @@ impl Ftl {
     fn program_at(&mut self, d: u32, stream: Stream, lpn: Option<u32>, t: u64) -> u64 {
         let stripe = self.layout.stripe_units;
         let xfer = self.tl.channel_unit(self.layout.channel_of_die(d), t);
-        let next = self.blocks.frontiers[d as usize][stream as usize].next;
+        let next = self.blocks.frontier(d, stream).next;
         if next.is_multiple_of(stripe) {
             // One program per multi-plane page, reserved when its first unit arrives.
             let lat = self.program_ns(stream, next);
-            self.blocks.frontiers[d as usize][stream as usize].stripe_done =
-                self.tl.die_program(d, xfer, lat);
+            self.blocks.frontier_mut(d, stream).stripe_done = self.tl.die_program(d, xfer, lat);
             self.c.prog_pages[mode_of_stream(stream)] += self.layout.planes as u64;
         }
-        let f = &mut self.blocks.frontiers[d as usize][stream as usize];
+        let f = self.blocks.frontier_mut(d, stream);
         let ppa = f.block * self.layout.block_units + f.next;
         let done = f.stripe_done;
         f.next += 1;
@@ -235,7 +234,7 @@ impl Ftl {
         match lpn {
             Some(lpn) => {
                 self.map.map(lpn, ppa);
-                self.blocks.valid[b as usize] += 1;
+                self.blocks.add_valid(b, 1);
             }
             None => self.map.pad(ppa),
         }
@@ -257,7 +256,7 @@ impl Ftl {
     /// placed.
     fn program_run(&mut self, d: u32, units: &[(u32, u32)], t: u64, channel: bool) -> u32 {
         let stripe = self.layout.stripe_units;
-        let f = self.blocks.frontiers[d as usize][Stream::Gc as usize];
+        let f = *self.blocks.frontier(d, Stream::Gc);
         let n = (stripe - f.next % stripe)
             .min(f.limit - f.next)
             .min(units.len() as u32);
@@ -268,11 +267,10 @@ impl Ftl {
         };
         if f.next.is_multiple_of(stripe) {
             let lat = self.program_ns(Stream::Gc, f.next);
-            self.blocks.frontiers[d as usize][Stream::Gc as usize].stripe_done =
-                self.tl.die_program(d, xfer, lat);
+            self.blocks.frontier_mut(d, Stream::Gc).stripe_done = self.tl.die_program(d, xfer, lat);
             self.c.prog_pages[NATIVE] += self.layout.planes as u64;
         }
-        let f = &mut self.blocks.frontiers[d as usize][Stream::Gc as usize];
+        let f = self.blocks.frontier_mut(d, Stream::Gc);
         let base = f.block * self.layout.block_units + f.next;
         f.next += n;
         let full = f.next == f.limit;
@@ -280,7 +278,7 @@ impl Ftl {
         for (k, &(_, lpn)) in units[..n as usize].iter().enumerate() {
             self.map.map(lpn, base + k as u32);
         }
-        self.blocks.valid[b as usize] += n;
+        self.blocks.add_valid(b, n);
         if full {
             self.blocks.close(d, Stream::Gc);
         }
@@ -459,7 +457,7 @@ impl Ftl {
         let stripe = self.layout.stripe_units;
         for d in 0..self.layout.dies {
             for stream in [Stream::Host, Stream::Slc] {
-                let f = &mut self.blocks.frontiers[d as usize][stream as usize];
+                let f = self.blocks.frontier_mut(d, stream);
                 if f.block == NO_BLOCK || f.next.is_multiple_of(stripe) {
                     continue;
                 }

@@ -18,7 +18,7 @@
 use engine::pattern::Rng;
 
 use super::Ftl;
-use crate::block_manager::{BlockManager, BlockState, Stream};
+use crate::block_manager::{BlockManager, Stream};
 use crate::config::{BurstSize, Config, GcStyle};
 use crate::geometry::Layout;
 use crate::victim::GcPolicy;
@@ -127,10 +127,8 @@ impl GcScheduler {
     /// The next victim, if cleaning it would free anything. A full victim frees nothing; only
     /// FIFO goes through it (to move its queue on).
     fn pick_victim(&mut self, blocks: &mut BlockManager, block_units: u32) -> Option<u32> {
-        let close = blocks.close_counter;
-        let (victims, seq) = (&mut blocks.victims, &blocks.close_seq);
-        let v = victims.pick(seq, close)?;
-        if blocks.valid[v as usize] >= block_units && self.policy != GcPolicy::Fifo {
+        let v = blocks.pick_victim()?;
+        if blocks.valid(v) >= block_units && self.policy != GcPolicy::Fifo {
             return None;
         }
         Some(v)
@@ -201,10 +199,10 @@ impl Ftl {
             }
         }
         let mut budget = self.layout.main_blocks();
-        while self.blocks.free_main_count <= target && budget > 0 {
+        while self.blocks.free_main_count() <= target && budget > 0 {
             budget -= 1;
             // A dynamic cache gives its borrowed blocks back first.
-            if self.blocks.slc_borrowed > 0 && self.fold_oldest(None, t, false) {
+            if self.blocks.slc_borrowed() > 0 && self.fold_oldest(None, t, false) {
                 continue;
             }
             let Some(v) = self.pick_victim() else { break };
@@ -225,7 +223,7 @@ impl Ftl {
             GcStyle::Paced => self.paced_gc(t),
             GcStyle::Bursty if self.reclaimable_share() < self.gc.burst_above => self.paced_gc(t),
             GcStyle::Bursty => {
-                let free = self.blocks.free_main_count;
+                let free = self.blocks.free_main_count();
                 if !self.gc.hot && free <= self.gc.trigger {
                     self.gc.hot = true;
                     self.gc.credit = 0;
@@ -262,14 +260,7 @@ impl Ftl {
     /// Blocks' worth of stale (overwritten or trimmed) units in closed main-array blocks (the
     /// victim index holds exactly those): the most GC can turn into free blocks.
     fn stale_closed_blocks(&self) -> u32 {
-        let stale = self.blocks.victims.stale_units();
-        debug_assert_eq!(stale, {
-            let (bu, b) = (self.layout.block_units, &self.blocks);
-            (0..b.state.len())
-                .filter(|&i| b.state[i] == BlockState::Closed && !b.slc_mode[i])
-                .map(|i| u64::from(bu - b.valid[i]))
-                .sum::<u64>()
-        });
+        let stale = self.blocks.stale_closed_units(self.layout.block_units);
         (stale / u64::from(self.layout.block_units)) as u32
     }
 
@@ -281,7 +272,7 @@ impl Ftl {
     /// Paced: below the trigger, clean one victim whenever the host has used the space the
     /// previous one freed (`gc_credit`, in units).
     fn paced_gc(&mut self, t: u64) {
-        if self.blocks.free_main_count > self.gc.trigger {
+        if self.blocks.free_main_count() > self.gc.trigger {
             self.gc.credit = 0;
             return;
         }
@@ -295,7 +286,7 @@ impl Ftl {
             return;
         }
         let Some(v) = self.pick_victim() else { return };
-        let valid = self.blocks.valid[v as usize];
+        let valid = self.blocks.valid(v);
         self.gc.running = true;
         if self.clean_block(v, t) {
             self.c.gc_invocations += 1;
@@ -309,7 +300,7 @@ impl Ftl {
     /// worth at a time from the victim in progress, so no host write pays for an unlucky
     /// victim and every second looks like the next.
     fn incremental_gc(&mut self, t: u64) {
-        if self.gc.inc.reloc.is_none() && self.blocks.free_main_count > self.gc.trigger {
+        if self.gc.inc.reloc.is_none() && self.blocks.free_main_count() > self.gc.trigger {
             self.gc.inc.debt = 0.0;
             return;
         }
@@ -381,9 +372,9 @@ impl Ftl {
             }
             budget -= 1;
             let Some(v) = self.pick_victim() else { break };
-            let valid = self.blocks.valid[v as usize];
+            let valid = self.blocks.valid(v);
             if valid >= self.layout.block_units
-                || (valid > 0 && self.blocks.free_main_count >= self.gc.bg_threshold)
+                || (valid > 0 && self.blocks.free_main_count() >= self.gc.bg_threshold)
             {
                 break;
             }
@@ -413,14 +404,7 @@ impl Ftl {
             self.gc.scratch = self.finish(r, t);
             true
         } else {
-            let slc = self.blocks.is_slc(b);
-            self.blocks.state[b as usize] = BlockState::Closed;
-            if slc {
-                let d = self.layout.die_of_block(b) as usize;
-                self.blocks.slc_closed[d].push_front(b);
-            } else {
-                self.blocks.victims.insert(b, self.blocks.valid[b as usize]);
-            }
+            self.blocks.stop_cleaning(b, self.layout.die_of_block(b));
             self.gc.scratch = r.units;
             false
         }
@@ -429,10 +413,7 @@ impl Ftl {
     /// Start relocating block `b`: take it out of the victim index and list its valid units.
     pub(super) fn begin(&mut self, b: u32, mut units: Vec<(u32, u32)>) -> Relocation {
         let slc = self.blocks.is_slc(b);
-        if !slc {
-            self.blocks.victims.remove(b, self.blocks.valid[b as usize]);
-        }
-        self.blocks.state[b as usize] = BlockState::Open;
+        self.blocks.start_cleaning(b);
         let n = if slc {
             self.layout.slc_block_units
         } else {
@@ -441,7 +422,7 @@ impl Ftl {
         units.clear();
         let base = b * self.layout.block_units;
         self.map
-            .collect_valid(base, n, self.blocks.valid[b as usize], &mut units);
+            .collect_valid(base, n, self.blocks.valid(b), &mut units);
         Relocation {
             block: b,
             units,
@@ -514,7 +495,7 @@ impl Ftl {
                     break;
                 };
                 let n = self.program_run(to, &run[i..], t, !(same_die && copyback));
-                self.blocks.valid[b as usize] -= n;
+                self.blocks.moved_out(b, n);
                 i += n as usize;
             }
             moved += i as u64;

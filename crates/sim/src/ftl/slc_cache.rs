@@ -114,12 +114,12 @@ impl Ftl {
     /// Whether the main array is in garbage collection's territory: fewer than twice the free
     /// blocks at which GC starts (a clean or lightly used drive has many more).
     fn short_of_free_blocks(&self) -> bool {
-        self.blocks.free_main_count < 2 * self.gc.trigger()
+        self.blocks.free_main_count() < 2 * self.gc.trigger()
     }
 
     /// Whether die `d` can take a host unit in its cache now, opening a cache block if needed.
     fn slc_room(&mut self, d: u32) -> bool {
-        if self.blocks.frontiers[d as usize][Stream::Slc as usize].has_room() {
+        if self.blocks.frontier(d, Stream::Slc).has_room() {
             return true;
         }
         match self.slc.cfg.region {
@@ -128,44 +128,31 @@ impl Ftl {
                     && self.blocks.open(d, Stream::Slc, &self.layout)
             }
             SlcRegion::Dynamic => {
-                self.blocks.slc_borrowed < self.slc.max_blocks
-                    && self.blocks.free_main_count > self.gc.bg_threshold()
+                self.blocks.slc_borrowed() < self.slc.max_blocks
+                    && self.blocks.free_main_count() > self.gc.bg_threshold()
                     && self.blocks.open_borrowed_slc(d, &self.layout)
             }
         }
-    }
-
-    /// The die holding the oldest closed cache block, and when that block was closed.
-    fn oldest_cached(&self) -> Option<(usize, u64)> {
-        let seq = &self.blocks.close_seq;
-        self.blocks
-            .slc_closed
-            .iter()
-            .enumerate()
-            .filter_map(|(d, q)| q.front().map(|&b| (d, seq[b as usize])))
-            .min_by_key(|&(_, closed)| closed)
     }
 
     /// Fold the oldest closed cache block (of die `d`, or of any die) into the main array,
     /// work queued from `t`; `make_room`: run foreground GC first if the main array is at its
     /// threshold (not from inside GC). Returns whether a block was folded.
     pub(super) fn fold_oldest(&mut self, d: Option<u32>, t: u64, make_room: bool) -> bool {
-        let die = match d.or_else(|| self.oldest_cached().map(|(d, _)| d as u32)) {
+        let die = match d.or_else(|| self.blocks.oldest_cached_die()) {
             Some(d) => d,
             None => return false,
         };
-        if self.blocks.slc_closed[die as usize].is_empty() {
+        if !self.blocks.has_cached(die) {
             return false;
         }
-        if make_room && self.blocks.free_main_count <= self.gc.threshold() {
+        if make_room && self.blocks.free_main_count() <= self.gc.threshold() {
             self.foreground_gc(t, self.gc.threshold());
-            if self.blocks.free_main_count <= self.gc.threshold() {
+            if self.blocks.free_main_count() <= self.gc.threshold() {
                 return false;
             }
         }
-        let b = self.blocks.slc_closed[die as usize]
-            .pop_front()
-            .expect("checked non-empty");
+        let b = self.blocks.pop_cached(die).expect("checked non-empty");
         let was = self.gc.set_running(true);
         let ok = self.clean_block(b, t);
         self.gc.set_running(was);
@@ -177,7 +164,7 @@ impl Ftl {
     /// whether cached data is left to fold (it stopped only for lack of time).
     pub(super) fn drain_slc(&mut self, from: u64, until: u64) -> bool {
         for d in 0..self.layout.dies {
-            let f = self.blocks.frontiers[d as usize][Stream::Slc as usize];
+            let f = *self.blocks.frontier(d, Stream::Slc);
             if f.block != NO_BLOCK && f.next > 0 {
                 self.blocks.close(d, Stream::Slc);
             }
@@ -187,13 +174,13 @@ impl Ftl {
         let mut budget = self.layout.total_blocks() as u64;
         while budget > 0 && at < until {
             budget -= 1;
-            let Some((d, _)) = self.oldest_cached() else {
+            let Some(d) = self.blocks.oldest_cached_die() else {
                 return false;
             };
-            if self.tl.die_free_at(d as u32) >= until {
+            if self.tl.die_free_at(d) >= until {
                 return true;
             }
-            if !self.fold_oldest(Some(d as u32), at, true) {
+            if !self.fold_oldest(Some(d), at, true) {
                 return false;
             }
             at += interval;
