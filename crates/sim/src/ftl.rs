@@ -3,14 +3,15 @@
 //! Writes are placed a stripe (one multi-plane page) at a time on each die in turn, so a
 //! sequential run lands on all dies in parallel and a later sequential read is parallel too.
 //! Three streams write: host data to the main array, host data to the pseudo-SLC cache
-//! ([`slc_cache`]) and relocations (GC and cache folding, [`gc`]), each with its own open
-//! block per die. TRIM is [`trim`]. The FTL's state changes at submission time; the timing
-//! model decides when each operation completes.
+//! (`ftl/slc_cache.rs`) and relocations (GC and cache folding, `ftl/gc.rs`), each with its own
+//! open block per die. TRIM is `ftl/trim.rs`. The FTL's state changes at submission time; the
+//! timing model decides when each operation completes.
 //!
 //! The FTL composes the units, named as controllers name them: the mapping table
-//! ([`Mapping`]), the block manager, the GC scheduler, the pseudo-SLC cache, the TRIM unit, the
-//! write buffer and the timeline ([`Timeline`]). Each unit's module holds its state and the
-//! FTL's work that it drives.
+//! ([`Mapping`]), the [`BlockManager`], the GC scheduler, the pseudo-SLC cache, the TRIM unit,
+//! the [`WriteBuffer`] and the [`Timeline`]. Each unit's state is private to it; the module of
+//! the GC scheduler, of the cache and of the TRIM unit also holds the FTL work that unit
+//! drives.
 
 mod gc;
 mod slc_cache;
