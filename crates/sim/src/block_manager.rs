@@ -55,23 +55,23 @@ pub enum Stream {
 }
 
 pub struct BlockManager {
-    pub valid: Vec<u32>,
-    pub erases: Vec<u32>,
-    pub state: Vec<BlockState>,
+    valid: Vec<u32>,
+    erases: Vec<u32>,
+    state: Vec<BlockState>,
     /// Whether the block runs in pseudo-SLC mode now.
-    pub slc_mode: Vec<bool>,
+    slc_mode: Vec<bool>,
     /// Value of `close_counter` when the block was closed (its age for cost-benefit).
-    pub close_seq: Vec<u64>,
-    pub close_counter: u64,
+    close_seq: Vec<u64>,
+    close_counter: u64,
     free_main: Vec<VecDeque<u32>>,
     free_slc: Vec<VecDeque<u32>>,
-    pub free_main_count: u32,
-    pub frontiers: Vec<[Frontier; 3]>,
-    pub victims: VictimIndex,
+    free_main_count: u32,
+    frontiers: Vec<[Frontier; 3]>,
+    victims: VictimIndex,
     /// Closed pseudo-SLC blocks of each die, oldest first (folded in that order).
-    pub slc_closed: Vec<VecDeque<u32>>,
+    slc_closed: Vec<VecDeque<u32>>,
     /// Blocks in pseudo-SLC mode borrowed from the main array (dynamic cache).
-    pub slc_borrowed: u32,
+    slc_borrowed: u32,
 }
 
 impl BlockManager {
@@ -119,6 +119,111 @@ impl BlockManager {
     #[inline]
     pub fn is_slc(&self, b: u32) -> bool {
         self.slc_mode[b as usize]
+    }
+
+    /// Units of block `b` holding current data.
+    #[inline]
+    pub fn valid(&self, b: u32) -> u32 {
+        self.valid[b as usize]
+    }
+
+    /// Each block's erase count.
+    pub fn erases(&self) -> &[u32] {
+        &self.erases
+    }
+
+    /// Free main-array blocks, over all dies.
+    #[inline]
+    pub fn free_main_count(&self) -> u32 {
+        self.free_main_count
+    }
+
+    /// Blocks a dynamic cache has borrowed from the main array.
+    #[inline]
+    pub fn slc_borrowed(&self) -> u32 {
+        self.slc_borrowed
+    }
+
+    /// Die `die`'s open block for `stream`.
+    #[inline]
+    pub fn frontier(&self, die: u32, stream: Stream) -> &Frontier {
+        &self.frontiers[die as usize][stream as usize]
+    }
+
+    #[inline]
+    pub fn frontier_mut(&mut self, die: u32, stream: Stream) -> &mut Frontier {
+        &mut self.frontiers[die as usize][stream as usize]
+    }
+
+    /// `n` units were programmed into block `b`.
+    #[inline]
+    pub fn add_valid(&mut self, b: u32, n: u32) {
+        self.valid[b as usize] += n;
+    }
+
+    /// `n` units of block `b`, which is being cleaned, were relocated.
+    #[inline]
+    pub fn moved_out(&mut self, b: u32, n: u32) {
+        self.valid[b as usize] -= n;
+    }
+
+    /// The victim index's pick (see [`VictimIndex::pick`]).
+    #[inline]
+    pub fn pick_victim(&mut self) -> Option<u32> {
+        self.victims.pick(&self.close_seq, self.close_counter)
+    }
+
+    /// Stale (overwritten or trimmed) units in closed main-array blocks: the victim index
+    /// holds exactly those blocks.
+    pub fn stale_closed_units(&self, block_units: u32) -> u64 {
+        let stale = self.victims.stale_units();
+        debug_assert_eq!(
+            stale,
+            (0..self.state.len())
+                .filter(|&i| self.state[i] == BlockState::Closed && !self.slc_mode[i])
+                .map(|i| u64::from(block_units - self.valid[i]))
+                .sum::<u64>()
+        );
+        stale
+    }
+
+    /// Block `b` is being cleaned: out of the victim index (a main-array block), open again.
+    pub fn start_cleaning(&mut self, b: u32) {
+        if !self.slc_mode[b as usize] {
+            self.victims.remove(b, self.valid[b as usize]);
+        }
+        self.state[b as usize] = BlockState::Open;
+    }
+
+    /// Cleaning block `b` (on die `die`) stopped short: closed again with what is still
+    /// valid, back among the victims or at the head of its die's folding queue.
+    pub fn stop_cleaning(&mut self, b: u32, die: u32) {
+        self.state[b as usize] = BlockState::Closed;
+        if self.slc_mode[b as usize] {
+            self.slc_closed[die as usize].push_front(b);
+        } else {
+            self.victims.insert(b, self.valid[b as usize]);
+        }
+    }
+
+    /// Whether die `die` has closed cache blocks to fold.
+    pub fn has_cached(&self, die: u32) -> bool {
+        !self.slc_closed[die as usize].is_empty()
+    }
+
+    /// Take die `die`'s oldest closed cache block off its folding queue.
+    pub fn pop_cached(&mut self, die: u32) -> Option<u32> {
+        self.slc_closed[die as usize].pop_front()
+    }
+
+    /// The die holding the oldest closed cache block.
+    pub fn oldest_cached_die(&self) -> Option<u32> {
+        self.slc_closed
+            .iter()
+            .enumerate()
+            .filter_map(|(d, q)| q.front().map(|&b| (d as u32, self.close_seq[b as usize])))
+            .min_by_key(|&(_, closed)| closed)
+            .map(|(d, _)| d)
     }
 
     fn start(&mut self, die: u32, stream: Stream, b: u32, limit: u32) {

@@ -61,14 +61,14 @@ impl Counters {
         energy: EnergyCounters,
         faults: Option<FaultCounts>,
     ) -> SimCounters {
-        let n = blocks.erases.len().max(1);
+        let n = blocks.erases().len().max(1);
         let (mut min, mut max, mut sum) = (u32::MAX, 0u32, 0u64);
-        for &e in &blocks.erases {
+        for &e in blocks.erases() {
             min = min.min(e);
             max = max.max(e);
             sum += e as u64;
         }
-        if blocks.erases.is_empty() {
+        if blocks.erases().is_empty() {
             min = 0;
         }
         SimCounters {
@@ -105,7 +105,7 @@ impl Counters {
             nand_erases_native: self.erases[NATIVE],
             nand_erases_slc: self.erases[PSLC],
             link_bytes: self.link_bytes,
-            free_blocks: blocks.free_main_count.into(),
+            free_blocks: blocks.free_main_count().into(),
             logical_pages: layout.logical_units * layout.pages_per_unit(),
             physical_pages: layout.main_units() * layout.pages_per_unit(),
             op_physical_over_logical_minus_one: layout.op_physical_over_logical_minus_one(),

@@ -27,8 +27,8 @@ pub(crate) struct DataStore {
 
 /// Whether the FTL maps the 4 KiB unit `unit`.
 fn mapped(ftl: &Ftl, unit: u64) -> bool {
-    let map_unit = ftl.layout.unit_bytes;
-    ftl.map.lookup((unit * UNIT_BYTES / map_unit) as u32) != UNMAPPED
+    let map_unit = ftl.layout().unit_bytes;
+    ftl.lookup((unit * UNIT_BYTES / map_unit) as u32) != UNMAPPED
 }
 
 /// What a unit reads as: zeroes when unmapped, its kept data, else its stamp. `kept` is the

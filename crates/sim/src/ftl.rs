@@ -3,64 +3,45 @@
 //! Writes are placed a stripe (one multi-plane page) at a time on each die in turn, so a
 //! sequential run lands on all dies in parallel and a later sequential read is parallel too.
 //! Three streams write: host data to the main array, host data to the pseudo-SLC cache
-//! (`slc_cache.rs`) and relocations (GC and cache folding, `gc.rs`), each with its own open
-//! block per die. TRIM is `trim.rs`. The FTL's state changes at submission time; the timing
-//! model decides when each operation completes.
+//! (`ftl/slc_cache.rs`) and relocations (GC and cache folding, `ftl/gc.rs`), each with its own
+//! open block per die. TRIM is `ftl/trim.rs`. The FTL's state changes at submission time; the
+//! timing model decides when each operation completes.
+//!
+//! The FTL composes the units, named as controllers name them: the mapping table
+//! ([`Mapping`]), the [`BlockManager`], the GC scheduler, the pseudo-SLC cache, the TRIM unit,
+//! the [`WriteBuffer`] and the [`Timeline`]. Each unit's state is private to it; the module of
+//! the GC scheduler, of the cache and of the TRIM unit also holds the FTL work that unit
+//! drives.
+
+mod gc;
+mod slc_cache;
+mod trim;
 
 use crate::block_manager::{BlockManager, Stream, NO_BLOCK};
-use crate::config::{BurstSize, Config, GcStyle, SlcConfig, TrimConfig};
+use crate::config::Config;
 use crate::counters::Counters;
 use crate::energy::{NATIVE, PSLC};
 use crate::error::SimError;
-use crate::gc::Incremental;
 use crate::geometry::{Layout, UNIT_BYTES};
 use crate::mapping::{Mapping, UNMAPPED};
 use crate::timing::{NandLatency, Timeline};
-use crate::trim::TrimState;
-use crate::victim::GcPolicy;
 use crate::write_buffer::WriteBuffer;
-use engine::pattern::Rng;
+use gc::GcScheduler;
+use slc_cache::SlcCache;
+use trim::TrimUnit;
 
 pub struct Ftl {
-    pub layout: Layout,
-    pub map: Mapping,
-    pub blocks: BlockManager,
-    pub tl: Timeline,
-    pub native: NandLatency,
-    pub pslc: NandLatency,
-    pub wbuf: WriteBuffer,
-    pub c: Counters,
-    pub policy: GcPolicy,
-    pub(crate) style: GcStyle,
-    pub gc_threshold: u32,
-    pub bg_gc_threshold: u32,
-    /// Paced, bursty and latency-first GC start at this many free blocks.
-    pub(crate) gc_trigger: u32,
-    pub(crate) gc_burst: BurstSize,
-    pub(crate) gc_jitter: f64,
-    /// Bursty GC bursts only while this share of the main array holds no valid data.
-    pub(crate) gc_burst_above: f64,
-    /// Bursty GC: how much faster than the host uses space a burst frees it, whether a burst
-    /// is on, and the free blocks it stops at.
-    pub(crate) gc_burst_rate: f64,
-    pub(crate) gc_hot: bool,
-    pub(crate) gc_target: u32,
-    pub(crate) copyback: bool,
-    pub(crate) gc_same_die: bool,
-    pub(crate) gc_unit_ns: u64,
-    pub(crate) slc: SlcConfig,
-    pub slc_enabled: bool,
-    /// Cache blocks a dynamic cache may borrow at most.
-    pub(crate) slc_max_blocks: u32,
-    /// `slc_drain=always`: the full cache is being folded (host writes bypass it) and when
-    /// the next block may be.
-    pub(crate) slc_draining: bool,
-    pub(crate) slc_next_fold: u64,
-    pub(crate) trim: TrimConfig,
-    pub(crate) trims: TrimState,
-    /// The drive's own deterministic variation (burst sizes).
-    pub(crate) rng: Rng,
-    pub(crate) seed: u64,
+    layout: Layout,
+    map: Mapping,
+    blocks: BlockManager,
+    tl: Timeline,
+    native: NandLatency,
+    pslc: NandLatency,
+    wbuf: WriteBuffer,
+    c: Counters,
+    gc: GcScheduler,
+    slc: SlcCache,
+    trim: TrimUnit,
     read_ahead: bool,
     /// With read priority: the longest a host read waits for the operation in progress.
     read_wait_ns: Option<u64>,
@@ -70,13 +51,6 @@ pub struct Ftl {
     /// Die cursor and units placed in its current stripe turn: [host (main or SLC), relocation].
     cursor: [u32; 2],
     in_turn: [u32; 2],
-    pub(crate) in_gc: bool,
-    /// Paced GC: units the host may still write before the next victim is cleaned.
-    pub(crate) gc_credit: i64,
-    pub(crate) inc: Incremental,
-    /// Reused by GC: (unit index in the victim, logical unit), and one stripe's run.
-    pub(crate) scratch: Vec<(u32, u32)>,
-    pub(crate) run_buf: Vec<(u32, u32)>,
     last_read_end: u64,
     last_read_ready: u64,
 }
@@ -117,14 +91,6 @@ impl Ftl {
         let min_buffer = layout.stripe_units as u64 * layout.dies as u64;
         let wbuf =
             WriteBuffer::new((cfg.write_buffer_bytes / layout.unit_bytes).max(min_buffer) as usize);
-        let slc_max_blocks = if layout.slc_block_units == 0 || cfg.slc.bytes == 0 {
-            0
-        } else {
-            cfg.slc
-                .bytes
-                .div_ceil(layout.unit_bytes)
-                .div_ceil(layout.slc_block_units as u64) as u32
-        };
         Ok(Ftl {
             map,
             blocks,
@@ -133,29 +99,9 @@ impl Ftl {
             pslc: cfg.pslc,
             wbuf,
             c: Counters::default(),
-            policy: cfg.gc.policy,
-            style: cfg.gc.style,
-            gc_threshold: cfg.gc_threshold(),
-            bg_gc_threshold: cfg.bg_gc_threshold(),
-            gc_trigger: cfg.gc_trigger(),
-            gc_burst: cfg.gc_burst(),
-            gc_jitter: cfg.gc.jitter_pct / 100.0,
-            gc_burst_above: cfg.gc.burst_above_pct / 100.0,
-            gc_burst_rate: cfg.gc.burst_rate,
-            gc_hot: false,
-            gc_target: 0,
-            copyback: cfg.gc.copyback,
-            gc_same_die: cfg.gc.same_die,
-            gc_unit_ns: cfg.gc.unit_ns,
-            slc: cfg.slc.clone(),
-            slc_enabled: slc_max_blocks > 0,
-            slc_max_blocks,
-            slc_draining: false,
-            slc_next_fold: 0,
-            trim: cfg.trim.clone(),
-            trims: TrimState::new(layout.logical_units),
-            rng: Rng::new(cfg.seed),
-            seed: cfg.seed,
+            gc: GcScheduler::new(cfg, &layout),
+            slc: SlcCache::new(&cfg.slc, &layout),
+            trim: TrimUnit::new(&cfg.trim, cfg.seed, layout.logical_units),
             read_ahead: cfg.read_ahead,
             read_wait_ns: cfg.read_priority.then(|| {
                 cfg.native
@@ -170,19 +116,51 @@ impl Ftl {
             meta_pct: cfg.meta_pct,
             cursor: [0, 0],
             in_turn: [0, 0],
-            in_gc: false,
-            gc_credit: 0,
-            inc: Incremental::default(),
-            scratch: Vec::with_capacity(layout.block_units as usize),
-            run_buf: Vec::with_capacity(layout.stripe_units as usize),
             last_read_end: u64::MAX,
             last_read_ready: 0,
             layout,
         })
     }
 
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub fn blocks(&self) -> &BlockManager {
+        &self.blocks
+    }
+
+    pub fn timeline(&self) -> &Timeline {
+        &self.tl
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.c
+    }
+
+    /// An IO the device refused or could not place.
+    pub fn count_failed_io(&mut self) {
+        self.c.failed_ios += 1;
+    }
+
+    /// The physical unit logical unit `lpn` is mapped to, or [`UNMAPPED`].
     #[inline]
-    pub(crate) fn block_of(&self, ppa: u32) -> u32 {
+    pub fn lookup(&self, lpn: u32) -> u32 {
+        self.map.lookup(lpn)
+    }
+
+    /// Bytes of RAM the mapping tables take.
+    pub fn mapping_ram_bytes(&self) -> u64 {
+        self.map.ram_bytes()
+    }
+
+    /// Logical units with a deferred TRIM still pending.
+    pub fn trim_pending_units(&self) -> u64 {
+        self.trim.pending_units()
+    }
+
+    #[inline]
+    fn block_of(&self, ppa: u32) -> u32 {
         ppa / self.layout.block_units
     }
 
@@ -193,20 +171,22 @@ impl Ftl {
 
     /// Make sure die `d`'s open block for `stream` has room, opening a block if needed.
     /// Opening a main-array block at the threshold is where all-out foreground GC starts.
-    pub(crate) fn ensure_room(&mut self, d: u32, stream: Stream, t: u64) -> bool {
-        if self.blocks.frontiers[d as usize][stream as usize].has_room() {
+    fn ensure_room(&mut self, d: u32, stream: Stream, t: u64) -> bool {
+        if self.blocks.frontier(d, stream).has_room() {
             return true;
         }
-        if stream == Stream::Host && !self.in_gc && self.blocks.free_main_count <= self.gc_threshold
+        if stream == Stream::Host
+            && !self.gc.running()
+            && self.blocks.free_main_count() <= self.gc.threshold()
         {
-            self.foreground_gc(t, self.gc_threshold);
+            self.foreground_gc(t, self.gc.threshold());
         }
         self.blocks.has_free(d, stream) && self.blocks.open(d, stream, &self.layout)
     }
 
     /// The die for the next unit of a main-array stream: the cursor's, or the next that can
     /// take it.
-    pub(crate) fn pick_die(&mut self, stream: Stream, t: u64) -> Option<u32> {
+    fn pick_die(&mut self, stream: Stream, t: u64) -> Option<u32> {
         let k = turn_index(stream);
         for _ in 0..self.layout.dies {
             let d = self.cursor[k];
@@ -219,7 +199,7 @@ impl Ftl {
     }
 
     /// The die the host cursor points at (the SLC cache uses the same rotation).
-    pub(crate) fn host_die(&self) -> u32 {
+    fn host_die(&self) -> u32 {
         self.cursor[0]
     }
 
@@ -236,18 +216,17 @@ impl Ftl {
 
     /// Program logical unit `lpn` (or padding, `None`) into die `d`'s open block for `stream`
     /// (which has room), its data ready at `t`. Returns when its program completes.
-    pub(crate) fn program_at(&mut self, d: u32, stream: Stream, lpn: Option<u32>, t: u64) -> u64 {
+    fn program_at(&mut self, d: u32, stream: Stream, lpn: Option<u32>, t: u64) -> u64 {
         let stripe = self.layout.stripe_units;
         let xfer = self.tl.channel_unit(self.layout.channel_of_die(d), t);
-        let next = self.blocks.frontiers[d as usize][stream as usize].next;
+        let next = self.blocks.frontier(d, stream).next;
         if next.is_multiple_of(stripe) {
             // One program per multi-plane page, reserved when its first unit arrives.
             let lat = self.program_ns(stream, next);
-            self.blocks.frontiers[d as usize][stream as usize].stripe_done =
-                self.tl.die_program(d, xfer, lat);
+            self.blocks.frontier_mut(d, stream).stripe_done = self.tl.die_program(d, xfer, lat);
             self.c.prog_pages[mode_of_stream(stream)] += self.layout.planes as u64;
         }
-        let f = &mut self.blocks.frontiers[d as usize][stream as usize];
+        let f = self.blocks.frontier_mut(d, stream);
         let ppa = f.block * self.layout.block_units + f.next;
         let done = f.stripe_done;
         f.next += 1;
@@ -256,7 +235,7 @@ impl Ftl {
         match lpn {
             Some(lpn) => {
                 self.map.map(lpn, ppa);
-                self.blocks.valid[b as usize] += 1;
+                self.blocks.add_valid(b, 1);
             }
             None => self.map.pad(ppa),
         }
@@ -276,15 +255,9 @@ impl Ftl {
     /// stripe of die `d`'s relocation block (which has room), data ready at `t`; `channel`:
     /// whether the data crosses the die's channel (not for a copyback). Returns how many were
     /// placed.
-    pub(crate) fn program_run(
-        &mut self,
-        d: u32,
-        units: &[(u32, u32)],
-        t: u64,
-        channel: bool,
-    ) -> u32 {
+    fn program_run(&mut self, d: u32, units: &[(u32, u32)], t: u64, channel: bool) -> u32 {
         let stripe = self.layout.stripe_units;
-        let f = self.blocks.frontiers[d as usize][Stream::Gc as usize];
+        let f = *self.blocks.frontier(d, Stream::Gc);
         let n = (stripe - f.next % stripe)
             .min(f.limit - f.next)
             .min(units.len() as u32);
@@ -295,11 +268,10 @@ impl Ftl {
         };
         if f.next.is_multiple_of(stripe) {
             let lat = self.program_ns(Stream::Gc, f.next);
-            self.blocks.frontiers[d as usize][Stream::Gc as usize].stripe_done =
-                self.tl.die_program(d, xfer, lat);
+            self.blocks.frontier_mut(d, Stream::Gc).stripe_done = self.tl.die_program(d, xfer, lat);
             self.c.prog_pages[NATIVE] += self.layout.planes as u64;
         }
-        let f = &mut self.blocks.frontiers[d as usize][Stream::Gc as usize];
+        let f = self.blocks.frontier_mut(d, Stream::Gc);
         let base = f.block * self.layout.block_units + f.next;
         f.next += n;
         let full = f.next == f.limit;
@@ -307,7 +279,7 @@ impl Ftl {
         for (k, &(_, lpn)) in units[..n as usize].iter().enumerate() {
             self.map.map(lpn, base + k as u32);
         }
-        self.blocks.valid[b as usize] += n;
+        self.blocks.add_valid(b, n);
         if full {
             self.blocks.close(d, Stream::Gc);
         }
@@ -321,7 +293,7 @@ impl Ftl {
 
     /// The host's copy of `lpn` is gone (overwritten or trimmed).
     #[inline]
-    pub(crate) fn invalidate_lpn(&mut self, lpn: u32, ppa: u32) {
+    fn invalidate_lpn(&mut self, lpn: u32, ppa: u32) {
         let b = self.block_of(ppa);
         self.blocks.invalidate(b);
         self.map.unmap(lpn);
@@ -360,15 +332,11 @@ impl Ftl {
         let ub = self.layout.unit_bytes;
         let first = offset / ub;
         let end = (offset + len).div_ceil(ub);
-        let unit_ns = self.tl.link_unit_ns;
-        let link_start = self.tl.link_free.max(now) + self.tl.link_cmd_ns;
-        let link_done = link_start + len * unit_ns / ub;
-        self.tl.link_free = link_done;
-        self.tl.busy_to(link_done);
+        let unit_ns = self.tl.link_unit_ns();
+        let (link_start, link_done) = self.tl.link_transfer(now, len, 0);
         self.c.link_bytes += len;
-        let mut complete = self.tl.controller(link_done, self.tl.cmd_write_ns);
-        let cache =
-            self.slc_enabled && (self.slc.max_write_bytes == 0 || len <= self.slc.max_write_bytes);
+        let mut complete = self.tl.write_command(link_done);
+        let cache = self.slc.takes(len);
         for (j, lpn) in (first..end).enumerate() {
             let lpn = lpn as u32;
             let arrive = (link_start + (j as u64 + 1) * unit_ns).min(link_done);
@@ -387,7 +355,7 @@ impl Ftl {
                 }
                 self.invalidate_lpn(lpn, old);
             }
-            self.trims.written(lpn);
+            self.trim.written(lpn);
             let done = self.place_host_unit(lpn, ready, cache)?;
             self.wbuf.fill(done);
             self.c.host_write_pages += (to - from).div_ceil(UNIT_BYTES);
@@ -414,7 +382,7 @@ impl Ftl {
         }
         self.host_gc(t);
         let d = self.pick_die(Stream::Host, t)?;
-        self.gc_credit -= 1;
+        self.gc.host_unit_written();
         Some(self.program_at(d, Stream::Host, Some(lpn), t))
     }
 
@@ -432,9 +400,7 @@ impl Ftl {
         let ub = self.layout.unit_bytes;
         let first = offset / ub;
         let end = (offset + len).div_ceil(ub);
-        let ctrl = self
-            .tl
-            .controller(now + self.tl.link_cmd_ns, self.tl.cmd_read_ns);
+        let ctrl = self.tl.read_command(now);
         // Read-ahead: on a sequential stream the drive started this IO's NAND reads as soon
         // as the previous one's were done.
         let start = if self.read_ahead && offset == self.last_read_end {
@@ -474,14 +440,14 @@ impl Ftl {
         self.c.host_read_pages += len.div_ceil(UNIT_BYTES);
         self.last_read_end = offset + len;
         self.last_read_ready = last_ready;
-        let xfer = len * self.tl.link_unit_ns / ub;
+        let xfer = self.tl.link_ns(len);
         // Data goes back once the command is decoded and the first unit is in the controller
-        // (read-ahead data may have been ready long before).
-        let link_start = self.tl.link_free.max(first_ready).max(ctrl);
-        let done = (link_start + self.tl.link_cmd_ns + xfer)
-            .max(last_ready + self.tl.link_unit_ns.min(xfer));
-        self.tl.link_free = done;
-        self.tl.busy_to(done);
+        // (read-ahead data may have been ready long before), and ends no earlier than a unit
+        // after the last one is.
+        let not_before = last_ready + self.tl.link_unit_ns().min(xfer);
+        let (_, done) = self
+            .tl
+            .link_transfer(first_ready.max(ctrl), len, not_before);
         self.c.link_bytes += len;
         done
     }
@@ -492,7 +458,7 @@ impl Ftl {
         let stripe = self.layout.stripe_units;
         for d in 0..self.layout.dies {
             for stream in [Stream::Host, Stream::Slc] {
-                let f = &mut self.blocks.frontiers[d as usize][stream as usize];
+                let f = self.blocks.frontier_mut(d, stream);
                 if f.block == NO_BLOCK || f.next.is_multiple_of(stripe) {
                     continue;
                 }
@@ -514,9 +480,7 @@ impl Ftl {
             self.advance_cursor(0);
         }
         self.c.flushes += 1;
-        let ctrl = self
-            .tl
-            .controller(now + self.tl.link_cmd_ns, self.tl.cmd_write_ns);
+        let ctrl = self.tl.dataless_command(now);
         ctrl.max(self.wbuf.drained_at())
     }
 
@@ -525,28 +489,24 @@ impl Ftl {
     /// done.
     pub fn secure_erase(&mut self, now: u64) -> u64 {
         let start = now.max(self.tl.all_dies_free());
-        let per_die = self.blocks.erase_all(&self.layout, self.policy);
+        let per_die = self.blocks.erase_all(&self.layout, self.gc.policy());
         self.map.reset();
-        self.trims = TrimState::new(self.layout.logical_units);
-        self.inc = Incremental::default();
+        self.trim.reset();
+        self.gc.reset();
         self.wbuf = WriteBuffer::new(self.wbuf.units());
         self.cursor = [0, 0];
         self.in_turn = [0, 0];
-        self.gc_credit = 0;
-        self.gc_hot = false;
         self.meta_credit = 0.0;
-        self.slc_draining = false;
-        self.slc_next_fold = 0;
+        self.slc.reset();
         self.last_read_end = u64::MAX;
         let mut done = start;
         for (d, n) in per_die.iter().enumerate() {
-            let end = start + n * self.native.erase_ns;
-            self.tl.die_free[d] = end;
+            // Every die is free by `start`: its erases run back to back from there.
+            let end = self.tl.die_op(d as u32, start, n * self.native.erase_ns);
             done = done.max(end);
             // Timed as native erases, so counted as such.
             self.c.erases[NATIVE] += n;
         }
-        self.tl.busy_to(done);
         done
     }
 
@@ -556,7 +516,7 @@ impl Ftl {
     /// time), which keeps the drive active.
     pub fn idle(&mut self, from: u64, until: u64) -> bool {
         let mut pending = self.process_deferred_trims(from, until);
-        if self.slc_enabled {
+        if self.slc.enabled() {
             pending |= self.drain_slc(from, until);
         }
         pending | self.background_gc(from, until)

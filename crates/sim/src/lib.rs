@@ -14,9 +14,9 @@
 //! ([`faults`]).
 //!
 //! Files are named after what they model, in MQSim's vocabulary: [`geometry`], [`timing`],
-//! [`mapping`], [`block_manager`], [`victim`], [`gc`], [`slc_cache`], [`trim`],
-//! [`write_buffer`], [`energy`], [`ftl`], [`preset`] (keys and their [`range`]s), [`config`],
-//! [`counters`], [`ssd`]; the data a drive
+//! [`mapping`], [`block_manager`], [`victim`], [`write_buffer`], [`energy`], [`ftl`] (and its
+//! units: the GC scheduler, the pseudo-SLC cache, the TRIM unit), [`preset`] (keys and their
+//! [`range`]s), [`config`], [`counters`], [`ssd`]; the data a drive
 //! returns in [`data`], injected faults in [`faults`].
 
 pub mod block_manager;
@@ -29,15 +29,12 @@ pub mod energy;
 pub mod error;
 pub mod faults;
 pub mod ftl;
-pub mod gc;
 pub mod geometry;
 pub mod mapping;
 pub mod preset;
 pub mod range;
-pub mod slc_cache;
 pub mod ssd;
 pub mod timing;
-pub mod trim;
 pub mod victim;
 pub mod write_buffer;
 

@@ -118,10 +118,6 @@ impl Mapping {
         (self.l2p.capacity() + self.p2l.capacity()) as u64 * 4
     }
 
-    pub fn logical_units(&self) -> u64 {
-        self.l2p.len() as u64
-    }
-
     pub fn mapped_units(&self) -> u64 {
         self.mapped
     }

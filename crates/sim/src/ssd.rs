@@ -113,25 +113,25 @@ impl SimSsd {
 
     /// Bytes of RAM the mapping tables take (the bulk of the simulator's memory).
     pub fn mapping_ram_bytes(&self) -> u64 {
-        self.ftl.map.ram_bytes()
+        self.ftl.mapping_ram_bytes()
     }
 
     /// The FTL's counters as a struct (the JSON form is `Device::counters`).
     pub fn stats(&self) -> crate::counters::Counters {
-        self.ftl.c.clone()
+        self.ftl.counters().clone()
     }
 
     /// What the energy model is computed from, up to now.
     pub fn energy_tally(&self) -> Tally {
-        let c = &self.ftl.c;
-        let tl = &self.ftl.tl;
+        let c = self.ftl.counters();
+        let tl = self.ftl.timeline();
         Tally {
             reads: c.reads,
             prog_pages: c.prog_pages,
             erases: c.erases,
-            channel_bytes: tl.chan_units * self.ftl.layout.unit_bytes,
+            channel_bytes: tl.chan_units() * self.ftl.layout().unit_bytes,
             link_bytes: c.link_bytes,
-            ctrl_busy_ns: tl.ctrl_busy_ns,
+            ctrl_busy_ns: tl.ctrl_busy_ns(),
             active_ns: self.power.active_ns(self.now),
             awake_ns: self.now - self.power.slumber_ns,
             slumber_ns: self.power.slumber_ns,
@@ -267,7 +267,7 @@ pub fn check_memory(cfg: &Config, available: u64) -> Result<(), SimError> {
 impl Device for SimSsd {
     fn identity(&self) -> Identity {
         let cfg = &self.cfg;
-        let layout = &self.ftl.layout;
+        let layout = self.ftl.layout();
         let mut details = BTreeMap::new();
         details.insert("preset".into(), cfg.preset.clone());
         if let Some(m) = &cfg.model_of {
@@ -399,7 +399,7 @@ impl Device for SimSsd {
                     .checked_add(len)
                     .is_none_or(|e| e > self.cfg.capacity_bytes);
             if bad {
-                self.ftl.c.failed_ios += 1;
+                self.ftl.count_failed_io();
                 self.complete_at(now, io.slot, -(libc::EINVAL as i64));
                 return Ok(());
             }
@@ -424,7 +424,7 @@ impl Device for SimSsd {
                 match self.ftl.write(now, offset, len) {
                     Some(t) => (t, len as i64),
                     None => {
-                        self.ftl.c.failed_ios += 1;
+                        self.ftl.count_failed_io();
                         (now, -(libc::ENOSPC as i64))
                     }
                 }
@@ -432,7 +432,7 @@ impl Device for SimSsd {
             Op::Write => match self.ftl.write(now, offset, len) {
                 Some(t) => (t, len as i64),
                 None => {
-                    self.ftl.c.failed_ios += 1;
+                    self.ftl.count_failed_io();
                     (now, -(libc::ENOSPC as i64))
                 }
             },
@@ -446,7 +446,8 @@ impl Device for SimSsd {
             Op::Flush => (self.ftl.flush(now), 0),
         };
         let done = done.max(now);
-        self.power.work(self.now, self.ftl.tl.work_end.max(done));
+        self.power
+            .work(self.now, self.ftl.timeline().work_end().max(done));
         self.complete_at(done, io.slot, result);
         Ok(())
     }
@@ -484,7 +485,7 @@ impl Device for SimSsd {
                     if let Some(u) = until_ns {
                         if u > self.now {
                             let pending = self.ftl.idle(self.now, u);
-                            let end = self.ftl.tl.work_end;
+                            let end = self.ftl.timeline().work_end();
                             self.power.idle(&self.cfg.energy, self.now, u, end, pending);
                             self.now = u;
                         }
@@ -544,10 +545,10 @@ impl Device for SimSsd {
             misdirect: f.counts[FaultKind::Misdirect as usize],
             torn: f.counts[FaultKind::Torn as usize],
         });
-        let c = self.ftl.c.snapshot(
-            &self.ftl.layout,
-            &self.ftl.blocks,
-            self.ftl.trims.pending_units(),
+        let c = self.ftl.counters().snapshot(
+            self.ftl.layout(),
+            self.ftl.blocks(),
+            self.ftl.trim_pending_units(),
             self.now,
             energy,
             faults,

@@ -98,32 +98,38 @@ pub fn transfer_ns(bytes: u64, mbps: f64) -> u64 {
     (bytes as f64 * 1000.0 / mbps).round() as u64
 }
 
-/// The next-free times of every resource, plus the per-unit transfer costs.
+/// The next-free times of every resource, plus the per-unit transfer costs. Each resource's
+/// next-free time changes in one method, by one rule: the dies in [`Timeline::die_op`] (which
+/// prioritised reads and budgeted programs go through), the channels in
+/// [`Timeline::channel_units`], the controller in [`Timeline::controller`] and the host link in
+/// [`Timeline::link_transfer`].
 #[derive(Clone, Debug)]
 pub struct Timeline {
-    pub die_free: Vec<u64>,
+    die_free: Vec<u64>,
     /// When each die's last prioritised read ends (`die_read`).
-    pub read_free: Vec<u64>,
-    pub chan_free: Vec<u64>,
+    read_free: Vec<u64>,
+    chan_free: Vec<u64>,
     /// When each of the controller's program slots is next free (empty: no budget). A
     /// controller keeps its peak power under a budget by letting only so many dies program at
     /// once; a program waits for its die and for a slot.
     prog_slots: Vec<u64>,
-    pub ctrl_free: u64,
-    pub link_free: u64,
+    ctrl_free: u64,
+    link_free: u64,
+    /// The mapping unit, in bytes.
+    unit_bytes: u64,
     /// One mapping unit over a NAND channel.
-    pub chan_unit_ns: u64,
+    chan_unit_ns: u64,
     /// One mapping unit over the host link, and the link's per-command cost (FIS/doorbell).
-    pub link_unit_ns: u64,
-    pub link_cmd_ns: u64,
+    link_unit_ns: u64,
+    link_cmd_ns: u64,
     /// Controller (firmware) time per command; the controller is one serial resource.
-    pub cmd_read_ns: u64,
-    pub cmd_write_ns: u64,
+    cmd_read_ns: u64,
+    cmd_write_ns: u64,
     /// When the last operation scheduled on any resource ends: the drive has work until then.
-    pub work_end: u64,
+    work_end: u64,
     /// What the energy model counts: mapping units moved over the channels, controller time.
-    pub chan_units: u64,
-    pub ctrl_busy_ns: u64,
+    chan_units: u64,
+    ctrl_busy_ns: u64,
 }
 
 impl Timeline {
@@ -148,6 +154,7 @@ impl Timeline {
             prog_slots: vec![0; slots as usize],
             ctrl_free: 0,
             link_free: 0,
+            unit_bytes,
             chan_unit_ns: transfer_ns(unit_bytes, channel_mbps).max(1),
             link_unit_ns: transfer_ns(unit_bytes, link_mbps).max(1),
             link_cmd_ns,
@@ -161,8 +168,23 @@ impl Timeline {
 
     /// Note work on some resource that ends at `end`.
     #[inline]
-    pub fn busy_to(&mut self, end: u64) {
+    fn busy_to(&mut self, end: u64) {
         self.work_end = self.work_end.max(end);
+    }
+
+    /// When the last operation scheduled on any resource ends.
+    pub fn work_end(&self) -> u64 {
+        self.work_end
+    }
+
+    /// Mapping units moved over the channels so far (energy model).
+    pub fn chan_units(&self) -> u64 {
+        self.chan_units
+    }
+
+    /// Controller time spent so far (energy model).
+    pub fn ctrl_busy_ns(&self) -> u64 {
+        self.ctrl_busy_ns
     }
 
     /// A host read on a die that serves reads first: it waits for the operation in progress
@@ -170,13 +192,13 @@ impl Timeline {
     /// programs and erases, which it pushes back by its own duration. Returns its end.
     #[inline]
     pub fn die_read(&mut self, die: u32, ready: u64, ns: u64, max_wait: u64) -> u64 {
-        let busy = &mut self.die_free[die as usize];
-        let wait = busy.saturating_sub(ready).min(max_wait);
+        let wait = self.die_free[die as usize]
+            .saturating_sub(ready)
+            .min(max_wait);
         let r = &mut self.read_free[die as usize];
         let end = (ready + wait).max(*r) + ns;
         *r = end;
-        *busy = (*busy).max(ready) + ns;
-        let last = *busy;
+        let last = self.die_op(die, ready, ns);
         self.busy_to(last.max(end));
         end
     }
@@ -204,15 +226,21 @@ impl Timeline {
         end
     }
 
+    /// When die `die` is next free.
+    #[inline]
+    pub fn die_free_at(&self, die: u32) -> u64 {
+        self.die_free[die as usize]
+    }
+
+    /// The earliest time every die is idle.
+    pub fn all_dies_free(&self) -> u64 {
+        self.die_free.iter().copied().max().unwrap_or(0)
+    }
+
     /// Move one unit over a channel, no earlier than `ready`; returns the end.
     #[inline]
     pub fn channel_unit(&mut self, channel: u32, ready: u64) -> u64 {
-        let c = &mut self.chan_free[channel as usize];
-        let end = (*c).max(ready) + self.chan_unit_ns;
-        *c = end;
-        self.chan_units += 1;
-        self.busy_to(end);
-        end
+        self.channel_units(channel, ready, 1)
     }
 
     /// Move `n` units over a channel back to back, no earlier than `ready`; returns the end.
@@ -226,7 +254,7 @@ impl Timeline {
         end
     }
 
-    /// The controller's work on one command, no earlier than `ready`.
+    /// The controller's work of `ns`, no earlier than `ready`; returns the end.
     #[inline]
     pub fn controller(&mut self, ready: u64, ns: u64) -> u64 {
         self.ctrl_free = self.ctrl_free.max(ready) + ns;
@@ -235,16 +263,56 @@ impl Timeline {
         self.ctrl_free
     }
 
-    /// A data-less command over the link (discard, flush).
+    /// When a command without data to send (a read, discard or flush) submitted at `now`
+    /// reaches the controller: one command cost later, without queueing on the link. Unlike
+    /// a write's command, which travels with its data ([`Timeline::link_transfer`]), it does
+    /// not wait for (nor reserve) the link: the presets were fitted with command frames
+    /// passing queued data transfers, and making them queue would change every result.
     #[inline]
-    pub fn link_command(&mut self, ready: u64) -> u64 {
-        self.link_free = self.link_free.max(ready) + self.link_cmd_ns;
-        self.busy_to(self.link_free);
-        self.link_free
+    fn command_arrives(&self, now: u64) -> u64 {
+        now + self.link_cmd_ns
     }
 
-    /// The earliest time every die is idle.
-    pub fn all_dies_free(&self) -> u64 {
-        self.die_free.iter().copied().max().unwrap_or(0)
+    /// A host read's command, submitted at `now`: decoded by the controller; returns when.
+    #[inline]
+    pub fn read_command(&mut self, now: u64) -> u64 {
+        self.controller(self.command_arrives(now), self.cmd_read_ns)
+    }
+
+    /// A discard or flush, submitted at `now`: decoded by the controller (at a write's cost);
+    /// returns when.
+    #[inline]
+    pub fn dataless_command(&mut self, now: u64) -> u64 {
+        self.controller(self.command_arrives(now), self.cmd_write_ns)
+    }
+
+    /// A host write's command, decoded once its data is in (`data_in`); returns when.
+    #[inline]
+    pub fn write_command(&mut self, data_in: u64) -> u64 {
+        self.controller(data_in, self.cmd_write_ns)
+    }
+
+    /// One mapping unit over the host link.
+    #[inline]
+    pub fn link_unit_ns(&self) -> u64 {
+        self.link_unit_ns
+    }
+
+    /// `bytes` over the host link.
+    #[inline]
+    pub fn link_ns(&self, bytes: u64) -> u64 {
+        bytes * self.link_unit_ns / self.unit_bytes
+    }
+
+    /// A command and its `bytes` of data over the host link (a write's from the host, a read's
+    /// back to it), in line behind earlier transfers and no earlier than `ready`, ending no
+    /// earlier than `not_before`. Returns (when the data starts to move, when it is done).
+    #[inline]
+    pub fn link_transfer(&mut self, ready: u64, bytes: u64, not_before: u64) -> (u64, u64) {
+        let data_start = self.link_free.max(ready) + self.link_cmd_ns;
+        let done = (data_start + self.link_ns(bytes)).max(not_before);
+        self.link_free = done;
+        self.busy_to(done);
+        (data_start, done)
     }
 }

@@ -6,7 +6,7 @@
 //!   closed block (slower: O(blocks) per victim);
 //! - **fifo**: the block closed longest ago (LRW in Desnoyers' terms).
 //!
-//! When GC runs and what it costs is `gc.rs`.
+//! When GC runs and what it costs is `ftl/gc.rs`.
 
 use std::collections::VecDeque;
 
@@ -41,7 +41,7 @@ impl GcPolicy {
 }
 
 /// The closed main-array blocks, indexed for victim selection.
-pub struct VictimIndex {
+pub(crate) struct VictimIndex {
     policy: GcPolicy,
     /// head[v]: first closed block with v valid units.
     head: Vec<u32>,
@@ -68,14 +68,6 @@ impl VictimIndex {
             len: 0,
             valid_units: 0,
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// Stale (overwritten or trimmed) units in the indexed blocks: what GC can reclaim.

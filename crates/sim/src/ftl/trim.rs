@@ -7,24 +7,37 @@
 
 use std::collections::VecDeque;
 
-use crate::config::TrimStyle;
-use crate::ftl::Ftl;
+use super::Ftl;
+use crate::config::{TrimConfig, TrimStyle};
 use crate::mapping::UNMAPPED;
 
-/// Deferred TRIM's queue: ranges of logical units, and a bit per unit still pending.
-pub(crate) struct TrimState {
+/// The TRIM unit: its style, and deferred TRIM's queue (ranges of logical units, and a bit per
+/// unit still pending).
+pub(super) struct TrimUnit {
+    cfg: TrimConfig,
+    /// Where partial TRIM's kept units fall.
+    seed: u64,
     pending: Vec<u64>,
     pending_count: u64,
     queue: VecDeque<(u32, u32)>,
 }
 
-impl TrimState {
-    pub fn new(logical_units: u64) -> TrimState {
-        TrimState {
+impl TrimUnit {
+    pub fn new(cfg: &TrimConfig, seed: u64, logical_units: u64) -> TrimUnit {
+        TrimUnit {
+            cfg: cfg.clone(),
+            seed,
             pending: vec![0; logical_units.div_ceil(64) as usize],
             pending_count: 0,
             queue: VecDeque::new(),
         }
+    }
+
+    /// Forget every pending TRIM (a secure erase).
+    pub fn reset(&mut self) {
+        self.pending.fill(0);
+        self.pending_count = 0;
+        self.queue.clear();
     }
 
     #[inline]
@@ -82,18 +95,19 @@ impl Ftl {
         let first = offset.div_ceil(ub) as u32;
         let end = ((offset + len) / ub) as u32;
         let per = self.layout.pages_per_unit();
-        match self.trim.style {
+        match self.trim.cfg.style {
             TrimStyle::Ignored => {
                 self.c.trim_ignored_pages += (end.saturating_sub(first)) as u64 * per;
             }
             TrimStyle::Immediate | TrimStyle::Partial => {
-                let keep = (self.trim.style == TrimStyle::Partial).then_some(self.trim.keep_pct);
+                let keep =
+                    (self.trim.cfg.style == TrimStyle::Partial).then_some(self.trim.cfg.keep_pct);
                 for lpn in first..end {
                     let old = self.map.lookup(lpn);
                     if old == UNMAPPED {
                         continue;
                     }
-                    if keep.is_some_and(|k| kept(lpn, self.seed, k)) {
+                    if keep.is_some_and(|k| kept(lpn, self.trim.seed, k)) {
                         self.c.trim_ignored_pages += per;
                         continue;
                     }
@@ -104,26 +118,25 @@ impl Ftl {
             TrimStyle::Deferred => {
                 for lpn in first..end {
                     if self.map.lookup(lpn) != UNMAPPED {
-                        self.trims.mark(lpn);
+                        self.trim.mark(lpn);
                     }
                 }
                 if end > first {
-                    self.trims.queue.push_back((first, end));
+                    self.trim.queue.push_back((first, end));
                 }
             }
         }
-        self.tl
-            .controller(now + self.tl.link_cmd_ns, self.tl.cmd_write_ns)
+        self.tl.dataless_command(now)
     }
 
     /// Deferred TRIM's work in idle time: unmap pending units, oldest range first, at
     /// `trim_rate` (all at once when 0).
     /// Returns whether trimmed ranges are left to unmap.
-    pub(crate) fn process_deferred_trims(&mut self, from: u64, until: u64) -> bool {
-        if self.trims.queue.is_empty() {
+    pub(super) fn process_deferred_trims(&mut self, from: u64, until: u64) -> bool {
+        if self.trim.queue.is_empty() {
             return false;
         }
-        let rate = self.trim.rate_mbps;
+        let rate = self.trim.cfg.rate_mbps;
         let mut budget = if rate > 0.0 {
             ((until - from) as f64 * rate * 1e-3 / self.layout.unit_bytes as f64) as u64
         } else {
@@ -131,13 +144,13 @@ impl Ftl {
         };
         let per = self.layout.pages_per_unit();
         while budget > 0 {
-            let Some((first, end)) = self.trims.queue.pop_front() else {
+            let Some((first, end)) = self.trim.queue.pop_front() else {
                 break;
             };
             let stop = (first as u64 + budget).min(end as u64) as u32;
             for lpn in first..stop {
-                if self.trims.is_pending(lpn) {
-                    self.trims.clear(lpn);
+                if self.trim.is_pending(lpn) {
+                    self.trim.clear(lpn);
                     let old = self.map.lookup(lpn);
                     if old != UNMAPPED {
                         self.invalidate_lpn(lpn, old);
@@ -147,9 +160,9 @@ impl Ftl {
             }
             budget -= (stop - first) as u64;
             if stop < end {
-                self.trims.queue.push_front((stop, end));
+                self.trim.queue.push_front((stop, end));
             }
         }
-        !self.trims.queue.is_empty()
+        !self.trim.queue.is_empty()
     }
 }
