@@ -7,36 +7,37 @@
 //!   `ultra-plus-256,op=25%,gc=fifo,capacity=8GiB`, or `drive.toml`;
 //! - [`presets`], [`resolve`] and [`Config::describe`] for `ssdlab sim list/show`.
 //!
-//! The simulator looks at data only when asked ([`data`]): with `data=stamp` reads return
+//! The simulator looks at data only when asked (`data.rs`): with `data=stamp` reads return
 //! zeros for unmapped (never written or trimmed) 4 KiB units and a deterministic non-zero
 //! stamp of the unit's LBA ([`lba_stamp`]) for mapped ones; with `data=on` it keeps what is
 //! written. `faults=` injects lost, flipped, misdirected and torn writes into the kept data
-//! ([`faults`]).
+//! (`faults.rs`).
 //!
-//! Files are named after what they model, in MQSim's vocabulary: [`geometry`], [`timing`],
-//! [`mapping`], [`block_manager`], [`victim`], [`write_buffer`], [`energy`], [`ftl`] (and its
-//! units: the GC scheduler, the pseudo-SLC cache, the TRIM unit), [`preset`] (keys and their
-//! [`range`]s), [`config`], [`counters`], [`ssd`]; the data a drive
-//! returns in [`data`], injected faults in [`faults`].
+//! Files are named after what they model, in MQSim's vocabulary: `geometry`, `timing`,
+//! `mapping`, `block_manager`, `victim`, `write_buffer`, `energy`, `ftl` (and its units: the
+//! GC scheduler, the pseudo-SLC cache, the TRIM unit), [`preset`] (keys and their `range`s),
+//! `config`, `counters`, `ssd`; the data a drive returns in `data`, injected faults in
+//! `faults`. Only the preset language and the preset drives are public modules; the rest is
+//! re-exported below where other crates need it.
 
-pub mod block_manager;
-pub mod config;
-pub mod counters;
-pub mod data;
-pub mod describe;
+mod block_manager;
+mod config;
+mod counters;
+mod data;
+mod describe;
 pub mod drives;
-pub mod energy;
-pub mod error;
-pub mod faults;
-pub mod ftl;
-pub mod geometry;
-pub mod mapping;
+mod energy;
+mod error;
+mod faults;
+mod ftl;
+mod geometry;
+mod mapping;
 pub mod preset;
-pub mod range;
-pub mod ssd;
-pub mod timing;
-pub mod victim;
-pub mod write_buffer;
+mod range;
+mod ssd;
+mod timing;
+mod victim;
+mod write_buffer;
 
 pub use config::{
     Config, DataMode, GcStyle, LinkKind, SlcDrain, SlcRegion, SlcWhenFull, TrimClaim, TrimStyle,
@@ -46,7 +47,8 @@ pub use error::SimError;
 pub use faults::{FaultKind, FaultSpec, InjectedFault};
 pub use geometry::CellType;
 pub use preset::{presets, resolve, KEYS};
-pub use ssd::SimSsd;
+pub use range::Quantity;
+pub use ssd::{check_data_memory, check_memory, SimSsd};
 pub use victim::GcPolicy;
 
 /// Open a simulated drive from a spec: a preset name, optional `key=value` overrides, or a

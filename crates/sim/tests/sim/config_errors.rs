@@ -224,9 +224,7 @@ fn memory_is_at_most_12_bytes_per_4k_of_capacity() {
 fn a_drive_too_large_for_memory_is_refused_before_allocating() {
     // 14 TiB needs ~31 GB of tables: refused with the figure, the limit and a size that fits.
     let cfg = sim::resolve("default,capacity=14T").unwrap();
-    let e = sim::ssd::check_memory(&cfg, 24 << 30)
-        .unwrap_err()
-        .to_string();
+    let e = sim::check_memory(&cfg, 24 << 30).unwrap_err().to_string();
     assert!(
         e.contains("needs about") && e.contains("only 24 GiB is available"),
         "{e}"
@@ -239,10 +237,10 @@ fn a_drive_too_large_for_memory_is_refused_before_allocating() {
         .take_while(|c| !c.is_whitespace() && *c != ')')
         .collect();
     let smaller = sim::resolve(&format!("default,capacity={fits}")).unwrap();
-    assert!(sim::ssd::check_memory(&smaller, 24 << 30).is_ok(), "{fits}");
+    assert!(sim::check_memory(&smaller, 24 << 30).is_ok(), "{fits}");
     // The map unit shrinks the tables.
     let coarse = sim::resolve("default,capacity=14T,map_unit=16KiB").unwrap();
-    assert!(sim::ssd::check_memory(&coarse, 24 << 30).is_ok());
+    assert!(sim::check_memory(&coarse, 24 << 30).is_ok());
 }
 
 #[test]
@@ -269,8 +267,8 @@ fn a_toml_spec_must_be_a_regular_file_of_reasonable_size() {
 }
 
 /// `value` (in the unit a key's range is in) written the way the key takes it.
-fn written(quantity: sim::range::Quantity, value: f64) -> String {
-    use sim::range::Quantity::*;
+fn written(quantity: sim::Quantity, value: f64) -> String {
+    use sim::Quantity::*;
     match quantity {
         Count | Bytes | Nanos => format!("{}", value as u64),
         MBps | Factor => format!("{value}"),

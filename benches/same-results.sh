@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Whether a change kept every figure: runs the whole review on sim:default and on
+# sim:840-evo-250 with two ssdlab binaries, drops what differs by nature (run ids, times,
+# the host) and diffs the JSON of every result. Empty output and exit 0: identical.
+#
+#   benches/same-results.sh OLD_BINARY NEW_BINARY
+#
+# e.g. build the old commit into a copy (git worktree add /tmp/old REV; cargo build
+# --release there) and compare its target/release/ssdlab with this tree's.
+set -euo pipefail
+old=$1 new=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+strip='walk(if type == "object" then del(.run_id, .started_at, .updated_at, .system,
+       .finished_at, .cpu, .wall_s, .cpu_s, .host, .created_at, .elapsed_s) else . end)'
+for side in old new; do
+  bin=${!side}
+  for drive in default 840-evo-250; do
+    "$bin" suite --target "sim:$drive" --no-store --quiet --out "$work/$side/$drive" >/dev/null
+  done
+  mkdir -p "$work/$side.norm"
+  (cd "$work/$side" && find . -name '*.json' | sort) | while read -r f; do
+    jq -S "$strip" "$work/$side/$f" > "$work/$side.norm/$(echo "${f#./}" | tr / _)"
+  done
+done
+echo "$(ls "$work/new.norm" | wc -l) result files compared"
+diff -r "$work/old.norm" "$work/new.norm"
