@@ -20,6 +20,9 @@ pub use precondition::purge;
 pub use stats::SeriesStats;
 pub mod methodology;
 
+/// What the suite's functions return: most fail with a [`SuiteError`].
+pub type Result<T, E = SuiteError> = std::result::Result<T, E>;
+
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
     #[error("unknown test '{0}': use one of {1}")]

@@ -17,6 +17,7 @@ use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Report, TestResult};
 use crate::stats::{find_drop, series_stats, SeriesStats};
+use crate::Result;
 use crate::SuiteError;
 
 /// The whole span (less any spare area), 2000 s.
@@ -59,11 +60,7 @@ pub struct ConsistencyAnalysis {
     pub whole_run: Option<SeriesStats>,
 }
 
-pub fn run(
-    dev: &mut dyn Device,
-    ctx: &mut Context,
-    o: &Overrides,
-) -> Result<TestResult, SuiteError> {
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let geo = dev.geometry();
     let spare = o.spare_pct.unwrap_or(0.0);
     if !(0.0..100.0).contains(&spare) {

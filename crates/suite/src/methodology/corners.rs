@@ -12,7 +12,7 @@ use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Report, TestResult};
-use crate::SuiteError;
+use crate::Result;
 
 /// One row of the table: its test, and the methodology's workload for it.
 #[derive(Clone, Copy, Debug)]
@@ -106,11 +106,7 @@ pub const SEQ_WRITE: Test = row::<4>("128 KiB sequential writes, QD1, whole span
 
 /// All rows on a purged drive; random and sequential writes with both data kinds, as the
 /// articles printed.
-pub fn run_all(
-    dev: &mut dyn Device,
-    ctx: &mut Context,
-    o: &Overrides,
-) -> Result<Vec<TestResult>, SuiteError> {
+pub fn run_all(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec<TestResult>> {
     // The reviews ran these on a secure-erased drive.
     let capacity = dev.geometry().capacity_bytes;
     let mut purge = Some(precondition::purge(ctx, dev, 0, capacity));
@@ -144,7 +140,7 @@ pub fn run_one(
     dev: &mut dyn Device,
     ctx: &mut Context,
     o: &Overrides,
-) -> Result<TestResult, SuiteError> {
+) -> Result<TestResult> {
     let geo = dev.geometry();
     let d = c.defaults;
     let mut report = Report::new(c.id, "");

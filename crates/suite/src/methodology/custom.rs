@@ -11,7 +11,7 @@ use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
-use crate::SuiteError;
+use crate::Result;
 
 /// Random reads over the whole target at QD1 for a minute, unless the flags say otherwise.
 pub const DEFAULTS: Defaults = Defaults {
@@ -37,11 +37,7 @@ fn writes(o: &Overrides) -> bool {
     !(o.read_pct.unwrap_or(100) == 100 && o.prefill == Some(false))
 }
 
-pub fn run(
-    dev: &mut dyn Device,
-    ctx: &mut Context,
-    o: &Overrides,
-) -> Result<TestResult, SuiteError> {
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let report = Report::new(TestId::Custom, "");
     let geo = dev.geometry();
     let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);

@@ -6,6 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::TestId;
+use crate::Result;
 use crate::SuiteError;
 
 /// The registry's macro (invoked in `methodology/mod.rs`): each line names a test's id, the
@@ -45,7 +46,7 @@ impl FromStr for TestId {
     type Err = SuiteError;
 
     /// An unknown name is an error naming it and the tests there are.
-    fn from_str(name: &str) -> Result<TestId, SuiteError> {
+    fn from_str(name: &str) -> Result<TestId> {
         TestId::ALL
             .iter()
             .copied()

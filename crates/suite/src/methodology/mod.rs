@@ -24,6 +24,7 @@ use crate::context::Context;
 use crate::params::Overrides;
 use crate::precondition::{self, BeforeReads};
 use crate::result::{Report, TestResult};
+use crate::Result;
 use crate::SuiteError;
 
 /// What the methodology fixes about a test's workload, written once: the test's code
@@ -76,7 +77,7 @@ pub enum Verifies {
 }
 
 /// How a test runs: its results, several for a group (corners) or a test with variants.
-pub type Run = fn(&mut dyn Device, &mut Context, &Overrides) -> Result<Vec<TestResult>, SuiteError>;
+pub type Run = fn(&mut dyn Device, &mut Context, &Overrides) -> Result<Vec<TestResult>>;
 
 /// One test: everything the suite, the CLI and the Bench need to know about it.
 pub struct Test {
@@ -135,7 +136,7 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// The test `id` names; `replay` (a result of `trace replay`) is not one `ssdlab run` takes.
-pub fn get(id: TestId) -> Result<&'static Test, SuiteError> {
+pub fn get(id: TestId) -> Result<&'static Test> {
     TESTS
         .iter()
         .find(|t| t.id == id)
@@ -143,7 +144,7 @@ pub fn get(id: TestId) -> Result<&'static Test, SuiteError> {
 }
 
 /// The test `ssdlab run NAME` runs.
-pub fn find(name: &str) -> Result<&'static Test, SuiteError> {
+pub fn find(name: &str) -> Result<&'static Test> {
     get(name.parse()?)
 }
 
@@ -153,7 +154,7 @@ pub fn run(
     dev: &mut dyn Device,
     ctx: &mut Context,
     o: &Overrides,
-) -> Result<Vec<TestResult>, SuiteError> {
+) -> Result<Vec<TestResult>> {
     let test = get(id)?;
     o.validate(test)?;
     (test.run)(dev, ctx, o)
@@ -168,7 +169,7 @@ pub(crate) fn run_workload(
     w: &Workload,
     prefill: Option<bool>,
     mut report: Report,
-) -> Result<TestResult, SuiteError> {
+) -> Result<TestResult> {
     let mut verification = match precondition::before_reads(ctx, dev, w, prefill, &mut report)? {
         BeforeReads::Ready(v) => v,
         BeforeReads::Stopped(outcome) => return Ok(report.finish(dev, w, outcome)),

@@ -23,6 +23,7 @@ use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Phase, Report, TestResult};
+use crate::Result;
 use crate::SuiteError;
 
 /// Idle before an idle measurement, so the drive has finished what it was doing.
@@ -186,7 +187,7 @@ pub fn run(
     dev: &mut dyn Device,
     ctx: &mut Context,
     o: &Overrides,
-) -> Result<TestResult, SuiteError> {
+) -> Result<TestResult> {
     if ctx.meter.is_none() && dev.energy_j().is_none() {
         return Err(SuiteError::Unavailable(format!(
             "{}: software cannot measure a drive's power: give a meter with --power-meter \
@@ -207,7 +208,7 @@ fn rest(
     dev: &mut dyn Device,
     ctx: &mut Context,
     o: &Overrides,
-) -> Result<TestResult, SuiteError> {
+) -> Result<TestResult> {
     let defaults = state.defaults();
     let duration = o.duration_s.unwrap_or(defaults.duration_s);
     let rest_s = o.rest_s.unwrap_or(REST_S);
@@ -282,7 +283,7 @@ fn write(
     dev: &mut dyn Device,
     ctx: &mut Context,
     o: &Overrides,
-) -> Result<TestResult, SuiteError> {
+) -> Result<TestResult> {
     let geo = dev.geometry();
     let seq = state == State::SeqWrite;
     let defaults = state.defaults();

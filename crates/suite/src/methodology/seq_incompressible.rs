@@ -11,7 +11,7 @@ use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
-use crate::SuiteError;
+use crate::Result;
 
 pub const REGION_BYTES: u64 = 1 << 30;
 
@@ -33,11 +33,7 @@ pub const TEST: Test = Test {
     run,
 };
 
-pub fn run(
-    dev: &mut dyn Device,
-    ctx: &mut Context,
-    o: &Overrides,
-) -> Result<Vec<TestResult>, SuiteError> {
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec<TestResult>> {
     let geo = dev.geometry();
     let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
     let want = o.span.map_or(REGION_BYTES, |s| {

@@ -14,7 +14,7 @@ use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{CurvePoint, Report, TestResult};
-use crate::SuiteError;
+use crate::Result;
 
 /// The PTS steady-state rule.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -101,11 +101,7 @@ pub struct SteadyStateAnalysis {
     pub steady_iops: f64,
 }
 
-pub fn run(
-    dev: &mut dyn Device,
-    ctx: &mut Context,
-    o: &Overrides,
-) -> Result<TestResult, SuiteError> {
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let geo = dev.geometry();
     let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
     let span = o

@@ -29,6 +29,7 @@ use crate::params::{Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::replay::{self, Mode, Plan, Remap};
 use crate::result::TestResult;
+use crate::Result;
 use crate::SuiteError;
 
 pub const IDLE_CAP_NS: u64 = 25_000_000;
@@ -44,11 +45,7 @@ pub const TEST: Test = Test {
     run,
 };
 
-pub fn run(
-    dev: &mut dyn Device,
-    ctx: &mut Context,
-    o: &Overrides,
-) -> Result<Vec<TestResult>, SuiteError> {
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec<TestResult>> {
     let names: Vec<String> = match &o.trace {
         Some(t) => vec![t.clone()],
         None => DEFAULT_TRACES.iter().map(|s| s.to_string()).collect(),
@@ -166,11 +163,7 @@ pub struct Fit {
 /// smaller than the trace's span, the span is the target's and, unless `asked` gives a scale,
 /// the trace is scaled by target / span. A target too small to hold the trace's streams is
 /// refused.
-pub fn fit_to_target(
-    profile: &Profile,
-    capacity: u64,
-    asked: Option<f64>,
-) -> Result<Fit, SuiteError> {
+pub fn fit_to_target(profile: &Profile, capacity: u64, asked: Option<f64>) -> Result<Fit> {
     let span = profile.capacity_bytes;
     if capacity >= span {
         return Ok(Fit {

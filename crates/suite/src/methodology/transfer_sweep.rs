@@ -15,7 +15,7 @@ use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{CurvePoint, Report, TestResult};
-use crate::SuiteError;
+use crate::Result;
 
 pub const REGION_BYTES: u64 = 256 << 20;
 pub const SMALLEST: u32 = 512;
@@ -59,11 +59,7 @@ pub fn analyse(points: &[(u64, f64)]) -> Option<(f64, u64, Option<u64>)> {
     Some((peak, peak_at, at90))
 }
 
-pub fn run(
-    dev: &mut dyn Device,
-    ctx: &mut Context,
-    o: &Overrides,
-) -> Result<Vec<TestResult>, SuiteError> {
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec<TestResult>> {
     let geo = dev.geometry();
     let region = o
         .span

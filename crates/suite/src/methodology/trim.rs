@@ -20,6 +20,7 @@ use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Report, TestResult};
+use crate::Result;
 use crate::SuiteError;
 
 use super::trim_reads::{self, TrimmedReadCheck};
@@ -152,11 +153,7 @@ fn summarise(
     }
 }
 
-pub fn run(
-    dev: &mut dyn Device,
-    ctx: &mut Context,
-    o: &Overrides,
-) -> Result<TestResult, SuiteError> {
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let geo = dev.geometry();
     let span = o.span.map_or(geo.capacity_bytes, |s| {
         s.resolve(geo.capacity_bytes, 128 << 10)

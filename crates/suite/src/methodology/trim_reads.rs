@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use engine::driver::{describe_failure, DriverError};
 use engine::{Completion, DataNeed, Device, DeviceError, Io, Op, TrimmedReads};
 
+use crate::Result;
 use crate::SuiteError;
 
 /// Sample blocks spread over the trimmed span.

@@ -19,6 +19,7 @@ use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{region, Overrides, DEFAULT_SEED};
 use crate::result::{CurvePoint, Report, TestResult};
+use crate::Result;
 use crate::SuiteError;
 
 /// The span written when `--span` is not given (capped at the target).
@@ -75,11 +76,7 @@ pub struct VerifyAnalysis {
     pub backlog_units: u64,
 }
 
-pub fn run(
-    dev: &mut dyn Device,
-    ctx: &mut Context,
-    o: &Overrides,
-) -> Result<TestResult, SuiteError> {
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let geo = dev.geometry();
     let largest = PHASES.iter().map(|p| p.block_bytes).max().unwrap_or(4096);
     let (offset, span) = region(o, Span::Bytes(SPAN), geo.capacity_bytes, largest)?;
