@@ -17,7 +17,7 @@ use trace::Record;
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::methodology::TestId;
-use crate::result::{Report, TestResult};
+use crate::result::{Parameters, ReplayParameters, Report, TestResult};
 use crate::SuiteError;
 
 /// How the schedule's times are kept.
@@ -496,7 +496,12 @@ pub fn run(
     let warning = fell_behind(&analysis, slots);
     report.analysis = Analysis::Replay(analysis);
     let mut result = report.finish(dev, &w, out.outcome);
-    result.parameters = serde_json::json!({ "trace": trace_name, "plan": plan });
+    result.parameters = Parameters::Replay(ReplayParameters {
+        trace: trace_name.into(),
+        plan,
+        trace_scale: None,
+        trace_span_bytes: None,
+    });
     result.warnings.extend(warning.into_iter().chain(untimed));
     Ok(result)
 }

@@ -13,7 +13,13 @@ use engine::{Clock, Identity};
 use crate::analysis::Analysis;
 use crate::methodology::TestId;
 
+mod parameters;
 mod stored;
+
+pub use parameters::{
+    Parameters, PowerParameters, ReplayParameters, SweepParameters, TrimParameters, TrimPass,
+    VerifyParameters,
+};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -104,8 +110,8 @@ pub struct TestResult {
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<Stopped>,
-    /// Every parameter of the measured workload, after defaults and scaling.
-    pub parameters: serde_json::Value,
+    /// Every parameter of the measured workload, after defaults and scaling, by test.
+    pub parameters: Parameters,
     /// What was changed from the methodology's parameters, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub deviations: Vec<String>,
@@ -231,15 +237,14 @@ impl Report {
         w: &engine::workload::Workload,
         outcome: engine::driver::Outcome,
     ) -> TestResult {
-        let parameters = serde_json::to_value(w).expect("workload serializes");
-        self.finish_with(dev, parameters, outcome)
+        self.finish_with(dev, Parameters::Workload(w.clone()), outcome)
     }
 
     /// [`Report::finish`] for a measurement that is not one workload (an idle period).
     pub fn finish_with(
         self,
         dev: &dyn engine::Device,
-        parameters: serde_json::Value,
+        parameters: Parameters,
         outcome: engine::driver::Outcome,
     ) -> TestResult {
         // A failed purge is recorded (and makes the run "not clean"), not a reason to call the

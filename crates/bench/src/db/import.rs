@@ -67,7 +67,7 @@ impl FirstResult {
             started_at: r.started_at.clone(),
             ios: r.summary.ios,
             bytes: r.summary.bytes,
-            parameters: r.parameters.to_string(),
+            parameters: r.parameters.to_value().to_string(),
         }
     }
 }

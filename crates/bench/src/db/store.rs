@@ -343,7 +343,7 @@ impl Bench {
                     r.complete,
                     r.summary.iops,
                     r.summary.mbps,
-                    r.parameters.to_string(),
+                    r.parameters.to_value().to_string(),
                     json_column(&r.analysis),
                     body,
                     r.power.as_ref().and_then(|p| p.mean_w()),

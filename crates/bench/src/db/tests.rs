@@ -409,7 +409,10 @@ fn a_foreign_sqlite_file_is_never_given_the_benchs_tables() {
 /// A single test's run of `seq-write` on drive "a" started at `t`, with seed `seed`.
 fn test_run(t: &str, seed: u64, complete: bool) -> RunRecord {
     let mut r = result("seq-write", None, "a", t, 300.0 + seed as f64);
-    r.parameters = json!({"qd": 32, "seed": seed});
+    let suite::result::Parameters::Workload(w) = &mut r.parameters else {
+        unreachable!("a seq-write result measures a workload")
+    };
+    w.seed = seed;
     r.complete = complete;
     RunRecord {
         kind: "test".into(),
@@ -501,7 +504,7 @@ fn runs_stored_before_identities_keep_theirs_when_imported_again() {
         "INSERT INTO results VALUES (1, 1, 'seq-write', NULL, 'l', '2026-01-01T00:00:00Z', 1, 1.0,
          300.0, ?1, '{}', ?2)",
         [
-            first.parameters.to_string(),
+            first.parameters.to_value().to_string(),
             serde_json::to_string(first).unwrap(),
         ],
     )
@@ -1235,4 +1238,22 @@ fn a_password_never_reaches_an_error_message() {
             }
         }
     }
+}
+
+/// A run stored before runs had an identity is known by a hash of its first result's
+/// parameters as they were stored (compact, keys sorted): loaded typed, an old result hashes
+/// to the same identity (computed from the file's own text, independently of ssdlab).
+#[test]
+fn an_old_results_legacy_run_id_is_unchanged() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../suite/tests/fixtures/minimal-result.json");
+    let data = std::fs::read(&path).unwrap();
+    let r = suite::results_dir::parse_result(&data, &path).unwrap();
+    let first = import::FirstResult::of(&r);
+    let stored: serde_json::Value = serde_json::from_slice(&data).unwrap();
+    assert_eq!(first.parameters, stored["parameters"].to_string());
+    assert_eq!(
+        import::legacy_run_id("key", None, &first),
+        "cc1270c9-56a0-5b1c-8794-9752922620ff"
+    );
 }

@@ -23,7 +23,7 @@ pub fn result(
         "label": format!("{test} on {model}"),
         "started_at": started,
         "complete": true,
-        "parameters": {"qd": 32},
+        "parameters": parameters(test),
         "target": {
             "kind": "sim", "path": format!("sim:{model}"), "model": model, "serial": "SIM-1",
             "firmware": "1", "vendor": null, "capacity_bytes": 8_000_000_000u64,
@@ -46,6 +46,30 @@ pub fn result(
         }
     }))
     .expect("fixture parses")
+}
+
+/// Parameters of the shape a `test` result stores (they are typed by test).
+pub fn parameters(test: &str) -> serde_json::Value {
+    let workload = json!({"access": "sequential", "block_bytes": 4096, "offset_bytes": 0,
+        "span_bytes": 1_048_576, "read_pct": 0, "data": {"kind": "incompressible"}, "qd": 32,
+        "limit": {"bytes": null, "duration_ns": 1_000_000_000u64, "ios": null}, "seed": 1});
+    let plan = json!({"mode": {"mode": "afap", "qd": 32}, "remap": "wrap", "max_in_flight": 32,
+        "max_io_bytes": 1_048_576, "data": {"kind": "incompressible"}, "seed": 1});
+    match test {
+        "power-idle" | "power-slumber" => {
+            json!({"state": &test["power-".len()..], "rest_s": 60.0, "duration_s": 60.0})
+        }
+        "trim" => json!({"span_bytes": 1_048_576,
+            "pass": {"access": "sequential", "block_bytes": 131_072, "qd": 1, "samples": 100},
+            "torture": workload, "table_s": 60.0, "margin": 0.1, "idle_before_pass_s": 60.0}),
+        "verify" => json!({"offset_bytes": 0, "span_bytes": 1_048_576, "phases": [],
+            "backlog_units": 64, "unit_bytes": 4096, "seed": 1, "data": {"kind": "incompressible"}}),
+        "transfer-sweep" => json!({"access": "sequential", "region_bytes": 1_048_576,
+            "transfer_bytes": [4096], "qd": 4, "data": {"kind": "incompressible"}, "read_pct": 0,
+            "headline_point": workload}),
+        "replay" | "storage-bench" => json!({"trace": "t", "plan": plan}),
+        _ => workload,
+    }
 }
 
 pub fn run(model: &str, started: &str, results: Vec<TestResult>) -> RunRecord {

@@ -67,7 +67,7 @@ fn result() -> impl Strategy<Value = Value> {
                 "label": label,
                 "started_at": started,
                 "complete": true,
-                "parameters": {"qd": 32},
+                "parameters": crate::common::parameters(&test),
                 "target": {
                     "kind": "sim", "path": "sim:default", "model": "m", "serial": "s",
                     "firmware": "1", "vendor": null, "capacity_bytes": 8_000_000_000u64,

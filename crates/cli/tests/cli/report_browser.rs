@@ -134,6 +134,11 @@ fn with_power(dir: &std::path::Path) {
         r["test"] = test.into();
         r.as_object_mut().unwrap().remove("variant");
         r["label"] = format!("power: {state}").into();
+        if matches!(state, "idle" | "slumber") {
+            // An idle test measures no workload: its parameters are the idle's.
+            r["parameters"] =
+                serde_json::json!({"state": state, "rest_s": 0.0, "duration_s": 60.0});
+        }
         let seconds = r["per_second"].as_array().map_or(0, Vec::len);
         for p in r["per_second"].as_array_mut().unwrap() {
             p["watts"] = serde_json::json!(mean);

@@ -22,7 +22,7 @@ use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
-use crate::result::{Phase, Report, TestResult};
+use crate::result::{Parameters, Phase, PowerParameters, Report, TestResult};
 use crate::Result;
 use crate::SuiteError;
 
@@ -256,10 +256,10 @@ fn rest(
     let mut a = analysis(state, &outcome);
     a.link_power = Some(link);
     report.analysis = Analysis::Power(a);
-    let parameters = serde_json::json!({
-        "state": state.name(),
-        "rest_s": rest_s,
-        "duration_s": duration,
+    let parameters = Parameters::Power(PowerParameters {
+        state: state.name().into(),
+        rest_s,
+        duration_s: duration,
     });
     Ok(complete_only_with_power(
         report.finish_with(dev, parameters, outcome),

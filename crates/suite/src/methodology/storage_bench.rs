@@ -28,7 +28,7 @@ use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::replay::{self, Mode, Plan, Remap};
-use crate::result::TestResult;
+use crate::result::{Parameters, TestResult};
 use crate::Result;
 use crate::SuiteError;
 
@@ -124,9 +124,9 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
             r
         };
         result.preconditioning.insert(0, purge);
-        if let Some(f) = &fit {
-            result.parameters["trace_scale"] = scale.into();
-            result.parameters["trace_span_bytes"] = f.span_bytes.into();
+        if let (Some(f), Parameters::Replay(p)) = (&fit, &mut result.parameters) {
+            p.trace_scale = Some(scale);
+            p.trace_span_bytes = Some(f.span_bytes);
         }
         match fit.and_then(|f| f.note) {
             // Laid out and scaled by the methodology's own rule for a smaller drive: an

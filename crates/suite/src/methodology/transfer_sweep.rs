@@ -14,7 +14,7 @@ use super::{Defaults, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
-use crate::result::{CurvePoint, Report, TestResult};
+use crate::result::{CurvePoint, Parameters, Report, SweepParameters, TestResult};
 use crate::Result;
 
 pub const REGION_BYTES: u64 = 256 << 20;
@@ -162,14 +162,14 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
         let w = workload(size, if variant == "read" { 100 } else { 0 });
         let mut result = report.finish(dev, &w, outcome);
         result.complete = result.complete && result.points.len() == usable.len();
-        result.parameters = serde_json::json!({
-            "access": "sequential",
-            "region_bytes": region,
-            "transfer_bytes": usable,
-            "qd": qd,
-            "data": data,
-            "read_pct": if variant == "read" { 100 } else { 0 },
-            "headline_point": w,
+        result.parameters = Parameters::TransferSweep(SweepParameters {
+            access: Access::Sequential,
+            region_bytes: region,
+            transfer_bytes: usable.clone(),
+            qd,
+            data,
+            read_pct: w.read_pct,
+            headline_point: w,
         });
         results.push(result);
     }

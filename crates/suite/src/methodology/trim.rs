@@ -19,7 +19,7 @@ use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
-use crate::result::{Report, TestResult};
+use crate::result::{Parameters, Report, TestResult, TrimParameters, TrimPass};
 use crate::Result;
 use crate::SuiteError;
 
@@ -299,13 +299,19 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     });
     let w = precondition::fill_workload(0, span, DataKind::Incompressible, seed);
     let mut result = report.finish(dev, &w, last);
-    result.parameters = serde_json::json!({
-        "span_bytes": span,
-        "pass": {"access": "sequential", "block_bytes": 128 << 10, "qd": 1, "samples": SAMPLES},
-        "torture": torture,
-        "table_s": TABLE_S,
-        "margin": MARGIN,
-        "idle_before_pass_s": IDLE_BEFORE_PASS_S,
+    result.parameters = Parameters::Trim(TrimParameters {
+        span_bytes: span,
+        pass: TrimPass {
+            access: Access::Sequential,
+            block_bytes: 128 << 10,
+            qd: 1,
+            samples: SAMPLES,
+        },
+        torture,
+        table_s: TABLE_S,
+        margin: MARGIN,
+        idle_before_pass_s: Some(IDLE_BEFORE_PASS_S),
+        idle_after_trim_s: None,
     });
     Ok(result)
 }

@@ -18,7 +18,7 @@ use super::{Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{region, Overrides, DEFAULT_SEED};
-use crate::result::{CurvePoint, Report, TestResult};
+use crate::result::{CurvePoint, Parameters, Report, TestResult, VerifyParameters};
 use crate::Result;
 use crate::SuiteError;
 
@@ -145,14 +145,14 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         backlog_units: opts.backlog_units,
     });
     let mut result = report.finish(dev, &w, outcome);
-    result.parameters = serde_json::json!({
-        "offset_bytes": offset,
-        "span_bytes": span,
-        "phases": PHASES,
-        "backlog_units": opts.backlog_units,
-        "unit_bytes": v.unit_bytes(),
-        "seed": seed,
-        "data": w.data,
+    result.parameters = Parameters::Verify(VerifyParameters {
+        offset_bytes: offset,
+        span_bytes: span,
+        phases: PHASES.to_vec(),
+        backlog_units: opts.backlog_units,
+        unit_bytes: v.unit_bytes(),
+        seed,
+        data: w.data,
     });
     Ok(result)
 }

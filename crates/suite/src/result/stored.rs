@@ -1,5 +1,5 @@
-//! A result as stored, before its analysis is typed: the analysis's type depends on the
-//! result's test, so it is parsed once the test is known. Defaults here are what results of
+//! A result as stored, before its parameters and analysis are typed: their types depend on
+//! the result's test, so they are parsed once the test is known. Defaults here are what results of
 //! earlier versions lack.
 
 use serde::Deserialize;
@@ -9,7 +9,7 @@ use engine::measure::{SecondPoint, Summary};
 use engine::system::SystemInfo;
 use engine::{Clock, Identity};
 
-use super::{CurvePoint, HostWrites, Phase, TestResult, Tool, WriteAmplification};
+use super::{CurvePoint, HostWrites, Parameters, Phase, TestResult, Tool, WriteAmplification};
 use crate::analysis::Analysis;
 use crate::methodology::TestId;
 
@@ -71,7 +71,7 @@ impl TryFrom<StoredResult> for TestResult {
             started_at: s.started_at,
             complete: s.complete,
             stopped: s.stopped,
-            parameters: s.parameters,
+            parameters: Parameters::parse(s.test, s.parameters)?,
             deviations: s.deviations,
             adaptations: s.adaptations,
             target: s.target,

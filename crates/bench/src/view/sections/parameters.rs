@@ -68,7 +68,7 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>)
 /// One result's parameters, preconditioning and deviations.
 pub fn of(r: &TestResult) -> Markup {
     let mut rows = Vec::new();
-    flatten("", &r.parameters, &mut rows);
+    flatten("", &r.parameters.to_value(), &mut rows);
     let mut table = Table::new(&["parameter", "value"]);
     for (k, v) in rows {
         table.row(vec![k.into(), v.into()]);

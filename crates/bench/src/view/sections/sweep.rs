@@ -30,11 +30,11 @@ pub fn section(rv: &Review) -> Option<Markup> {
             continue;
         }
         let setup = |e: &Entry| {
-            let p = &e.result.parameters;
+            let p = e.result.sweep_parameters();
             format!(
                 "QD{}, {} region",
-                p["qd"].as_u64().unwrap_or(0),
-                human_bytes(p["region_bytes"].as_f64())
+                p.map_or(0, |p| p.qd),
+                human_bytes(p.map(|p| p.region_bytes as f64))
             )
         };
         let setups: Vec<String> = found.iter().map(|(_, e)| setup(e)).collect();
