@@ -12,6 +12,7 @@ use crate::methodology::trim::TrimAnalysis;
 use crate::methodology::verify::VerifyAnalysis;
 use crate::methodology::TestId;
 use crate::replay::ReplayAnalysis;
+use crate::result::typed_part;
 use crate::result::TestResult;
 
 /// The figures of one test, by test. Stored as the figures' own object; a test without
@@ -38,26 +39,19 @@ impl Analysis {
     /// The figures `stored` in a result of `test`, typed by the test. An error names the test
     /// and what is wrong with them (e.g. a field missing from a result of another version).
     pub fn parse(test: TestId, stored: serde_json::Value) -> Result<Analysis, String> {
-        fn typed<T: serde::de::DeserializeOwned>(
-            test: TestId,
-            stored: serde_json::Value,
-        ) -> Result<T, String> {
-            serde_json::from_value(stored)
-                .map_err(|e| format!("the {test} result's analysis cannot be read: {e}"))
-        }
         if stored.is_null() {
             return Ok(Analysis::None);
         }
         use TestId::*;
         Ok(match test {
-            Consistency => Analysis::Consistency(typed(test, stored)?),
-            SteadyState => Analysis::SteadyState(typed(test, stored)?),
-            TransferSweep => Analysis::TransferSweep(typed(test, stored)?),
-            Trim => Analysis::Trim(typed(test, stored)?),
-            StorageBench | Replay => Analysis::Replay(typed(test, stored)?),
-            Verify => Analysis::Verify(typed(test, stored)?),
+            Consistency => Analysis::Consistency(typed_part(test, "analysis", stored)?),
+            SteadyState => Analysis::SteadyState(typed_part(test, "analysis", stored)?),
+            TransferSweep => Analysis::TransferSweep(typed_part(test, "analysis", stored)?),
+            Trim => Analysis::Trim(typed_part(test, "analysis", stored)?),
+            StorageBench | Replay => Analysis::Replay(typed_part(test, "analysis", stored)?),
+            Verify => Analysis::Verify(typed_part(test, "analysis", stored)?),
             PowerIdle | PowerSlumber | PowerSeqWrite | PowerRandomWrite => {
-                Analysis::Power(typed(test, stored)?)
+                Analysis::Power(typed_part(test, "analysis", stored)?)
             }
             Corners | RandomRead | RandomWrite | RandomWriteQd32 | SeqRead | SeqWrite
             | SeqIncompressible | Custom => Analysis::None,

@@ -16,6 +16,8 @@ use crate::methodology::TestId;
 mod parameters;
 mod stored;
 
+pub(crate) use stored::typed_part;
+
 pub use parameters::{
     Parameters, PowerParameters, ReplayParameters, SweepParameters, TrimParameters, TrimPass,
     VerifyParameters,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use engine::pattern::DataKind;
 use engine::workload::{Access, Workload};
 
+use super::stored::typed_part;
 use crate::methodology::verify::PhaseSpec;
 use crate::methodology::TestId;
 use crate::replay::Plan;
@@ -91,23 +92,16 @@ pub struct ReplayParameters {
 impl Parameters {
     /// The stored parameters of a `test` result; the error names the test and what is wrong.
     pub fn parse(test: TestId, stored: serde_json::Value) -> Result<Parameters, String> {
-        fn typed<T: serde::de::DeserializeOwned>(
-            test: TestId,
-            stored: serde_json::Value,
-        ) -> Result<T, String> {
-            serde_json::from_value(stored)
-                .map_err(|e| format!("the {test} result's parameters cannot be read: {e}"))
-        }
         use TestId::*;
         Ok(match test {
-            TransferSweep => Parameters::TransferSweep(typed(test, stored)?),
-            Trim => Parameters::Trim(typed(test, stored)?),
-            StorageBench | Replay => Parameters::Replay(typed(test, stored)?),
-            Verify => Parameters::Verify(typed(test, stored)?),
-            PowerIdle | PowerSlumber => Parameters::Power(typed(test, stored)?),
+            TransferSweep => Parameters::TransferSweep(typed_part(test, "parameters", stored)?),
+            Trim => Parameters::Trim(typed_part(test, "parameters", stored)?),
+            StorageBench | Replay => Parameters::Replay(typed_part(test, "parameters", stored)?),
+            Verify => Parameters::Verify(typed_part(test, "parameters", stored)?),
+            PowerIdle | PowerSlumber => Parameters::Power(typed_part(test, "parameters", stored)?),
             Consistency | SteadyState | Corners | RandomRead | RandomWrite | RandomWriteQd32
             | SeqRead | SeqWrite | SeqIncompressible | Custom | PowerSeqWrite
-            | PowerRandomWrite => Parameters::Workload(typed(test, stored)?),
+            | PowerRandomWrite => Parameters::Workload(typed_part(test, "parameters", stored)?),
         })
     }
 

@@ -91,3 +91,14 @@ impl TryFrom<StoredResult> for TestResult {
         })
     }
 }
+
+/// One part (`"analysis"`, `"parameters"`) of a stored result of `test`, typed; the error
+/// names the test, the part and what is wrong with it.
+pub(crate) fn typed_part<T: serde::de::DeserializeOwned>(
+    test: TestId,
+    part: &str,
+    stored: serde_json::Value,
+) -> Result<T, String> {
+    serde_json::from_value(stored)
+        .map_err(|e| format!("the {test} result's {part} cannot be read: {e}"))
+}
