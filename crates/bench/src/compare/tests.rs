@@ -21,15 +21,7 @@ fn tables_put_drives_side_by_side_and_mark_the_best() {
         vec![result("seq-read", None, "slow", t, 9.0)],
     ))
     .unwrap();
-    let drives: Vec<DriveResults> = b
-        .find_drives(&["slow".into(), "fast".into()])
-        .unwrap()
-        .into_iter()
-        .map(|d| {
-            let rs = b.latest_results(d.id).unwrap();
-            (d, rs)
-        })
-        .collect();
+    let drives = latest_of(&b, &["slow", "fast"]);
     let all = tables(&drives, None);
     let stems: Vec<&str> = all.iter().map(|t| t.stem.as_str()).collect();
     assert_eq!(stems, ["seq-write", "consistency-spare-25", "seq-read"]);
@@ -80,15 +72,7 @@ fn power_tests_compare_in_watts_and_milliwatts_lowest_best() {
         ];
         b.store(&run(model, t, results)).unwrap();
     }
-    let drives: Vec<DriveResults> = b
-        .find_drives(&["metered".into(), "simulated".into(), "no meter".into()])
-        .unwrap()
-        .into_iter()
-        .map(|d| {
-            let rs = b.latest_results(d.id).unwrap();
-            (d, rs)
-        })
-        .collect();
+    let drives = latest_of(&b, &["metered", "simulated", "no meter"]);
     let slumber = &tables(&drives, Some("power-slumber"))[0];
     let mean = &slumber.metrics[0];
     assert_eq!((mean.name, mean.unit), ("mean power", "mW"));
@@ -225,4 +209,17 @@ fn best_is_unique_and_respects_direction() {
         "a tie"
     );
     assert_eq!(m(Better::Higher, &[Some(3.0), Some(f64::NAN)]).best(), None);
+}
+
+/// The drives named, each with its latest results, as `bench compare` selects them.
+fn latest_of(b: &Bench, names: &[&str]) -> Vec<DriveResults> {
+    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    b.find_drives(&names)
+        .unwrap()
+        .into_iter()
+        .map(|d| {
+            let rs = b.latest_results(d.id).unwrap();
+            (d, rs)
+        })
+        .collect()
 }
