@@ -14,7 +14,7 @@ use crate::measure::{CpuUsage, EnergyProbe, Measurements, Recorder};
 use crate::pattern;
 use crate::power::PhasePower;
 use crate::verify::{Verification, VerifyError, VerifyReport};
-use crate::workload::{Workload, WorkloadError};
+use crate::workload::{NextIo, Workload, WorkloadError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DriverError {
@@ -117,6 +117,7 @@ pub struct Hooks<'a> {
 struct InFlight {
     op: Op,
     offset: u64,
+    len: u32,
     submit_ns: u64,
     busy: bool,
 }
@@ -125,8 +126,12 @@ struct InFlight {
 pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outcome, DriverError> {
     let geo = dev.geometry();
     w.validate(&geo)?;
-    let len = w.block_bytes;
-    dev.prepare(w.qd, len as usize)?;
+    if hooks.verify.is_some() && w.shape.block_mix.is_some() {
+        return Err(VerifyError::BlockMix.into());
+    }
+    // Verification (one block size only) reads its backlogs back in blocks of this.
+    let verify_block = w.block_bytes;
+    dev.prepare(w.qd, w.largest_block_bytes() as usize)?;
 
     let mut gen = w.generator();
     let mut data_rng = pattern::Rng::new(w.seed ^ 0x5EED_DA7A);
@@ -135,6 +140,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         InFlight {
             op: Op::Read,
             offset: 0,
+            len: 0,
             submit_ns: 0,
             busy: false,
         };
@@ -146,7 +152,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     }
     // While verifying: an IO held back because it overlaps a write in flight, and whether
     // the queue is draining for a backlog read-back.
-    let mut held: Option<(Op, u64)> = None;
+    let mut held: Option<NextIo> = None;
     let mut backlog_due = false;
 
     let cpu_start = CpuUsage::now();
@@ -189,18 +195,19 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             if free.is_empty() {
                 break;
             }
-            let (op, offset) = held.take().unwrap_or_else(|| gen.next_io());
+            let next = held.take().unwrap_or_else(|| gen.next_io());
+            let NextIo { op, offset, len } = next;
             if hooks.verify.is_some()
                 && op == Op::Write
                 && slots.iter().any(|f| {
                     f.busy
                         && f.op == Op::Write
                         && f.offset < offset + len as u64
-                        && offset < f.offset + len as u64
+                        && offset < f.offset + f.len as u64
                 })
             {
                 // Two overlapping writes in flight land in an undefined order: wait.
-                held = Some((op, offset));
+                held = Some(next);
                 break;
             }
             let slot = free.pop().expect("a free slot");
@@ -223,6 +230,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             slots[slot as usize] = InFlight {
                 op,
                 offset,
+                len,
                 submit_ns: now,
                 busy: true,
             };
@@ -234,7 +242,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             if let Some(v) = hooks.verify.as_deref_mut() {
                 // A full backlog, or what is left of one when the run ends well.
                 if backlog_due || (stopped.is_none() && v.backlog_pending()) {
-                    v.check_backlog(dev, w.qd, len)?;
+                    v.check_backlog(dev, w.qd, verify_block)?;
                 }
             }
             if backlog_due {
@@ -249,13 +257,13 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             slots[c.slot as usize].busy = false;
             let f = slots[c.slot as usize];
             let bytes = if matches!(f.op, Op::Read | Op::Write) {
-                len as u64
+                f.len as u64
             } else {
                 0
             };
             free.push(c.slot);
             let ok = match f.op {
-                Op::Read | Op::Write => c.result == len as i64,
+                Op::Read | Op::Write => c.result == f.len as i64,
                 Op::Discard | Op::Flush => c.result >= 0,
             };
             if ok {
@@ -268,21 +276,21 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 rec.failed(f.op, c.complete_ns);
                 if stopped.is_none() {
                     stopped = Some(Stopped::Failed(describe_failure(
-                        f.op, f.offset, len, c.result,
+                        f.op, f.offset, f.len, c.result,
                     )));
                 }
                 submitting = false;
             }
             if f.op == Op::Write {
                 if let Some(v) = hooks.verify.as_deref_mut() {
-                    v.write_done(f.offset, len, ok);
+                    v.write_done(f.offset, f.len, ok);
                     backlog_due |= submitting && v.backlog_due();
                 }
             }
             if let Some(log) = hooks.iolog.as_deref_mut() {
                 log.record(&IoRecord {
                     offset: f.offset,
-                    len,
+                    len: f.len,
                     op: f.op,
                     submit_ns: f.submit_ns - start_ns,
                     complete_ns: c.complete_ns - start_ns,

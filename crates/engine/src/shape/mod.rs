@@ -1,0 +1,31 @@
+//! A workload's shape beyond one block size at uniform offsets, as fio and the SNIA PTS
+//! write workloads: where random accesses land ([`Distribution`]) and a mix of block sizes
+//! ([`BlockMix`]).
+
+mod block_mix;
+mod distribution;
+
+use serde::{Deserialize, Serialize};
+
+pub use block_mix::{BlockMix, BlockShare};
+pub(crate) use distribution::Sampler;
+pub use distribution::{Distribution, Zone, ZoneSize};
+
+/// The plain shape (uniform, one block size) is the default and is not stored, so results
+/// of plain workloads read as they always did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Shape {
+    /// Where random accesses land; sequential workloads ignore it.
+    #[serde(default, skip_serializing_if = "Distribution::is_uniform")]
+    pub distribution: Distribution,
+    /// Sizes drawn per IO instead of the workload's one block size, which is then the
+    /// alignment of random offsets (the mix's smallest size, as fio's default `blockalign`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_mix: Option<BlockMix>,
+}
+
+impl Shape {
+    pub fn is_plain(&self) -> bool {
+        *self == Shape::default()
+    }
+}
