@@ -10,7 +10,7 @@ use clap::Args;
 use std::str::FromStr;
 
 use engine::pattern::DataKind;
-use engine::shape::{BlockMix, Distribution, Shape};
+use engine::shape::{Arrivals, BlockMix, Distribution, DutyCycle, Rate, Shape};
 use engine::size::{parse_duration, parse_size, Span};
 use engine::verify::VerifyOptions;
 use engine::workload::Access;
@@ -40,6 +40,20 @@ pub struct RunArgs {
     /// random_distribution), e.g. zoned:50/5:30/15:20/
     #[arg(long, value_parser = Distribution::from_str)]
     pub distribution: Option<Distribution>,
+    /// Custom workloads: send IOs at this rate (IOs per second of the target's clock) instead
+    /// of whenever one completes, at most --qd in flight (fio's rate_iops).
+    #[arg(long)]
+    pub rate_iops: Option<f64>,
+    /// With --rate-iops: uniform (evenly spaced, the default) or poisson arrivals.
+    #[arg(long, value_parser = parse_arrivals, requires = "rate_iops")]
+    pub arrivals: Option<Arrivals>,
+    /// Custom workloads: send bursts of this many bytes, e.g. 32M, each followed by idle time
+    /// so that it is --duty percent of its cycle.
+    #[arg(long, value_parser = nonzero_size, requires = "duty")]
+    pub burst: Option<u64>,
+    /// With --burst: the busy share of each burst-and-idle cycle, in percent.
+    #[arg(long, requires = "burst")]
+    pub duty: Option<f64>,
     /// LBA span: bytes (8G) or a share of the target (75%).
     #[arg(long, value_parser = Span::parse)]
     pub span: Option<Span>,
@@ -156,6 +170,16 @@ fn nonzero_size(text: &str) -> Result<u64, String> {
     }
 }
 
+fn parse_arrivals(text: &str) -> Result<Arrivals, String> {
+    match text {
+        "uniform" | "linear" => Ok(Arrivals::Uniform),
+        "poisson" => Ok(Arrivals::Poisson),
+        other => Err(format!(
+            "unknown arrivals '{other}': use uniform or poisson"
+        )),
+    }
+}
+
 fn parse_access(text: &str) -> Result<Access, String> {
     match text {
         "random" | "rand" => Ok(Access::Random),
@@ -250,6 +274,17 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         shape: Shape {
             distribution: a.distribution.clone().unwrap_or_default(),
             block_mix,
+            rate: a.rate_iops.map(|iops| Rate {
+                iops,
+                arrivals: a.arrivals.unwrap_or_default(),
+            }),
+            duty_cycle: a
+                .burst
+                .zip(a.duty)
+                .map(|(burst_bytes, busy_pct)| DutyCycle {
+                    burst_bytes,
+                    busy_pct,
+                }),
         },
     };
     let verify = verify_options(&a, test)?;

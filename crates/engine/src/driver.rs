@@ -13,6 +13,7 @@ use crate::iolog::{IoLogWriter, IoRecord};
 use crate::measure::{CpuUsage, EnergyProbe, Measurements, Recorder};
 use crate::pattern;
 use crate::power::PhasePower;
+use crate::shape::Pacer;
 use crate::verify::{Verification, VerifyError, VerifyReport};
 use crate::workload::{NextIo, Workload, WorkloadError};
 
@@ -163,6 +164,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let (mut issued_ios, mut issued_bytes) = (0u64, 0u64);
     let mut stopped: Option<Stopped> = None;
     let mut submitting = true;
+    let mut pacer = Pacer::new(w.shape.rate, w.shape.duty_cycle, start_ns, w.seed);
 
     let every = hooks.progress_every.unwrap_or(Duration::from_millis(200));
     let mut last_report = Instant::now();
@@ -192,7 +194,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 submitting = false;
                 break;
             }
-            if free.is_empty() {
+            if free.is_empty() || pacer.as_ref().is_some_and(|p| dev.now_ns() < p.due_ns()) {
                 break;
             }
             let next = held.take().unwrap_or_else(|| gen.next_io());
@@ -237,6 +239,25 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             rec.submitted(op, now);
             issued_ios += 1;
             issued_bytes += len as u64;
+            if let Some(p) = pacer.as_mut() {
+                p.issued(now, len as u64);
+            }
+        }
+        if let Some(p) = pacer
+            .as_mut()
+            .filter(|p| p.draining() && rec.in_flight() == 0)
+        {
+            p.drained(dev.now_ns());
+        }
+        // A paced run with nothing in flight waits for its next IO's time.
+        if let Some(due) = pacer.as_ref().map(Pacer::due_ns) {
+            if submitting && !backlog_due && rec.in_flight() == 0 && dev.now_ns() < due {
+                let until = deadline_ns.map_or(due, |d| due.min(d));
+                done.clear();
+                dev.reap(0, Some(until), &mut done)?;
+                energy.poll(dev, &mut rec);
+                continue;
+            }
         }
         if rec.in_flight() == 0 {
             if let Some(v) = hooks.verify.as_deref_mut() {
@@ -252,7 +273,9 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             break;
         }
         done.clear();
-        dev.reap(1, None, &mut done)?;
+        // Paced: back in time to send the next IO, whether or not one completed by then.
+        let due = pacer.as_ref().map(Pacer::due_ns).filter(|&d| d != u64::MAX);
+        dev.reap(1, due.filter(|&d| d > dev.now_ns()), &mut done)?;
         for c in &done {
             slots[c.slot as usize].busy = false;
             let f = slots[c.slot as usize];

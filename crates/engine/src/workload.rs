@@ -138,6 +138,7 @@ impl Workload {
         self.shape
             .distribution
             .check(self.units(), self.block_bytes as u64)
+            .and_then(|()| self.shape.check())
             .map_err(WorkloadError::Shape)?;
         if self.read_pct > 100 {
             return Err(WorkloadError::ReadShare(self.read_pct));

@@ -33,7 +33,8 @@ pub struct Overrides {
     pub trace_scale: Option<f64>,
     /// Power idle and slumber: seconds of rest before measuring.
     pub rest_s: Option<f64>,
-    /// Custom: the access distribution and block-size mix (plain unless given).
+    /// Custom: the access distribution, block-size mix, rate and duty cycle (plain unless
+    /// given).
     pub shape: Shape,
 }
 
@@ -81,8 +82,9 @@ impl Overrides {
         }
         if !self.shape.is_plain() && test.id != TestId::Custom {
             return bad(format!(
-                "--distribution and block-size mixes shape custom workloads: {} runs the \
-                 methodology's workload; use `ssdlab run custom` for a shaped one",
+                "--distribution, block-size mixes, --rate-iops and --burst shape custom \
+                 workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
+                 shaped one",
                 test.name()
             ));
         }

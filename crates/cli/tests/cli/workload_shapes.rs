@@ -83,3 +83,86 @@ fn shapes_are_refused_where_the_methodology_fixes_the_workload() {
     ]);
     assert!(text(&out).contains("add up to 90%"), "{}", text(&out));
 }
+
+fn paced_run(args: &[&str]) -> Vec<engine::iolog::IoRecord> {
+    let dir = tempfile::tempdir().unwrap();
+    let iolog = dir.path().join("io.log");
+    let out_dir = dir.path().join("out");
+    let mut all = vec![
+        "run",
+        "custom",
+        "--target",
+        "sim:default",
+        "--no-prefill",
+        "--qd",
+        "32",
+        "--no-store",
+        "-q",
+        "--iolog",
+        iolog.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let out = run(&all);
+    assert!(out.status.success(), "{}", text(&out));
+    engine::iolog::read(&iolog)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// An open loop at 20,000 IOPS for 10 s of the simulated drive's clock (far below what it
+/// does): the rate is met within 1%, and Poisson gaps have a coefficient of variation of 1.
+#[test]
+fn an_open_loop_meets_its_rate_with_poisson_arrivals() {
+    let records = paced_run(&[
+        "--rate-iops",
+        "20000",
+        "--arrivals",
+        "poisson",
+        "--duration",
+        "10",
+    ]);
+    let n = records.len() as f64;
+    assert!((n - 200_000.0).abs() < 2_000.0, "{n} IOs in 10 s");
+    let mut submits: Vec<u64> = records.iter().map(|r| r.submit_ns).collect();
+    submits.sort_unstable();
+    let gaps: Vec<f64> = submits.windows(2).map(|w| (w[1] - w[0]) as f64).collect();
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
+    assert!(
+        (sd / mean - 1.0).abs() < 0.05,
+        "coefficient of variation {}",
+        sd / mean
+    );
+}
+
+/// Bursts of 32 MiB of sequential writes at 20% duty: each burst is followed by four times
+/// its length of idle time.
+#[test]
+fn bursts_idle_for_their_duty_cycle() {
+    let records = paced_run(&[
+        "--access",
+        "sequential",
+        "--read-pct",
+        "0",
+        "--bs",
+        "128K",
+        "--burst",
+        "32M",
+        "--duty",
+        "20",
+        "--bytes",
+        "128M",
+    ]);
+    assert_eq!(records.len(), 1024);
+    let mut ios = records.clone();
+    ios.sort_unstable_by_key(|r| r.submit_ns);
+    for burst in ios.chunks(256).collect::<Vec<_>>().windows(2) {
+        let busy = burst[0].iter().map(|r| r.complete_ns).max().unwrap() - burst[0][0].submit_ns;
+        let idle = burst[1][0].submit_ns - burst[0].iter().map(|r| r.complete_ns).max().unwrap();
+        let share = busy as f64 / (busy + idle) as f64;
+        assert!((share - 0.20).abs() < 0.005, "busy share {share}");
+    }
+}
