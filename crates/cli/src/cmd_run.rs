@@ -110,6 +110,11 @@ pub struct RunArgs {
     /// Write a per-IO log of the measured phase (binary; `ssdlab log csv` exports it).
     #[arg(long)]
     pub iolog: Option<PathBuf>,
+    /// Write each second's latency histograms of the measured phase here, in fio's
+    /// histogram-log format (`write_hist_log`, `log_hist_msec=1000`), which fio's
+    /// fiologparser_hist.py and fio-plot read.
+    #[arg(long)]
+    pub hist_log: Option<PathBuf>,
     /// Verify the data written by the measured phase: every 4 KiB carries its LBA, a write
     /// generation and a crc32c, read back as the test goes and at the end; corruption is
     /// reported by LBA and the run exits with status 1.
@@ -299,6 +304,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
     ctx.iolog = a.iolog.clone();
+    ctx.hist_log = a.hist_log.clone();
     ctx.verify = verify;
     ctx.meter = a.common.start_meter(&a.common.target)?;
     // The run's identity, in its directory from the start and in every result.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::counters::DeviceCounters;
 use crate::device::{Completion, Device, DeviceError, Io, Op};
 use crate::iolog::{IoLogWriter, IoRecord};
+use crate::measure::hist_log::HistLogWriter;
 use crate::measure::{CpuUsage, EnergyProbe, Measurements, Recorder};
 use crate::pattern;
 use crate::power::PhasePower;
@@ -106,6 +107,8 @@ pub struct Hooks<'a> {
     pub progress_every: Option<Duration>,
     /// Receives every completed IO.
     pub iolog: Option<&'a mut IoLogWriter>,
+    /// Receives each second's latency histograms at the end (fio's hist log).
+    pub hist_log: Option<&'a mut HistLogWriter>,
     /// When to snapshot the device's counters mid-run, in ns after the start (e.g. half the
     /// duration, to measure steady-state write amplification over the second half).
     pub checkpoint_ns: Option<u64>,
@@ -160,6 +163,9 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let start_ns = dev.now_ns();
     let deadline_ns = w.limit.duration_ns.map(|d| start_ns.saturating_add(d));
     let mut rec = Recorder::new(start_ns);
+    if hooks.hist_log.is_some() {
+        rec.keep_hist_lines();
+    }
     let mut energy = EnergyProbe::start(dev, &mut rec);
     let (mut issued_ios, mut issued_bytes) = (0u64, 0u64);
     let mut stopped: Option<Stopped> = None;
@@ -348,6 +354,12 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 (last_ios, last_bytes, last_ns) = (done_ios, done_bytes, now);
             }
             last_report = Instant::now();
+        }
+    }
+    if let Some(log) = hooks.hist_log {
+        for line in rec.take_hist_lines() {
+            log.write(&line)
+                .map_err(|e| DeviceError::os("writing the histogram log", e))?;
         }
     }
     let (measurements, counters) = wrap_up(

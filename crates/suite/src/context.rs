@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 use engine::drive::PurgeMethod;
 use engine::driver::{self, DriverError, Hooks, Outcome, Progress};
 use engine::iolog::IoLogWriter;
+use engine::measure::hist_log::HistLogWriter;
 use engine::measure::SecondPoint;
 use engine::power::{Meter, PhasePower};
 use engine::verify::{Verification, VerifyOptions};
@@ -48,6 +49,8 @@ pub struct Context<'a> {
     pub observer: &'a mut dyn Observer,
     /// Write a per-IO log of the measured phase here.
     pub iolog: Option<PathBuf>,
+    /// Write each second's latency histograms of the measured phase here (fio's hist log).
+    pub hist_log: Option<PathBuf>,
     /// How a test that starts from a clean drive purges it (`--purge`).
     pub purge: PurgeMethod,
     /// Verify the data of measured phases that write (`--verify`).
@@ -63,6 +66,7 @@ impl<'a> Context<'a> {
             stop,
             observer,
             iolog: None,
+            hist_log: None,
             purge: PurgeMethod::Auto,
             verify: None,
             meter: None,
@@ -232,6 +236,17 @@ impl<'a> Context<'a> {
             })?),
             _ => None,
         };
+        let mut hist_log = match (&self.hist_log, measured) {
+            (Some(path), true) => {
+                Some(HistLogWriter::create(path, w.block_bytes).map_err(|e| {
+                    SuiteError::Output(format!(
+                        "cannot create the histogram log {}: {e}",
+                        path.display()
+                    ))
+                })?)
+            }
+            _ => None,
+        };
         let observer = &mut *self.observer;
         let mut progress = |p: &Progress| observer.progress(p);
         let outcome = driver::run(
@@ -242,6 +257,7 @@ impl<'a> Context<'a> {
                 progress: Some(&mut progress),
                 progress_every: None,
                 iolog: log.as_mut(),
+                hist_log: hist_log.as_mut(),
                 checkpoint_ns: if measured {
                     w.limit.duration_ns.map(|d| d / 2)
                 } else {
@@ -254,6 +270,10 @@ impl<'a> Context<'a> {
         if let Some(log) = log {
             log.finish()
                 .map_err(|e| SuiteError::Output(format!("writing the per-IO log: {e}")))?;
+        }
+        if let Some(log) = hist_log {
+            log.finish()
+                .map_err(|e| SuiteError::Output(format!("writing the histogram log: {e}")))?;
         }
         let mut outcome = outcome?;
         if measured {

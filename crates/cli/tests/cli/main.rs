@@ -16,6 +16,7 @@ mod errors;
 mod fio_crosscheck;
 mod full_filesystem;
 mod interrupt;
+mod latency_percentiles;
 mod power;
 mod replay_inputs;
 mod replay_limits;

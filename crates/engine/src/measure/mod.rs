@@ -13,6 +13,7 @@
 //! histogram ([`LatencyWindow`]); `summary` is the schema a run's result is written as
 //! ([`Measurements`], [`Summary`] and the records in it), whose field names are a contract.
 
+pub mod hist_log;
 mod latency_window;
 mod recorder;
 mod summary;

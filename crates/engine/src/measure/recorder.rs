@@ -2,6 +2,7 @@
 
 use hdrhistogram::Histogram;
 
+use super::hist_log::HistLine;
 use super::{CpuUsage, DirSummary, LatencyStats, Measurements, SecondPoint, Summary};
 use super::{LatencyWindow, SecondLatency};
 use super::{ENERGY_SAMPLES_PER_S, IDLE_RUN_S, NS};
@@ -121,6 +122,8 @@ pub struct Recorder {
     window: [LatencyWindow; 2],
     window_second: u64,
     latency_by_second: Vec<(u64, [Option<SecondLatency>; 2])>,
+    /// Each closed second's bucket counts, kept only for a hist log.
+    hist_lines: Option<Vec<HistLine>>,
     occupancy: [Occupancy; 3],
     all: Occupancy,
     /// The drive's temperature by second since the start, where it reports one.
@@ -185,6 +188,7 @@ impl Recorder {
             window: Default::default(),
             window_second: 0,
             latency_by_second: Vec::new(),
+            hist_lines: None,
             temperature: Vec::new(),
             energy: Vec::new(),
             occupancy: Default::default(),
@@ -231,6 +235,17 @@ impl Recorder {
         self.end_ns = self.end_ns.max(complete_ns);
     }
 
+    /// Keep each second's bucket counts for a hist log ([`Recorder::take_hist_lines`]).
+    pub fn keep_hist_lines(&mut self) {
+        self.hist_lines = Some(Vec::new());
+    }
+
+    /// The bucket counts of every second so far, the open one closed.
+    pub fn take_hist_lines(&mut self) -> Vec<HistLine> {
+        self.close_window();
+        self.hist_lines.take().unwrap_or_default()
+    }
+
     /// Keep the open second's percentiles and start the window afresh.
     fn close_window(&mut self) {
         let [read, write] = &mut self.window;
@@ -240,6 +255,14 @@ impl Recorder {
         let percentiles = [read.percentiles(), write.percentiles()];
         self.latency_by_second
             .push((self.window_second, percentiles));
+        if let Some(lines) = self.hist_lines.as_mut() {
+            let end_ms = (self.window_second + 1) * 1000;
+            for (direction, w) in [(0, &*read), (1, &*write)] {
+                if !w.is_empty() {
+                    lines.push(HistLine::of(end_ms, direction, w.counts()));
+                }
+            }
+        }
         read.clear();
         write.clear();
     }

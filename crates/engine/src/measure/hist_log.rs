@@ -1,0 +1,121 @@
+//! fio's histogram log (`write_hist_log` with `log_hist_msec=1000`): for each second and
+//! direction, a line `msec, direction, block size, bin 0, ..., bin 1855` of that second's
+//! latency bucket counts, so fio's `fiologparser_hist.py` and fio-plot read ssdlab's runs.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use super::PLAT_NR;
+
+/// One second's bucket counts of one direction, kept sparse until written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistLine {
+    /// The second's end, in ms since the run's start (fio stamps a line at its interval's end).
+    pub end_ms: u64,
+    /// fio's direction numbers: 0 read, 1 write.
+    pub direction: u8,
+    pub buckets: Vec<(u16, u64)>,
+}
+
+impl HistLine {
+    pub(crate) fn of(end_ms: u64, direction: u8, counts: &[u64; PLAT_NR]) -> HistLine {
+        let buckets = counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c > 0)
+            .map(|(i, &c)| (i as u16, c))
+            .collect();
+        HistLine {
+            end_ms,
+            direction,
+            buckets,
+        }
+    }
+}
+
+pub struct HistLogWriter {
+    out: BufWriter<File>,
+    block_bytes: u32,
+}
+
+impl HistLogWriter {
+    /// `block_bytes` fills fio's block-size column.
+    pub fn create(path: &Path, block_bytes: u32) -> io::Result<HistLogWriter> {
+        Ok(HistLogWriter {
+            out: BufWriter::new(File::create(path)?),
+            block_bytes,
+        })
+    }
+
+    pub fn write(&mut self, line: &HistLine) -> io::Result<()> {
+        write!(
+            self.out,
+            "{}, {}, {}",
+            line.end_ms, line.direction, self.block_bytes
+        )?;
+        let mut next = 0usize;
+        for &(i, c) in &line.buckets {
+            for _ in next..i as usize {
+                self.out.write_all(b", 0")?;
+            }
+            write!(self.out, ", {c}")?;
+            next = i as usize + 1;
+        }
+        for _ in next..PLAT_NR {
+            self.out.write_all(b", 0")?;
+        }
+        self.out.write_all(b"\n")
+    }
+
+    pub fn finish(mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Read a hist log's lines (fio's or ssdlab's) as (msec, direction, bucket counts).
+pub fn read(text: &str) -> Result<Vec<(u64, u8, Vec<u64>)>, String> {
+    text.lines()
+        .enumerate()
+        .map(|(n, line)| {
+            let bad = || {
+                format!(
+                    "hist log line {}: not `msec, direction, bs, {PLAT_NR} bins`",
+                    n + 1
+                )
+            };
+            let fields: Vec<u64> = line
+                .split(',')
+                .map(|f| f.trim().parse().map_err(|_| bad()))
+                .collect::<Result<_, _>>()?;
+            if fields.len() != 3 + PLAT_NR {
+                return Err(bad());
+            }
+            Ok((fields[0], fields[1] as u8, fields[3..].to_vec()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::LatencyWindow;
+
+    #[test]
+    fn a_line_reads_back_as_its_window() {
+        let mut w = LatencyWindow::default();
+        for ns in [90, 5_000, 5_001, 80_000, 2_000_000_000] {
+            w.record(ns);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.log");
+        let mut log = HistLogWriter::create(&path, 4096).unwrap();
+        log.write(&HistLine::of(3000, 1, w.counts())).unwrap();
+        log.finish().unwrap();
+        let lines = read(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(lines.len(), 1);
+        let (ms, dir, counts) = &lines[0];
+        assert_eq!((*ms, *dir), (3000, 1));
+        assert_eq!(counts.as_slice(), w.counts().as_slice());
+    }
+}
