@@ -23,7 +23,7 @@ pub const DEFAULTS: Defaults = Defaults {
 
 pub const TEST: Test = Test {
     id: TestId::Custom,
-    about: "any workload from the flags (--access, --bs or a mix such as 4K:67,8K:33, --distribution, --qd, --read-pct, --span, --ios/--bytes/--duration)",
+    about: "any workload from the flags (--access, --bs or a mix 4K:67,8K:33, --distribution, --rate-iops, --burst, --qd, --read-pct, --span, --ios/--bytes/--duration)",
     defaults: Some(DEFAULTS),
     writes,
     takes_offset: true,
