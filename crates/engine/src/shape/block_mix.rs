@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::shares::Shares;
 use crate::pattern::Rng;
 use crate::size::parse_size;
 
@@ -14,8 +15,7 @@ use crate::size::parse_size;
 #[serde(try_from = "Vec<BlockShare>", into = "Vec<BlockShare>")]
 pub struct BlockMix {
     shares: Vec<BlockShare>,
-    /// Each share added to those before it, so a draw is one uniform number and a scan.
-    cumulative: Vec<f64>,
+    choice: Shares,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,15 +45,8 @@ impl BlockMix {
                 "the block-size shares add up to {total}%, not 100%: e.g. 4K:67,8K:10,16K:23"
             ));
         }
-        let mut upto = 0.0;
-        let cumulative = shares
-            .iter()
-            .map(|s| {
-                upto += s.pct;
-                upto
-            })
-            .collect();
-        Ok(BlockMix { shares, cumulative })
+        let choice = Shares::new(shares.iter().map(|s| s.pct));
+        Ok(BlockMix { shares, choice })
     }
 
     pub fn shares(&self) -> &[BlockShare] {
@@ -71,13 +64,7 @@ impl BlockMix {
     /// One IO's size.
     #[inline]
     pub(crate) fn draw(&self, rng: &mut Rng) -> u32 {
-        let pick = rng.unit() * 100.0;
-        let i = self
-            .cumulative
-            .iter()
-            .position(|&c| pick < c)
-            .unwrap_or(self.shares.len() - 1);
-        self.shares[i].bytes
+        self.shares[self.choice.draw(rng)].bytes
     }
 }
 

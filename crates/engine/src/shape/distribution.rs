@@ -7,6 +7,7 @@ use std::str::FromStr;
 use rand_distr::{Distribution as _, Normal, Zipf};
 use serde::{Deserialize, Serialize};
 
+use super::shares::Shares;
 use crate::pattern::Rng;
 use crate::size::parse_size;
 
@@ -92,20 +93,10 @@ impl Distribution {
                     .expect("deviation checked on parsing"),
                 scatter(),
             ),
-            Distribution::Zoned { zones } => {
-                let mut upto = 0.0;
-                let cumulative = zones
-                    .iter()
-                    .map(|z| {
-                        upto += z.access_pct;
-                        upto
-                    })
-                    .collect();
-                Sampler::Zoned {
-                    cumulative,
-                    bounds: zone_bounds(zones, units, unit_bytes),
-                }
-            }
+            Distribution::Zoned { zones } => Sampler::Zoned {
+                choice: Shares::new(zones.iter().map(|z| z.access_pct)),
+                bounds: zone_bounds(zones, units, unit_bytes),
+            },
         }
     }
 }
@@ -141,8 +132,8 @@ pub(crate) enum Sampler {
     },
     Normal(Normal<f64>, Scatter),
     Zoned {
-        /// Each zone's share of accesses added to those before it, in percent.
-        cumulative: Vec<f64>,
+        /// Which zone an access goes to.
+        choice: Shares,
         bounds: Vec<(u64, u64)>,
     },
 }
@@ -167,13 +158,8 @@ impl Sampler {
                     break scatter.place(x as u64);
                 }
             },
-            Sampler::Zoned { cumulative, bounds } => {
-                let pick = rng.unit() * cumulative.last().copied().unwrap_or(100.0);
-                let zone = cumulative
-                    .iter()
-                    .position(|&c| pick < c)
-                    .unwrap_or(bounds.len() - 1);
-                let (start, n) = bounds[zone];
+            Sampler::Zoned { choice, bounds } => {
+                let (start, n) = bounds[choice.draw(rng)];
                 start + rng.below(n)
             }
         }

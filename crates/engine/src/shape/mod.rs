@@ -5,6 +5,7 @@
 mod block_mix;
 mod distribution;
 mod pacing;
+mod shares;
 
 use serde::{Deserialize, Serialize};
 
