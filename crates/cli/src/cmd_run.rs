@@ -15,6 +15,7 @@ use engine::size::{parse_duration, parse_size, Span};
 use engine::verify::VerifyOptions;
 use engine::workload::Access;
 use suite::context::Context;
+use suite::latency_target::LatencyTarget;
 use suite::methodology::{Test, TestId, Verifies};
 use suite::params::Overrides;
 
@@ -51,6 +52,11 @@ pub struct RunArgs {
     /// so that it is --duty percent of its cycle.
     #[arg(long, value_parser = nonzero_size, requires = "duty")]
     pub burst: Option<u64>,
+    /// Custom workloads: the highest queue depth (up to --qd, else 256) whose latency
+    /// percentile meets this, e.g. 'p99<1ms' (p50, p90, p99 or p99.9; us, ms or s): depths
+    /// are tried doubling from 1, then narrowed, each for --duration (fio's latency_target).
+    #[arg(long, value_parser = LatencyTarget::from_str)]
+    pub latency_target: Option<LatencyTarget>,
     /// With --burst: the busy share of each burst-and-idle cycle, in percent.
     #[arg(long, requires = "burst")]
     pub duty: Option<f64>,
@@ -276,6 +282,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         trace: a.trace.clone(),
         trace_scale: a.trace_scale,
         rest_s: a.rest,
+        latency_target: a.latency_target,
         shape: Shape {
             distribution: a.distribution.clone().unwrap_or_default(),
             block_mix,

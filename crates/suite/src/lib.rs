@@ -4,6 +4,7 @@
 mod analysis;
 pub mod context;
 pub mod fidelity;
+pub mod latency_target;
 pub mod parallel;
 pub mod params;
 mod precondition;

@@ -7,6 +7,7 @@ use engine::size::{Span, MAX_DURATION_S};
 use engine::units::format_size;
 use engine::workload::Access;
 
+use crate::latency_target::LatencyTarget;
 use crate::methodology::{Test, TestId, TESTS};
 use crate::SuiteError;
 
@@ -36,6 +37,8 @@ pub struct Overrides {
     /// Custom: the access distribution, block-size mix, rate and duty cycle (plain unless
     /// given).
     pub shape: Shape,
+    /// Custom: find the highest queue depth up to `qd` that meets this latency target.
+    pub latency_target: Option<LatencyTarget>,
 }
 
 pub const DEFAULT_SEED: u64 = 0x55D1AB;
@@ -80,10 +83,10 @@ impl Overrides {
                 takes.join(", ")
             ));
         }
-        if !self.shape.is_plain() && test.id != TestId::Custom {
+        if (!self.shape.is_plain() || self.latency_target.is_some()) && test.id != TestId::Custom {
             return bad(format!(
-                "--distribution, block-size mixes, --rate-iops and --burst shape custom \
-                 workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
+                "--distribution, block-size mixes, --rate-iops, --burst and --latency-target \
+                 shape custom workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
                  shaped one",
                 test.name()
             ));

@@ -166,3 +166,42 @@ fn bursts_idle_for_their_duty_cycle() {
         assert!((share - 0.20).abs() < 0.005, "busy share {share}");
     }
 }
+
+/// The highest depth whose p99 meets the target: its own p99 does, and the next depth up,
+/// tried in the search, does not.
+#[test]
+fn a_latency_target_finds_the_highest_depth_meeting_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let out = run(&[
+        "run",
+        "custom",
+        "--target",
+        "sim:default",
+        "--latency-target",
+        "p99<300us",
+        "--duration",
+        "1",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let qd = r["parameters"]["qd"].as_u64().unwrap();
+    assert!(r["summary"]["read"]["latency_us"]["p99"].as_f64().unwrap() <= 300.0);
+    let tried = r["adaptations"][0].as_str().unwrap();
+    assert!(tried.contains(&format!("QD{qd}: p99")), "{tried}");
+    let next = format!("QD{}: p99", qd + 1);
+    let at = tried
+        .find(&next)
+        .unwrap_or_else(|| panic!("{next} not tried: {tried}"));
+    assert!(
+        tried[at..].split(';').next().unwrap().contains("(missed)"),
+        "{tried}"
+    );
+}

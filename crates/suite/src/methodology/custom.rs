@@ -11,7 +11,7 @@ use super::{Defaults, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
-use crate::Result;
+use crate::{Result, SuiteError};
 
 /// Random reads over the whole target at QD1 for a minute, unless the flags say otherwise.
 pub const DEFAULTS: Defaults = Defaults {
@@ -38,7 +38,6 @@ fn writes(o: &Overrides) -> bool {
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    let report = Report::new(TestId::Custom, "");
     let geo = dev.geometry();
     let block = match &o.shape.block_mix {
         Some(mix) => mix.smallest(),
@@ -66,19 +65,53 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         seed: o.seed.unwrap_or(DEFAULT_SEED),
         shape: o.shape.clone(),
     };
+    let Some(target) = o.latency_target else {
+        let report = Report::new(TestId::Custom, label(&w));
+        return super::run_workload(ctx, dev, &w, o.prefill, report);
+    };
+    if ctx.verify.is_some() || w.shape.rate.is_some() {
+        return Err(SuiteError::Parameter(
+            "--latency-target tries the depths of a closed loop without --verify: drop \
+             --verify or --rate-iops"
+                .into(),
+        ));
+    }
+    // The span is filled (when the workload reads) before the first depth only; the later
+    // runs' results name that fill as theirs too.
+    let mut filled = Vec::new();
+    let max_qd = o.qd.unwrap_or(LATENCY_TARGET_MAX_QD);
+    target.search(max_qd, |qd, first| {
+        let w = Workload { qd, ..w.clone() };
+        let report = Report::new(TestId::Custom, label(&w));
+        if first {
+            let r = super::run_workload(ctx, dev, &w, o.prefill, report)?;
+            filled = r.preconditioning.clone();
+            return Ok(r);
+        }
+        let outcome = ctx.drive(dev, &w, &report.label, true)?;
+        let report = Report {
+            preconditioning: filled.clone(),
+            ..report
+        };
+        Ok(report.finish(dev, &w, outcome))
+    })
+}
+
+/// The deepest queue `--latency-target` tries without a `--qd`.
+const LATENCY_TARGET_MAX_QD: u32 = 256;
+
+fn label(w: &Workload) -> String {
     let sizes = match &w.shape.block_mix {
         Some(mix) => mix.to_string(),
-        None => format_size(block as u64),
+        None => format_size(w.block_bytes as u64),
     };
     let spread = match (&w.shape.distribution, w.access) {
         (d, Access::Random) if !d.is_uniform() => format!(" {d}"),
         _ => String::new(),
     };
-    let label = format!(
+    format!(
         "custom: {sizes} {:?}{spread}, {}% read, QD{}",
         w.access, w.read_pct, w.qd
     )
-    .to_lowercase();
-    let report = Report { label, ..report };
-    super::run_workload(ctx, dev, &w, o.prefill, report)
+    .to_lowercase()
 }
