@@ -3,6 +3,7 @@
 //! setting's) charts at a time.
 
 pub mod bars;
+pub mod by_kind;
 pub mod consistency;
 pub mod counters;
 pub mod custom;
