@@ -20,7 +20,8 @@ pub fn is_power_test(test: TestId) -> bool {
         | Kind::TransferSweep
         | Kind::Trim
         | Kind::Replay
-        | Kind::Verify => false,
+        | Kind::Verify
+        | Kind::Saturation => false,
     }
 }
 

@@ -14,6 +14,7 @@ use crate::methodology::{Kind, TestId};
 use crate::replay::ReplayAnalysis;
 use crate::result::typed_part;
 use crate::result::TestResult;
+use crate::saturation::SaturationAnalysis;
 
 /// The figures of one test, by test. Stored as the figures' own object; a test without
 /// figures stores none.
@@ -29,6 +30,7 @@ pub enum Analysis {
     Verify(VerifyAnalysis),
     /// The power tests (`power-idle`, `power-slumber`, `power-seq-write`, ...).
     Power(PowerAnalysis),
+    Saturation(SaturationAnalysis),
     /// A test that has no figures beyond its summary (the four corners, custom, ...), or a
     /// run that stopped before it had any.
     #[default]
@@ -52,6 +54,7 @@ impl Analysis {
             Kind::IdlePower | Kind::SlumberPower | Kind::LoadPower => {
                 Analysis::Power(typed_part(test, "analysis", stored)?)
             }
+            Kind::Saturation => Analysis::Saturation(typed_part(test, "analysis", stored)?),
             Kind::Summary => Analysis::None,
         })
     }
@@ -94,6 +97,13 @@ impl TestResult {
     pub fn power_analysis(&self) -> Option<&PowerAnalysis> {
         match &self.analysis {
             Analysis::Power(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// The write saturation figures, when this is a result of that kind that has them.
+    pub fn saturation(&self) -> Option<&SaturationAnalysis> {
+        match &self.analysis {
+            Analysis::Saturation(a) => Some(a),
             _ => None,
         }
     }

@@ -11,6 +11,7 @@ pub mod replay;
 pub mod result;
 pub mod results_dir;
 pub mod runner;
+pub mod saturation;
 mod stats;
 pub mod target;
 

@@ -258,6 +258,14 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
                 analysis_w(r, |a| a.tail_w)
             }),
         ],
+        Saturation => vec![
+            ("first round", "IOPS", Higher, |r| {
+                Some(r.saturation()?.first()?.iops)
+            }),
+            ("last round", "IOPS", Higher, |r| {
+                Some(r.saturation()?.last()?.iops)
+            }),
+        ],
         // The four corners' rows, the sequential tests, custom and verify: throughput and
         // latency.
         Summary | Verify => vec![

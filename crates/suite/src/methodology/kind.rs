@@ -27,4 +27,6 @@ pub enum Kind {
     SlumberPower,
     /// Power under a write workload, with performance per watt.
     LoadPower,
+    /// Writes from clean, IOPS per round against time and bytes written (SNIA PTS WSAT).
+    Saturation,
 }

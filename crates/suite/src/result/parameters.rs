@@ -102,9 +102,11 @@ impl Parameters {
             Kind::IdlePower | Kind::SlumberPower => {
                 Parameters::Power(typed_part(test, "parameters", stored)?)
             }
-            Kind::Summary | Kind::Consistency | Kind::SteadyState | Kind::LoadPower => {
-                Parameters::Workload(typed_part(test, "parameters", stored)?)
-            }
+            Kind::Summary
+            | Kind::Consistency
+            | Kind::SteadyState
+            | Kind::LoadPower
+            | Kind::Saturation => Parameters::Workload(typed_part(test, "parameters", stored)?),
         })
     }
 

@@ -18,6 +18,7 @@ pub fn title(test: TestId) -> String {
         Kind::Replay => "Trace replay",
         Kind::Verify => "Data verification",
         Kind::IdlePower | Kind::SlumberPower | Kind::LoadPower => "Power",
+        Kind::Saturation => "Write saturation",
     };
     format!("{what} ({test})")
 }
@@ -36,5 +37,6 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         | Kind::IdlePower
         | Kind::SlumberPower
         | Kind::LoadPower => super::custom::section(rv, test),
+        Kind::Saturation => super::saturation::section(rv, test),
     }
 }

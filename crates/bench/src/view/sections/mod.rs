@@ -10,6 +10,7 @@ pub mod custom;
 pub mod drive;
 pub mod parameters;
 pub mod power;
+pub mod saturation;
 pub mod steady;
 pub mod storage_bench;
 pub mod sweep;
