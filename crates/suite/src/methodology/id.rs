@@ -18,7 +18,7 @@ macro_rules! registry {
     (
         tests {
             $($module:ident {
-                $($(#[$doc:meta])* $id:ident = $name:literal => $test:ident,)+
+                $($(#[$doc:meta])* $id:ident = $name:literal => $test:ident),+ $(,)?
             })*
         }
         results {

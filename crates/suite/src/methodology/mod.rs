@@ -104,9 +104,7 @@ pub(crate) fn always(_: &Overrides) -> bool {
 
 registry! {
     tests {
-        consistency {
-            Consistency = "consistency" => TEST,
-        }
+        consistency { Consistency = "consistency" => TEST }
         corners {
             /// The four corners as a group; its results are the rows' ids.
             Corners = "corners" => TEST,
@@ -116,33 +114,19 @@ registry! {
             SeqRead = "seq-read" => SEQ_READ,
             SeqWrite = "seq-write" => SEQ_WRITE,
         }
-        steady_state {
-            SteadyState = "steady-state" => TEST,
-        }
-        seq_incompressible {
-            SeqIncompressible = "seq-incompressible" => TEST,
-        }
-        transfer_sweep {
-            TransferSweep = "transfer-sweep" => TEST,
-        }
-        trim {
-            Trim = "trim" => TEST,
-        }
-        storage_bench {
-            StorageBench = "storage-bench" => TEST,
-        }
-        verify {
-            Verify = "verify" => TEST,
-        }
+        steady_state { SteadyState = "steady-state" => TEST }
+        seq_incompressible { SeqIncompressible = "seq-incompressible" => TEST }
+        transfer_sweep { TransferSweep = "transfer-sweep" => TEST }
+        trim { Trim = "trim" => TEST }
+        storage_bench { StorageBench = "storage-bench" => TEST }
+        verify { Verify = "verify" => TEST }
         power {
             PowerIdle = "power-idle" => IDLE,
             PowerSlumber = "power-slumber" => SLUMBER,
             PowerSeqWrite = "power-seq-write" => SEQ_WRITE,
             PowerRandomWrite = "power-random-write" => RANDOM_WRITE,
         }
-        custom {
-            Custom = "custom" => TEST,
-        }
+        custom { Custom = "custom" => TEST }
     }
     results {
         /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.
