@@ -127,6 +127,7 @@ registry! {
             PowerRandomWrite = "power-random-write" => RANDOM_WRITE,
         }
         custom { Custom = "custom" => TEST }
+        wsat { Wsat = "wsat" => TEST }
     }
     results {
         /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.
