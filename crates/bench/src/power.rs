@@ -4,14 +4,25 @@
 //! always said to be so; a missing one is missing (with its reason), never 0 W.
 
 use engine::power::Basis;
+use suite::methodology::Kind;
 use suite::result::TestResult;
 use suite::TestId;
 
-pub use suite::methodology::power::{PowerAnalysis, TESTS};
+pub use suite::methodology::power::PowerAnalysis;
 
 /// Whether `test` is one of the power tests.
 pub fn is_power_test(test: TestId) -> bool {
-    TESTS.contains(&test)
+    match test.kind() {
+        Kind::IdlePower | Kind::SlumberPower | Kind::LoadPower => true,
+        Kind::Summary
+        | Kind::Consistency
+        | Kind::SteadyState
+        | Kind::TransferSweep
+        | Kind::Trim
+        | Kind::Replay
+        | Kind::Verify
+        | Kind::Saturation => false,
+    }
 }
 
 /// The figures of a power test's result, when it is one and they can be read.

@@ -121,6 +121,11 @@ pub fn headline(r: &TestResult) -> String {
             }
         }
         Analysis::TransferSweep(a) => return format!("peak {} MB/s", units::mbps(a.peak_mbps)),
+        Analysis::Saturation(a) => {
+            if let Some(last) = a.last() {
+                return format!("{:.0} IOPS after {:.1} GB written", last.iops, last.tgbw);
+            }
+        }
         Analysis::Power(a) => {
             return match a.mean_w {
                 Some(w) => units::watts(w),

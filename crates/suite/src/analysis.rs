@@ -10,10 +10,11 @@ use crate::methodology::steady_state::SteadyStateAnalysis;
 use crate::methodology::transfer_sweep::SweepAnalysis;
 use crate::methodology::trim::TrimAnalysis;
 use crate::methodology::verify::VerifyAnalysis;
-use crate::methodology::TestId;
+use crate::methodology::{Kind, TestId};
 use crate::replay::ReplayAnalysis;
 use crate::result::typed_part;
 use crate::result::TestResult;
+use crate::saturation::SaturationAnalysis;
 
 /// The figures of one test, by test. Stored as the figures' own object; a test without
 /// figures stores none.
@@ -29,6 +30,7 @@ pub enum Analysis {
     Verify(VerifyAnalysis),
     /// The power tests (`power-idle`, `power-slumber`, `power-seq-write`, ...).
     Power(PowerAnalysis),
+    Saturation(SaturationAnalysis),
     /// A test that has no figures beyond its summary (the four corners, custom, ...), or a
     /// run that stopped before it had any.
     #[default]
@@ -36,25 +38,24 @@ pub enum Analysis {
 }
 
 impl Analysis {
-    /// The figures `stored` in a result of `test`, typed by the test. An error names the test
+    /// The figures `stored` in a result of `test`, typed by its kind. An error names the test
     /// and what is wrong with them (e.g. a field missing from a result of another version).
     pub fn parse(test: TestId, stored: serde_json::Value) -> Result<Analysis, String> {
         if stored.is_null() {
             return Ok(Analysis::None);
         }
-        use TestId::*;
-        Ok(match test {
-            Consistency => Analysis::Consistency(typed_part(test, "analysis", stored)?),
-            SteadyState => Analysis::SteadyState(typed_part(test, "analysis", stored)?),
-            TransferSweep => Analysis::TransferSweep(typed_part(test, "analysis", stored)?),
-            Trim => Analysis::Trim(typed_part(test, "analysis", stored)?),
-            StorageBench | Replay => Analysis::Replay(typed_part(test, "analysis", stored)?),
-            Verify => Analysis::Verify(typed_part(test, "analysis", stored)?),
-            PowerIdle | PowerSlumber | PowerSeqWrite | PowerRandomWrite => {
+        Ok(match test.kind() {
+            Kind::Consistency => Analysis::Consistency(typed_part(test, "analysis", stored)?),
+            Kind::SteadyState => Analysis::SteadyState(typed_part(test, "analysis", stored)?),
+            Kind::TransferSweep => Analysis::TransferSweep(typed_part(test, "analysis", stored)?),
+            Kind::Trim => Analysis::Trim(typed_part(test, "analysis", stored)?),
+            Kind::Replay => Analysis::Replay(typed_part(test, "analysis", stored)?),
+            Kind::Verify => Analysis::Verify(typed_part(test, "analysis", stored)?),
+            Kind::IdlePower | Kind::SlumberPower | Kind::LoadPower => {
                 Analysis::Power(typed_part(test, "analysis", stored)?)
             }
-            Corners | RandomRead | RandomWrite | RandomWriteQd32 | SeqRead | SeqWrite
-            | SeqIncompressible | Custom => Analysis::None,
+            Kind::Saturation => Analysis::Saturation(typed_part(test, "analysis", stored)?),
+            Kind::Summary => Analysis::None,
         })
     }
 
@@ -96,6 +97,13 @@ impl TestResult {
     pub fn power_analysis(&self) -> Option<&PowerAnalysis> {
         match &self.analysis {
             Analysis::Power(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// The write saturation figures, when this is a result of that kind that has them.
+    pub fn saturation(&self) -> Option<&SaturationAnalysis> {
+        match &self.analysis {
+            Analysis::Saturation(a) => Some(a),
             _ => None,
         }
     }

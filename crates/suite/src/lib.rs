@@ -12,6 +12,7 @@ pub mod replay;
 pub mod result;
 pub mod results_dir;
 pub mod runner;
+pub mod saturation;
 mod stats;
 pub mod target;
 

@@ -7,6 +7,7 @@
 
 use crate::db::{DriveRow, StoredResult};
 use crate::power;
+use suite::methodology::Kind;
 use suite::result::TestResult;
 use suite::TestId;
 
@@ -95,7 +96,7 @@ pub fn tables(drives: &[DriveResults], only: Option<&str>) -> Vec<Table> {
                 .iter()
                 .map(|(_, rs)| rs.iter().find(|s| s.result.file_stem() == stem))
                 .collect();
-            let names = metrics_of(test);
+            let names = metrics_of(test.kind());
             let metrics = names
                 .iter()
                 .map(|&(name, unit, better, get)| Metric {
@@ -155,11 +156,11 @@ fn analysis_w(r: &TestResult, f: fn(&power::PowerAnalysis) -> Option<f64>) -> Op
     f(power::analysis(r)?)
 }
 
-/// Which figures each test is compared on, as the reviews charted them.
-fn metrics_of(test: TestId) -> Vec<(&'static str, &'static str, Better, Getter)> {
+/// Which figures a kind of results is compared on, as the reviews charted them.
+fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
     use Better::{Higher, Lower};
-    use TestId::*;
-    match test {
+    use Kind::*;
+    match kind {
         Consistency => vec![
             ("steady-state mean", "IOPS", Higher, |r| {
                 r.consistency()?.steady_state.as_ref().map(|s| s.mean)
@@ -186,7 +187,7 @@ fn metrics_of(test: TestId) -> Vec<(&'static str, &'static str, Better, Getter)>
                 r.write_amplification.and_then(|w| w.steady_state)
             }),
         ],
-        StorageBench | Replay => vec![
+        Replay => vec![
             ("data rate", "MB/s", Higher, |r| {
                 Some(r.replay()?.metrics.data_rate_mbps)
             }),
@@ -228,7 +229,7 @@ fn metrics_of(test: TestId) -> Vec<(&'static str, &'static str, Better, Getter)>
             Some(r.steady_state()?.steady_iops)
         })],
         // The reviews' power charts: lowest best; slumber in milliwatts.
-        PowerSlumber => vec![
+        SlumberPower => vec![
             ("mean power", "mW", Lower, |r| mean_w(r).map(|w| w * 1e3)),
             ("min power", "mW", Lower, |r| {
                 power::Reading::of(r).min_w.map(|w| w * 1e3)
@@ -237,7 +238,7 @@ fn metrics_of(test: TestId) -> Vec<(&'static str, &'static str, Better, Getter)>
                 power::Reading::of(r).max_w.map(|w| w * 1e3)
             }),
         ],
-        PowerIdle | PowerSeqWrite | PowerRandomWrite => vec![
+        IdlePower | LoadPower => vec![
             ("mean power", "W", Lower, mean_w),
             ("min power", "W", Lower, |r| power::Reading::of(r).min_w),
             ("max power", "W", Lower, |r| power::Reading::of(r).max_w),
@@ -257,9 +258,17 @@ fn metrics_of(test: TestId) -> Vec<(&'static str, &'static str, Better, Getter)>
                 analysis_w(r, |a| a.tail_w)
             }),
         ],
-        // The four corners' rows, the sequential tests and custom: throughput and latency.
-        Corners | RandomRead | RandomWrite | RandomWriteQd32 | SeqRead | SeqWrite
-        | SeqIncompressible | Verify | Custom => vec![
+        Saturation => vec![
+            ("first round", "IOPS", Higher, |r| {
+                Some(r.saturation()?.first()?.iops)
+            }),
+            ("last round", "IOPS", Higher, |r| {
+                Some(r.saturation()?.last()?.iops)
+            }),
+        ],
+        // The four corners' rows, the sequential tests, custom and verify: throughput and
+        // latency.
+        Summary | Verify => vec![
             ("throughput", "MB/s", Higher, |r| Some(r.summary.mbps)),
             ("IOPS", "IOPS", Higher, |r| Some(r.summary.iops)),
             ("mean latency", "us", Lower, |r| latency(r).map(|l| l.mean)),

@@ -4,6 +4,7 @@
 
 use maud::{html, Markup};
 
+use suite::methodology::Kind;
 use suite::runner::SuiteRecord;
 use suite::TestId;
 
@@ -34,9 +35,8 @@ impl Review<'_> {
     /// The table of contents and every section that has results; a test's section is
     /// anchored at its name.
     pub fn body(&self) -> Markup {
-        let shown: Vec<(Section, Markup)> = Section::ALL
-            .iter()
-            .filter_map(|&s| s.render(self).map(|m| (s, m)))
+        let shown: Vec<(Section, Markup)> = Section::all()
+            .filter_map(|s| s.render(self).map(|m| (s, m)))
             .collect();
         html! {
             nav { ul { @for (s, _) in &shown { li { a href={ "#" (s.anchor()) } { (s.title()) } } } } }
@@ -47,7 +47,8 @@ impl Review<'_> {
     }
 }
 
-/// The page's sections, in order.
+/// The page's sections, in order: the reviews' (each names the tests it charts), then one
+/// per test the reviews had no section for, drawn by its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Section {
     Drives,
@@ -61,12 +62,15 @@ pub(crate) enum Section {
     Power,
     Custom,
     Verify,
+    /// A test no section above charts.
+    Test(TestId),
     DriveCounters,
     Parameters,
 }
 
 impl Section {
-    const ALL: [Section; 13] = [
+    /// The sections before the tests' own.
+    const REVIEWS: [Section; 11] = [
         Section::Drives,
         Section::Consistency,
         Section::Corners,
@@ -78,26 +82,46 @@ impl Section {
         Section::Power,
         Section::Custom,
         Section::Verify,
-        Section::DriveCounters,
-        Section::Parameters,
     ];
 
-    /// Where a test's results are shown: a new test does not compile until it has a place.
+    fn all() -> impl Iterator<Item = Section> {
+        let own = TestId::ALL
+            .iter()
+            .map(|&t| Section::Test(t))
+            .filter(|&s| Section::REVIEWS.iter().all(|r| !r.charts(s)));
+        Section::REVIEWS
+            .into_iter()
+            .chain(own)
+            .chain([Section::DriveCounters, Section::Parameters])
+    }
+
+    /// Where a test's results are shown: the reviews' section that charts it, else its own.
     pub(crate) fn of(test: TestId) -> Section {
-        use TestId::*;
-        match test {
-            Consistency => Section::Consistency,
-            Corners | RandomRead | RandomWrite | RandomWriteQd32 | SeqRead | SeqWrite => {
-                Section::Corners
+        Section::REVIEWS
+            .into_iter()
+            .find(|s| s.charts(Section::Test(test)))
+            .unwrap_or(Section::Test(test))
+    }
+
+    /// Whether this section charts the results of `test` (a [`Section::Test`]).
+    fn charts(self, test: Section) -> bool {
+        let Section::Test(test) = test else {
+            return false;
+        };
+        match self {
+            Section::Consistency => test == TestId::Consistency,
+            Section::Corners => test == TestId::Corners || sections::bars::is_corner(test),
+            Section::SeqIncompressible => test == TestId::SeqIncompressible,
+            Section::TransferSweep => test == TestId::TransferSweep,
+            Section::SteadyState => test == TestId::SteadyState,
+            Section::Trim => test == TestId::Trim,
+            Section::StorageBench => test.kind() == Kind::Replay,
+            Section::Power => crate::power::is_power_test(test),
+            Section::Custom => test == TestId::Custom,
+            Section::Verify => test == TestId::Verify,
+            Section::Drives | Section::Test(_) | Section::DriveCounters | Section::Parameters => {
+                false
             }
-            SeqIncompressible => Section::SeqIncompressible,
-            TransferSweep => Section::TransferSweep,
-            SteadyState => Section::SteadyState,
-            Trim => Section::Trim,
-            StorageBench | Replay => Section::StorageBench,
-            PowerIdle | PowerSlumber | PowerSeqWrite | PowerRandomWrite => Section::Power,
-            Custom => Section::Custom,
-            Verify => Section::Verify,
         }
     }
 
@@ -115,12 +139,13 @@ impl Section {
             Section::Power => "power",
             Section::Custom => TestId::Custom.name(),
             Section::Verify => TestId::Verify.name(),
+            Section::Test(t) => t.name(),
             Section::DriveCounters => "drive-counters",
             Section::Parameters => "parameters",
         }
     }
 
-    pub(crate) fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> String {
         match self {
             Section::Drives => "Drive and test system",
             Section::Consistency => "Performance consistency",
@@ -133,9 +158,11 @@ impl Section {
             Section::Power => "Power",
             Section::Custom => "Custom workloads",
             Section::Verify => "Data verification",
+            Section::Test(t) => return sections::by_kind::title(t),
             Section::DriveCounters => "The drive's own counters",
             Section::Parameters => "Parameters",
         }
+        .to_string()
     }
 
     /// The section's content, when there are results for it.
@@ -150,8 +177,9 @@ impl Section {
             Section::Trim => sections::trim::section(rv),
             Section::StorageBench => sections::storage_bench::section(rv),
             Section::Power => sections::power::section(rv),
-            Section::Custom => sections::custom::section(rv),
+            Section::Custom => sections::custom::section(rv, TestId::Custom),
             Section::Verify => sections::verify::section(rv),
+            Section::Test(t) => sections::by_kind::section(rv, t),
             Section::DriveCounters => sections::counters::section(rv),
             Section::Parameters => {
                 (rv.mode == Mode::Report).then(|| sections::parameters::section(rv))

@@ -346,7 +346,7 @@ fn compare_shows_the_power_section_and_fetches_a_drives_power_charts(db: &Db) {
         ("meter", Some(3.1), Basis::Measured),
         ("sim", Some(2.2), Basis::Model),
     ] {
-        let results = crate::power::TESTS
+        let results = suite::methodology::power::TESTS
             .iter()
             .map(|test| power_result(test.name(), model, w, basis, None, &[w, None, w]))
             .collect();

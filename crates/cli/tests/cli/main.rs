@@ -28,3 +28,4 @@ mod suite_resume;
 mod trace_gen;
 mod verify;
 mod workload_shapes;
+mod wsat;

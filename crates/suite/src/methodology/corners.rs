@@ -8,7 +8,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Test, TestId, Verifies};
+use super::{Defaults, Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -75,6 +75,7 @@ const SEQUENTIAL: Defaults = Defaults {
 
 pub const TEST: Test = Test {
     id: TestId::Corners,
+    kind: Kind::Summary,
     about: "the four corners: every row below, random and sequential writes with both data kinds",
     defaults: None,
     writes: super::always,
@@ -87,6 +88,7 @@ pub const TEST: Test = Test {
 const fn row<const I: usize>(about: &'static str) -> Test {
     Test {
         id: CORNERS[I].id,
+        kind: Kind::Summary,
         about,
         defaults: Some(CORNERS[I].defaults),
         writes: super::always,

@@ -7,7 +7,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Test, TestId, Verifies};
+use super::{Defaults, Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
@@ -23,6 +23,7 @@ pub const DEFAULTS: Defaults = Defaults {
 
 pub const TEST: Test = Test {
     id: TestId::Custom,
+    kind: Kind::Summary,
     about: "any workload from the flags (--access, --bs or a mix 4K:67,8K:33, --distribution, --rate-iops, --burst, --qd, --read-pct, --span, --ios/--bytes/--duration)",
     defaults: Some(DEFAULTS),
     writes,

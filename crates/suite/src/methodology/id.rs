@@ -9,30 +9,54 @@ use super::TestId;
 use crate::Result;
 use crate::SuiteError;
 
-/// The registry's macro (invoked in `methodology/mod.rs`): each line names a test's id, the
-/// name results store, and the [`Test`](super::Test) record `ssdlab run` runs, when it has one.
+/// The registry's macro (invoked in `methodology/mod.rs`). Under `tests`, each module of the
+/// methodology (declared here, so a new test needs no `mod` line) lists its tests: each line
+/// names a test's id, the name results store, and the [`Test`](super::Test) record in the
+/// module that `ssdlab run` runs. Under `results`, the ids of results no test of `ssdlab run`
+/// makes, with their [`Kind`](super::Kind).
 macro_rules! registry {
-    ($($(#[$doc:meta])* $id:ident = $name:literal $(=> $test:path)?,)*) => {
+    (
+        tests {
+            $($module:ident {
+                $($(#[$doc:meta])* $id:ident = $name:literal => $test:ident),+ $(,)?
+            })*
+        }
+        results {
+            $($(#[$rdoc:meta])* $rid:ident = $rname:literal => $rkind:expr,)*
+        }
+    ) => {
+        $(pub mod $module;)*
+
         /// A test, as results store it and `ssdlab run` takes it.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum TestId {
-            $($(#[$doc])* $id,)*
+            $($($(#[$doc])* $id,)+)*
+            $($(#[$rdoc])* $rid,)*
         }
 
         impl TestId {
             /// Every test id, `replay` included.
-            pub const ALL: &[TestId] = &[$(TestId::$id,)*];
+            pub const ALL: &[TestId] = &[$($(TestId::$id,)+)* $(TestId::$rid,)*];
 
             /// The name results store and `ssdlab run` takes, e.g. "random-write-qd32".
             pub const fn name(self) -> &'static str {
                 match self {
-                    $(TestId::$id => $name,)*
+                    $($(TestId::$id => $name,)+)*
+                    $(TestId::$rid => $rname,)*
+                }
+            }
+
+            /// What its results are.
+            pub const fn kind(self) -> Kind {
+                match self {
+                    $($(TestId::$id => $module::$test.kind,)+)*
+                    $(TestId::$rid => $rkind,)*
                 }
             }
         }
 
         /// Every test `ssdlab run` takes, in the order `ssdlab tests` lists them.
-        pub const TESTS: &[Test] = &[$($($test,)?)*];
+        pub const TESTS: &[Test] = &[$($($module::$test,)+)*];
     };
 }
 

@@ -1,20 +1,14 @@
 //! The tests of METHODOLOGY.md, one module each, and their registry: one [`Test`] record per
-//! test, so adding a test is a module and one line of the `registry!` below (its [`TestId`],
-//! its stored name and its record).
+//! test, so adding a test is a module and one line of the `registry!` below (its module, its
+//! [`TestId`], its stored name and its record). A test whose results are of a [`Kind`] that
+//! exists needs nothing else: how its results load, compare and show follows from the kind.
 
-pub mod consistency;
-pub mod corners;
-pub mod custom;
 #[macro_use]
 mod id;
-pub mod power;
-pub mod seq_incompressible;
-pub mod steady_state;
-pub mod storage_bench;
-pub mod transfer_sweep;
-pub mod trim;
+mod kind;
 pub mod trim_reads;
-pub mod verify;
+
+pub use kind::Kind;
 
 use engine::size::Span;
 use engine::workload::Workload;
@@ -82,6 +76,8 @@ pub type Run = fn(&mut dyn Device, &mut Context, &Overrides) -> Result<Vec<TestR
 /// One test: everything the suite, the CLI and the Bench need to know about it.
 pub struct Test {
     pub id: TestId,
+    /// What its results are.
+    pub kind: Kind,
     /// What `ssdlab tests` prints.
     pub about: &'static str,
     /// `None` for a test that is not one workload (a group, a trace, a sequence of phases).
@@ -107,27 +103,36 @@ pub(crate) fn always(_: &Overrides) -> bool {
 }
 
 registry! {
-    Consistency = "consistency" => consistency::TEST,
-    /// The four corners as a group; its results are the rows' ids.
-    Corners = "corners" => corners::TEST,
-    RandomRead = "random-read" => corners::RANDOM_READ,
-    RandomWrite = "random-write" => corners::RANDOM_WRITE,
-    RandomWriteQd32 = "random-write-qd32" => corners::RANDOM_WRITE_QD32,
-    SeqRead = "seq-read" => corners::SEQ_READ,
-    SeqWrite = "seq-write" => corners::SEQ_WRITE,
-    SteadyState = "steady-state" => steady_state::TEST,
-    SeqIncompressible = "seq-incompressible" => seq_incompressible::TEST,
-    TransferSweep = "transfer-sweep" => transfer_sweep::TEST,
-    Trim = "trim" => trim::TEST,
-    StorageBench = "storage-bench" => storage_bench::TEST,
-    Verify = "verify" => verify::TEST,
-    PowerIdle = "power-idle" => power::IDLE,
-    PowerSlumber = "power-slumber" => power::SLUMBER,
-    PowerSeqWrite = "power-seq-write" => power::SEQ_WRITE,
-    PowerRandomWrite = "power-random-write" => power::RANDOM_WRITE,
-    Custom = "custom" => custom::TEST,
-    /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.
-    Replay = "replay",
+    tests {
+        consistency { Consistency = "consistency" => TEST }
+        corners {
+            /// The four corners as a group; its results are the rows' ids.
+            Corners = "corners" => TEST,
+            RandomRead = "random-read" => RANDOM_READ,
+            RandomWrite = "random-write" => RANDOM_WRITE,
+            RandomWriteQd32 = "random-write-qd32" => RANDOM_WRITE_QD32,
+            SeqRead = "seq-read" => SEQ_READ,
+            SeqWrite = "seq-write" => SEQ_WRITE,
+        }
+        steady_state { SteadyState = "steady-state" => TEST }
+        seq_incompressible { SeqIncompressible = "seq-incompressible" => TEST }
+        transfer_sweep { TransferSweep = "transfer-sweep" => TEST }
+        trim { Trim = "trim" => TEST }
+        storage_bench { StorageBench = "storage-bench" => TEST }
+        verify { Verify = "verify" => TEST }
+        power {
+            PowerIdle = "power-idle" => IDLE,
+            PowerSlumber = "power-slumber" => SLUMBER,
+            PowerSeqWrite = "power-seq-write" => SEQ_WRITE,
+            PowerRandomWrite = "power-random-write" => RANDOM_WRITE,
+        }
+        custom { Custom = "custom" => TEST }
+        wsat { Wsat = "wsat" => TEST }
+    }
+    results {
+        /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.
+        Replay = "replay" => Kind::Replay,
+    }
 }
 
 /// The names of the tests `ssdlab run` takes.

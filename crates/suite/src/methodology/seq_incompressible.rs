@@ -8,7 +8,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Test, TestId, Verifies};
+use super::{Defaults, Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
@@ -26,6 +26,7 @@ pub const DEFAULTS: Defaults = Defaults {
 
 pub const TEST: Test = Test {
     id: TestId::SeqIncompressible,
+    kind: Kind::Summary,
     about: "AS-SSD style: 1 GiB sequential write then read, 16 MiB transfers, QD1, incompressible",
     defaults: Some(DEFAULTS),
     writes: super::always,

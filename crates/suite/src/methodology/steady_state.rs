@@ -9,7 +9,7 @@ use engine::size::Span;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Test, TestId, Verifies};
+use super::{Defaults, Kind, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -46,6 +46,7 @@ pub const DEFAULTS: Defaults = Defaults {
 
 pub const TEST: Test = Test {
     id: TestId::SteadyState,
+    kind: Kind::SteadyState,
     about: "4 KiB random writes over the whole span in 60 s rounds until the SNIA PTS steady-state rule holds (at most 25 rounds)",
     defaults: Some(DEFAULTS),
     writes: super::always,

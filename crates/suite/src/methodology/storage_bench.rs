@@ -23,7 +23,7 @@ use engine::units::format_size;
 use engine::Device;
 use trace::synth::{Generator, Profile};
 
-use super::{Test, TestId, Verifies};
+use super::{Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -37,6 +37,7 @@ pub const DEFAULT_TRACES: [&str; 2] = ["heavy-2011", "light-2011"];
 
 pub const TEST: Test = Test {
     id: TestId::StorageBench,
+    kind: Kind::Replay,
     about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms; scaled to a target smaller than their 120 GB",
     defaults: None,
     writes: super::always,

@@ -15,7 +15,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Test, TestId, Verifies};
+use super::{Defaults, Kind, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -37,6 +37,7 @@ pub const DEFAULTS: Defaults = Defaults {
 
 pub const TEST: Test = Test {
     id: TestId::Trim,
+    kind: Kind::Trim,
     about:
         "TRIM validation: full-span write passes clean, tortured (40 min) and after TRIM; verdict",
     defaults: Some(DEFAULTS),

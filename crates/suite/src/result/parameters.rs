@@ -9,7 +9,7 @@ use engine::workload::{Access, Workload};
 
 use super::stored::typed_part;
 use crate::methodology::verify::PhaseSpec;
-use crate::methodology::TestId;
+use crate::methodology::{Kind, TestId};
 use crate::replay::Plan;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -92,16 +92,21 @@ pub struct ReplayParameters {
 impl Parameters {
     /// The stored parameters of a `test` result; the error names the test and what is wrong.
     pub fn parse(test: TestId, stored: serde_json::Value) -> Result<Parameters, String> {
-        use TestId::*;
-        Ok(match test {
-            TransferSweep => Parameters::TransferSweep(typed_part(test, "parameters", stored)?),
-            Trim => Parameters::Trim(typed_part(test, "parameters", stored)?),
-            StorageBench | Replay => Parameters::Replay(typed_part(test, "parameters", stored)?),
-            Verify => Parameters::Verify(typed_part(test, "parameters", stored)?),
-            PowerIdle | PowerSlumber => Parameters::Power(typed_part(test, "parameters", stored)?),
-            Consistency | SteadyState | Corners | RandomRead | RandomWrite | RandomWriteQd32
-            | SeqRead | SeqWrite | SeqIncompressible | Custom | PowerSeqWrite
-            | PowerRandomWrite => Parameters::Workload(typed_part(test, "parameters", stored)?),
+        Ok(match test.kind() {
+            Kind::TransferSweep => {
+                Parameters::TransferSweep(typed_part(test, "parameters", stored)?)
+            }
+            Kind::Trim => Parameters::Trim(typed_part(test, "parameters", stored)?),
+            Kind::Replay => Parameters::Replay(typed_part(test, "parameters", stored)?),
+            Kind::Verify => Parameters::Verify(typed_part(test, "parameters", stored)?),
+            Kind::IdlePower | Kind::SlumberPower => {
+                Parameters::Power(typed_part(test, "parameters", stored)?)
+            }
+            Kind::Summary
+            | Kind::Consistency
+            | Kind::SteadyState
+            | Kind::LoadPower
+            | Kind::Saturation => Parameters::Workload(typed_part(test, "parameters", stored)?),
         })
     }
 

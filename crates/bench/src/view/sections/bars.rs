@@ -235,6 +235,11 @@ fn bar_charts(rv: &Review, tests: &[BarTest]) -> Option<Markup> {
     (!charts.is_empty()).then(|| html! { div.charts { @for c in &charts { (c) } } })
 }
 
+/// Whether `test` is a row of the four corners.
+pub fn is_corner(test: TestId) -> bool {
+    CORNERS.iter().any(|t| t.test == test)
+}
+
 /// The four corners: bars, then every figure of every corner test.
 pub fn corners(rv: &Review) -> Option<Markup> {
     let charts = bar_charts(rv, &CORNERS)?;
@@ -248,11 +253,7 @@ pub fn corners(rv: &Review) -> Option<Markup> {
         "",
     ]);
     for d in rv.drives {
-        for e in d
-            .entries
-            .iter()
-            .filter(|e| CORNERS.iter().any(|t| t.test == e.result.test))
-        {
+        for e in d.entries.iter().filter(|e| is_corner(e.result.test)) {
             let r = &e.result;
             let lat = r
                 .summary

@@ -1,5 +1,6 @@
-//! Custom workloads (`ssdlab run custom`): their figures, and in a report their IOPS over
-//! time (with the drive's power under it, where the run has power).
+//! Custom workloads (`ssdlab run custom`), or any test's results drawn as workloads: their
+//! figures, and in a report their IOPS over time (with the drive's power under it, where the
+//! run has power).
 
 use maud::{html, Markup};
 use suite::TestId;
@@ -10,11 +11,12 @@ use crate::view::{caveat, figure, fixed, grouped, marked, Cell, Table};
 
 use super::{drive_name, parameters_link};
 
-pub fn section(rv: &Review) -> Option<Markup> {
+/// The results of `test` as workloads.
+pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
     let runs: Vec<_> = rv
         .drives
         .iter()
-        .flat_map(|d| d.of(TestId::Custom).map(move |e| (d, e)))
+        .flat_map(|d| d.of(test).map(move |e| (d, e)))
         .collect();
     if runs.is_empty() {
         return None;

@@ -3,12 +3,14 @@
 //! setting's) charts at a time.
 
 pub mod bars;
+pub mod by_kind;
 pub mod consistency;
 pub mod counters;
 pub mod custom;
 pub mod drive;
 pub mod parameters;
 pub mod power;
+pub mod saturation;
 pub mod steady;
 pub mod storage_bench;
 pub mod sweep;

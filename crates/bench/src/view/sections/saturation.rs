@@ -1,0 +1,68 @@
+//! Write saturation (SNIA PTS WSAT) as the spec reports it: IOPS round by round against the
+//! time and against the total gigabytes written (TGBW), every drive on the same axes, and
+//! each run's first and last round.
+
+use maud::{html, Markup};
+use suite::saturation::{Round, SaturationAnalysis};
+use suite::TestId;
+
+use crate::chart::{Axis, NumberFormat, Series, XYChart};
+use crate::view::review::Review;
+use crate::view::{caveat, figure};
+use crate::view::{fixed, grouped, marked, Cell, Drive, Entry, Table};
+
+use super::{drive_name, parameters_link};
+
+/// The results of `test`, when there are any.
+pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
+    let runs: Vec<(&Drive, &Entry, &SaturationAnalysis)> = rv
+        .drives
+        .iter()
+        .flat_map(|d| {
+            d.of(test)
+                .filter_map(move |e| Some((d, e, e.result.saturation()?)))
+        })
+        .collect();
+    if runs.is_empty() {
+        return None;
+    }
+    let mut table = Table::new(&[
+        "drive",
+        "test",
+        "first round (IOPS)",
+        "last round (IOPS)",
+        "written (GB)",
+        "",
+    ]);
+    for (d, e, a) in &runs {
+        table.row(vec![
+            drive_name(d).into(),
+            marked(&e.result.label, &e.result).into(),
+            Cell::Num(grouped(a.first().map(|r| r.iops), 0)),
+            Cell::Num(grouped(a.last().map(|r| r.iops), 0)),
+            Cell::Num(fixed(a.last().map(|r| r.tgbw), 1)),
+            parameters_link(rv, e).into(),
+        ]);
+    }
+    let chart = |title: &str, x: Axis, at: fn(&Round) -> f64| {
+        let mut c = XYChart::new(title, x, Axis::linear("IOPS").format(NumberFormat::Si))
+            .size(560.0, 340.0)
+            .warning(
+                runs.iter()
+                    .find_map(|(_, e, _)| caveat(&e.result))
+                    .as_deref(),
+            );
+        for (d, _, a) in &runs {
+            let points = a.rounds.iter().map(|r| (at(r), r.iops));
+            c = c.series(Series::line(&d.label, points).color(d.color()));
+        }
+        figure(c.to_svg())
+    };
+    Some(html! {
+        (table)
+        div.charts {
+            (chart("IOPS vs time", Axis::linear("Time (min)"), |r| r.end_s / 60.0))
+            (chart("IOPS vs TGBW", Axis::linear("Total GB written"), |r| r.tgbw))
+        }
+    })
+}

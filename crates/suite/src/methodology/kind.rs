@@ -1,0 +1,32 @@
+//! What a test's results are: the kind decides how a stored result of it reads back (its
+//! analysis and parameters), what `bench compare` compares it on and how the page draws it.
+//! A new test whose results are of a kind that exists names that kind in its record and needs
+//! nothing else; a new kind is a new variant here, and every `match` on it (not on the test)
+//! points at what it needs.
+
+/// The kinds of results, one per shape of figures the tests have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// One workload, whose summary is its figures (the corners' rows, custom, ...).
+    Summary,
+    /// Purge, fill, a long random write measured every second (`consistency`).
+    Consistency,
+    /// Rounds until the SNIA PTS steady-state rule holds.
+    SteadyState,
+    /// One workload at every transfer size.
+    TransferSweep,
+    /// Read speed clean, dirty and after TRIM.
+    Trim,
+    /// A trace replayed (the Storage Bench, `trace replay`).
+    Replay,
+    /// Written data read back and checked.
+    Verify,
+    /// Power at rest (idle), in watts.
+    IdlePower,
+    /// Power in a link power state (slumber), in milliwatts.
+    SlumberPower,
+    /// Power under a write workload, with performance per watt.
+    LoadPower,
+    /// Writes from clean, IOPS per round against time and bytes written (SNIA PTS WSAT).
+    Saturation,
+}

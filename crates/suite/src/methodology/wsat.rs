@@ -1,0 +1,147 @@
+//! Write saturation (SNIA PTS 2.0 WSAT): purge, then 4 KiB random writes over the whole drive
+//! until four times its capacity is written or 24 hours pass, whichever comes first; IOPS per
+//! one-minute round against the time and against the total gigabytes written.
+//!
+//! The enterprise spec drives it with 4 threads of 32 outstanding IOs each (T4Q32); the engine
+//! has one thread, so this keeps the outstanding IOs (QD128) and every result says so.
+
+use engine::shape::Shape;
+use engine::pattern::DataKind;
+use engine::size::Span;
+use engine::units::format_size;
+use engine::workload::{Access, Limit, Workload};
+use engine::Device;
+
+use super::{Defaults, Kind, Test, TestId, Verifies};
+use crate::analysis::Analysis;
+use crate::context::Context;
+use crate::params::{ns, Overrides, DEFAULT_SEED};
+use crate::precondition;
+use crate::result::{Report, TestResult};
+use crate::saturation::SaturationAnalysis;
+use crate::Result;
+use crate::SuiteError;
+
+/// T4Q32's outstanding IOs, the whole drive, and the spec's 24 hours.
+pub const DEFAULTS: Defaults = Defaults {
+    qd: 128,
+    block_bytes: 4096,
+    span: Span::Percent(100.0),
+    duration_s: 24.0 * 3600.0,
+};
+
+/// The spec's bound: this many times the drive's capacity written.
+pub const CAPACITIES: u64 = 4;
+
+pub const TEST: Test = Test {
+    id: TestId::Wsat,
+    kind: Kind::Saturation,
+    about: "PTS write-saturation (WSAT): purge, 4 KiB random writes at QD128 over the whole span \
+            until 4x the capacity is written or 1440 minutes pass; IOPS per minute against time \
+            and TGBW (QD128: the spec's T4Q32 on one thread)",
+    defaults: Some(DEFAULTS),
+    writes: super::always,
+    takes_offset: false,
+    verifies: Verifies::OnRequest,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
+
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
+    let capacity = dev.geometry().capacity_bytes;
+    let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
+    let span = match o.span {
+        Some(s) => s.resolve(capacity, block as u64),
+        None => capacity,
+    };
+    let spec_bound = CAPACITIES * capacity;
+    let bound = o.bytes.unwrap_or(spec_bound);
+    let w = Workload {
+        access: o.access.unwrap_or(Access::Random),
+        block_bytes: block,
+        offset_bytes: 0,
+        span_bytes: span,
+        read_pct: o.read_pct.unwrap_or(0),
+        op: None,
+        data: o.data.unwrap_or(DataKind::Incompressible),
+        qd: o.qd.unwrap_or(DEFAULTS.qd),
+        limit: Limit {
+            duration_ns: Some(ns(o.duration_s.unwrap_or(DEFAULTS.duration_s))),
+            ios: o.ios,
+            bytes: Some(bound),
+        },
+        seed: o.seed.unwrap_or(DEFAULT_SEED),
+        shape: Shape::default(),
+    };
+    let mut report = Report::new(TestId::Wsat, "");
+    let deviations = &mut report.deviations;
+    deviations.push(format!(
+        "one thread at QD{} for the spec's 4 threads at QD32 (T4Q32)",
+        w.qd
+    ));
+    // The bytes bound is the test's own: `--bytes` replaces it rather than adding one.
+    DEFAULTS.note_overrides(
+        deviations,
+        &Overrides {
+            bytes: None,
+            ..o.clone()
+        },
+    );
+    if bound != spec_bound {
+        deviations.push(format!(
+            "bounded at {} written instead of {CAPACITIES}x the capacity ({})",
+            format_size(bound),
+            format_size(spec_bound)
+        ));
+    }
+    if o.span.is_some() {
+        deviations.push(format!(
+            "tested span {} instead of all {}",
+            format_size(span),
+            format_size(capacity)
+        ));
+    }
+    report.label = format!(
+        "Write saturation: {} random write, QD{}, {}",
+        format_size(block.into()),
+        w.qd,
+        w.data.label()
+    );
+
+    // From a clean drive, as the spec says (its "fresh out of the box" state).
+    report
+        .preconditioning
+        .push(precondition::purge(ctx, dev, 0, capacity));
+    if ctx.stopped() {
+        return Err(SuiteError::Interrupted);
+    }
+    let outcome = ctx.drive(dev, &w, &report.label, true)?;
+    let analysis = SaturationAnalysis::of(&outcome.measurements.per_second, block, bound);
+    report.analysis = Analysis::Saturation(analysis);
+    Ok(report.finish(dev, &w, outcome))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_record_is_the_spec_with_its_one_deviation() {
+        assert_eq!(TestId::Wsat.name(), "wsat");
+        assert_eq!(TestId::Wsat.kind(), Kind::Saturation);
+        assert_eq!(super::super::find("wsat").unwrap().id, TestId::Wsat);
+        let d = TEST.defaults.unwrap();
+        assert_eq!((d.qd, d.block_bytes), (4 * 32, 4096));
+        assert_eq!(d.span, Span::Percent(100.0));
+        assert_eq!(d.duration_s, 86_400.0);
+        assert!((TEST.writes)(&Overrides::default()));
+    }
+
+    #[test]
+    fn the_review_suite_does_not_run_it() {
+        for quick in [false, true] {
+            assert!(crate::runner::plan(quick)
+                .iter()
+                .all(|s| s.test != TestId::Wsat));
+        }
+    }
+}
