@@ -16,7 +16,6 @@ use io_uring::{cqueue, opcode, squeue, types, IoUring};
 
 use drive::nvme::passthru::PassthruCmd;
 
-use crate::blockdev;
 use crate::buffer::BufferPool;
 use crate::device::{Completion, Device, DeviceError, Io, Op};
 use crate::target::{OpenRequest, TargetError};
@@ -296,24 +295,13 @@ impl Queue for PassthroughQueue {
     }
 
     fn drain(&mut self, epoch: Instant, done: &mut Vec<Completion>) -> u32 {
-        let now = blockdev::since(epoch);
-        let mut n = 0;
-        for cqe in self.ring.completion() {
-            let slot = cqe.user_data() as u32;
-            // 0: success; negative: an errno; positive: the NVMe status of a failed command.
-            let result = match cqe.result() {
-                0 => self.lens[slot as usize] as i64,
-                r if r < 0 => r as i64,
-                _ => -(libc::EIO as i64),
-            };
-            done.push(Completion {
-                slot,
-                complete_ns: now,
-                result,
-            });
-            n += 1;
-        }
-        n
+        let lens = &self.lens;
+        // 0: success; negative: an errno; positive: the NVMe status of a failed command.
+        uring::drain(&mut self.ring, epoch, done, |slot, result| match result {
+            0 => lens[slot as usize] as i64,
+            r if r < 0 => r as i64,
+            _ => -(libc::EIO as i64),
+        })
     }
 
     fn wait(

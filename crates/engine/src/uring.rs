@@ -115,18 +115,9 @@ impl Queue for UringQueue {
     }
 
     fn drain(&mut self, epoch: Instant, done: &mut Vec<Completion>) -> u32 {
-        let mut n = self.ready.len() as u32;
+        let ready = self.ready.len() as u32;
         done.append(&mut self.ready);
-        let now = blockdev::since(epoch);
-        for cqe in self.ring.completion() {
-            done.push(Completion {
-                slot: cqe.user_data() as u32,
-                complete_ns: now,
-                result: cqe.result() as i64,
-            });
-            n += 1;
-        }
-        n
+        ready + drain(&mut self.ring, epoch, done, |_, result| result as i64)
     }
 
     fn wait(
@@ -184,6 +175,29 @@ pub(crate) fn larger<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue::Entr
     make(entries)
         .map(Some)
         .map_err(|e| DeviceError::os("io_uring setup", e))
+}
+
+/// Append the completions on a ring, stamped now; `result` makes an IO's result of its slot
+/// and its CQE's result. Returns how many.
+pub(crate) fn drain<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue::EntryMarker>(
+    ring: &mut IoUring<S, C>,
+    epoch: Instant,
+    done: &mut Vec<Completion>,
+    result: impl Fn(u32, i32) -> i64,
+) -> u32 {
+    let now = blockdev::since(epoch);
+    let mut n = 0;
+    for cqe in ring.completion() {
+        let cqe: io_uring::cqueue::Entry = cqe.into();
+        let slot = cqe.user_data() as u32;
+        done.push(Completion {
+            slot,
+            complete_ns: now,
+            result: result(slot, cqe.result()),
+        });
+        n += 1;
+    }
+    n
 }
 
 /// Start what is queued on a ring.
