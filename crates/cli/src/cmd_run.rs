@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use clap::Args;
 
+use std::str::FromStr;
+
 use engine::pattern::DataKind;
+use engine::shape::{Arrivals, BlockMix, Distribution, DutyCycle, Rate, Shape};
 use engine::size::{parse_duration, parse_size, Span};
 use engine::verify::VerifyOptions;
 use engine::workload::Access;
@@ -28,9 +31,29 @@ pub struct RunArgs {
     /// Queue depth (1-1024).
     #[arg(long)]
     pub qd: Option<u32>,
-    /// Block (transfer) size, e.g. 4K, 128K.
-    #[arg(long, value_parser = size_u32)]
-    pub bs: Option<u32>,
+    /// Block (transfer) size, e.g. 4K, 128K; or, for custom workloads, a mix of sizes with
+    /// their shares of the IOs, e.g. 4K:67,8K:10,16K:23 (fio's bssplit).
+    #[arg(long, value_parser = parse_block_sizes)]
+    pub bs: Option<BlockSizes>,
+    /// Where random accesses land (custom workloads): uniform, zipf:THETA, pareto:H,
+    /// normal:DEV%, zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/BYTES:... (fio's
+    /// random_distribution), e.g. zoned:50/5:30/15:20/
+    #[arg(long, value_parser = Distribution::from_str)]
+    pub distribution: Option<Distribution>,
+    /// Custom workloads: send IOs at this rate (IOs per second of the target's clock) instead
+    /// of whenever one completes, at most --qd in flight (fio's rate_iops).
+    #[arg(long)]
+    pub rate_iops: Option<f64>,
+    /// With --rate-iops: uniform (evenly spaced, the default) or poisson arrivals.
+    #[arg(long, value_parser = parse_arrivals, requires = "rate_iops")]
+    pub arrivals: Option<Arrivals>,
+    /// Custom workloads: send bursts of this many bytes, e.g. 32M, each followed by idle time
+    /// so that it is --duty percent of its cycle.
+    #[arg(long, value_parser = nonzero_size, requires = "duty")]
+    pub burst: Option<u64>,
+    /// With --burst: the busy share of each burst-and-idle cycle, in percent.
+    #[arg(long, requires = "burst")]
+    pub duty: Option<f64>,
     /// LBA span: bytes (8G) or a share of the target (75%).
     #[arg(long, value_parser = Span::parse)]
     pub span: Option<Span>,
@@ -98,6 +121,21 @@ pub struct RunArgs {
     pub verify_backlog: Option<u64>,
 }
 
+/// `--bs`: one block size, or a mix of them.
+#[derive(Clone, Debug)]
+pub enum BlockSizes {
+    One(u32),
+    Mix(BlockMix),
+}
+
+fn parse_block_sizes(text: &str) -> Result<BlockSizes, String> {
+    if text.contains([':', ',', '/']) {
+        text.parse().map(BlockSizes::Mix)
+    } else {
+        size_u32(text).map(BlockSizes::One)
+    }
+}
+
 /// A block size: at least 512 bytes (the smallest sector), at most 4 GiB - 1.
 fn size_u32(text: &str) -> Result<u32, String> {
     let v = parse_size(text)?;
@@ -129,6 +167,16 @@ fn nonzero_size(text: &str) -> Result<u64, String> {
     match parse_size(text)? {
         0 => Err("give at least 1 byte (a limit of 0 would end the run before it starts)".into()),
         n => Ok(n),
+    }
+}
+
+fn parse_arrivals(text: &str) -> Result<Arrivals, String> {
+    match text {
+        "uniform" | "linear" => Ok(Arrivals::Uniform),
+        "poisson" => Ok(Arrivals::Poisson),
+        other => Err(format!(
+            "unknown arrivals '{other}': use uniform or poisson"
+        )),
     }
 }
 
@@ -201,9 +249,14 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         .map(|d| DataKind::parse(d, a.compress_pct))
         .transpose()
         .map_err(anyhow::Error::msg)?;
+    let (block_bytes, block_mix) = match a.bs.clone() {
+        None => (None, None),
+        Some(BlockSizes::One(b)) => (Some(b), None),
+        Some(BlockSizes::Mix(mix)) => (Some(mix.smallest()), Some(mix)),
+    };
     let overrides = Overrides {
         qd: a.qd,
-        block_bytes: a.bs,
+        block_bytes,
         span: a.span,
         offset_bytes: a.offset,
         duration_s: a.duration,
@@ -218,6 +271,21 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         trace: a.trace.clone(),
         trace_scale: a.trace_scale,
         rest_s: a.rest,
+        shape: Shape {
+            distribution: a.distribution.clone().unwrap_or_default(),
+            block_mix,
+            rate: a.rate_iops.map(|iops| Rate {
+                iops,
+                arrivals: a.arrivals.unwrap_or_default(),
+            }),
+            duty_cycle: a
+                .burst
+                .zip(a.duty)
+                .map(|(burst_bytes, busy_pct)| DutyCycle {
+                    burst_bytes,
+                    busy_pct,
+                }),
+        },
     };
     let verify = verify_options(&a, test)?;
     let (mut dev, mut created) = a.common.open(&a.common.target, (test.writes)(&overrides))?;

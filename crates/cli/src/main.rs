@@ -32,7 +32,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run one test of the review methodology (see `ssdlab tests`).
-    Run(cmd_run::RunArgs),
+    Run(Box<cmd_run::RunArgs>),
     /// Purge a whole target as the clean-drive tests do (--purge auto: NVMe Sanitize, else
     /// Format NVM, else ATA SANITIZE or SECURITY ERASE, else discard). Destroys its data.
     Purge(target_args::TargetArgs),
@@ -95,7 +95,7 @@ fn main() -> ExitCode {
         e.exit()
     });
     let result = match cli.command {
-        Command::Run(args) => cmd_run::run(args),
+        Command::Run(args) => cmd_run::run(*args),
         Command::Purge(args) => cmd_purge::purge(&args),
         Command::Suite(args) => cmd_suite::run(args),
         Command::Bench(args) => cmd_bench::run(args),

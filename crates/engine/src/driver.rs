@@ -13,8 +13,9 @@ use crate::iolog::{IoLogWriter, IoRecord};
 use crate::measure::{CpuUsage, EnergyProbe, Measurements, Recorder};
 use crate::pattern;
 use crate::power::PhasePower;
+use crate::shape::Pacer;
 use crate::verify::{Verification, VerifyError, VerifyReport};
-use crate::workload::{Workload, WorkloadError};
+use crate::workload::{NextIo, Workload, WorkloadError};
 
 mod run_counters;
 
@@ -121,6 +122,7 @@ pub struct Hooks<'a> {
 struct InFlight {
     op: Op,
     offset: u64,
+    len: u32,
     submit_ns: u64,
     busy: bool,
 }
@@ -129,8 +131,12 @@ struct InFlight {
 pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outcome, DriverError> {
     let geo = dev.geometry();
     w.validate(&geo)?;
-    let len = w.block_bytes;
-    dev.prepare(w.qd, len as usize)?;
+    if hooks.verify.is_some() && w.shape.block_mix.is_some() {
+        return Err(VerifyError::BlockMix.into());
+    }
+    // Verification (one block size only) reads its backlogs back in blocks of this.
+    let verify_block = w.block_bytes;
+    dev.prepare(w.qd, w.largest_block_bytes() as usize)?;
 
     let mut gen = w.generator();
     let mut data_rng = pattern::Rng::new(w.seed ^ 0x5EED_DA7A);
@@ -139,6 +145,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         InFlight {
             op: Op::Read,
             offset: 0,
+            len: 0,
             submit_ns: 0,
             busy: false,
         };
@@ -150,7 +157,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     }
     // While verifying: an IO held back because it overlaps a write in flight, and whether
     // the queue is draining for a backlog read-back.
-    let mut held: Option<(Op, u64)> = None;
+    let mut held: Option<NextIo> = None;
     let mut backlog_due = false;
 
     let cpu_start = CpuUsage::now();
@@ -161,6 +168,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let (mut issued_ios, mut issued_bytes) = (0u64, 0u64);
     let mut stopped: Option<Stopped> = None;
     let mut submitting = true;
+    let mut pacer = Pacer::new(w.shape.rate, w.shape.duty_cycle, start_ns, w.seed);
 
     let every = hooks.progress_every.unwrap_or(Duration::from_millis(200));
     let mut last_report = Instant::now();
@@ -189,21 +197,22 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 submitting = false;
                 break;
             }
-            if free.is_empty() {
+            if free.is_empty() || pacer.as_ref().is_some_and(|p| dev.now_ns() < p.due_ns()) {
                 break;
             }
-            let (op, offset) = held.take().unwrap_or_else(|| gen.next_io());
+            let next = held.take().unwrap_or_else(|| gen.next_io());
+            let NextIo { op, offset, len } = next;
             if hooks.verify.is_some()
                 && op == Op::Write
                 && slots.iter().any(|f| {
                     f.busy
                         && f.op == Op::Write
                         && f.offset < offset + len as u64
-                        && offset < f.offset + len as u64
+                        && offset < f.offset + f.len as u64
                 })
             {
                 // Two overlapping writes in flight land in an undefined order: wait.
-                held = Some((op, offset));
+                held = Some(next);
                 break;
             }
             let slot = free.pop().expect("a free slot");
@@ -226,18 +235,38 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             slots[slot as usize] = InFlight {
                 op,
                 offset,
+                len,
                 submit_ns: now,
                 busy: true,
             };
             rec.submitted(op, now);
             issued_ios += 1;
             issued_bytes += len as u64;
+            if let Some(p) = pacer.as_mut() {
+                p.issued(now, len as u64);
+            }
+        }
+        if let Some(p) = pacer
+            .as_mut()
+            .filter(|p| p.draining() && rec.in_flight() == 0)
+        {
+            p.drained(dev.now_ns());
+        }
+        // A paced run with nothing in flight waits for its next IO's time.
+        if let Some(due) = pacer.as_ref().map(Pacer::due_ns) {
+            if submitting && !backlog_due && rec.in_flight() == 0 && dev.now_ns() < due {
+                let until = deadline_ns.map_or(due, |d| due.min(d));
+                done.clear();
+                dev.reap(0, Some(until), &mut done)?;
+                energy.poll(dev, &mut rec);
+                continue;
+            }
         }
         if rec.in_flight() == 0 {
             if let Some(v) = hooks.verify.as_deref_mut() {
                 // A full backlog, or what is left of one when the run ends well.
                 if backlog_due || (stopped.is_none() && v.backlog_pending()) {
-                    v.check_backlog(dev, w.qd, len)?;
+                    v.check_backlog(dev, w.qd, verify_block)?;
                 }
             }
             if backlog_due {
@@ -247,18 +276,20 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             break;
         }
         done.clear();
-        dev.reap(1, None, &mut done)?;
+        // Paced: back in time to send the next IO, whether or not one completed by then.
+        let due = pacer.as_ref().map(Pacer::due_ns).filter(|&d| d != u64::MAX);
+        dev.reap(1, due.filter(|&d| d > dev.now_ns()), &mut done)?;
         for c in &done {
             slots[c.slot as usize].busy = false;
             let f = slots[c.slot as usize];
             let bytes = if matches!(f.op, Op::Read | Op::Write) {
-                len as u64
+                f.len as u64
             } else {
                 0
             };
             free.push(c.slot);
             let ok = match f.op {
-                Op::Read | Op::Write => c.result == len as i64,
+                Op::Read | Op::Write => c.result == f.len as i64,
                 Op::Discard | Op::Flush => c.result >= 0,
             };
             if ok {
@@ -271,21 +302,21 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 rec.failed(f.op, c.complete_ns);
                 if stopped.is_none() {
                     stopped = Some(Stopped::Failed(describe_failure(
-                        f.op, f.offset, len, c.result,
+                        f.op, f.offset, f.len, c.result,
                     )));
                 }
                 submitting = false;
             }
             if f.op == Op::Write {
                 if let Some(v) = hooks.verify.as_deref_mut() {
-                    v.write_done(f.offset, len, ok);
+                    v.write_done(f.offset, f.len, ok);
                     backlog_due |= submitting && v.backlog_due();
                 }
             }
             if let Some(log) = hooks.iolog.as_deref_mut() {
                 log.record(&IoRecord {
                     offset: f.offset,
-                    len,
+                    len: f.len,
                     op: f.op,
                     submit_ns: f.submit_ns - start_ns,
                     complete_ns: c.complete_ns - start_ns,

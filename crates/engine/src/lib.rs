@@ -4,7 +4,7 @@
 //! - [`target`]: what `--target` names, a registry of openers; real targets run on `uring.rs`
 //!   (io_uring, O_DIRECT), `sync.rs` (pread/pwrite threads) or `passthrough.rs` (NVMe commands
 //!   through io_uring), each a queue under the one device of `wall.rs`, guarded by [`safety`].
-//! - [`workload`] and [`driver`]: what to issue and the loop that issues it.
+//! - [`workload`] (with its [`shape`]) and [`driver`]: what to issue and the loop that issues it.
 //! - [`measure`] and [`iolog`]: per-second buckets, latency histograms, busy time, per-IO log.
 //! - [`verify`]: data verification (headers with LBA, generation and crc32c; read-backs).
 //! - [`power`]: power meters for real drives (`--power-meter`): commands, hwmon, powercap and
@@ -27,6 +27,7 @@ pub mod power;
 pub mod regular_file;
 pub mod replay;
 pub mod safety;
+pub mod shape;
 pub mod size;
 mod sync;
 mod sysfs;

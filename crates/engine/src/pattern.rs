@@ -110,6 +110,27 @@ impl Rng {
     }
 }
 
+/// So the samplers of `rand_distr` (zipf, normal, exponential) draw from the workload's one
+/// seeded stream.
+impl rand_core::TryRng for Rng {
+    type Error = std::convert::Infallible;
+
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok((self.next_u64() >> 32) as u32)
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(self.next_u64())
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        self.fill(dst);
+        Ok(())
+    }
+}
+
 /// Fill a write buffer with the given kind of data.
 pub fn fill(buf: &mut [u8], kind: DataKind, rng: &mut Rng) {
     match kind {

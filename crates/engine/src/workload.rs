@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::device::{Geometry, Op};
 use crate::pattern::{DataKind, Rng};
+use crate::shape::{Sampler, Shape};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -39,6 +40,9 @@ pub struct Workload {
     pub qd: u32,
     pub limit: Limit,
     pub seed: u64,
+    /// Access distribution and block-size mix; plain (uniform, `block_bytes` only) unless set.
+    #[serde(default, skip_serializing_if = "Shape::is_plain")]
+    pub shape: Shape,
 }
 
 pub const MAX_QD: u32 = 1024;
@@ -77,6 +81,8 @@ pub enum WorkloadError {
     ReadShare(u8),
     #[error("the workload has no end: give a duration, a byte count or an IO count")]
     NoLimit,
+    #[error("{0}")]
+    Shape(String),
 }
 
 impl Workload {
@@ -86,12 +92,25 @@ impl Workload {
             return Err(WorkloadError::QueueDepth(self.qd));
         }
         let logical = geo.logical_block_bytes.max(1);
-        if self.block_bytes == 0 || !self.block_bytes.is_multiple_of(logical) {
-            return Err(WorkloadError::BlockSize {
-                block: self.block_bytes,
-                logical,
-                suggest: logical.max(4096),
-            });
+        let mix = self.shape.block_mix.iter().flat_map(|m| m.shares());
+        for block in std::iter::once(self.block_bytes).chain(mix.map(|s| s.bytes)) {
+            if block == 0 || !block.is_multiple_of(logical) {
+                return Err(WorkloadError::BlockSize {
+                    block,
+                    logical,
+                    suggest: logical.max(4096),
+                });
+            }
+        }
+        if let Some(mix) = &self.shape.block_mix {
+            if mix.smallest() != self.block_bytes {
+                return Err(WorkloadError::Shape(format!(
+                    "with a block-size mix the workload's block size is the mix's smallest \
+                     ({} bytes), not {}",
+                    mix.smallest(),
+                    self.block_bytes
+                )));
+            }
         }
         if !self.offset_bytes.is_multiple_of(logical as u64) {
             return Err(WorkloadError::Misaligned {
@@ -110,12 +129,17 @@ impl Workload {
                 capacity: geo.capacity_bytes,
             });
         }
-        if self.span_bytes < self.block_bytes as u64 {
+        if self.span_bytes < self.largest_block_bytes() as u64 {
             return Err(WorkloadError::SpanTooSmall {
                 span: self.span_bytes,
-                block: self.block_bytes,
+                block: self.largest_block_bytes(),
             });
         }
+        self.shape
+            .distribution
+            .check(self.units(), self.block_bytes as u64)
+            .and_then(|()| self.shape.check())
+            .map_err(WorkloadError::Shape)?;
         if self.read_pct > 100 {
             return Err(WorkloadError::ReadShare(self.read_pct));
         }
@@ -126,22 +150,58 @@ impl Workload {
         Ok(())
     }
 
+    /// The largest IO it issues: the size of its buffers.
+    pub fn largest_block_bytes(&self) -> u32 {
+        match &self.shape.block_mix {
+            Some(mix) => mix.largest(),
+            None => self.block_bytes,
+        }
+    }
+
+    /// The span in blocks of `block_bytes`, the unit random offsets are aligned to.
+    fn units(&self) -> u64 {
+        self.span_bytes / self.block_bytes as u64
+    }
+
     /// The IOs this workload issues, in order.
     pub fn generator(&self) -> IoGen {
+        let mut rng = Rng::new(self.seed);
+        let units = self.units();
+        let sampler = match self.access {
+            Access::Random => {
+                self.shape
+                    .distribution
+                    .sampler(units, self.block_bytes as u64, &mut rng)
+            }
+            Access::Sequential => Sampler::Uniform,
+        };
         IoGen {
-            rng: Rng::new(self.seed),
+            rng,
             access: self.access,
             op: self.op,
             read_pct: self.read_pct,
             block: self.block_bytes as u64,
             start: self.offset_bytes,
-            blocks: self.span_bytes / self.block_bytes as u64,
+            span: self.span_bytes,
+            blocks: units,
             next_block: 0,
+            next_offset: 0,
+            sampler,
+            mix: self.shape.block_mix.clone(),
         }
     }
 }
 
-/// Produces (op, offset) pairs: sequential wraps around the span, random is uniform over it.
+/// One IO to issue: what, where and how long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextIo {
+    pub op: Op,
+    pub offset: u64,
+    pub len: u32,
+}
+
+/// Produces the IOs of a workload: sequential wraps around the span, random draws from its
+/// distribution; sizes from its block-size mix, if any.
 pub struct IoGen {
     rng: Rng,
     access: Access,
@@ -149,13 +209,18 @@ pub struct IoGen {
     read_pct: u8,
     block: u64,
     start: u64,
+    span: u64,
     blocks: u64,
     next_block: u64,
+    /// Where the next sequential IO of a mix starts, from the span's start.
+    next_offset: u64,
+    sampler: Sampler,
+    mix: Option<crate::shape::BlockMix>,
 }
 
 impl IoGen {
     #[inline]
-    pub fn next_io(&mut self) -> (Op, u64) {
+    pub fn next_io(&mut self) -> NextIo {
         let op = match self.op {
             Some(op) => op,
             None if self.read_pct >= 100 => Op::Read,
@@ -163,15 +228,44 @@ impl IoGen {
             None if self.rng.below(100) < self.read_pct as u64 => Op::Read,
             None => Op::Write,
         };
-        let block = match self.access {
-            Access::Random => self.rng.below(self.blocks),
+        let Some(mix) = &self.mix else {
+            let block = match self.access {
+                Access::Random => self.sampler.next(&mut self.rng, self.blocks),
+                Access::Sequential => {
+                    let b = self.next_block;
+                    self.next_block = if b + 1 == self.blocks { 0 } else { b + 1 };
+                    b
+                }
+            };
+            return NextIo {
+                op,
+                offset: self.start + block * self.block,
+                len: self.block as u32,
+            };
+        };
+        let len = mix.draw(&mut self.rng);
+        let last_fit = self.span - len as u64;
+        let at = match self.access {
+            // Aligned to the smallest size; one running past the span's end is pulled back.
+            Access::Random => {
+                (self.sampler.next(&mut self.rng, self.blocks) * self.block).min(last_fit)
+                    / self.block
+                    * self.block
+            }
             Access::Sequential => {
-                let b = self.next_block;
-                self.next_block = if b + 1 == self.blocks { 0 } else { b + 1 };
-                b
+                if self.next_offset > last_fit {
+                    self.next_offset = 0;
+                }
+                let at = self.next_offset;
+                self.next_offset += len as u64;
+                at
             }
         };
-        (op, self.start + block * self.block)
+        NextIo {
+            op,
+            offset: self.start + at,
+            len,
+        }
     }
 
     /// The generator's random stream, shared with the data filler so one seed fixes a run.
@@ -207,6 +301,7 @@ mod tests {
                 ..Limit::default()
             },
             seed: 1,
+            shape: Shape::default(),
         }
     }
 
@@ -216,7 +311,12 @@ mod tests {
         let mut g = w.generator();
         let mut reads = 0;
         for _ in 0..100_000 {
-            let (op, off) = g.next_io();
+            let NextIo {
+                op,
+                offset: off,
+                len,
+            } = g.next_io();
+            assert_eq!(len, 4096);
             assert!(off >= w.offset_bytes && off + 4096 <= w.offset_bytes + w.span_bytes);
             assert_eq!(off % 4096, 0);
             reads += (op == Op::Read) as u32;
@@ -232,8 +332,73 @@ mod tests {
             ..wl()
         };
         let mut g = w.generator();
-        let offs: Vec<u64> = (0..4).map(|_| g.next_io().1 - w.offset_bytes).collect();
+        let offs: Vec<u64> = (0..4)
+            .map(|_| g.next_io().offset - w.offset_bytes)
+            .collect();
         assert_eq!(offs, vec![0, 4096, 8192, 0]);
+    }
+
+    fn mixed(access: Access) -> Workload {
+        Workload {
+            access,
+            block_bytes: 512,
+            span_bytes: 1 << 20,
+            shape: Shape {
+                block_mix: Some("512:50,64K:50".parse().unwrap()),
+                ..Shape::default()
+            },
+            ..wl()
+        }
+    }
+
+    #[test]
+    fn a_mix_stays_in_span_aligned_to_its_smallest_size() {
+        let w = mixed(Access::Random);
+        assert!(w.validate(&geo()).is_ok());
+        let mut g = w.generator();
+        let end = w.offset_bytes + w.span_bytes;
+        let large = (0..100_000)
+            .map(|_| g.next_io())
+            .inspect(|io| assert!(io.offset % 512 == 0 && io.offset + io.len as u64 <= end))
+            .filter(|io| io.len == 65536)
+            .count();
+        assert!((49_000..51_000).contains(&large), "{large}");
+    }
+
+    #[test]
+    fn a_sequential_mix_is_contiguous_and_wraps() {
+        let w = mixed(Access::Sequential);
+        let mut g = w.generator();
+        let mut at = w.offset_bytes;
+        for _ in 0..10_000 {
+            let io = g.next_io();
+            if io.offset != at {
+                assert_eq!(io.offset, w.offset_bytes, "wraps to the start");
+                assert!(at + io.len as u64 > w.offset_bytes + w.span_bytes);
+            }
+            at = io.offset + io.len as u64;
+        }
+    }
+
+    #[test]
+    fn a_mix_must_fit_the_target() {
+        let e = Workload {
+            span_bytes: 32 << 10,
+            ..mixed(Access::Random)
+        };
+        assert!(matches!(
+            e.validate(&geo()),
+            Err(WorkloadError::SpanTooSmall { block: 65536, .. })
+        ));
+        let e = Workload {
+            block_bytes: 4096,
+            ..mixed(Access::Random)
+        };
+        assert!(e
+            .validate(&geo())
+            .unwrap_err()
+            .to_string()
+            .contains("smallest"));
     }
 
     #[test]

@@ -202,6 +202,8 @@ impl<'a> Context<'a> {
                 covered_s: (duration - (t as f64) < 1.0).then_some(duration - t as f64),
                 temperature_c: None,
                 watts: None,
+                read_latency_us: None,
+                write_latency_us: None,
             }));
         }
         for p in seconds.iter_mut() {

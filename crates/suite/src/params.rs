@@ -2,11 +2,12 @@
 //! and applies these; anything changed is recorded as a deviation in the result.
 
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::size::{Span, MAX_DURATION_S};
 use engine::units::format_size;
 use engine::workload::Access;
 
-use crate::methodology::{Test, TESTS};
+use crate::methodology::{Test, TestId, TESTS};
 use crate::SuiteError;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -32,6 +33,9 @@ pub struct Overrides {
     pub trace_scale: Option<f64>,
     /// Power idle and slumber: seconds of rest before measuring.
     pub rest_s: Option<f64>,
+    /// Custom: the access distribution, block-size mix, rate and duty cycle (plain unless
+    /// given).
+    pub shape: Shape,
 }
 
 pub const DEFAULT_SEED: u64 = 0x55D1AB;
@@ -74,6 +78,14 @@ impl Overrides {
                  a test that takes one ({})",
                 test.name(),
                 takes.join(", ")
+            ));
+        }
+        if !self.shape.is_plain() && test.id != TestId::Custom {
+            return bad(format!(
+                "--distribution, block-size mixes, --rate-iops and --burst shape custom \
+                 workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
+                 shaped one",
+                test.name()
             ));
         }
         if let Some(r) = self.rest_s.filter(|r| !(*r >= 0.0 && *r <= MAX_DURATION_S)) {

@@ -4,6 +4,7 @@
 use engine::drive::PurgeMethod;
 use engine::driver::{self, Outcome, Progress};
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::verify::Verification;
 use engine::workload::{Access, Limit, Workload};
 use engine::{Clock, Device};
@@ -135,6 +136,7 @@ pub fn fill_workload(offset: u64, span: u64, data: DataKind, seed: u64) -> Workl
             ..Limit::default()
         },
         seed,
+        shape: Shape::default(),
     }
 }
 

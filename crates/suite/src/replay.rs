@@ -11,6 +11,7 @@ use engine::driver::Hooks;
 use engine::measure::{LatencyStats, Summary};
 use engine::pattern::DataKind;
 use engine::replay::{self, Fidelity, Pace, ReplayOptions, ScheduledIo};
+use engine::shape::Shape;
 use engine::{Device, Op};
 use trace::Record;
 
@@ -485,6 +486,7 @@ pub fn run(
         qd: slots,
         limit: engine::workload::Limit::default(),
         seed: plan.seed,
+        shape: Shape::default(),
     };
     let untimed = (analysis.adjustments.untimed_skipped > 0).then(|| {
         format!(

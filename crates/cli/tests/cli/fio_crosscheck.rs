@@ -113,3 +113,53 @@ fn same_io_count_as_fio() {
     assert!((0.48..0.52).contains(&reads), "read share {reads}");
     assert_eq!(r["summary"]["max_in_flight"], 32);
 }
+
+/// ssdlab's latency percentiles are fio's: fio's per-IO completion-latency log, put through
+/// ssdlab's latency window, gives exactly the percentiles fio reports for the same IOs (both
+/// take the middle of the bucket holding the percentile, 64 buckets per power of two).
+#[test]
+fn latency_percentiles_are_fios_for_the_same_ios() {
+    if !test_support::tool("fio") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("fio");
+    let fio = std::process::Command::new("fio")
+        .args([
+            "--name=percentiles",
+            "--size=64M",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=psync",
+            "--number_ios=20000",
+            "--log_avg_msec=0",
+            "--output-format=json",
+            "--percentile_list=50:90:99:99.9:99.99",
+        ])
+        .arg(format!("--filename={}", dir.path().join("t.img").display()))
+        .arg(format!("--write_lat_log={}", prefix.display()))
+        .output()
+        .unwrap();
+    assert!(fio.status.success(), "{}", text(&fio));
+    let report: serde_json::Value = serde_json::from_slice(&fio.stdout).unwrap();
+    let clat = &report["jobs"][0]["read"]["clat_ns"];
+    let mut window = engine::measure::LatencyWindow::default();
+    let log = std::fs::read_to_string(format!("{}_clat.1.log", prefix.display())).unwrap();
+    let mut n = 0;
+    for line in log.lines() {
+        // time (ms), latency (ns), direction, block size, offset
+        window.record(line.split(',').nth(1).unwrap().trim().parse().unwrap());
+        n += 1;
+    }
+    assert_eq!(n, clat["N"].as_u64().unwrap(), "fio's log holds every IO");
+    for (pct, key) in [
+        (50.0, "50.000000"),
+        (90.0, "90.000000"),
+        (99.0, "99.000000"),
+        (99.9, "99.900000"),
+        (99.99, "99.990000"),
+    ] {
+        let fio_ns = clat["percentile"][key].as_u64().unwrap();
+        assert_eq!(window.percentile_ns(pct), fio_ns, "p{pct}");
+    }
+}

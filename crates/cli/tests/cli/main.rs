@@ -26,3 +26,4 @@ mod store_live;
 mod suite_resume;
 mod trace_gen;
 mod verify;
+mod workload_shapes;

@@ -8,13 +8,16 @@
 //! last second only (at zero); [`Summary::idle_seconds_omitted`] counts the seconds left out.
 //! A trace idle for years between two IOs costs a few points, not years of them.
 //!
-//! Two concepts, a file each: `recorder` is the hot path each IO goes through ([`Recorder`],
-//! [`EnergyProbe`]); `summary` is the schema a run's result is written as ([`Measurements`],
-//! [`Summary`] and the records in it), whose field names are a contract.
+//! Three concepts, a file each: `recorder` is the hot path each IO goes through ([`Recorder`],
+//! [`EnergyProbe`]); `latency_window` keeps each second's latency percentiles in fio's
+//! histogram ([`LatencyWindow`]); `summary` is the schema a run's result is written as
+//! ([`Measurements`], [`Summary`] and the records in it), whose field names are a contract.
 
+mod latency_window;
 mod recorder;
 mod summary;
 
+pub use latency_window::{bucket_of, bucket_value, LatencyWindow, SecondLatency, PLAT_NR};
 pub use recorder::{EnergyProbe, Recorder};
 pub use summary::{CpuUsage, DirSummary, LatencyStats, Measurements, SecondPoint, Summary};
 

@@ -3,6 +3,7 @@
 use hdrhistogram::Histogram;
 
 use super::{CpuUsage, DirSummary, LatencyStats, Measurements, SecondPoint, Summary};
+use super::{LatencyWindow, SecondLatency};
 use super::{ENERGY_SAMPLES_PER_S, IDLE_RUN_S, NS};
 use crate::device::Op;
 
@@ -114,6 +115,12 @@ pub struct Recorder {
     /// IOs that completed with an error or short: not counted as IOs, bytes or latency.
     failed: u64,
     latency_ns: [Histogram<u64>; 3],
+    /// The open second's read and write latencies, and the percentiles of the seconds
+    /// closed before it. A completion stamped before the open second (a backend's threads
+    /// may hand one over late) counts in the open one.
+    window: [LatencyWindow; 2],
+    window_second: u64,
+    latency_by_second: Vec<(u64, [Option<SecondLatency>; 2])>,
     occupancy: [Occupancy; 3],
     all: Occupancy,
     /// The drive's temperature by second since the start, where it reports one.
@@ -175,6 +182,9 @@ impl Recorder {
             idle: Vec::new(),
             failed: 0,
             latency_ns: [histogram(), histogram(), histogram()],
+            window: Default::default(),
+            window_second: 0,
+            latency_by_second: Vec::new(),
             temperature: Vec::new(),
             energy: Vec::new(),
             occupancy: Default::default(),
@@ -209,8 +219,29 @@ impl Recorder {
         let b = self.bucket(second);
         b.ios[d] += 1;
         b.bytes[d] += bytes;
-        let _ = self.latency_ns[d].record(complete_ns.saturating_sub(submit_ns).max(1));
+        let latency = complete_ns.saturating_sub(submit_ns).max(1);
+        let _ = self.latency_ns[d].record(latency);
+        if second > self.window_second {
+            self.close_window();
+            self.window_second = second;
+        }
+        if let Some(w) = self.window.get_mut(d) {
+            w.record(latency);
+        }
         self.end_ns = self.end_ns.max(complete_ns);
+    }
+
+    /// Keep the open second's percentiles and start the window afresh.
+    fn close_window(&mut self) {
+        let [read, write] = &mut self.window;
+        if read.is_empty() && write.is_empty() {
+            return;
+        }
+        let percentiles = [read.percentiles(), write.percentiles()];
+        self.latency_by_second
+            .push((self.window_second, percentiles));
+        read.clear();
+        write.clear();
     }
 
     /// An IO that completed with an error (or transferred less than asked): it leaves the
@@ -284,6 +315,7 @@ impl Recorder {
     /// Close the run at `end_ns` (at least the last completion) and summarise it.
     pub fn finish(mut self, end_ns: u64, cpu: Option<CpuUsage>) -> Measurements {
         let end_ns = end_ns.max(self.end_ns);
+        self.close_window();
         // Account the tail of any busy period still open (only on an aborted run).
         for o in self
             .occupancy
@@ -300,6 +332,13 @@ impl Recorder {
         let duration_s = duration_ns as f64 / NS as f64;
         let both = self.buckets.iter().any(|(_, b)| b.ios[0] > 0)
             && self.buckets.iter().any(|(_, b)| b.ios[1] > 0);
+        let latency = |t: u64| {
+            let i = self.latency_by_second.partition_point(|&(s, _)| s < t);
+            self.latency_by_second
+                .get(i)
+                .filter(|&&(s, _)| s == t)
+                .map(|&(_, l)| l)
+        };
         let point = |t: u64, b: &Bucket| {
             // The last bucket may cover less than a second; rate it over what it covers.
             let covered = ((end_ns - self.start_ns) as f64 / NS as f64 - t as f64).clamp(1e-9, 1.0);
@@ -327,6 +366,8 @@ impl Recorder {
                     .find(|&&(s, _)| s == t)
                     .map(|&(_, c)| c),
                 watts,
+                read_latency_us: latency(t).and_then(|l| l[0]),
+                write_latency_us: latency(t).and_then(|l| l[1]),
             }
         };
         // Every second from the first to the last with a completion, at zero where none

@@ -3,6 +3,8 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use super::SecondLatency;
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyStats {
     pub min: f64,
@@ -141,6 +143,11 @@ pub struct SecondPoint {
     /// readings (`--power-meter`). `None` where power is missing, never 0 W.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watts: Option<f64>,
+    /// That second's read latencies (completions in it), where any completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_latency_us: Option<SecondLatency>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_latency_us: Option<SecondLatency>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -150,14 +157,20 @@ pub struct Measurements {
 }
 
 impl Measurements {
-    /// The per-second series as CSV.
+    /// The per-second series as CSV, with each direction's latency percentiles (us).
     pub fn per_second_csv(&self) -> String {
         let mut out =
-            String::from("t,ios,iops,mbps,read_iops,read_mbps,write_iops,write_mbps,watts\n");
+            String::from("t,ios,iops,mbps,read_iops,read_mbps,write_iops,write_mbps,watts");
+        for dir in ["read", "write"] {
+            for p in ["p50", "p99", "p99_9", "p99_99", "max"] {
+                out += &format!(",{dir}_{p}_us");
+            }
+        }
+        out.push('\n');
         let f = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
         for p in &self.per_second {
             out += &format!(
-                "{},{},{:.3},{:.3},{},{},{},{},{}\n",
+                "{},{},{:.3},{:.3},{},{},{},{},{}",
                 p.t,
                 p.ios,
                 p.iops,
@@ -168,6 +181,13 @@ impl Measurements {
                 f(p.write_mbps),
                 f(p.watts)
             );
+            for l in [p.read_latency_us, p.write_latency_us] {
+                let figures = l.map(|l| [l.p50, l.p99, l.p99_9, l.p99_99, l.max]);
+                for i in 0..5 {
+                    out += &format!(",{}", f(figures.map(|v| v[i])));
+                }
+            }
+            out.push('\n');
         }
         out
     }

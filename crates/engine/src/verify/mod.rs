@@ -51,6 +51,8 @@ pub enum VerifyError {
          with data=on)"
     )]
     NoData,
+    #[error("--verify checks workloads of one block size: drop the block-size mix or --verify")]
+    BlockMix,
     #[error(transparent)]
     Device(#[from] DeviceError),
 }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use engine::driver::{self, Hooks, Stopped};
 use engine::iolog::{self, IoLogWriter, IoRecord};
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::target::{Backend, OpenRequest, Registry};
 use engine::workload::{Access, Limit, Workload};
 use engine::{Device, Op};
@@ -43,6 +44,7 @@ fn workload(qd: u32, ios: u64) -> Workload {
             ..Limit::default()
         },
         seed: 42,
+        shape: Shape::default(),
     }
 }
 
@@ -158,6 +160,7 @@ fn sequential_bytes_bound_and_data_written() {
             ..Limit::default()
         },
         seed: 1,
+        shape: Shape::default(),
     };
     let (outcome, recs) = run_logged(dev.as_mut(), &w, &dir);
     assert_eq!(outcome.measurements.summary.bytes, 4 << 20);

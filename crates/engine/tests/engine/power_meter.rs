@@ -8,6 +8,7 @@ use engine::driver::{self, Hooks};
 use engine::pattern::DataKind;
 use engine::power::command::parse_reading;
 use engine::power::{Meter, MeterError, MeterOptions, MeterSpec, PowerLog};
+use engine::shape::Shape;
 use engine::target::{Backend, OpenRequest, Registry};
 use engine::workload::{Access, Limit, Workload};
 
@@ -155,6 +156,7 @@ fn power_lines_up_with_the_io_series_of_a_run() {
             ..Limit::default()
         },
         seed: 7,
+        shape: Shape::default(),
     };
     // The trace over and over, until the meter is stopped.
     let endless = format!("while true; do {}; done", replay("cat"));

@@ -4,6 +4,7 @@
 
 use engine::driver::{self, Hooks};
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::verify::{Mismatch, MismatchKind, Verification, VerifyOptions, VerifyReport};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
@@ -27,6 +28,7 @@ fn workload(access: Access, block: u32, qd: u32, ios: u64, seed: u64) -> Workloa
             ..Limit::default()
         },
         seed,
+        shape: Shape::default(),
     }
 }
 

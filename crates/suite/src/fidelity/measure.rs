@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
@@ -320,6 +321,7 @@ fn spec_bursts(
             ..Limit::default()
         },
         seed: 1,
+        shape: Shape::default(),
     };
     let mut run = |dev: &mut sim::SimSsd, w: &Workload, erase: bool| {
         if erase {
@@ -368,6 +370,7 @@ fn turbo_write(
             ..Limit::default()
         },
         seed: 1,
+        shape: Shape::default(),
     };
     let out = ctx
         .drive(

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::size::Span;
 use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
@@ -92,6 +93,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
             bytes: o.bytes,
         },
         seed,
+        shape: Shape::default(),
     };
     let mut report = Report::new(TestId::Consistency, "");
     let deviations = &mut report.deviations;

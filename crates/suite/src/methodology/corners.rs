@@ -2,6 +2,7 @@
 //! articles' block sizes, spans, queue depths and lengths.
 
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::size::Span;
 use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
@@ -173,6 +174,7 @@ pub fn run_one(
             bytes: o.bytes,
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
+        shape: Shape::default(),
     };
     d.note_overrides(deviations, o);
     report.label = label(&w);

@@ -23,7 +23,7 @@ pub const DEFAULTS: Defaults = Defaults {
 
 pub const TEST: Test = Test {
     id: TestId::Custom,
-    about: "any workload from the flags (--access, --bs, --qd, --read-pct, --span, --ios/--bytes/--duration)",
+    about: "any workload from the flags (--access, --bs or a mix such as 4K:67,8K:33, --distribution, --qd, --read-pct, --span, --ios/--bytes/--duration)",
     defaults: Some(DEFAULTS),
     writes,
     takes_offset: true,
@@ -40,7 +40,10 @@ fn writes(o: &Overrides) -> bool {
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let report = Report::new(TestId::Custom, "");
     let geo = dev.geometry();
-    let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
+    let block = match &o.shape.block_mix {
+        Some(mix) => mix.smallest(),
+        None => o.block_bytes.unwrap_or(DEFAULTS.block_bytes),
+    };
     let ends = o.ios.is_some() || o.bytes.is_some();
     let (offset, span) = region(o, DEFAULTS.span, geo.capacity_bytes, block)?;
     let w = Workload {
@@ -61,13 +64,19 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
             bytes: o.bytes,
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
+        shape: o.shape.clone(),
+    };
+    let sizes = match &w.shape.block_mix {
+        Some(mix) => mix.to_string(),
+        None => format_size(block as u64),
+    };
+    let spread = match (&w.shape.distribution, w.access) {
+        (d, Access::Random) if !d.is_uniform() => format!(" {d}"),
+        _ => String::new(),
     };
     let label = format!(
-        "custom: {} {:?}, {}% read, QD{}",
-        format_size(block as u64),
-        w.access,
-        w.read_pct,
-        w.qd
+        "custom: {sizes} {:?}{spread}, {}% read, QD{}",
+        w.access, w.read_pct, w.qd
     )
     .to_lowercase();
     let report = Report { label, ..report };

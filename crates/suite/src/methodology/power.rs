@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
 use engine::power::Basis;
+use engine::shape::Shape;
 use engine::size::Span;
 use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
@@ -309,6 +310,7 @@ fn write(
             bytes: o.bytes,
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
+        shape: Shape::default(),
     };
     let mut report = Report::new(
         state.test().id,

@@ -2,6 +2,7 @@
 //! region once with 16 MiB transfers at QD1, incompressible data.
 
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::size::Span;
 use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
@@ -56,6 +57,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
                 ..Limit::default()
             },
             seed: o.seed.unwrap_or(DEFAULT_SEED),
+            shape: Shape::default(),
         };
         let mut report = Report::new(
             TestId::SeqIncompressible,

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::size::Span;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
@@ -128,6 +129,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
             ..Limit::default()
         },
         seed: seed.wrapping_add(round),
+        shape: Shape::default(),
     };
     report.label = format!(
         "steady-state 4 KiB random write, QD{}, rounds of {round_s} s",

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::size::Span;
 use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
@@ -88,6 +89,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
                 ..Limit::default()
             },
             seed: o.seed.unwrap_or(DEFAULT_SEED),
+            shape: Shape::default(),
         }
     };
     let mut curves: [Vec<(u32, engine::driver::Outcome)>; 2] = [Vec::new(), Vec::new()];

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::size::Span;
 use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
@@ -115,6 +116,7 @@ fn pass(
                 ..Limit::default()
             },
             seed: seed + i,
+            shape: Shape::default(),
         };
         let label = format!("TRIM test, {name} pass: {}%", i * 100 / samples);
         let outcome = ctx.drive(dev, &w, &label, false)?;
@@ -203,6 +205,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
             ..Limit::default()
         },
         seed,
+        shape: Shape::default(),
     };
     if out.stopped.is_some() {
         return interrupted(report, dev, &torture, out);

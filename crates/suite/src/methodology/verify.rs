@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
+use engine::shape::Shape;
 use engine::size::Span;
 use engine::units::format_size;
 use engine::verify::{Verification, VerifyOptions};
@@ -118,6 +119,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
                 ..Limit::default()
             },
             seed: seed + i as u64,
+            shape: Shape::default(),
         };
         let label = format!(
             "verify: {} {}, QD{}",

@@ -1,0 +1,186 @@
+//! Several block sizes in one workload, each with its share of the IOs: fio's `bssplit`.
+//! Written `4K:67,8K:10,...` (fio's `4k/67:8k/10` is accepted too).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::pattern::Rng;
+use crate::size::parse_size;
+
+/// The sizes and their shares, in percent adding up to 100.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<BlockShare>", into = "Vec<BlockShare>")]
+pub struct BlockMix {
+    shares: Vec<BlockShare>,
+    /// Each share added to those before it, so a draw is one uniform number and a scan.
+    cumulative: Vec<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BlockShare {
+    pub bytes: u32,
+    pub pct: f64,
+}
+
+impl BlockMix {
+    pub fn new(shares: Vec<BlockShare>) -> Result<BlockMix, String> {
+        if shares.is_empty() {
+            return Err("a block-size mix needs at least one SIZE:PERCENT".into());
+        }
+        if let Some(s) = shares
+            .iter()
+            .find(|s| s.bytes == 0 || !s.pct.is_finite() || s.pct <= 0.0)
+        {
+            return Err(format!(
+                "block size {} with {}% is not a share of IOs: sizes and percentages must be \
+                 above 0",
+                s.bytes, s.pct
+            ));
+        }
+        let total: f64 = shares.iter().map(|s| s.pct).sum();
+        if (total - 100.0).abs() > 1e-6 {
+            return Err(format!(
+                "the block-size shares add up to {total}%, not 100%: e.g. 4K:67,8K:10,16K:23"
+            ));
+        }
+        let mut upto = 0.0;
+        let cumulative = shares
+            .iter()
+            .map(|s| {
+                upto += s.pct;
+                upto
+            })
+            .collect();
+        Ok(BlockMix { shares, cumulative })
+    }
+
+    pub fn shares(&self) -> &[BlockShare] {
+        &self.shares
+    }
+
+    pub fn smallest(&self) -> u32 {
+        self.shares.iter().map(|s| s.bytes).min().unwrap_or(0)
+    }
+
+    pub fn largest(&self) -> u32 {
+        self.shares.iter().map(|s| s.bytes).max().unwrap_or(0)
+    }
+
+    /// One IO's size.
+    #[inline]
+    pub(crate) fn draw(&self, rng: &mut Rng) -> u32 {
+        let pick = rng.unit() * 100.0;
+        let i = self
+            .cumulative
+            .iter()
+            .position(|&c| pick < c)
+            .unwrap_or(self.shares.len() - 1);
+        self.shares[i].bytes
+    }
+}
+
+impl TryFrom<Vec<BlockShare>> for BlockMix {
+    type Error = String;
+    fn try_from(shares: Vec<BlockShare>) -> Result<BlockMix, String> {
+        BlockMix::new(shares)
+    }
+}
+
+impl From<BlockMix> for Vec<BlockShare> {
+    fn from(mix: BlockMix) -> Vec<BlockShare> {
+        mix.shares
+    }
+}
+
+impl FromStr for BlockMix {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<BlockMix, String> {
+        // fio writes SIZE/PCT joined by ':'; ours is SIZE:PCT joined by ','.
+        let fio = s.contains('/');
+        let (join, pair) = if fio { (':', '/') } else { (',', ':') };
+        let shares = s
+            .split(join)
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| {
+                let bad =
+                    || format!("'{p}' is not SIZE:PERCENT: write a mix as 4K:67,8K:10,16K:23");
+                let (size, pct) = p.split_once(pair).ok_or_else(bad)?;
+                let bytes = parse_size(size.trim()).map_err(|e| format!("'{p}': {e}"))?;
+                Ok(BlockShare {
+                    bytes: u32::try_from(bytes)
+                        .map_err(|_| format!("block size {size} is above 4 GiB"))?,
+                    pct: pct
+                        .trim()
+                        .trim_end_matches('%')
+                        .parse()
+                        .map_err(|_| bad())?,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        BlockMix::new(shares)
+    }
+}
+
+impl fmt::Display for BlockMix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, s) in self.shares.iter().enumerate() {
+            let sep = if i == 0 { "" } else { "," };
+            // Exact, so the mix parses back to itself.
+            match s.bytes {
+                b if b % (1 << 20) == 0 => write!(f, "{sep}{}M:{}", b >> 20, s.pct)?,
+                b if b % 1024 == 0 => write!(f, "{sep}{}K:{}", b >> 10, s.pct)?,
+                b => write!(f, "{sep}{b}:{}", s.pct)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SNIA PTS composite workload's block sizes.
+    const PTS_CBW: &str = "512:4,1K:1,1536:1,2K:1,2560:1,3K:1,3584:1,4K:67,8K:10,16K:7,32K:3,64K:3";
+
+    #[test]
+    fn each_size_gets_its_share() {
+        let mix: BlockMix = PTS_CBW.parse().unwrap();
+        let mut rng = Rng::new(9);
+        let n = 1_000_000;
+        let mut count = std::collections::HashMap::new();
+        for _ in 0..n {
+            *count.entry(mix.draw(&mut rng)).or_insert(0u32) += 1;
+        }
+        for s in mix.shares() {
+            let pct = count[&s.bytes] as f64 * 100.0 / n as f64;
+            assert!((pct - s.pct).abs() < 0.2, "{} bytes: {pct}%", s.bytes);
+        }
+        assert_eq!((mix.smallest(), mix.largest()), (512, 65536));
+    }
+
+    #[test]
+    fn fio_spelling_parses_alike() {
+        let ours: BlockMix = "4K:60,64K:40".parse().unwrap();
+        let fios: BlockMix = "4k/60:64k/40".parse().unwrap();
+        assert_eq!(ours, fios);
+        assert_eq!(ours.to_string().parse::<BlockMix>().unwrap(), ours);
+    }
+
+    #[test]
+    fn bad_mixes_say_what_to_write() {
+        for (s, says) in [
+            ("4K:60,8K:30", "add up to 90%"),
+            ("4K", "not SIZE:PERCENT"),
+            ("4Q:100", "'4Q:100'"),
+            ("4K:0,8K:100", "must be above 0"),
+        ] {
+            let e = s.parse::<BlockMix>().unwrap_err();
+            assert!(e.contains(says), "{s}: {e}");
+        }
+        assert!(serde_json::from_str::<BlockMix>(r#"[{"bytes":4096,"pct":50}]"#).is_err());
+    }
+}
