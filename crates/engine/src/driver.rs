@@ -18,6 +18,10 @@ use crate::shape::Pacer;
 use crate::verify::{Verification, VerifyError, VerifyReport};
 use crate::workload::{NextIo, Workload, WorkloadError};
 
+mod run_counters;
+
+use run_counters::RunCounters;
+
 #[derive(Debug, thiserror::Error)]
 pub enum DriverError {
     #[error(transparent)]
@@ -177,9 +181,8 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let (mut last_ios, mut last_bytes, mut last_ns) = (0u64, 0u64, start_ns);
     let (mut done_ios, mut done_bytes) = (0u64, 0u64);
     let mut reaps = 0u32;
-    let counters_start = dev.counters();
-    let mut counters_checkpoint = None;
-    let checkpoint_at = hooks.checkpoint_ns.map(|c| start_ns.saturating_add(c));
+    let mut counters =
+        RunCounters::start(dev, hooks.checkpoint_ns.map(|c| start_ns.saturating_add(c)));
     // Once a second of the device's clock, where the drive reports its temperature.
     let mut sample_temperature = dev.clock() == crate::device::Clock::Wall;
     let mut next_sample_ns = start_ns;
@@ -329,9 +332,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         }
         reaps += 1;
         energy.poll(dev, &mut rec);
-        if counters_checkpoint.is_none() && checkpoint_at.is_some_and(|c| dev.now_ns() >= c) {
-            counters_checkpoint = dev.counters();
-        }
+        counters.poll(dev);
         if sample_temperature && reaps.is_multiple_of(64) && dev.now_ns() >= next_sample_ns {
             match dev.temperature_c() {
                 Some(celsius) => rec.temperature(dev.now_ns(), celsius),
@@ -362,14 +363,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 .map_err(|e| DeviceError::os("writing the histogram log", e))?;
         }
     }
-    let (measurements, counters) = wrap_up(
-        dev,
-        rec,
-        energy,
-        counters_start,
-        counters_checkpoint,
-        cpu_start,
-    );
+    let (measurements, counters) = wrap_up(dev, rec, energy, counters, cpu_start);
     Ok(Outcome::of(
         measurements,
         stopped,
@@ -383,17 +377,12 @@ fn wrap_up(
     dev: &mut dyn Device,
     mut rec: Recorder,
     mut energy: EnergyProbe,
-    counters_start: Option<DeviceCounters>,
-    checkpoint: Option<DeviceCounters>,
+    counters: RunCounters,
     cpu_start: CpuUsage,
 ) -> (Measurements, Option<CounterSnapshots>) {
     let cpu = CpuUsage::now().since(cpu_start);
     energy.finish(dev, &mut rec);
-    let counters = counters_start.map(|start| CounterSnapshots {
-        start,
-        checkpoint,
-        end: dev.counters(),
-    });
+    let counters = counters.end(dev);
     (rec.finish(dev.now_ns(), Some(cpu)), counters)
 }
 
@@ -468,8 +457,7 @@ pub fn idle_run(dev: &mut dyn Device, ns: u64, mut hooks: Hooks) -> Result<Outco
     let until = start_ns.saturating_add(ns);
     let mut rec = Recorder::new(start_ns);
     let mut energy = EnergyProbe::start(dev, &mut rec);
-    let counters_start = dev.counters();
-    let mut counters_checkpoint = None;
+    let mut counters = RunCounters::start(dev, Some(start_ns + ns / 2));
     let cpu_start = CpuUsage::now();
     let mut stopped = None;
     let mut done = Vec::new();
@@ -483,9 +471,7 @@ pub fn idle_run(dev: &mut dyn Device, ns: u64, mut hooks: Hooks) -> Result<Outco
         let to = (dev.now_ns() + step).min(until);
         dev.reap(0, Some(to), &mut done)?;
         energy.poll(dev, &mut rec);
-        if counters_checkpoint.is_none() && dev.now_ns() >= start_ns + ns / 2 {
-            counters_checkpoint = dev.counters();
-        }
+        counters.poll(dev);
         if let Some(progress) = hooks.progress.as_deref_mut() {
             let elapsed_ns = dev.now_ns() - start_ns;
             progress(&Progress {
@@ -498,14 +484,7 @@ pub fn idle_run(dev: &mut dyn Device, ns: u64, mut hooks: Hooks) -> Result<Outco
             });
         }
     }
-    let (measurements, counters) = wrap_up(
-        dev,
-        rec,
-        energy,
-        counters_start,
-        counters_checkpoint,
-        cpu_start,
-    );
+    let (measurements, counters) = wrap_up(dev, rec, energy, counters, cpu_start);
     Ok(Outcome::of(measurements, stopped, counters, None))
 }
 

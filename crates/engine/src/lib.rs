@@ -3,7 +3,7 @@
 //! - [`Device`]: the small contract every device implements, real or simulated.
 //! - [`target`]: what `--target` names, a registry of openers; real targets run on `uring.rs`
 //!   (io_uring, O_DIRECT), `sync.rs` (pread/pwrite threads) or `passthrough.rs` (NVMe commands
-//!   through io_uring), guarded by [`safety`].
+//!   through io_uring), each a queue under the one device of `wall.rs`, guarded by [`safety`].
 //! - [`workload`] (with its [`shape`]) and [`driver`]: what to issue and the loop that issues it.
 //! - [`measure`] and [`iolog`]: per-second buckets, latency histograms, busy time, per-IO log.
 //! - [`verify`]: data verification (headers with LBA, generation and crc32c; read-backs).
@@ -37,6 +37,7 @@ pub mod target_kind;
 pub mod units;
 mod uring;
 pub mod verify;
+mod wall;
 pub mod workload;
 
 pub use device::{

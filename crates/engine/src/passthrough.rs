@@ -16,12 +16,11 @@ use io_uring::{cqueue, opcode, squeue, types, IoUring};
 
 use drive::nvme::passthru::PassthruCmd;
 
-use crate::blockdev;
 use crate::buffer::BufferPool;
-use crate::device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op};
-use crate::identity::Identity;
+use crate::device::{Completion, Device, DeviceError, Io, Op};
 use crate::target::{OpenRequest, TargetError};
 use crate::uring;
+use crate::wall::{Queue, WallDevice};
 
 /// `_IOWR('N', 0x80, struct nvme_uring_cmd)`: an NVMe IO command through io_uring.
 const NVME_URING_CMD_IO: u32 = 0xC048_4E80;
@@ -54,9 +53,7 @@ pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetErro
                 .into(),
         });
     };
-    Ok(Box::new(PassthroughDevice::open(
-        &generic, &block, spec, req,
-    )?))
+    Ok(Box::new(open_generic(&generic, &block, spec, req)?))
 }
 
 /// `--target /dev/nvmeXnY --backend io_uring-cmd`: the namespace's generic device.
@@ -71,9 +68,7 @@ pub fn open_namespace(block: &Path, req: &OpenRequest) -> Result<Box<dyn Device>
                 .into(),
         });
     };
-    Ok(Box::new(PassthroughDevice::open(
-        &generic, block, &shown, req,
-    )?))
+    Ok(Box::new(open_generic(&generic, block, &shown, req)?))
 }
 
 /// The block device of an NVMe namespace's generic character device, beside it:
@@ -97,7 +92,104 @@ fn renamed(path: &Path, from: &str, to: &str) -> Option<PathBuf> {
     (digits(controller) && digits(namespace)).then(|| path.with_file_name(format!("{to}{numbers}")))
 }
 
-pub struct PassthroughDevice {
+/// The generic device of the namespace whose block device is `block`, shown as `shown`.
+fn open_generic(
+    generic_path: &Path,
+    block: &Path,
+    shown: &str,
+    req: &OpenRequest,
+) -> Result<WallDevice<PassthroughQueue>, TargetError> {
+    let refuse = |reason: String| TargetError::Passthrough {
+        path: shown.to_string(),
+        reason,
+    };
+    // The block device goes through the same safety checks and exclusive open as the
+    // block path.
+    let (claim, _, geometry, mut identity) = crate::target::block::open_block(block, req)?;
+    let generic = OpenOptions::new()
+        .read(true)
+        .write(req.write)
+        .open(generic_path)
+        .map_err(|e| {
+            refuse(match e.raw_os_error() {
+                Some(libc::ENOENT) => format!(
+                    "{} does not exist: NVMe generic character devices need Linux 5.13 \
+                     or later",
+                    generic_path.display()
+                ),
+                Some(libc::EACCES) | Some(libc::EPERM) => format!(
+                    "{}: permission denied (NVMe passthrough needs root)",
+                    generic_path.display()
+                ),
+                _ => format!("{}: {e}", generic_path.display()),
+            })
+        })?;
+    use std::os::fd::AsFd;
+    let Some(nsid) = drive::nvme::namespace_id(generic.as_fd()) else {
+        return Err(refuse(format!(
+            "{} is not an NVMe namespace",
+            generic_path.display()
+        )));
+    };
+    let ring = ring_with(64).map_err(|e| {
+        refuse(format!(
+            "io_uring with big entries (SQE128/CQE32) is not available ({e}): NVMe \
+             passthrough needs Linux 5.19 or later; use --backend io_uring"
+        ))
+    })?;
+    let max_hw_kb = crate::sysfs::BlockNode::of_device(block)
+        .ok()
+        .and_then(|n| n.attr("queue/max_hw_sectors_kb"))
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(128);
+    identity.path = shown.to_string();
+    identity
+        .details
+        .insert("generic_device".into(), generic_path.display().to_string());
+    identity.details.insert("nsid".into(), nsid.to_string());
+    let queue = PassthroughQueue {
+        ring,
+        generic,
+        _claim: claim,
+        nsid,
+        lba_shift: geometry.logical_block_bytes.trailing_zeros(),
+        max_bytes: max_hw_kb << 10,
+        ranges: Vec::new(),
+        lens: Vec::new(),
+    };
+    let mut dev = WallDevice::new(queue, identity, geometry);
+    probe(&mut dev).map_err(|e| {
+        refuse(format!(
+            "the kernel refused an NVMe command through io_uring ({e}): passthrough \
+             needs Linux 5.19 or later and the nvme driver; use --backend io_uring"
+        ))
+    })?;
+    Ok(dev)
+}
+
+/// Read the first block: proves the kernel and drive take passthrough commands.
+fn probe(dev: &mut impl Device) -> Result<(), DeviceError> {
+    let block = dev.geometry().logical_block_bytes;
+    dev.prepare(1, block as usize)?;
+    dev.submit(Io {
+        slot: 0,
+        op: Op::Read,
+        offset: 0,
+        len: block,
+    })?;
+    let mut done = Vec::with_capacity(1);
+    dev.reap(1, None, &mut done)?;
+    match done.first().map(|c| c.result) {
+        Some(r) if r >= 0 => Ok(()),
+        Some(r) => Err(DeviceError::os(
+            "probe read",
+            io::Error::from_raw_os_error(-r as i32),
+        )),
+        None => Err(DeviceError::Other("probe read did not complete".into())),
+    }
+}
+
+pub(crate) struct PassthroughQueue {
     ring: IoUring<squeue::Entry128, cqueue::Entry32>,
     generic: File,
     /// The namespace's block device, held open exclusively so nobody mounts it meanwhile.
@@ -106,118 +198,14 @@ pub struct PassthroughDevice {
     lba_shift: u32,
     /// The largest transfer one command may carry (the block device's max_hw_sectors).
     max_bytes: u64,
-    geometry: Geometry,
-    identity: Identity,
-    pool: Option<BufferPool>,
     /// One DSM range per slot: a deallocate command points at its slot's.
     ranges: Vec<DsmRange>,
     /// The length of each slot's IO in flight: what a successful completion transferred.
     lens: Vec<u32>,
-    epoch: Instant,
-    in_flight: u32,
 }
 
-impl PassthroughDevice {
-    fn open(
-        generic_path: &Path,
-        block: &Path,
-        shown: &str,
-        req: &OpenRequest,
-    ) -> Result<PassthroughDevice, TargetError> {
-        let refuse = |reason: String| TargetError::Passthrough {
-            path: shown.to_string(),
-            reason,
-        };
-        // The block device goes through the same safety checks and exclusive open as the
-        // block path.
-        let (claim, _, geometry, mut identity) = crate::target::block::open_block(block, req)?;
-        let generic = OpenOptions::new()
-            .read(true)
-            .write(req.write)
-            .open(generic_path)
-            .map_err(|e| {
-                refuse(match e.raw_os_error() {
-                    Some(libc::ENOENT) => format!(
-                        "{} does not exist: NVMe generic character devices need Linux 5.13 \
-                         or later",
-                        generic_path.display()
-                    ),
-                    Some(libc::EACCES) | Some(libc::EPERM) => format!(
-                        "{}: permission denied (NVMe passthrough needs root)",
-                        generic_path.display()
-                    ),
-                    _ => format!("{}: {e}", generic_path.display()),
-                })
-            })?;
-        use std::os::fd::AsFd;
-        let Some(nsid) = drive::nvme::namespace_id(generic.as_fd()) else {
-            return Err(refuse(format!(
-                "{} is not an NVMe namespace",
-                generic_path.display()
-            )));
-        };
-        let ring = ring_with(64).map_err(|e| {
-            refuse(format!(
-                "io_uring with big entries (SQE128/CQE32) is not available ({e}): NVMe \
-                 passthrough needs Linux 5.19 or later; use --backend io_uring"
-            ))
-        })?;
-        let max_hw_kb = crate::sysfs::BlockNode::of_device(block)
-            .ok()
-            .and_then(|n| n.attr("queue/max_hw_sectors_kb"))
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(128);
-        identity.path = shown.to_string();
-        identity
-            .details
-            .insert("generic_device".into(), generic_path.display().to_string());
-        identity.details.insert("nsid".into(), nsid.to_string());
-        let mut dev = PassthroughDevice {
-            ring,
-            generic,
-            _claim: claim,
-            nsid,
-            lba_shift: geometry.logical_block_bytes.trailing_zeros(),
-            max_bytes: max_hw_kb << 10,
-            geometry,
-            identity,
-            pool: None,
-            ranges: Vec::new(),
-            lens: Vec::new(),
-            epoch: Instant::now(),
-            in_flight: 0,
-        };
-        dev.probe().map_err(|e| {
-            refuse(format!(
-                "the kernel refused an NVMe command through io_uring ({e}): passthrough \
-                 needs Linux 5.19 or later and the nvme driver; use --backend io_uring"
-            ))
-        })?;
-        Ok(dev)
-    }
-
-    /// Read the first block: proves the kernel and drive take passthrough commands.
-    fn probe(&mut self) -> Result<(), DeviceError> {
-        self.prepare(1, self.geometry.logical_block_bytes as usize)?;
-        self.submit(Io {
-            slot: 0,
-            op: Op::Read,
-            offset: 0,
-            len: self.geometry.logical_block_bytes,
-        })?;
-        let mut done = Vec::with_capacity(1);
-        self.reap(1, None, &mut done)?;
-        match done.first().map(|c| c.result) {
-            Some(r) if r >= 0 => Ok(()),
-            Some(r) => Err(DeviceError::os(
-                "probe read",
-                io::Error::from_raw_os_error(-r as i32),
-            )),
-            None => Err(DeviceError::Other("probe read did not complete".into())),
-        }
-    }
-
-    fn command(&mut self, io: Io) -> Result<PassthruCmd, DeviceError> {
+impl PassthroughQueue {
+    fn command(&mut self, io: Io, buf: *mut u8) -> Result<PassthruCmd, DeviceError> {
         let block = 1u64 << self.lba_shift;
         let mut cmd = PassthruCmd {
             nsid: self.nsid,
@@ -260,144 +248,69 @@ impl PassthroughDevice {
                 io.len, self.max_bytes
             )));
         }
-        let pool = self
-            .pool
-            .as_ref()
-            .ok_or_else(|| DeviceError::Invalid("IO before prepare".into()))?;
-        if io.len as usize > pool.slot_len() || io.slot >= pool.slots() {
-            return Err(DeviceError::Invalid(format!(
-                "IO of {} bytes on slot {} exceeds the prepared buffers",
-                io.len, io.slot
-            )));
-        }
         cmd.opcode = if io.op == Op::Read {
             NVME_CMD_READ
         } else {
             NVME_CMD_WRITE
         };
-        cmd.addr = pool.slot_ptr(io.slot) as u64;
+        cmd.addr = buf as u64;
         cmd.data_len = io.len;
         cmd.cdw10 = lba as u32;
         cmd.cdw11 = (lba >> 32) as u32;
         cmd.cdw12 = blocks - 1; // number of logical blocks, 0-based
         Ok(cmd)
     }
+}
 
-    fn queue(&mut self, io: Io) -> Result<(), DeviceError> {
-        let cmd = self.command(io)?;
+impl Queue for PassthroughQueue {
+    const BACKEND: &'static str = "io_uring-cmd";
+
+    fn file(&self) -> &File {
+        &self.generic
+    }
+
+    fn prepare(&mut self, pool: &BufferPool, _: Instant) -> Result<(), DeviceError> {
+        if let Some(ring) = uring::larger(&self.ring, pool.slots(), ring_with)? {
+            self.ring = ring;
+        }
+        self.ranges = vec![DsmRange::default(); pool.slots() as usize];
+        self.lens = vec![0; pool.slots() as usize];
+        Ok(())
+    }
+
+    fn queue(&mut self, io: Io, buf: *mut u8, _: Instant) -> Result<(), DeviceError> {
+        let cmd = self.command(io, buf)?;
         self.lens[io.slot as usize] = if io.op == Op::Flush { 0 } else { io.len };
         let sqe = opcode::UringCmd80::new(types::Fd(self.generic.as_raw_fd()), NVME_URING_CMD_IO)
             .cmd(cmd.uring_cmd_bytes())
             .build()
             .user_data(io.slot as u64);
-        // SAFETY: the buffer and DSM range the command points at live in `self`, and are
-        // replaced only in `prepare`, with nothing in flight.
-        unsafe { uring::push(&mut self.ring, &sqe)? };
-        self.in_flight += 1;
-        Ok(())
+        // SAFETY: the buffer and DSM range the command points at are the device's pool and
+        // `self.ranges`, replaced only in `prepare`, with nothing in flight.
+        unsafe { uring::push(&mut self.ring, &sqe) }
     }
 
-    fn drain(&mut self, done: &mut Vec<Completion>) -> u32 {
-        let now = blockdev::since(self.epoch);
-        let mut n = 0;
-        for cqe in self.ring.completion() {
-            let slot = cqe.user_data() as u32;
-            // 0: success; negative: an errno; positive: the NVMe status of a failed command.
-            let result = match cqe.result() {
-                0 => self.lens[slot as usize] as i64,
-                r if r < 0 => r as i64,
-                _ => -(libc::EIO as i64),
-            };
-            done.push(Completion {
-                slot,
-                complete_ns: now,
-                result,
-            });
-            n += 1;
-        }
-        self.in_flight -= n;
-        n
-    }
-}
-
-impl Device for PassthroughDevice {
-    fn identity(&self) -> Identity {
-        let mut id = self.identity.clone();
-        id.details.insert("backend".into(), "io_uring-cmd".into());
-        id
+    fn start(&mut self) -> Result<(), DeviceError> {
+        uring::start(&self.ring)
     }
 
-    fn geometry(&self) -> Geometry {
-        self.geometry
+    fn drain(&mut self, epoch: Instant, done: &mut Vec<Completion>) -> u32 {
+        let lens = &self.lens;
+        // 0: success; negative: an errno; positive: the NVMe status of a failed command.
+        uring::drain(&mut self.ring, epoch, done, |slot, result| match result {
+            0 => lens[slot as usize] as i64,
+            r if r < 0 => r as i64,
+            _ => -(libc::EIO as i64),
+        })
     }
 
-    fn drive(&self) -> Option<drive::Drive<'_>> {
-        use std::os::fd::AsFd;
-        drive::Drive::from_fd(self.generic.as_fd()).ok().flatten()
-    }
-
-    fn clock(&self) -> Clock {
-        Clock::Wall
-    }
-
-    fn now_ns(&self) -> u64 {
-        blockdev::since(self.epoch)
-    }
-
-    fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError> {
-        if self.pool.as_ref().is_some_and(|p| p.fits(slots, max_len)) {
-            return Ok(());
-        }
-        assert_eq!(self.in_flight, 0, "prepare with IO in flight");
-        let entries = slots.next_power_of_two().max(64);
-        if entries > self.ring.params().sq_entries() {
-            self.ring = ring_with(entries).map_err(|e| DeviceError::os("io_uring setup", e))?;
-        }
-        self.pool = Some(BufferPool::new(slots, max_len));
-        self.ranges = vec![DsmRange::default(); slots as usize];
-        self.lens = vec![0; slots as usize];
-        Ok(())
-    }
-
-    fn buffer(&mut self, slot: u32) -> Option<&mut [u8]> {
-        self.pool.as_mut().map(|p| p.slot_mut(slot))
-    }
-
-    fn submit(&mut self, io: Io) -> Result<(), DeviceError> {
-        self.queue(io)?;
-        self.ring
-            .submit()
-            .map(drop)
-            .map_err(|e| DeviceError::os("io_uring submit", e))
-    }
-
-    fn submit_all(&mut self, ios: &[Io]) -> Result<(), DeviceError> {
-        for io in ios {
-            self.queue(*io)?;
-        }
-        self.ring
-            .submit()
-            .map(drop)
-            .map_err(|e| DeviceError::os("io_uring submit", e))
-    }
-
-    fn reap(
+    fn wait(
         &mut self,
-        min: u32,
-        until_ns: Option<u64>,
-        done: &mut Vec<Completion>,
-    ) -> Result<(), DeviceError> {
-        let mut got = self.drain(done);
-        loop {
-            let want = min.saturating_sub(got).min(self.in_flight) as usize;
-            let left = until_ns.map(|u| u.saturating_sub(self.now_ns()));
-            uring::enter(&self.ring.submitter(), want, left)?;
-            got += self.drain(done);
-            let timed_out = until_ns.is_some_and(|u| self.now_ns() >= u);
-            if got >= min || timed_out || (self.in_flight == 0 && until_ns.is_none()) {
-                return Ok(());
-            }
-        }
+        want: u32,
+        left_ns: Option<u64>,
+        _: &mut Vec<Completion>,
+    ) -> Result<u32, DeviceError> {
+        uring::enter(&self.ring.submitter(), want, left_ns).map(|()| 0)
     }
 }
 

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use crate::blockdev;
 use crate::buffer::BufferPool;
-use crate::device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op};
-use crate::identity::Identity;
+use crate::device::{Completion, DeviceError, Io, Op};
+use crate::wall::Queue;
 
 /// An IO handed to a worker, with the address of its slot's buffer.
 struct Job {
@@ -19,46 +19,36 @@ struct Job {
     buf: usize,
 }
 
-pub struct SyncDevice {
+pub(crate) struct SyncQueue {
     file: Arc<File>,
     is_block: bool,
-    geometry: Geometry,
-    identity: Identity,
-    pool: Option<BufferPool>,
-    epoch: Instant,
     jobs: Option<Sender<Job>>,
     results: Receiver<Completion>,
     result_tx: Sender<Completion>,
     workers: Vec<JoinHandle<()>>,
     queue: Arc<Mutex<Receiver<Job>>>,
-    in_flight: u32,
 }
 
-impl SyncDevice {
-    pub fn new(file: File, is_block: bool, geometry: Geometry, identity: Identity) -> SyncDevice {
+impl SyncQueue {
+    pub(crate) fn new(file: File, is_block: bool) -> SyncQueue {
         let (jobs, job_rx) = mpsc::channel();
         let (result_tx, results) = mpsc::channel();
-        SyncDevice {
+        SyncQueue {
             file: Arc::new(file),
             is_block,
-            geometry,
-            identity,
-            pool: None,
-            epoch: Instant::now(),
             jobs: Some(jobs),
             results,
             result_tx,
             workers: Vec::new(),
             queue: Arc::new(Mutex::new(job_rx)),
-            in_flight: 0,
         }
     }
 
-    fn spawn_worker(&mut self) {
+    fn spawn_worker(&mut self, epoch: Instant) {
         let queue = Arc::clone(&self.queue);
         let file = Arc::clone(&self.file);
         let done = self.result_tx.clone();
-        let (is_block, epoch) = (self.is_block, self.epoch);
+        let is_block = self.is_block;
         self.workers.push(std::thread::spawn(move || loop {
             let job = match queue.lock().map(|q| q.recv()) {
                 Ok(Ok(job)) => job,
@@ -119,110 +109,73 @@ fn execute(file: &File, is_block: bool, job: &Job) -> i64 {
     }
 }
 
-impl Device for SyncDevice {
-    fn identity(&self) -> Identity {
-        let mut id = self.identity.clone();
-        id.details.insert("backend".into(), "sync".into());
-        id
+impl Queue for SyncQueue {
+    const BACKEND: &'static str = "sync";
+
+    fn file(&self) -> &File {
+        &self.file
     }
 
-    fn geometry(&self) -> Geometry {
-        self.geometry
-    }
-
-    fn drive(&self) -> Option<drive::Drive<'_>> {
-        use std::os::fd::AsFd;
-        drive::Drive::from_fd(self.file.as_fd()).ok().flatten()
-    }
-
-    fn clock(&self) -> Clock {
-        Clock::Wall
-    }
-
-    fn now_ns(&self) -> u64 {
-        blockdev::since(self.epoch)
-    }
-
-    fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError> {
-        let fits = self.pool.as_ref().is_some_and(|p| p.fits(slots, max_len));
-        if !fits {
-            assert_eq!(self.in_flight, 0, "prepare with IO in flight");
-            self.pool = Some(BufferPool::new(slots, max_len));
-        }
-        while self.workers.len() < slots as usize {
-            self.spawn_worker();
+    fn prepare(&mut self, pool: &BufferPool, epoch: Instant) -> Result<(), DeviceError> {
+        while self.workers.len() < pool.slots() as usize {
+            self.spawn_worker(epoch);
         }
         Ok(())
     }
 
-    fn buffer(&mut self, slot: u32) -> Option<&mut [u8]> {
-        self.pool.as_mut().map(|p| p.slot_mut(slot))
-    }
-
-    fn submit(&mut self, io: Io) -> Result<(), DeviceError> {
-        let pool = self
-            .pool
-            .as_ref()
-            .ok_or_else(|| DeviceError::Invalid("IO before prepare".into()))?;
-        if io.slot >= pool.slots()
-            || (io.len as usize > pool.slot_len() && matches!(io.op, Op::Read | Op::Write))
-        {
-            return Err(DeviceError::Invalid(format!(
-                "IO of {} bytes on slot {} exceeds the prepared buffers",
-                io.len, io.slot
-            )));
-        }
+    fn queue(&mut self, io: Io, buf: *mut u8, _: Instant) -> Result<(), DeviceError> {
         let job = Job {
             io,
-            buf: pool.slot_ptr(io.slot) as usize,
+            buf: buf as usize,
         };
         self.jobs
             .as_ref()
             .expect("workers running")
             .send(job)
-            .map_err(|_| DeviceError::Other("sync backend workers stopped".into()))?;
-        self.in_flight += 1;
+            .map_err(|_| stopped())
+    }
+
+    /// A worker starts an IO as soon as it is queued.
+    fn start(&mut self) -> Result<(), DeviceError> {
         Ok(())
     }
 
-    fn reap(
-        &mut self,
-        min: u32,
-        until_ns: Option<u64>,
-        done: &mut Vec<Completion>,
-    ) -> Result<(), DeviceError> {
-        let mut got = 0;
+    fn drain(&mut self, _: Instant, done: &mut Vec<Completion>) -> u32 {
+        let mut n = 0;
         while let Ok(c) = self.results.try_recv() {
             done.push(c);
-            got += 1;
+            n += 1;
         }
-        while got < min && self.in_flight > got {
-            let c = match until_ns {
-                None => self.results.recv().ok(),
-                Some(until) => {
-                    let left = until.saturating_sub(self.now_ns());
-                    match self.results.recv_timeout(Duration::from_nanos(left)) {
-                        Ok(c) => Some(c),
-                        Err(RecvTimeoutError::Timeout) => break,
-                        Err(RecvTimeoutError::Disconnected) => None,
-                    }
-                }
-            };
-            let c = c.ok_or_else(|| DeviceError::Other("sync backend workers stopped".into()))?;
-            done.push(c);
-            got += 1;
-        }
-        if self.in_flight == 0 {
-            if let Some(until) = until_ns {
-                std::thread::sleep(Duration::from_nanos(until.saturating_sub(self.now_ns())));
-            }
-        }
-        self.in_flight -= got;
-        Ok(())
+        n
+    }
+
+    fn wait(
+        &mut self,
+        want: u32,
+        left_ns: Option<u64>,
+        done: &mut Vec<Completion>,
+    ) -> Result<u32, DeviceError> {
+        // With nothing in flight the channel stays empty, and a wait with a limit lets the
+        // time pass.
+        let c = match left_ns {
+            None if want == 0 => return Ok(0),
+            None => self.results.recv().map_err(|_| stopped())?,
+            Some(left) => match self.results.recv_timeout(Duration::from_nanos(left)) {
+                Ok(c) => c,
+                Err(RecvTimeoutError::Timeout) => return Ok(0),
+                Err(RecvTimeoutError::Disconnected) => return Err(stopped()),
+            },
+        };
+        done.push(c);
+        Ok(1)
     }
 }
 
-impl Drop for SyncDevice {
+fn stopped() -> DeviceError {
+    DeviceError::Other("sync backend workers stopped".into())
+}
+
+impl Drop for SyncQueue {
     fn drop(&mut self) {
         // Closing the job channel ends the workers once the IOs they hold are done.
         self.jobs = None;

@@ -10,164 +10,46 @@ use io_uring::{opcode, types, IoUring};
 
 use crate::blockdev;
 use crate::buffer::BufferPool;
-use crate::device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op};
-use crate::identity::Identity;
+use crate::device::{Completion, DeviceError, Io, Op};
+use crate::wall::Queue;
 
-pub struct UringDevice {
+pub(crate) struct UringQueue {
     ring: IoUring,
     file: File,
     is_block: bool,
-    geometry: Geometry,
-    identity: Identity,
-    pool: Option<BufferPool>,
-    /// Whether the pool is registered with the ring (saves a page walk per IO).
+    /// Whether the buffer pool is registered with the ring (saves a page walk per IO).
     fixed_buffers: bool,
-    epoch: Instant,
     /// IOs that completed synchronously (discards on block devices: io_uring has no
     /// portable opcode for them).
     ready: Vec<Completion>,
-    in_flight: u32,
 }
 
-impl UringDevice {
-    /// Wrap an open file or block device. Fails when io_uring is not available, so the caller
-    /// can fall back to the sync backend.
-    pub fn new(
-        file: File,
-        is_block: bool,
-        geometry: Geometry,
-        identity: Identity,
-    ) -> io::Result<UringDevice> {
+impl UringQueue {
+    /// A ring for an open file or block device. Fails when io_uring is not available, so the
+    /// caller can fall back to the sync backend.
+    pub(crate) fn new(file: File, is_block: bool) -> io::Result<UringQueue> {
         let ring = ring_with(64)?;
         ring.submitter().register_files(&[file.as_raw_fd()])?;
-        Ok(UringDevice {
+        Ok(UringQueue {
             ring,
             file,
             is_block,
-            geometry,
-            identity,
-            pool: None,
             fixed_buffers: false,
-            epoch: Instant::now(),
             ready: Vec::new(),
-            in_flight: 0,
         })
-    }
-
-    /// Put an IO on the submission queue (a discard on a block device runs now).
-    fn queue(&mut self, io: Io) -> Result<(), DeviceError> {
-        let fd = types::Fixed(0);
-        let user = io.slot as u64;
-        let sqe = match io.op {
-            Op::Read | Op::Write => {
-                let pool = self
-                    .pool
-                    .as_ref()
-                    .ok_or_else(|| DeviceError::Invalid("IO before prepare".into()))?;
-                if io.len as usize > pool.slot_len() || io.slot >= pool.slots() {
-                    return Err(DeviceError::Invalid(format!(
-                        "IO of {} bytes on slot {} exceeds the prepared buffers",
-                        io.len, io.slot
-                    )));
-                }
-                let buf = pool.slot_ptr(io.slot);
-                let index = io.slot as u16;
-                match (io.op, self.fixed_buffers) {
-                    (Op::Read, true) => opcode::ReadFixed::new(fd, buf, io.len, index)
-                        .offset(io.offset)
-                        .build(),
-                    (Op::Read, false) => {
-                        opcode::Read::new(fd, buf, io.len).offset(io.offset).build()
-                    }
-                    (_, true) => opcode::WriteFixed::new(fd, buf, io.len, index)
-                        .offset(io.offset)
-                        .build(),
-                    (_, false) => opcode::Write::new(fd, buf, io.len)
-                        .offset(io.offset)
-                        .build(),
-                }
-            }
-            Op::Flush => opcode::Fsync::new(fd).build(),
-            Op::Discard if !self.is_block => opcode::Fallocate::new(fd, io.len as u64)
-                .offset(io.offset)
-                .mode(libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE)
-                .build(),
-            Op::Discard => {
-                let result = match blockdev::discard(&self.file, true, io.offset, io.len as u64) {
-                    Ok(()) => 0,
-                    Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
-                };
-                self.ready.push(Completion {
-                    slot: io.slot,
-                    complete_ns: blockdev::since(self.epoch),
-                    result,
-                });
-                return Ok(());
-            }
-        };
-        // SAFETY: the buffers an SQE points at live in `self.pool`, which is only replaced in
-        // `prepare` when nothing is in flight.
-        unsafe { push(&mut self.ring, &sqe.user_data(user))? };
-        self.in_flight += 1;
-        Ok(())
-    }
-
-    /// Start what is queued.
-    fn enter(&mut self) -> Result<(), DeviceError> {
-        self.ring
-            .submit()
-            .map(drop)
-            .map_err(|e| DeviceError::os("io_uring submit", e))
-    }
-
-    fn drain(&mut self, done: &mut Vec<Completion>) -> u32 {
-        let now = blockdev::since(self.epoch);
-        let mut n = 0;
-        for cqe in self.ring.completion() {
-            done.push(Completion {
-                slot: cqe.user_data() as u32,
-                complete_ns: now,
-                result: cqe.result() as i64,
-            });
-            n += 1;
-        }
-        self.in_flight -= n;
-        n
     }
 }
 
-impl Device for UringDevice {
-    fn identity(&self) -> Identity {
-        let mut id = self.identity.clone();
-        id.details.insert("backend".into(), "io_uring".into());
-        id
+impl Queue for UringQueue {
+    const BACKEND: &'static str = "io_uring";
+
+    fn file(&self) -> &File {
+        &self.file
     }
 
-    fn geometry(&self) -> Geometry {
-        self.geometry
-    }
-
-    fn drive(&self) -> Option<drive::Drive<'_>> {
-        use std::os::fd::AsFd;
-        drive::Drive::from_fd(self.file.as_fd()).ok().flatten()
-    }
-
-    fn clock(&self) -> Clock {
-        Clock::Wall
-    }
-
-    fn now_ns(&self) -> u64 {
-        blockdev::since(self.epoch)
-    }
-
-    fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), DeviceError> {
-        if self.pool.as_ref().is_some_and(|p| p.fits(slots, max_len)) {
-            return Ok(());
-        }
-        assert_eq!(self.in_flight, 0, "prepare with IO in flight");
-        let entries = slots.next_power_of_two().max(64);
-        if entries > self.ring.params().sq_entries() {
-            self.ring = ring_with(entries).map_err(|e| DeviceError::os("io_uring setup", e))?;
+    fn prepare(&mut self, pool: &BufferPool, _: Instant) -> Result<(), DeviceError> {
+        if let Some(ring) = larger(&self.ring, pool.slots(), ring_with)? {
+            self.ring = ring;
             self.ring
                 .submitter()
                 .register_files(&[self.file.as_raw_fd()])
@@ -178,8 +60,7 @@ impl Device for UringDevice {
             let _ = self.ring.submitter().unregister_buffers();
             self.fixed_buffers = false;
         }
-        let pool = BufferPool::new(slots, max_len);
-        let iovecs: Vec<libc::iovec> = (0..slots)
+        let iovecs: Vec<libc::iovec> = (0..pool.slots())
             .map(|s| libc::iovec {
                 iov_base: pool.slot_ptr(s).cast(),
                 iov_len: pool.slot_len(),
@@ -189,52 +70,67 @@ impl Device for UringDevice {
         // (it is unregistered above before the pool is replaced). Registration can fail on
         // memlock limits; then we use plain reads and writes.
         self.fixed_buffers = unsafe { self.ring.submitter().register_buffers(&iovecs) }.is_ok();
-        self.pool = Some(pool);
         Ok(())
     }
 
-    fn buffer(&mut self, slot: u32) -> Option<&mut [u8]> {
-        self.pool.as_mut().map(|p| p.slot_mut(slot))
-    }
-
-    fn submit(&mut self, io: Io) -> Result<(), DeviceError> {
-        // Start every IO at once rather than batching until the next reap: the device sees
-        // the queue depth the workload asked for without a gap. One syscall per IO costs a
-        // little CPU, and measured 10-15% more IOPS on a loop device (as fio does by default).
-        self.queue(io)?;
-        self.enter()
-    }
-
-    fn submit_all(&mut self, ios: &[Io]) -> Result<(), DeviceError> {
-        for io in ios {
-            self.queue(*io)?;
-        }
-        self.enter()
-    }
-
-    fn reap(
-        &mut self,
-        min: u32,
-        until_ns: Option<u64>,
-        done: &mut Vec<Completion>,
-    ) -> Result<(), DeviceError> {
-        let mut got = self.ready.len() as u32;
-        done.append(&mut self.ready);
-        got += self.drain(done);
-        loop {
-            let want = min.saturating_sub(got).min(self.in_flight) as usize;
-            let left = until_ns.map(|u| u.saturating_sub(self.now_ns()));
-            enter(&self.ring.submitter(), want, left)?;
-            got += self.drain(done);
-            let timed_out = until_ns.is_some_and(|u| self.now_ns() >= u);
-            if got >= min || timed_out || (self.in_flight == 0 && until_ns.is_none()) {
+    /// Put an IO on the submission queue (a discard on a block device runs now).
+    fn queue(&mut self, io: Io, buf: *mut u8, epoch: Instant) -> Result<(), DeviceError> {
+        let fd = types::Fixed(0);
+        let sqe = match (io.op, self.fixed_buffers) {
+            (Op::Read, true) => opcode::ReadFixed::new(fd, buf, io.len, io.slot as u16)
+                .offset(io.offset)
+                .build(),
+            (Op::Read, false) => opcode::Read::new(fd, buf, io.len).offset(io.offset).build(),
+            (Op::Write, true) => opcode::WriteFixed::new(fd, buf, io.len, io.slot as u16)
+                .offset(io.offset)
+                .build(),
+            (Op::Write, false) => opcode::Write::new(fd, buf, io.len)
+                .offset(io.offset)
+                .build(),
+            (Op::Flush, _) => opcode::Fsync::new(fd).build(),
+            (Op::Discard, _) if !self.is_block => opcode::Fallocate::new(fd, io.len as u64)
+                .offset(io.offset)
+                .mode(libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE)
+                .build(),
+            (Op::Discard, _) => {
+                let result = match blockdev::discard(&self.file, true, io.offset, io.len as u64) {
+                    Ok(()) => 0,
+                    Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+                };
+                self.ready.push(Completion {
+                    slot: io.slot,
+                    complete_ns: blockdev::since(epoch),
+                    result,
+                });
                 return Ok(());
             }
-        }
+        };
+        // SAFETY: the buffers an SQE points at are the device's pool, which is only replaced
+        // in `prepare` when nothing is in flight.
+        unsafe { push(&mut self.ring, &sqe.user_data(io.slot as u64)) }
+    }
+
+    fn start(&mut self) -> Result<(), DeviceError> {
+        start(&self.ring)
+    }
+
+    fn drain(&mut self, epoch: Instant, done: &mut Vec<Completion>) -> u32 {
+        let ready = self.ready.len() as u32;
+        done.append(&mut self.ready);
+        ready + drain(&mut self.ring, epoch, done, |_, result| result as i64)
+    }
+
+    fn wait(
+        &mut self,
+        want: u32,
+        left_ns: Option<u64>,
+        _: &mut Vec<Completion>,
+    ) -> Result<u32, DeviceError> {
+        enter(&self.ring.submitter(), want, left_ns).map(|()| 0)
     }
 }
 
-impl Drop for UringDevice {
+impl Drop for UringQueue {
     fn drop(&mut self) {
         // The kernel tears a ring down asynchronously, and a registered file stays open until
         // it has: unregister now, so the device is free (O_EXCL) the moment we return.
@@ -256,8 +152,7 @@ pub(crate) unsafe fn push<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue:
     // SAFETY: the caller keeps what the SQE points at alive.
     unsafe {
         if ring.submission().push(sqe).is_err() {
-            ring.submit()
-                .map_err(|e| DeviceError::os("io_uring submit", e))?;
+            start(ring)?;
             ring.submission()
                 .push(sqe)
                 .map_err(|_| DeviceError::Other("io_uring submission queue full".into()))?;
@@ -266,22 +161,70 @@ pub(crate) unsafe fn push<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue:
     Ok(())
 }
 
+/// A new ring made by `make` when `ring` has no room for `slots` IOs in flight (a ring has
+/// 64 entries at least).
+pub(crate) fn larger<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue::EntryMarker>(
+    ring: &IoUring<S, C>,
+    slots: u32,
+    make: fn(u32) -> io::Result<IoUring<S, C>>,
+) -> Result<Option<IoUring<S, C>>, DeviceError> {
+    let entries = slots.next_power_of_two().max(64);
+    if entries <= ring.params().sq_entries() {
+        return Ok(None);
+    }
+    make(entries)
+        .map(Some)
+        .map_err(|e| DeviceError::os("io_uring setup", e))
+}
+
+/// Append the completions on a ring, stamped now; `result` makes an IO's result of its slot
+/// and its CQE's result. Returns how many.
+pub(crate) fn drain<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue::EntryMarker>(
+    ring: &mut IoUring<S, C>,
+    epoch: Instant,
+    done: &mut Vec<Completion>,
+    result: impl Fn(u32, i32) -> i64,
+) -> u32 {
+    let now = blockdev::since(epoch);
+    let mut n = 0;
+    for cqe in ring.completion() {
+        let cqe: io_uring::cqueue::Entry = cqe.into();
+        let slot = cqe.user_data() as u32;
+        done.push(Completion {
+            slot,
+            complete_ns: now,
+            result: result(slot, cqe.result()),
+        });
+        n += 1;
+    }
+    n
+}
+
+/// Start what is queued on a ring.
+pub(crate) fn start<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue::EntryMarker>(
+    ring: &IoUring<S, C>,
+) -> Result<(), DeviceError> {
+    ring.submit()
+        .map(drop)
+        .map_err(|e| DeviceError::os("io_uring submit", e))
+}
+
 /// Submit what is queued and wait for `want` completions, or at most `left_ns` when given
 /// (no wait at all when it is 0). A timeout or a signal is not an error.
 pub(crate) fn enter(
     submitter: &io_uring::Submitter<'_>,
-    want: usize,
+    want: u32,
     left_ns: Option<u64>,
 ) -> Result<(), DeviceError> {
     let result = match left_ns {
-        None => submitter.submit_and_wait(want),
+        None => submitter.submit_and_wait(want as usize),
         Some(0) => submitter.submit(),
         Some(left) => {
             let ts = types::Timespec::new()
                 .sec(left / 1_000_000_000)
                 .nsec((left % 1_000_000_000) as u32);
             let args = types::SubmitArgs::new().timespec(&ts);
-            submitter.submit_with_args(want.max(1), &args)
+            submitter.submit_with_args(want.max(1) as usize, &args)
         }
     };
     match result {

@@ -27,10 +27,7 @@ pub(crate) fn open_block(
     req: &OpenRequest,
 ) -> Result<(File, bool, Geometry, Identity), TargetError> {
     let shown = path.display().to_string();
-    let io_err = |error| TargetError::Io {
-        path: shown.clone(),
-        error,
-    };
+    let io_err = TargetError::io_at(&shown);
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => TargetError::Open(format!(
             "{shown} does not exist: `lsblk` lists the block devices (a file is file:PATH[:SIZE], \

@@ -92,10 +92,7 @@ fn open_file(
     req: &OpenRequest,
 ) -> Result<(File, bool, Geometry, Identity), TargetError> {
     let shown = path.display().to_string();
-    let io_err = |error| TargetError::Io {
-        path: shown.clone(),
-        error,
-    };
+    let io_err = TargetError::io_at(&shown);
     let existing = std::fs::metadata(path).ok();
     if existing
         .as_ref()
@@ -182,10 +179,7 @@ fn open_file(
 fn reserve(file: &File, shown: &str, capacity: u64) -> Result<(), TargetError> {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::MetadataExt;
-    let io_err = |error| TargetError::Io {
-        path: shown.to_string(),
-        error,
-    };
+    let io_err = TargetError::io_at(shown);
     let meta = file.metadata().map_err(io_err)?;
     let allocated = (meta.blocks() * 512).min(meta.len());
     if allocated >= capacity {

@@ -12,10 +12,11 @@ use crate::device::{Device, Geometry};
 use crate::identity::Identity;
 use crate::passthrough;
 use crate::safety::SafetyError;
-use crate::sync::SyncDevice;
+use crate::sync::SyncQueue;
 use crate::target_kind::TargetKind;
 use crate::units::format_size;
-use crate::uring::UringDevice;
+use crate::uring::UringQueue;
+use crate::wall::WallDevice;
 
 pub(crate) mod block;
 pub mod file;
@@ -166,6 +167,16 @@ pub enum TargetError {
     Passthrough { path: String, reason: String },
 }
 
+impl TargetError {
+    /// What makes an OS error about the target shown as `path` a target error.
+    pub(crate) fn io_at(path: &str) -> impl Fn(io::Error) -> TargetError + Copy + '_ {
+        move |error| TargetError::Io {
+            path: path.to_string(),
+            error,
+        }
+    }
+}
+
 /// A device path: the device it resolves to.
 fn locate_device(spec: &str) -> Result<Footprint, TargetError> {
     Ok(Footprint::of_path(Path::new(spec)))
@@ -221,10 +232,7 @@ fn on_backend(
     (file, is_block, geometry, identity): (File, bool, Geometry, Identity),
     req: &OpenRequest,
 ) -> Result<Box<dyn Device>, TargetError> {
-    let io_err = |error| TargetError::Io {
-        path: identity.path.clone(),
-        error,
-    };
+    let io_err = TargetError::io_at(&identity.path);
     Ok(match req.backend {
         Backend::UringCmd => {
             return Err(TargetError::Passthrough {
@@ -235,17 +243,25 @@ fn on_backend(
                     .into(),
             })
         }
-        Backend::Sync => Box::new(SyncDevice::new(file, is_block, geometry, identity)),
+        Backend::Sync => Box::new(WallDevice::new(
+            SyncQueue::new(file, is_block),
+            identity,
+            geometry,
+        )),
         Backend::Uring => {
-            let id = identity.clone();
-            Box::new(UringDevice::new(file, is_block, geometry, id).map_err(io_err)?)
+            let queue = UringQueue::new(file, is_block).map_err(io_err)?;
+            Box::new(WallDevice::new(queue, identity, geometry))
         }
         Backend::Auto => {
             // Keep a second handle so the sync backend can take over if io_uring is refused.
             let spare = file.try_clone().map_err(io_err)?;
-            match UringDevice::new(file, is_block, geometry, identity.clone()) {
-                Ok(dev) => Box::new(dev),
-                Err(_) => Box::new(SyncDevice::new(spare, is_block, geometry, identity)),
+            match UringQueue::new(file, is_block) {
+                Ok(queue) => Box::new(WallDevice::new(queue, identity, geometry)),
+                Err(_) => Box::new(WallDevice::new(
+                    SyncQueue::new(spare, is_block),
+                    identity,
+                    geometry,
+                )),
             }
         }
     })
