@@ -2,7 +2,7 @@
 //! time (selectors), the whole run on a log scale and the steady state from 1400 s on a log
 //! and on a linear scale, each drive on its own linear scale; then every drive's
 //! steady-state figures side by side. Where the run has power, it is drawn under the whole
-//! run, second by second.
+//! run, second by second; its latency percentiles over time follow.
 
 use maud::{html, Markup};
 
@@ -114,6 +114,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
     let whole = chart("4 KiB random write, QD32: the whole run".into(), 0.0, log());
     // The drive's power in every second, under the whole run on the same time axis.
     let power = super::power::beneath(&whole, d, r, &[]);
+    let latency = super::latency::over_time("4 KiB random write, QD32: latency", d, r);
     html! {
         div.charts {
             div { (figure(whole.to_svg())) @if let Some(p) = power { (p) } }
@@ -123,6 +124,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
                 from,
                 Axis::linear("IOPS").range(0.0, linear_top(a, &points)).format(NumberFormat::Si),
             ).to_svg()))
+            @if let Some(l) = latency { (figure(l.to_svg())) }
         }
         (sources(rv, &[(name.clone(), e)]))
     }

@@ -58,11 +58,15 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         }
         figure(c.to_svg())
     };
+    let latency = runs
+        .iter()
+        .filter_map(|(d, e, _)| super::latency::over_time("Latency over the run", d, &e.result));
     Some(html! {
         (table)
         div.charts {
             (chart("IOPS vs time", Axis::linear("Time (min)"), |r| r.end_s / 60.0))
             (chart("IOPS vs TGBW", Axis::linear("Total GB written"), |r| r.tgbw))
+            @for l in latency { (figure(l.to_svg())) }
         }
     })
 }
