@@ -11,10 +11,10 @@ use std::collections::VecDeque;
 use crate::geometry::Layout;
 use crate::victim::{GcPolicy, VictimIndex};
 
-pub const NO_BLOCK: u32 = u32::MAX;
+const NO_BLOCK: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockState {
+enum BlockState {
     Free,
     Open,
     Closed,
