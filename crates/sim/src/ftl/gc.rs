@@ -137,6 +137,7 @@ impl GcScheduler {
         };
         (base * (1.0 + self.jitter * x)).round().max(1.0) as u32
     }
+
     /// A host-stream block is full and a new one must be opened: at the threshold, all-out
     /// foreground GC starts (not from inside GC).
     pub fn make_room(&mut self, be: &mut Backend, t: u64) {

@@ -71,6 +71,7 @@ impl SlcCache {
         let bytes = layout.slc_block_units as u64 * layout.unit_bytes;
         transfer_ns(bytes, self.cfg.drain_mbps)
     }
+
     /// The die to put a host unit on in the cache at `t`, or `None` to bypass it.
     ///
     /// With `slc_drain=always`, a full cache is folded whole in the background at the drain
