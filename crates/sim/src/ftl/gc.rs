@@ -37,8 +37,9 @@ pub(super) struct GcScheduler {
     trigger: u32,
     burst: BurstSize,
     jitter: f64,
-    /// Bursty GC bursts only while this share of the main array holds no valid data.
-    burst_above: f64,
+    /// Bursty GC bursts only while fewer logical units than this are mapped: while at least
+    /// `gc_burst_above` of the main array holds no valid data.
+    burst_from_mapped: u64,
     /// Bursty GC: how much faster than the host uses space a burst frees it, whether a burst
     /// is on, and the free blocks it stops at.
     burst_rate: f64,
@@ -69,7 +70,7 @@ impl GcScheduler {
             trigger: cfg.gc_trigger(),
             burst: cfg.gc_burst(),
             jitter: cfg.gc.jitter_pct / 100.0,
-            burst_above: cfg.gc.burst_above_pct / 100.0,
+            burst_from_mapped: burst_from_mapped(cfg.gc.burst_above_pct / 100.0, layout),
             burst_rate: cfg.gc.burst_rate,
             hot: false,
             target: 0,
@@ -185,7 +186,9 @@ impl GcScheduler {
         }
         match self.style {
             GcStyle::Paced => self.paced_gc(be, t),
-            GcStyle::Bursty if reclaimable_share(be) < self.burst_above => self.paced_gc(be, t),
+            GcStyle::Bursty if be.map.mapped_units() >= self.burst_from_mapped => {
+                self.paced_gc(be, t)
+            }
             GcStyle::Bursty => {
                 let free = be.blocks.free_main_count();
                 if !self.hot && free <= self.trigger {
@@ -196,7 +199,8 @@ impl GcScheduler {
                     // drive whose spare area barely holds the free-block reserve, the high
                     // watermark was beyond what GC can free at all and the burst never ended:
                     // at 2 GiB and 7% spare, 1000 relocations per host write and 35 IOPS.
-                    let burst = self.next_burst(reclaimable_blocks(be));
+                    let burst =
+                        self.next_burst(reclaimable_blocks(be.map.mapped_units(), &be.layout));
                     let reach = free + stale_closed_blocks(be) / 2;
                     self.target = (self.trigger + burst).min(reach);
                 }
@@ -465,10 +469,30 @@ impl GcScheduler {
     }
 }
 
-/// Main-array blocks' worth of space holding no valid data (free or stale).
-fn reclaimable_blocks(be: &Backend) -> u64 {
-    let held = be.map.mapped_units().div_ceil(be.layout.block_units as u64);
-    be.layout.main_blocks().saturating_sub(held)
+/// Main-array blocks' worth of space holding no valid data (free or stale) with `mapped`
+/// logical units mapped.
+fn reclaimable_blocks(mapped: u64, layout: &Layout) -> u64 {
+    let held = mapped.div_ceil(layout.block_units as u64);
+    layout.main_blocks().saturating_sub(held)
+}
+
+/// The fewest mapped logical units at which less than `share` of the main array holds no
+/// valid data (one more than the drive holds: never). The share only falls as more is
+/// mapped, so bursty GC compares the mapped count with this rather than work out the share,
+/// with a division, for every host unit.
+fn burst_from_mapped(share: f64, layout: &Layout) -> u64 {
+    let below =
+        |mapped| (reclaimable_blocks(mapped, layout) as f64 / layout.main_blocks() as f64) < share;
+    let (mut lo, mut hi) = (0, layout.logical_units + 1);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if below(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }
 
 /// Blocks' worth of stale (overwritten or trimmed) units in closed main-array blocks (the
@@ -476,11 +500,6 @@ fn reclaimable_blocks(be: &Backend) -> u64 {
 fn stale_closed_blocks(be: &Backend) -> u32 {
     let stale = be.blocks.stale_closed_units(be.layout.block_units);
     (stale / u64::from(be.layout.block_units)) as u32
-}
-
-/// The share of the main array holding no valid data, 0..1.
-fn reclaimable_share(be: &Backend) -> f64 {
-    reclaimable_blocks(be) as f64 / be.layout.main_blocks() as f64
 }
 
 /// Start relocating block `b`: take it out of the victim index and list its valid units.
@@ -536,4 +555,26 @@ struct Incremental {
     ratio: f64,
     victims: u64,
     spare: Vec<(u32, u32)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bursts_stop_at_the_mapped_count_where_the_reclaimable_share_drops_below_the_setting() {
+        let layout = crate::resolve("default").unwrap().layout().unwrap();
+        let share =
+            |mapped| reclaimable_blocks(mapped, &layout) as f64 / layout.main_blocks() as f64;
+        for setting in [0.0, 0.01, 0.2, 0.5, 0.999, 1.0] {
+            let from = burst_from_mapped(setting, &layout);
+            assert!(from == 0 || share(from - 1) >= setting, "{setting}: {from}");
+            assert!(
+                from > layout.logical_units || share(from) < setting,
+                "{setting}: {from}"
+            );
+        }
+        assert_eq!(burst_from_mapped(0.0, &layout), layout.logical_units + 1);
+        assert!(burst_from_mapped(0.2, &layout) <= layout.logical_units);
+    }
 }
