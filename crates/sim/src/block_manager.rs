@@ -11,10 +11,10 @@ use std::collections::VecDeque;
 use crate::geometry::Layout;
 use crate::victim::{GcPolicy, VictimIndex};
 
-pub const NO_BLOCK: u32 = u32::MAX;
+const NO_BLOCK: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockState {
+enum BlockState {
     Free,
     Open,
     Closed,
@@ -23,25 +23,64 @@ pub enum BlockState {
 /// An open block being filled, one per die and stream.
 #[derive(Clone, Copy, Debug)]
 pub struct Frontier {
-    pub block: u32,
+    block: u32,
     /// Next unit to write within the block.
-    pub next: u32,
+    next: u32,
     /// Units the block holds (fewer in pseudo-SLC mode).
-    pub limit: u32,
+    limit: u32,
     /// When the program of the current stripe (multi-plane page) completes.
-    pub stripe_done: u64,
+    stripe_done: u64,
 }
 
 impl Frontier {
-    pub const EMPTY: Frontier = Frontier {
+    const EMPTY: Frontier = Frontier {
         block: NO_BLOCK,
         next: 0,
         limit: 0,
         stripe_done: 0,
     };
+
     #[inline]
     pub fn has_room(&self) -> bool {
         self.block != NO_BLOCK && self.next < self.limit
+    }
+
+    /// Whether a block is open and holds something.
+    pub fn is_started(&self) -> bool {
+        self.block != NO_BLOCK && self.next > 0
+    }
+
+    /// Next unit to write within the block.
+    #[inline]
+    pub fn next(&self) -> u32 {
+        self.next
+    }
+
+    /// Units left in the current stripe of `stripe` units, and in the block.
+    #[inline]
+    pub fn stripe_room(&self, stripe: u32) -> u32 {
+        (stripe - self.next % stripe).min(self.limit - self.next)
+    }
+
+    /// When the program of the current stripe completes.
+    #[inline]
+    pub fn stripe_done(&self) -> u64 {
+        self.stripe_done
+    }
+
+    /// The current stripe's program was reserved to complete at `t`.
+    #[inline]
+    pub fn set_stripe_done(&mut self, t: u64) {
+        self.stripe_done = t;
+    }
+
+    /// Take the next `n` units (which fit): returns the block and the first unit's index in
+    /// it, and whether the block is now full.
+    #[inline]
+    pub fn take(&mut self, n: u32) -> (u32, u32, bool) {
+        let first = self.next;
+        self.next += n;
+        (self.block, first, self.next == self.limit)
     }
 }
 

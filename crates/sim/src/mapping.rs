@@ -6,7 +6,7 @@
 /// "No physical unit": an unmapped (never written or trimmed) logical unit.
 pub const UNMAPPED: u32 = u32::MAX;
 /// "No logical unit": a physical unit that holds padding.
-pub const NO_LPN: u32 = u32::MAX;
+const NO_LPN: u32 = u32::MAX;
 
 /// A table of `n` entries set to `fill`, on transparent huge pages where the kernel offers
 /// them: the tables are hit at random, and with 4 KiB pages every lookup of a large drive also

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use super::Ftl;
+use super::backend::Backend;
 use crate::config::{TrimConfig, TrimStyle};
 use crate::mapping::UNMAPPED;
 
@@ -77,6 +77,82 @@ impl TrimUnit {
     pub fn pending_units(&self) -> u64 {
         self.pending_count
     }
+
+    /// A host discard of `len` bytes at `offset` (validated) at `now`; returns its completion.
+    pub fn discard(&mut self, be: &mut Backend, now: u64, offset: u64, len: u64) -> u64 {
+        let ub = be.layout.unit_bytes;
+        let first = offset.div_ceil(ub) as u32;
+        let end = ((offset + len) / ub) as u32;
+        let per = be.layout.pages_per_unit();
+        match self.cfg.style {
+            TrimStyle::Ignored => {
+                be.c.trim_ignored_pages += (end.saturating_sub(first)) as u64 * per;
+            }
+            TrimStyle::Immediate | TrimStyle::Partial => {
+                let keep = (self.cfg.style == TrimStyle::Partial).then_some(self.cfg.keep_pct);
+                for lpn in first..end {
+                    let old = be.map.lookup(lpn);
+                    if old == UNMAPPED {
+                        continue;
+                    }
+                    if keep.is_some_and(|k| kept(lpn, self.seed, k)) {
+                        be.c.trim_ignored_pages += per;
+                        continue;
+                    }
+                    be.invalidate_lpn(lpn, old);
+                    be.c.trimmed_pages += per;
+                }
+            }
+            TrimStyle::Deferred => {
+                for lpn in first..end {
+                    if be.map.lookup(lpn) != UNMAPPED {
+                        self.mark(lpn);
+                    }
+                }
+                if end > first {
+                    self.queue.push_back((first, end));
+                }
+            }
+        }
+        be.tl.dataless_command(now)
+    }
+
+    /// Deferred TRIM's work in idle time: unmap pending units, oldest range first, at
+    /// `trim_rate` (all at once when 0).
+    /// Returns whether trimmed ranges are left to unmap.
+    pub fn process_deferred(&mut self, be: &mut Backend, from: u64, until: u64) -> bool {
+        if self.queue.is_empty() {
+            return false;
+        }
+        let rate = self.cfg.rate_mbps;
+        let mut budget = if rate > 0.0 {
+            ((until - from) as f64 * rate * 1e-3 / be.layout.unit_bytes as f64) as u64
+        } else {
+            u64::MAX
+        };
+        let per = be.layout.pages_per_unit();
+        while budget > 0 {
+            let Some((first, end)) = self.queue.pop_front() else {
+                break;
+            };
+            let stop = (first as u64 + budget).min(end as u64) as u32;
+            for lpn in first..stop {
+                if self.is_pending(lpn) {
+                    self.clear(lpn);
+                    let old = be.map.lookup(lpn);
+                    if old != UNMAPPED {
+                        be.invalidate_lpn(lpn, old);
+                        be.c.trimmed_pages += per;
+                    }
+                }
+            }
+            budget -= (stop - first) as u64;
+            if stop < end {
+                self.queue.push_front((stop, end));
+            }
+        }
+        !self.queue.is_empty()
+    }
 }
 
 /// Whether partial TRIM keeps `lpn` (a fixed, even spread of `keep` of the units).
@@ -86,83 +162,4 @@ fn kept(lpn: u32, seed: u64, keep: f64) -> bool {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;
     ((z % 1_000_000) as f64) < keep * 10_000.0
-}
-
-impl Ftl {
-    /// A host discard of `len` bytes at `offset` (validated) at `now`; returns its completion.
-    pub fn discard(&mut self, now: u64, offset: u64, len: u64) -> u64 {
-        let ub = self.layout.unit_bytes;
-        let first = offset.div_ceil(ub) as u32;
-        let end = ((offset + len) / ub) as u32;
-        let per = self.layout.pages_per_unit();
-        match self.trim.cfg.style {
-            TrimStyle::Ignored => {
-                self.c.trim_ignored_pages += (end.saturating_sub(first)) as u64 * per;
-            }
-            TrimStyle::Immediate | TrimStyle::Partial => {
-                let keep =
-                    (self.trim.cfg.style == TrimStyle::Partial).then_some(self.trim.cfg.keep_pct);
-                for lpn in first..end {
-                    let old = self.map.lookup(lpn);
-                    if old == UNMAPPED {
-                        continue;
-                    }
-                    if keep.is_some_and(|k| kept(lpn, self.trim.seed, k)) {
-                        self.c.trim_ignored_pages += per;
-                        continue;
-                    }
-                    self.invalidate_lpn(lpn, old);
-                    self.c.trimmed_pages += per;
-                }
-            }
-            TrimStyle::Deferred => {
-                for lpn in first..end {
-                    if self.map.lookup(lpn) != UNMAPPED {
-                        self.trim.mark(lpn);
-                    }
-                }
-                if end > first {
-                    self.trim.queue.push_back((first, end));
-                }
-            }
-        }
-        self.tl.dataless_command(now)
-    }
-
-    /// Deferred TRIM's work in idle time: unmap pending units, oldest range first, at
-    /// `trim_rate` (all at once when 0).
-    /// Returns whether trimmed ranges are left to unmap.
-    pub(super) fn process_deferred_trims(&mut self, from: u64, until: u64) -> bool {
-        if self.trim.queue.is_empty() {
-            return false;
-        }
-        let rate = self.trim.cfg.rate_mbps;
-        let mut budget = if rate > 0.0 {
-            ((until - from) as f64 * rate * 1e-3 / self.layout.unit_bytes as f64) as u64
-        } else {
-            u64::MAX
-        };
-        let per = self.layout.pages_per_unit();
-        while budget > 0 {
-            let Some((first, end)) = self.trim.queue.pop_front() else {
-                break;
-            };
-            let stop = (first as u64 + budget).min(end as u64) as u32;
-            for lpn in first..stop {
-                if self.trim.is_pending(lpn) {
-                    self.trim.clear(lpn);
-                    let old = self.map.lookup(lpn);
-                    if old != UNMAPPED {
-                        self.invalidate_lpn(lpn, old);
-                        self.c.trimmed_pages += per;
-                    }
-                }
-            }
-            budget -= (stop - first) as u64;
-            if stop < end {
-                self.trim.queue.push_front((stop, end));
-            }
-        }
-        !self.trim.queue.is_empty()
-    }
 }
