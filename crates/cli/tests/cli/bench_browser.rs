@@ -277,7 +277,7 @@ fn bench_compare_page_with_twenty_drives() {
     );
     assert_eq!(drives, 20, "twenty drives to choose from");
     // Every drive and spare-area setting, the views beyond the first fetched on selection.
-    let shown = switch_every_view(&mut browser, &page, "#consistency", 3);
+    let shown = switch_every_view(&mut browser, &page, "#consistency", 4);
     assert_eq!(shown, 40, "20 drives x 2 spare-area settings");
     let fetched = browser.eval(
         &page,

@@ -115,7 +115,10 @@ fn timed_replay_in_virtual_time_keeps_memory_by_ios_not_span() {
     let out = dir.path().join("r");
     let (o, rss) = replay_on_sim("timed", &out);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(rss < 100 << 20, "peak RSS {} MB", rss >> 20);
+    // A series by span would be 94M seconds (gigabytes). The bound is loose because Linux
+    // hands a child the peak RSS of the test process it was forked from (ru_maxrss survives
+    // exec), and that process runs other tests meanwhile: 148 MB was seen.
+    assert!(rss < 1 << 30, "peak RSS {} MB", rss >> 20);
     let r = result(&out);
     assert_eq!(r["complete"], true);
     assert_eq!(r["summary"]["ios"], 2);
@@ -152,7 +155,8 @@ fn timed_replay_on_the_wall_clock_refuses_a_three_year_wait_up_front() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(!t.contains("panicked"), "{t}");
-    assert!(rss < 100 << 20, "peak RSS {} MB", rss >> 20);
+    // Refused before it plans anything the size of the wait (the bound: see above).
+    assert!(rss < 1 << 30, "peak RSS {} MB", rss >> 20);
     assert!(t.contains("100000000"), "names the span: {t}");
     assert!(t.contains("--mode idle-capped"), "names the fix: {t}");
     assert!(t.contains("--speed"), "names the other fix: {t}");

@@ -68,7 +68,7 @@ fn report_renders_and_reads_well() {
     );
 
     // One drive: the spare-area selector alone, both settings inline.
-    assert_eq!(switch_every_view(&mut browser, &page, "#consistency", 3), 2);
+    assert_eq!(switch_every_view(&mut browser, &page, "#consistency", 4), 2);
     let (point, tip) = hover_a_point(&mut browser, &page, "#consistency");
     assert!(tip.contains("IOPS"), "hover text {tip:?} for {point}");
     let (point, tip) = hover_a_point(&mut browser, &page, "#trim");
