@@ -9,30 +9,19 @@ use crate::common::*;
 fn each_seconds_percentiles_are_its_hist_log_lines() {
     let dir = tempfile::tempdir().unwrap();
     let hist = dir.path().join("h.log");
-    let json = dir.path().join("r.json");
-    let out = run(&[
-        "run",
-        "custom",
-        "--target",
-        "sim:default",
-        "--read-pct",
-        "50",
-        "--qd",
-        "32",
-        "--duration",
-        "4",
-        "--no-store",
-        "-q",
-        "--hist-log",
-        hist.to_str().unwrap(),
-        "--json",
-        json.to_str().unwrap(),
-        "--out",
-        dir.path().join("out").to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let r = custom_on_sim(
+        dir.path(),
+        &[
+            "--read-pct",
+            "50",
+            "--qd",
+            "32",
+            "--duration",
+            "4",
+            "--hist-log",
+            hist.to_str().unwrap(),
+        ],
+    );
     let lines = engine::measure::hist_log::read(&std::fs::read_to_string(&hist).unwrap()).unwrap();
     let seconds = r["per_second"].as_array().unwrap();
     assert!(seconds.len() >= 4, "{} seconds", seconds.len());

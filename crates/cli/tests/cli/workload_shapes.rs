@@ -9,31 +9,25 @@ fn a_composite_workload_sends_its_zones_and_sizes() {
     let dir = tempfile::tempdir().unwrap();
     let iolog = dir.path().join("io.log");
     let span: u64 = 64 << 20;
-    let out = run(&[
-        "run",
-        "custom",
-        "--target",
-        "sim:default",
-        "--read-pct",
-        "0",
-        "--qd",
-        "8",
-        "--span",
-        "64M",
-        "--ios",
-        "200000",
-        "--distribution",
-        "zoned:50/5:30/15:20/",
-        "--bs",
-        "512:4,4K:67,8K:10,16K:7,32K:6,64K:6",
-        "--no-store",
-        "-q",
-        "--iolog",
-        iolog.to_str().unwrap(),
-        "--out",
-        dir.path().join("out").to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
+    custom_on_sim(
+        dir.path(),
+        &[
+            "--read-pct",
+            "0",
+            "--qd",
+            "8",
+            "--span",
+            "64M",
+            "--ios",
+            "200000",
+            "--distribution",
+            "zoned:50/5:30/15:20/",
+            "--bs",
+            "512:4,4K:67,8K:10,16K:7,32K:6,64K:6",
+            "--iolog",
+            iolog.to_str().unwrap(),
+        ],
+    );
     let records: Vec<_> = engine::iolog::read(&iolog)
         .unwrap()
         .map(Result::unwrap)
@@ -87,25 +81,15 @@ fn shapes_are_refused_where_the_methodology_fixes_the_workload() {
 fn paced_run(args: &[&str]) -> Vec<engine::iolog::IoRecord> {
     let dir = tempfile::tempdir().unwrap();
     let iolog = dir.path().join("io.log");
-    let out_dir = dir.path().join("out");
     let mut all = vec![
-        "run",
-        "custom",
-        "--target",
-        "sim:default",
         "--no-prefill",
         "--qd",
         "32",
-        "--no-store",
-        "-q",
         "--iolog",
         iolog.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
     ];
     all.extend_from_slice(args);
-    let out = run(&all);
-    assert!(out.status.success(), "{}", text(&out));
+    custom_on_sim(dir.path(), &all);
     engine::iolog::read(&iolog)
         .unwrap()
         .map(Result::unwrap)
@@ -172,26 +156,10 @@ fn bursts_idle_for_their_duty_cycle() {
 #[test]
 fn a_latency_target_finds_the_highest_depth_meeting_it() {
     let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("r.json");
-    let out = run(&[
-        "run",
-        "custom",
-        "--target",
-        "sim:default",
-        "--latency-target",
-        "p99<300us",
-        "--duration",
-        "1",
-        "--no-store",
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-        "--out",
-        dir.path().join("out").to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let r = custom_on_sim(
+        dir.path(),
+        &["--latency-target", "p99<300us", "--duration", "1"],
+    );
     let qd = r["parameters"]["qd"].as_u64().unwrap();
     assert!(r["summary"]["read"]["latency_us"]["p99"].as_f64().unwrap() <= 300.0);
     let tried = r["adaptations"][0].as_str().unwrap();

@@ -32,6 +32,30 @@ pub fn text(o: &Output) -> String {
     )
 }
 
+/// `ssdlab run custom` on `sim:default` with `args`, out of the Bench, its files under `dir`:
+/// its result, once it has succeeded.
+pub fn custom_on_sim(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let json = dir.join("r.json");
+    let out = ssdlab()
+        .args([
+            "run",
+            "custom",
+            "--target",
+            "sim:default",
+            "--no-store",
+            "-q",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .args(args)
+        .output()
+        .expect("run ssdlab");
+    assert!(out.status.success(), "{}", text(&out));
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
 /// How many test results (STEM.json, not suite.json) a results directory holds.
 pub fn result_files(dir: &Path) -> usize {
     std::fs::read_dir(dir)
