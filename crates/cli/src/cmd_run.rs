@@ -263,7 +263,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let (block_bytes, block_mix) = match a.bs.clone() {
         None => (None, None),
         Some(BlockSizes::One(b)) => (Some(b), None),
-        Some(BlockSizes::Mix(mix)) => (Some(mix.smallest()), Some(mix)),
+        // The mix alone: its smallest size is the workload's alignment, derived where used.
+        Some(BlockSizes::Mix(mix)) => (None, Some(mix)),
     };
     let overrides = Overrides {
         qd: a.qd,
