@@ -20,7 +20,7 @@ use crate::buffer::BufferPool;
 use crate::device::{Completion, Device, DeviceError, Io, Op};
 use crate::target::{OpenRequest, TargetError};
 use crate::uring;
-use crate::wall::{Queue, WallDevice};
+use crate::wall::{duplicate, MakeQueue, Queue, WallDevice};
 
 /// `_IOWR('N', 0x80, struct nvme_uring_cmd)`: an NVMe IO command through io_uring.
 const NVME_URING_CMD_IO: u32 = 0xC048_4E80;
@@ -267,6 +267,23 @@ impl Queue for PassthroughQueue {
 
     fn file(&self) -> &File {
         &self.generic
+    }
+
+    fn another(&self) -> Result<MakeQueue<Self>, DeviceError> {
+        let (generic, claim) = (duplicate(&self.generic)?, duplicate(&self._claim)?);
+        let (nsid, lba_shift, max_bytes) = (self.nsid, self.lba_shift, self.max_bytes);
+        Ok(Box::new(move || {
+            Ok(PassthroughQueue {
+                ring: ring_with(64).map_err(|e| DeviceError::os("io_uring setup", e))?,
+                generic,
+                _claim: claim,
+                nsid,
+                lba_shift,
+                max_bytes,
+                ranges: Vec::new(),
+                lens: Vec::new(),
+            })
+        }))
     }
 
     fn prepare(&mut self, pool: &BufferPool, _: Instant) -> Result<(), DeviceError> {

@@ -11,7 +11,7 @@ use io_uring::{opcode, types, IoUring};
 use crate::blockdev;
 use crate::buffer::BufferPool;
 use crate::device::{Completion, DeviceError, Io, Op};
-use crate::wall::Queue;
+use crate::wall::{duplicate, MakeQueue, Queue};
 
 pub(crate) struct UringQueue {
     ring: IoUring,
@@ -45,6 +45,13 @@ impl Queue for UringQueue {
 
     fn file(&self) -> &File {
         &self.file
+    }
+
+    fn another(&self) -> Result<MakeQueue<Self>, DeviceError> {
+        let (file, is_block) = (duplicate(&self.file)?, self.is_block);
+        Ok(Box::new(move || {
+            UringQueue::new(file, is_block).map_err(|e| DeviceError::os("io_uring setup", e))
+        }))
     }
 
     fn prepare(&mut self, pool: &BufferPool, _: Instant) -> Result<(), DeviceError> {

@@ -131,6 +131,7 @@ fn allocations_for(ios: u64, shape: &Shape) -> u64 {
         },
         seed: 1,
         shape: shape.clone(),
+        threads: 1,
     };
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     COUNTING.with(|c| c.set(true));

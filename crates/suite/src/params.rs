@@ -14,6 +14,8 @@ use crate::SuiteError;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
     pub qd: Option<u32>,
+    /// Custom: submitting threads, each with `qd` in flight.
+    pub threads: Option<u32>,
     pub block_bytes: Option<u32>,
     pub span: Option<Span>,
     pub offset_bytes: Option<u64>,
@@ -83,10 +85,11 @@ impl Overrides {
                 takes.join(", ")
             ));
         }
-        if (!self.shape.is_plain() || self.latency_target.is_some()) && test.id != TestId::Custom {
+        let shaped = !self.shape.is_plain() || self.latency_target.is_some();
+        if (shaped || self.threads.is_some()) && test.id != TestId::Custom {
             return bad(format!(
-                "--distribution, block-size mixes, --rate-iops, --burst and --latency-target \
-                 shape custom workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
+                "--distribution, block-size mixes, --rate-iops, --burst, --latency-target and \
+                 --threads shape custom workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
                  shaped one",
                 test.name()
             ));

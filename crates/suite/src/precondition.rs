@@ -137,6 +137,7 @@ pub fn fill_workload(offset: u64, span: u64, data: DataKind, seed: u64) -> Workl
         },
         seed,
         shape: Shape::default(),
+        threads: 1,
     }
 }
 

@@ -25,6 +25,7 @@ mod safety;
 mod several_drives;
 mod store_live;
 mod suite_resume;
+mod threads;
 mod trace_gen;
 mod verify;
 mod workload_shapes;

@@ -45,6 +45,7 @@ fn workload(qd: u32, ios: u64) -> Workload {
         },
         seed: 42,
         shape: Shape::default(),
+        threads: 1,
     }
 }
 
@@ -161,6 +162,7 @@ fn sequential_bytes_bound_and_data_written() {
         },
         seed: 1,
         shape: Shape::default(),
+        threads: 1,
     };
     let (outcome, recs) = run_logged(dev.as_mut(), &w, &dir);
     assert_eq!(outcome.measurements.summary.bytes, 4 << 20);

@@ -157,6 +157,7 @@ fn power_lines_up_with_the_io_series_of_a_run() {
         },
         seed: 7,
         shape: Shape::default(),
+        threads: 1,
     };
     // The trace over and over, until the meter is stopped.
     let endless = format!("while true; do {}; done", replay("cat"));

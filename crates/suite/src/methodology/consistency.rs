@@ -95,6 +95,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         },
         seed,
         shape: Shape::default(),
+        threads: 1,
     };
     let mut report = Report::new(TestId::Consistency, "");
     let deviations = &mut report.deviations;

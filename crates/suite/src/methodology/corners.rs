@@ -177,6 +177,7 @@ pub fn run_one(
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
         shape: Shape::default(),
+        threads: 1,
     };
     d.note_overrides(deviations, o);
     report.label = label(&w);

@@ -315,6 +315,7 @@ fn write(
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
         shape: Shape::default(),
+        threads: 1,
     };
     let mut report = Report::new(
         state.test().id,

@@ -131,6 +131,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         },
         seed: seed.wrapping_add(round),
         shape: Shape::default(),
+        threads: 1,
     };
     report.label = format!(
         "steady-state 4 KiB random write, QD{}, rounds of {round_s} s",

@@ -118,6 +118,7 @@ fn pass(
             },
             seed: seed + i,
             shape: Shape::default(),
+            threads: 1,
         };
         let label = format!("TRIM test, {name} pass: {}%", i * 100 / samples);
         let outcome = ctx.drive(dev, &w, &label, false)?;
@@ -207,6 +208,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         },
         seed,
         shape: Shape::default(),
+        threads: 1,
     };
     if out.stopped.is_some() {
         return interrupted(report, dev, &torture, out);

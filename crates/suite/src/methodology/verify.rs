@@ -121,6 +121,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
             },
             seed: seed + i as u64,
             shape: Shape::default(),
+            threads: 1,
         };
         let label = format!(
             "verify: {} {}, QD{}",

@@ -71,6 +71,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
         shape: Shape::default(),
+        threads: 1,
     };
     let mut report = Report::new(TestId::Wsat, "");
     let deviations = &mut report.deviations;
