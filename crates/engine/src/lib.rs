@@ -24,6 +24,7 @@ pub mod iolog;
 pub mod measure;
 mod passthrough;
 pub mod pattern;
+pub mod polling;
 pub mod power;
 pub mod regular_file;
 pub mod replay;

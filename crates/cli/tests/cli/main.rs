@@ -17,6 +17,7 @@ mod fio_crosscheck;
 mod full_filesystem;
 mod interrupt;
 mod latency_percentiles;
+mod polling;
 mod power;
 mod replay_inputs;
 mod replay_limits;

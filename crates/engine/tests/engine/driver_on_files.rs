@@ -24,6 +24,7 @@ fn file_target(dir: &tempfile::TempDir, backend: Backend) -> Box<dyn Device> {
                 write: true,
                 backend,
                 destroy_data: None,
+                ..OpenRequest::default()
             },
         )
         .expect("open file target")
