@@ -14,7 +14,7 @@ use crate::SuiteError;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
     pub qd: Option<u32>,
-    /// Custom: submitting threads, each with `qd` in flight.
+    /// Submitting threads, each with `qd` in flight (the tests that take them).
     pub threads: Option<u32>,
     pub block_bytes: Option<u32>,
     pub span: Option<Span>,
@@ -85,13 +85,25 @@ impl Overrides {
                 takes.join(", ")
             ));
         }
-        let shaped = !self.shape.is_plain() || self.latency_target.is_some();
-        if (shaped || self.threads.is_some()) && test.id != TestId::Custom {
+        if (!self.shape.is_plain() || self.latency_target.is_some()) && test.id != TestId::Custom {
             return bad(format!(
-                "--distribution, block-size mixes, --rate-iops, --burst, --latency-target and \
-                 --threads shape custom workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
+                "--distribution, block-size mixes, --rate-iops, --burst and --latency-target \
+                 shape custom workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
                  shaped one",
                 test.name()
+            ));
+        }
+        if self.threads.is_some() && !test.takes_threads {
+            let takes: Vec<&str> = TESTS
+                .iter()
+                .filter(|t| t.takes_threads)
+                .map(Test::name)
+                .collect();
+            return bad(format!(
+                "--threads: {} drives one thread as the methodology says; drop --threads, or \
+                 use a test that takes them ({})",
+                test.name(),
+                takes.join(", ")
             ));
         }
         if let Some(r) = self.rest_s.filter(|r| !(*r >= 0.0 && *r <= MAX_DURATION_S)) {

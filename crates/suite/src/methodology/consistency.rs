@@ -38,6 +38,7 @@ pub const TEST: Test = Test {
     defaults: Some(DEFAULTS),
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

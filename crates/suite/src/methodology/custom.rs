@@ -28,6 +28,7 @@ pub const TEST: Test = Test {
     defaults: Some(DEFAULTS),
     writes,
     takes_offset: true,
+    takes_threads: true,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -43,6 +43,7 @@ pub const TEST: Test = Test {
     defaults: Some(DEFAULTS),
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

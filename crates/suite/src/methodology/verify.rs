@@ -35,6 +35,7 @@ pub const TEST: Test = Test {
     defaults: None,
     writes: super::always,
     takes_offset: true,
+    takes_threads: false,
     verifies: Verifies::Always,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
