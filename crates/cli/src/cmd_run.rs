@@ -344,7 +344,34 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let verify = verify_options(&a, test)?;
-    let (mut dev, mut created) = a.common.open(&a.common.target, (test.writes)(&overrides))?;
+    execute(
+        test,
+        &overrides,
+        Job {
+            common: &a.common,
+            out: a.out.clone(),
+            json: a.json.clone(),
+            iolog: a.iolog.clone(),
+            hist_log: a.hist_log.clone(),
+            verify,
+        },
+    )
+}
+
+/// Where a test's run goes and what it keeps besides its results.
+pub struct Job<'a> {
+    pub common: &'a TargetArgs,
+    pub out: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub iolog: Option<PathBuf>,
+    pub hist_log: Option<PathBuf>,
+    pub verify: Option<VerifyOptions>,
+}
+
+/// Open the target, run `test` with `overrides`, write, show and store its results.
+pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<ExitCode> {
+    let a = &job;
+    let (mut dev, mut created) = a.common.open(&a.common.target, (test.writes)(overrides))?;
     let out_dir = a
         .out
         .clone()
@@ -356,13 +383,13 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     ctx.purge = a.common.purge;
     ctx.iolog = a.iolog.clone();
     ctx.hist_log = a.hist_log.clone();
-    ctx.verify = verify;
+    ctx.verify = a.verify;
     ctx.meter = a.common.start_meter(&a.common.target)?;
     // The run's identity, in its directory from the start and in every result.
     let run_id = suite::results_dir::new_run_id();
     let fresh = !out_dir.exists();
     suite::results_dir::start_run(&out_dir, &run_id)?;
-    let outcome = suite::methodology::run(test.id, dev.as_mut(), &mut ctx, &overrides);
+    let outcome = suite::methodology::run(test.id, dev.as_mut(), &mut ctx, overrides);
     bar.close();
     let mut results = match outcome {
         Ok(results) => results,

@@ -3,6 +3,7 @@
 mod cmd_bench;
 mod cmd_identify;
 mod cmd_purge;
+mod cmd_quick;
 mod cmd_run;
 mod cmd_sim;
 mod cmd_suite;
@@ -33,6 +34,9 @@ struct Cli {
 enum Command {
     /// Run one test of the review methodology (see `ssdlab tests`).
     Run(Box<cmd_run::RunArgs>),
+    /// A CrystalDiskMark profile in a minute: sequential and random, read and write, shown
+    /// as CrystalDiskMark shows it and stored like any run.
+    Quick(Box<cmd_quick::QuickArgs>),
     /// Purge a whole target as the clean-drive tests do (--purge auto: NVMe Sanitize, else
     /// Format NVM, else ATA SANITIZE or SECURITY ERASE, else discard). Destroys its data.
     Purge(target_args::TargetArgs),
@@ -96,6 +100,7 @@ fn main() -> ExitCode {
     });
     let result = match cli.command {
         Command::Run(args) => cmd_run::run(*args),
+        Command::Quick(args) => cmd_quick::run(*args),
         Command::Purge(args) => cmd_purge::purge(&args),
         Command::Suite(args) => cmd_suite::run(args),
         Command::Bench(args) => cmd_bench::run(args),

@@ -185,7 +185,14 @@ fn power_text(
 
 /// The results as an aligned table, a row per result with what to know about it under it.
 pub fn print_summary(results: &[TestResult]) {
-    print!("{}", summary_table(results));
+    let quick = !results.is_empty()
+        && results
+            .iter()
+            .all(|r| suite::methodology::quick::is_quick(r.test));
+    match quick {
+        true => print!("{}", crate::cmd_quick::grid(results)),
+        false => print!("{}", summary_table(results)),
+    }
 }
 
 pub fn summary_table(results: &[TestResult]) -> String {

@@ -130,6 +130,12 @@ registry! {
         }
         custom { Custom = "custom" => TEST }
         wsat { Wsat = "wsat" => TEST }
+        quick {
+            Quick = "quick" => TEST,
+            QuickNvme = "quick-nvme" => NVME_TEST,
+            QuickPeak = "quick-peak" => PEAK_TEST,
+            QuickRealWorld = "quick-real-world" => REAL_WORLD_TEST,
+        }
     }
     results {
         /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `ssdlab quick` against fio running KDiskMark's own job parameters, cell by cell, on the same
+# RAM-backed loop device: the NVMe profile (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16,
+# RND4K Q1T1), read and write. Rounds alternate (fio's profile, ssdlab's) so drift on the
+# machine hits both; medians per cell, and their ratio.
+#
+# KDiskMark's fio arguments (src/benchmark.cpp): --ioengine=libaio --direct=1 --randrepeat=0
+# --refill_buffers --end_fsync=1 --size=1024m --bs=B --rw=read|write|randread|randwrite
+# --iodepth=Q --numjobs=T, plus its measure time as --runtime=5 --time_based.
+#
+#   sudo benches/quick-vs-fio.sh [ROUNDS=3] [SECONDS=5]
+#
+# Needs root (losetup), fio (apt-get install fio) and python3.
+set -euo pipefail
+rounds=${1:-3}
+secs=${2:-5}
+. "$(dirname "$0")/ram-loop.sh" quick-vs-fio
+dd if=/dev/urandom of="$dev" bs=1M count=1024 oflag=direct status=none
+
+cells="SEQ1M_Q8T1:1024:8:1:read SEQ128K_Q32T1:128:32:1:read RND4K_Q32T16:4:32:16:randread RND4K_Q1T1:4:1:1:randread"
+echo "device $dev (1 GiB on /dev/shm, loop direct-io), $(fio --version), $rounds rounds of ${secs}s a cell"
+for r in $(seq 1 "$rounds"); do
+  for c in $cells; do
+    IFS=: read -r name kib qd threads rw <<<"$c"
+    for dir in read write; do
+      mode=$rw; [ "$dir" = write ] && mode=${rw/read/write}
+      fio --output-format=json --ioengine=libaio --direct=1 --randrepeat=0 --refill_buffers \
+          --end_fsync=1 --filename="$dev" --name="$mode" --size=1024m --bs="${kib}k" \
+          --rw="$mode" --iodepth="$qd" --numjobs="$threads" --runtime="$secs" --time_based \
+          --output="$work/fio-$name-$dir-$r.json" >/dev/null
+    done
+  done
+  "$bin" quick --profile nvme --target "$dev" --destroy-data="$dev" --duration "$secs" \
+      --quiet --no-store --json "$work/ssdlab-$r.json" --out "$work/out-$r" >/dev/null
+done
+
+python3 - "$work" "$rounds" $cells <<'PY'
+import json, sys, statistics
+work, rounds, cells = sys.argv[1], int(sys.argv[2]), [c.split(":")[0] for c in sys.argv[3:]]
+m = statistics.median
+print("| cell | fio MB/s | ssdlab MB/s | ratio (goal within 5%) |")
+print("|---|---|---|---|")
+for name in cells:
+    for d in ["read", "write"]:
+        fio, ours = [], []
+        for r in range(1, rounds + 1):
+            jobs = json.load(open(f"{work}/fio-{name}-{d}-{r}.json"))["jobs"]
+            fio.append(sum(j[d]["io_bytes"] / (j[d]["runtime"] / 1000) for j in jobs) / 1e6)
+            res = json.load(open(f"{work}/ssdlab-{r}.json"))
+            label = f"{name.replace('_', ' ')} {d}"
+            ours.append(next(x["summary"]["mbps"] for x in res if x["label"] == label))
+        print(f"| {name.replace('_', ' ')} {d} | {m(fio):.1f} | {m(ours):.1f} | {m(ours) / m(fio):.3f} |")
+PY
