@@ -38,12 +38,15 @@ fn suite_results() -> Vec<TestResult> {
     .map(|t| t.name().to_string())
     .to_vec();
     let steps = suite::runner::select(suite::runner::plan(true), &only, &[]).expect("the tests");
+    let plan = suite::runner::Plan {
+        steps,
+        ..suite::runner::Plan::of(suite::methodologies::Methodology::Review2013, true)
+    };
     suite::runner::run(
         dev.as_mut(),
         &mut ctx,
         spec,
-        &steps,
-        true,
+        &plan,
         dir.path(),
         false,
         &suite::results_dir::new_run_id(),

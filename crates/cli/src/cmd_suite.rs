@@ -3,14 +3,16 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use clap::Args;
 
 use suite::context::Context;
+use suite::methodologies::Methodology;
 use suite::parallel::Workers;
-use suite::runner::{self, Status, Step, SuiteRecord};
+use suite::runner::{self, Plan, Status, SuiteRecord};
 
 use engine::driver::Progress;
 use engine::{safety, Clock};
@@ -40,6 +42,10 @@ pub struct SuiteArgs {
     /// Scale durations and regions down for small or slow targets (said in every result).
     #[arg(long)]
     pub quick: bool,
+    /// The methodology: review-2013 (the classic reviews' suite, the default) or quick
+    /// (CrystalDiskMark's default profile, as `ssdlab quick`).
+    #[arg(long, default_value = "review-2013", value_parser = Methodology::from_str)]
+    pub methodology: Methodology,
     /// Results directory (default: results/suite-TIMESTAMP); with several targets, a
     /// directory in it for each.
     #[arg(long)]
@@ -97,17 +103,20 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             destroy_data,
         },
     };
-    let quick = match drive.resume {
-        true => runner::read_suite(&drive.dir)?.quick,
-        false => a.quick,
+    let (methodology, quick) = match drive.resume {
+        true => {
+            let rec = runner::read_suite(&drive.dir)?;
+            (rec.methodology, rec.quick)
+        }
+        false => (a.methodology, a.quick),
     };
-    let steps = steps(&a, quick)?;
+    let plan = plan(&a, methodology, quick)?;
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = Bar::new(a.common.quiet, &stop);
     if !a.common.quiet {
         eprintln!("reviewing {} into {}", drive.target, drive.dir.display());
     }
-    let mut done = review(&a.common, &drive, &steps, quick, &stop, &mut bar)?;
+    let mut done = review(&a.common, &drive, &plan, &stop, &mut bar)?;
     let (dir, rec) = (&drive.dir, &done.rec);
     if !a.common.quiet {
         // In the suite's order.
@@ -133,11 +142,15 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The plan, cut to `--only` and `--skip`: a name in neither is an error naming the steps.
-fn steps(a: &SuiteArgs, quick: bool) -> anyhow::Result<Vec<Step>> {
-    let plan = runner::plan(quick);
+fn plan(a: &SuiteArgs, methodology: Methodology, quick: bool) -> anyhow::Result<Plan> {
+    let plan = Plan::of(methodology, quick);
     for name in a.only.iter().chain(&a.skip) {
-        if !plan.iter().any(|s| &s.id == name || s.test.name() == name) {
-            let ids: Vec<&str> = plan.iter().map(|s| s.id.as_str()).collect();
+        if !plan
+            .steps
+            .iter()
+            .any(|s| &s.id == name || s.test.name() == name)
+        {
+            let ids: Vec<&str> = plan.steps.iter().map(|s| s.id.as_str()).collect();
             anyhow::bail!(
                 "no suite step named '{name}'{}: use one of {}",
                 crate::suggest::did_you_mean(name, ids.iter().copied()),
@@ -145,7 +158,10 @@ fn steps(a: &SuiteArgs, quick: bool) -> anyhow::Result<Vec<Step>> {
             );
         }
     }
-    Ok(runner::select(plan, &a.only, &a.skip)?)
+    Ok(Plan {
+        steps: runner::select(plan.steps, &a.only, &a.skip)?,
+        ..plan
+    })
 }
 
 /// Review one drive with its own device, Context and run id; the results directory gets its
@@ -154,8 +170,7 @@ fn steps(a: &SuiteArgs, quick: bool) -> anyhow::Result<Vec<Step>> {
 fn review(
     common: &DriveArgs,
     drive: &Drive,
-    steps: &[Step],
-    quick: bool,
+    plan: &Plan,
     stop: &Arc<AtomicBool>,
     bar: &mut Bar,
 ) -> anyhow::Result<Reviewed> {
@@ -173,8 +188,7 @@ fn review(
         dev.as_mut(),
         &mut ctx,
         &drive.target,
-        steps,
-        quick,
+        plan,
         &drive.dir,
         drive.resume,
         &run_id,
@@ -291,7 +305,7 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
          own (one --target)"
     );
     let drives = drives(&a)?;
-    let steps = steps(&a, a.quick)?;
+    let plan = plan(&a, a.methodology, a.quick)?;
     let stop = crate::cmd_run::stop_flag()?;
     let multi = indicatif::MultiProgress::new();
     let workers = Workers::plan(drives.iter().map(|d| d.dir.clone()).collect());
@@ -308,7 +322,7 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     let outcomes: Vec<anyhow::Result<Reviewed>> = workers.run(
         |i| {
             let mut bar = Bar::for_drive(a.common.quiet, &stop, &drives[i].target, &multi);
-            review(&a.common, &drives[i], &steps, a.quick, &stop, &mut bar)
+            review(&a.common, &drives[i], &plan, &stop, &mut bar)
         },
         |i, event| eprintln!("note: {}: {event}", drives[i].target),
     );

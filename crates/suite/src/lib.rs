@@ -5,6 +5,7 @@ mod analysis;
 pub mod context;
 pub mod fidelity;
 pub mod latency_target;
+pub mod methodologies;
 pub mod parallel;
 pub mod params;
 mod precondition;

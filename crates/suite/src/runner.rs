@@ -11,6 +11,7 @@ use engine::system::SystemInfo;
 use engine::{Device, Identity};
 
 use crate::context::Context;
+use crate::methodologies::Methodology;
 use crate::methodology::TestId;
 use crate::params::Overrides;
 use crate::result::{utc_now, Tool};
@@ -26,7 +27,27 @@ pub struct Step {
     pub overrides: Overrides,
 }
 
-/// The suite's steps. `quick` scales durations and regions for small or slow targets.
+/// What a suite runs: a methodology's steps (perhaps cut to some), scaled or not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub methodology: Methodology,
+    pub steps: Vec<Step>,
+    /// Durations and regions scaled down for small or slow targets.
+    pub quick: bool,
+}
+
+impl Plan {
+    /// Every step of `methodology`.
+    pub fn of(methodology: Methodology, quick: bool) -> Plan {
+        Plan {
+            methodology,
+            steps: methodology.steps(quick),
+            quick,
+        }
+    }
+}
+
+/// The 2013 review's steps. `quick` scales durations and regions for small or slow targets.
 pub fn plan(quick: bool) -> Vec<Step> {
     let q = |full: Overrides, quick_o: Overrides| if quick { quick_o } else { full };
     let none = Overrides::default;
@@ -192,6 +213,9 @@ pub struct SuiteRecord {
     pub target_spec: String,
     pub target: Identity,
     pub system: SystemInfo,
+    /// The plan it follows; absent (the 2013 review) in suites of earlier versions.
+    #[serde(default, skip_serializing_if = "Methodology::is_default")]
+    pub methodology: Methodology,
     pub quick: bool,
     pub complete: bool,
     pub steps: Vec<StepRecord>,
@@ -217,21 +241,24 @@ fn save(dir: &Path, rec: &mut SuiteRecord) -> Result<(), SuiteError> {
     write_atomic(&dir.join(SUITE_FILE), text.as_bytes())
 }
 
-/// Run the steps into `dir` as run `run_id`. With `resume`, steps already complete in
+/// Run the plan's steps into `dir` as run `run_id`. With `resume`, steps already complete in
 /// `dir/suite.json` are kept and the rest run again from the first one not completed; the run
 /// keeps the identity `suite.json` gives it (`run_id` is for a suite of an earlier version
 /// that has none).
-#[allow(clippy::too_many_arguments)]
 pub fn run(
     dev: &mut dyn Device,
     ctx: &mut Context,
     target_spec: &str,
-    steps: &[Step],
-    quick: bool,
+    plan: &Plan,
     dir: &Path,
     resume: bool,
     run_id: &str,
 ) -> Result<SuiteRecord, SuiteError> {
+    let Plan {
+        methodology,
+        ref steps,
+        quick,
+    } = *plan;
     std::fs::create_dir_all(dir)
         .map_err(|e| SuiteError::Output(format!("{}: {e}", dir.display())))?;
     let previous = if resume { Some(read_suite(dir)?) } else { None };
@@ -242,6 +269,15 @@ pub fn run(
                 dir.display(),
                 p.target_spec,
                 p.target_spec
+            )));
+        }
+        if p.methodology != methodology {
+            return Err(SuiteError::Parameter(format!(
+                "{} holds a {} suite, not {}: resume with --methodology {}",
+                dir.display(),
+                p.methodology.name(),
+                methodology.name(),
+                p.methodology.name()
             )));
         }
     }
@@ -259,6 +295,7 @@ pub fn run(
         target_spec: target_spec.into(),
         target: dev.identity(),
         system: SystemInfo::probe(),
+        methodology,
         quick: previous.as_ref().map_or(quick, |p| p.quick),
         complete: false,
         steps: steps

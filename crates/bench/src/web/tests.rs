@@ -19,12 +19,15 @@ fn suite_results(spec: &str, only: &[&str]) -> Vec<TestResult> {
     let mut ctx = Context::new(&stop, &mut silent);
     let only: Vec<String> = only.iter().map(|s| s.to_string()).collect();
     let steps = suite::runner::select(suite::runner::plan(true), &only, &[]).unwrap();
+    let plan = suite::runner::Plan {
+        steps,
+        ..suite::runner::Plan::of(suite::methodologies::Methodology::Review2013, true)
+    };
     suite::runner::run(
         dev.as_mut(),
         &mut ctx,
         spec,
-        &steps,
-        true,
+        &plan,
         dir.path(),
         false,
         &suite::results_dir::new_run_id(),

@@ -80,3 +80,36 @@ fn a_profile_runs_its_own_cells() {
         text(&o)
     );
 }
+
+/// `suite --methodology quick` runs the default profile as a suite, and says so in
+/// suite.json, so `--resume` carries on the same plan.
+#[test]
+fn a_suite_of_the_quick_methodology_records_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let o = ssdlab()
+        .args([
+            "suite",
+            "--methodology",
+            "quick",
+            "--target",
+            "sim:default",
+            "--no-store",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let rec = suite::runner::read_suite(&out).unwrap();
+    assert_eq!(rec.methodology, suite::methodologies::Methodology::Quick);
+    assert!(rec.complete);
+    assert_eq!(rec.steps.len(), 1);
+    assert_eq!(
+        rec.steps[0].results.len(),
+        8,
+        "4 workloads read and written"
+    );
+    let o = run(&["suite", "--methodology", "pts-e", "--target", "sim:default"]);
+    assert!(text(&o).contains("not built yet"), "{}", text(&o));
+}
