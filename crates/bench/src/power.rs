@@ -21,7 +21,8 @@ pub fn is_power_test(test: TestId) -> bool {
         | Kind::Trim
         | Kind::Replay
         | Kind::Verify
-        | Kind::Saturation => false,
+        | Kind::Saturation
+        | Kind::Fill => false,
     }
 }
 

@@ -126,6 +126,17 @@ pub fn headline(r: &TestResult) -> String {
                 return format!("{:.0} IOPS after {:.1} GB written", last.iops, last.tgbw);
             }
         }
+        Analysis::Fill(a) => {
+            return match a.cache {
+                Some(c) => format!(
+                    "{:.1} GB cache at {:.0} MB/s, then {:.0} MB/s",
+                    c.bytes as f64 / 1e9,
+                    c.mbps,
+                    a.after_cache_mbps
+                ),
+                None => format!("no cache: {:.0} MB/s", a.after_cache_mbps),
+            }
+        }
         Analysis::Power(a) => {
             return match a.mean_w {
                 Some(w) => units::watts(w),

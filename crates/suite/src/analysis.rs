@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::fill_curve::FillAnalysis;
 use crate::methodology::consistency::ConsistencyAnalysis;
 use crate::methodology::power::PowerAnalysis;
 use crate::methodology::steady_state::SteadyStateAnalysis;
@@ -31,6 +32,7 @@ pub enum Analysis {
     /// The power tests (`power-idle`, `power-slumber`, `power-seq-write`, ...).
     Power(PowerAnalysis),
     Saturation(SaturationAnalysis),
+    Fill(FillAnalysis),
     /// A test that has no figures beyond its summary (the four corners, custom, ...), or a
     /// run that stopped before it had any.
     #[default]
@@ -55,6 +57,7 @@ impl Analysis {
                 Analysis::Power(typed_part(test, "analysis", stored)?)
             }
             Kind::Saturation => Analysis::Saturation(typed_part(test, "analysis", stored)?),
+            Kind::Fill => Analysis::Fill(typed_part(test, "analysis", stored)?),
             Kind::Summary => Analysis::None,
         })
     }
@@ -104,6 +107,13 @@ impl TestResult {
     pub fn saturation(&self) -> Option<&SaturationAnalysis> {
         match &self.analysis {
             Analysis::Saturation(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// The whole-drive fill's figures, when this is a result of that kind that has them.
+    pub fn fill(&self) -> Option<&FillAnalysis> {
+        match &self.analysis {
+            Analysis::Fill(a) => Some(a),
             _ => None,
         }
     }

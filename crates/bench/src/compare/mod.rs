@@ -266,6 +266,15 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
                 Some(r.saturation()?.last()?.iops)
             }),
         ],
+        Fill => vec![
+            ("SLC cache", "GB", Higher, |r| {
+                Some(r.fill()?.cache?.bytes as f64 / 1e9)
+            }),
+            ("after the cache", "MB/s", Higher, |r| {
+                Some(r.fill()?.after_cache_mbps)
+            }),
+            ("whole fill", "MB/s", Higher, |r| Some(r.summary.mbps)),
+        ],
         // The four corners' rows, the sequential tests, custom and verify: throughput and
         // latency.
         Summary | Verify => vec![

@@ -30,5 +30,6 @@ mod suite_resume;
 mod threads;
 mod trace_gen;
 mod verify;
+mod whole_drive_fill;
 mod workload_shapes;
 mod wsat;

@@ -166,3 +166,49 @@ fn with_power(dir: &std::path::Path) {
         .unwrap();
     }
 }
+
+/// The sections of the newer tests (the whole-drive fill, a quick profile) in a real browser:
+/// there, their curve's points show their values on hover, no text is under 11 px, and
+/// nothing is logged as an error.
+#[test]
+fn the_fill_and_quick_sections_render_and_read_well() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut browser) = Browser::launch(&dir.path().join("profile")) else {
+        return;
+    };
+    for (args, section, curve) in [
+        (
+            ["run", "whole-drive-fill", "--target", "sim:840-evo-120"],
+            "whole-drive-fill",
+            true,
+        ),
+        (["run", "quick", "--target", "sim:default"], "quick", false),
+    ] {
+        let out = dir.path().join(section);
+        let o = ssdlab()
+            .args(args)
+            .args(["-q", "--no-store", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let page = browser.new_page();
+        browser.set_viewport(&page, 1280, 1000);
+        browser.navigate(
+            &page,
+            &format!("file://{}", out.join("report.html").display()),
+        );
+        let js = format!("!!document.getElementById('{section}')");
+        assert_eq!(browser.eval(&page, &js), true, "section {section}");
+        if curve {
+            let (point, tip) = hover_a_point(&mut browser, &page, &format!("#{section}"));
+            assert!(
+                tip.contains("MB/s") || tip.contains("GB"),
+                "hover text {tip:?} for {point}"
+            );
+        }
+        assert_reads_well(&mut browser, &page, 0);
+        let errors = browser.console_errors();
+        assert!(errors.is_empty(), "{section}: console errors: {errors:?}");
+    }
+}

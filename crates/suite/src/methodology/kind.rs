@@ -29,4 +29,7 @@ pub enum Kind {
     LoadPower,
     /// Writes from clean, IOPS per round against time and bytes written (SNIA PTS WSAT).
     Saturation,
+    /// Sequential writes over the whole drive from clean, MB/s per GB written and the SLC
+    /// cache found in them.
+    Fill,
 }

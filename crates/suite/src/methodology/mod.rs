@@ -130,6 +130,7 @@ registry! {
         }
         custom { Custom = "custom" => TEST }
         wsat { Wsat = "wsat" => TEST }
+        whole_drive_fill { WholeDriveFill = "whole-drive-fill" => TEST }
         quick {
             Quick = "quick" => TEST,
             QuickNvme = "quick-nvme" => NVME_TEST,

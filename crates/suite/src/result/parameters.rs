@@ -106,7 +106,8 @@ impl Parameters {
             | Kind::Consistency
             | Kind::SteadyState
             | Kind::LoadPower
-            | Kind::Saturation => Parameters::Workload(typed_part(test, "parameters", stored)?),
+            | Kind::Saturation
+            | Kind::Fill => Parameters::Workload(typed_part(test, "parameters", stored)?),
         })
     }
 

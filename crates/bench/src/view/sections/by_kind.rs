@@ -19,6 +19,7 @@ pub fn title(test: TestId) -> String {
         Kind::Verify => "Data verification",
         Kind::IdlePower | Kind::SlumberPower | Kind::LoadPower => "Power",
         Kind::Saturation => "Write saturation",
+        Kind::Fill => "Whole-drive fill",
     };
     format!("{what} ({test})")
 }
@@ -38,5 +39,6 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         | Kind::SlumberPower
         | Kind::LoadPower => super::custom::section(rv, test),
         Kind::Saturation => super::saturation::section(rv, test),
+        Kind::Fill => super::fill::section(rv, test),
     }
 }

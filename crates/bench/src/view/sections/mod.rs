@@ -8,6 +8,7 @@ pub mod consistency;
 pub mod counters;
 pub mod custom;
 pub mod drive;
+pub mod fill;
 pub mod latency;
 pub mod parameters;
 pub mod power;

@@ -1,0 +1,91 @@
+//! Whole-drive fill (the 2018-2021 reviews): purge, then 128 KiB sequential writes at QD32
+//! over the whole drive once, its speed for every gigabyte written. An SLC cache shows as the
+//! fast start: its size and the speed after it are found and reported.
+
+use engine::pattern::DataKind;
+use engine::shape::Shape;
+use engine::size::Span;
+use engine::units::format_size;
+use engine::workload::{Access, Limit, Workload};
+use engine::Device;
+
+use super::{Defaults, Kind, Test, TestId, Verifies};
+use crate::analysis::Analysis;
+use crate::context::Context;
+use crate::fill_curve::FillAnalysis;
+use crate::params::{Overrides, DEFAULT_SEED};
+use crate::precondition;
+use crate::result::{Report, TestResult};
+use crate::{Result, SuiteError};
+
+/// The whole drive, once: bounded by its bytes, not by time.
+pub const DEFAULTS: Defaults = Defaults {
+    qd: 32,
+    block_bytes: 128 << 10,
+    span: Span::Percent(100.0),
+    duration_s: 0.0,
+};
+
+pub const TEST: Test = Test {
+    id: TestId::WholeDriveFill,
+    kind: Kind::Fill,
+    about: "whole-drive fill: purge, then 128 KiB sequential writes at QD32 over the whole span once; MB/s for every GB written, the SLC cache's size and the speed after it",
+    defaults: Some(DEFAULTS),
+    writes: super::always,
+    takes_offset: false,
+    takes_threads: false,
+    verifies: Verifies::OnRequest,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
+
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
+    let capacity = dev.geometry().capacity_bytes;
+    let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
+    let span = match o.span {
+        Some(s) => s.resolve(capacity, block as u64),
+        None => capacity / block as u64 * block as u64,
+    };
+    let w = Workload {
+        access: Access::Sequential,
+        block_bytes: block,
+        offset_bytes: 0,
+        span_bytes: span,
+        read_pct: 0,
+        op: None,
+        data: o.data.unwrap_or(DataKind::Incompressible),
+        qd: o.qd.unwrap_or(DEFAULTS.qd),
+        threads: 1,
+        limit: Limit {
+            bytes: Some(o.bytes.unwrap_or(span)),
+            duration_ns: o.duration_s.map(crate::params::ns),
+            ios: o.ios,
+        },
+        seed: o.seed.unwrap_or(DEFAULT_SEED),
+        shape: Shape::default(),
+    };
+    let mut report = Report::new(TestId::WholeDriveFill, "");
+    DEFAULTS.note_overrides(&mut report.deviations, o);
+    if span < capacity / block as u64 * block as u64 {
+        report.deviations.push(format!(
+            "filled {} of the drive's {}",
+            format_size(span),
+            format_size(capacity)
+        ));
+    }
+    report.label = format!(
+        "Whole-drive fill: {} sequential write, QD{}, {}",
+        format_size(block.into()),
+        w.qd,
+        w.data.label()
+    );
+    // From clean: a cache the drive had emptied shows at its full size.
+    report
+        .preconditioning
+        .push(precondition::purge(ctx, dev, 0, capacity));
+    if ctx.stopped() {
+        return Err(SuiteError::Interrupted);
+    }
+    let outcome = ctx.drive(dev, &w, &report.label, true)?;
+    report.analysis = Analysis::Fill(FillAnalysis::of(&outcome.measurements.per_second));
+    Ok(report.finish(dev, &w, outcome))
+}
