@@ -206,7 +206,11 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             if free.is_empty() || pacer.as_ref().is_some_and(|p| dev.now_ns() < p.due_ns()) {
                 break;
             }
-            let next = held.take().unwrap_or_else(|| gen.next_io());
+            let Some(next) = held.take().or_else(|| gen.next_io()) else {
+                // The workload's order is done (an SPRandom pass): as if at its limit.
+                submitting = false;
+                break;
+            };
             let NextIo { op, offset, len } = next;
             if hooks.verify.is_some()
                 && op == Op::Write
