@@ -341,6 +341,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     let mut bar = crate::progress::Bar::new(a.common.quiet, &stop);
     let mut ctx = suite::context::Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
+    ctx.precondition = a.common.precondition;
     ctx.meter = a.common.start_meter(&a.common.target)?;
     let reader = trace::open_with(&a.trace, opts)?;
     let mut bad = None;

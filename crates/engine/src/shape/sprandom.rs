@@ -51,7 +51,8 @@ impl SpRandom {
         if !(over_provisioning > 0.0 && over_provisioning < 1.0) {
             return Err(format!(
                 "SPRandom's over-provisioning {over_provisioning} is out of range: give the \
-                 drive's spare area as physical/logical - 1 between 0 and 1 (exclusive), e.g. 0.07"
+                 drive's spare area as physical/logical - 1, between 0 and 1 (exclusive): \
+                 0.07 or 7%"
             ));
         }
         if regions == 0 {
