@@ -37,7 +37,7 @@ pub enum TraceCmd {
         json: bool,
     },
     /// Play a trace back on a target and report the Storage Bench metrics and fidelity.
-    Replay(ReplayArgs),
+    Replay(Box<ReplayArgs>),
     /// Record a device's IO with blktrace (root, and a kernel that permits tracing); Ctrl-C
     /// ends it early.
     Record {
@@ -74,7 +74,7 @@ fn parse_format(s: Option<&str>) -> anyhow::Result<Option<trace::Format>> {
 pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
     let ok = std::process::ExitCode::SUCCESS;
     match cmd {
-        TraceCmd::Replay(args) => replay(args),
+        TraceCmd::Replay(args) => replay(*args),
         TraceCmd::Record {
             device,
             duration,
