@@ -29,9 +29,14 @@ pub struct RunArgs {
     pub test: String,
     #[command(flatten)]
     pub common: TargetArgs,
-    /// Queue depth (1-1024).
-    #[arg(long)]
-    pub qd: Option<u32>,
+    /// Queue depth (1-1024) of each thread; or depth and threads in CrystalDiskMark's
+    /// notation, e.g. Q32T16.
+    #[arg(long, value_parser = parse_load)]
+    pub qd: Option<Load>,
+    /// Custom workloads: submitting threads (1-256), each with --qd in flight and its own
+    /// queue to the target (fio's numjobs, reported as one job).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
     /// Block (transfer) size, e.g. 4K, 128K; or, for custom workloads, a mix of sizes with
     /// their shares of the IOs, e.g. 4K:67,8K:10,16K:23 (fio's bssplit).
     #[arg(long, value_parser = parse_block_sizes)]
@@ -130,6 +135,36 @@ pub struct RunArgs {
     /// units (0: only at the end).
     #[arg(long)]
     pub verify_backlog: Option<u64>,
+}
+
+/// `--qd`: a depth, and the threads when written as `Q32T16`.
+#[derive(Clone, Copy, Debug)]
+pub struct Load {
+    qd: u32,
+    threads: Option<u32>,
+}
+
+fn parse_load(text: &str) -> Result<Load, String> {
+    let number = |n: &str| {
+        n.parse::<u32>().map_err(|_| {
+            format!("'{text}': give a queue depth (32) or a depth and threads as Q32T16")
+        })
+    };
+    let t = text.trim();
+    match t.strip_prefix(['Q', 'q']).map(|r| r.split_once(['T', 't'])) {
+        Some(Some((qd, threads))) => Ok(Load {
+            qd: number(qd)?,
+            threads: Some(number(threads)?),
+        }),
+        Some(None) => Ok(Load {
+            qd: number(&t[1..])?,
+            threads: None,
+        }),
+        None => Ok(Load {
+            qd: number(t)?,
+            threads: None,
+        }),
+    }
 }
 
 /// `--bs`: one block size, or a mix of them.
@@ -266,8 +301,16 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         // The mix alone: its smallest size is the workload's alignment, derived where used.
         Some(BlockSizes::Mix(mix)) => (None, Some(mix)),
     };
+    let threads = match (a.threads, a.qd.and_then(|l| l.threads)) {
+        (Some(flag), Some(notation)) if flag != notation => anyhow::bail!(
+            "--threads {flag} and --qd Q{}T{notation} disagree: give the threads once",
+            a.qd.map_or(0, |l| l.qd)
+        ),
+        (flag, notation) => flag.or(notation),
+    };
     let overrides = Overrides {
-        qd: a.qd,
+        qd: a.qd.map(|l| l.qd),
+        threads,
         block_bytes,
         span: a.span,
         offset_bytes: a.offset,

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use engine::polling::Polling;
 use engine::target::{Backend, OpenRequest};
 use engine::Device;
 
@@ -31,6 +32,14 @@ pub struct DriveArgs {
     /// passthrough on the namespace's generic device /dev/ngXnY).
     #[arg(long, default_value = "auto", value_parser = Backend::parse)]
     pub backend: Backend,
+    /// io_uring: poll the device for completions instead of waiting for interrupts (fio's
+    /// hipri); needs a block device with poll queues (NVMe: nvme.poll_queues=N).
+    #[arg(long)]
+    pub poll: bool,
+    /// io_uring: a kernel thread polls the submission queue, so submitting needs no system
+    /// call (fio's sqthread_poll); it keeps a core busy.
+    #[arg(long)]
+    pub sqpoll: bool,
     /// How a test from a clean drive purges it: auto (NVMe Sanitize, else Format NVM, else ATA
     /// SANITIZE or SECURITY ERASE, else discard), sanitize, format, secure-erase, discard or
     /// none.
@@ -184,6 +193,10 @@ impl DriveArgs {
             write,
             backend: self.backend,
             destroy_data,
+            polling: Polling {
+                completions: self.poll,
+                submissions: self.sqpoll,
+            },
         };
         let new_file = match suite::target::kind(spec) {
             Ok(engine::TargetKind::File) => engine::target::file::parse(spec)

@@ -147,6 +147,10 @@ impl TrimmedReads {
     }
 }
 
+/// Makes another queue to a device's target, in the thread that will use it: an io_uring
+/// ring takes submissions only from the thread that made it.
+pub type QueueMaker = Box<dyn FnOnce() -> Result<Box<dyn Device>, DeviceError> + Send>;
+
 /// A block device, a file or a simulated SSD.
 pub trait Device {
     /// Who the device is: model, serial, firmware, kind of target.
@@ -187,6 +191,13 @@ pub trait Device {
         until_ns: Option<u64>,
         done: &mut Vec<Completion>,
     ) -> Result<(), DeviceError>;
+
+    /// Another queue to the same target, on the same clock, for another submitting thread;
+    /// `None` where the device has one queue (the simulator runs several threads as streams
+    /// on its own clock).
+    fn another_queue(&self) -> Option<Result<QueueMaker, DeviceError>> {
+        None
+    }
 
     /// The drive behind the target when it speaks NVMe or ATA, for its own commands
     /// (identify, health, purge). `None` for files, loop devices and the simulator.
@@ -296,6 +307,9 @@ impl<D: Device + ?Sized> Device for Box<D> {
         done: &mut Vec<Completion>,
     ) -> Result<(), DeviceError> {
         (**self).reap(min, until_ns, done)
+    }
+    fn another_queue(&self) -> Option<Result<QueueMaker, DeviceError>> {
+        (**self).another_queue()
     }
     fn drive(&self) -> Option<drive::Drive<'_>> {
         (**self).drive()

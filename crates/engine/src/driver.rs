@@ -16,9 +16,10 @@ use crate::pattern;
 use crate::power::PhasePower;
 use crate::shape::Pacer;
 use crate::verify::{Verification, VerifyError, VerifyReport};
-use crate::workload::{NextIo, Workload, WorkloadError};
+use crate::workload::{IoGen, NextIo, Workload, WorkloadError};
 
 mod run_counters;
+mod team;
 
 use run_counters::RunCounters;
 
@@ -30,6 +31,9 @@ pub enum DriverError {
     Device(#[from] DeviceError),
     #[error(transparent)]
     Verify(#[from] VerifyError),
+    /// What a run on several threads cannot do here.
+    #[error("{0}")]
+    Threads(String),
 }
 
 /// A snapshot for a progress display.
@@ -130,20 +134,84 @@ struct InFlight {
     busy: bool,
 }
 
-/// Run a closed-loop workload: keep `qd` IOs in flight until a limit is reached.
+/// Run a closed-loop workload: keep `qd` IOs in flight on each of its threads until a
+/// limit is reached.
 pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outcome, DriverError> {
     let geo = dev.geometry();
     w.validate(&geo)?;
     if hooks.verify.is_some() && w.shape.block_mix.is_some() {
         return Err(VerifyError::BlockMix.into());
     }
+    if hooks.verify.is_some() && w.threads > 1 {
+        return Err(VerifyError::Threads.into());
+    }
+    if w.threads > 1 {
+        if let Some(makers) = team::queues(dev, w.threads)? {
+            return team::run(dev, w, hooks, makers);
+        }
+    }
+    let cpu_start = CpuUsage::now();
+    let mut rec = Recorder::new(dev.now_ns());
+    if hooks.hist_log.is_some() {
+        rec.keep_hist_lines();
+    }
+    let Drove {
+        mut rec,
+        energy,
+        counters,
+        stopped,
+    } = drive(dev, w, &mut hooks, rec, None)?;
+    if let Some(log) = hooks.hist_log {
+        write_hist_log(log, &mut rec)?;
+    }
+    let (measurements, counters) = wrap_up(dev, rec, energy, counters, cpu_start);
+    Ok(Outcome::of(
+        measurements,
+        stopped,
+        counters,
+        hooks.verify.map(|v| v.report()),
+    ))
+}
+
+fn write_hist_log(log: &mut HistLogWriter, rec: &mut Recorder) -> Result<(), DriverError> {
+    for line in rec.take_hist_lines() {
+        log.write(&line)
+            .map_err(|e| DeviceError::os("writing the histogram log", e))?;
+    }
+    Ok(())
+}
+
+/// What one thread's loop leaves for the end of the run.
+struct Drove {
+    rec: Recorder,
+    energy: EnergyProbe,
+    counters: RunCounters,
+    stopped: Option<Stopped>,
+}
+
+/// The loop of one submitting thread: keep `w.qd` IOs in flight on each of the workload's
+/// `w.threads` streams (several only on a device with one queue, the simulator) until a
+/// limit is reached. In a team (`team`: it and this thread's number), the first thread
+/// samples the drive (counters, temperature) and reports progress for all.
+fn drive(
+    dev: &mut dyn Device,
+    w: &Workload,
+    hooks: &mut Hooks,
+    mut rec: Recorder,
+    team: Option<(&team::Team, usize)>,
+) -> Result<Drove, DriverError> {
+    let lead = team.is_none_or(|(_, t)| t == 0);
     // Verification (one block size only) reads its backlogs back in blocks of this.
     let verify_block = w.block_bytes;
-    dev.prepare(w.qd, w.largest_block_bytes() as usize)?;
+    let slot_count = w.qd * w.threads;
+    dev.prepare(slot_count, w.largest_block_bytes() as usize)?;
 
-    let mut gen = w.generator();
+    // Slot s belongs to stream s / qd, whose IOs refill it.
+    let mut streams: Vec<IoGen> = (0..w.threads)
+        .map(|t| w.for_thread(t).generator())
+        .collect();
     let mut data_rng = pattern::Rng::new(w.seed ^ 0x5EED_DA7A);
-    let mut free: Vec<u32> = (0..w.qd).rev().collect();
+    let mut free: Vec<u32> = (0..slot_count).rev().collect();
     let mut slots = vec![
         InFlight {
             op: Op::Read,
@@ -152,9 +220,9 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             submit_ns: 0,
             busy: false,
         };
-        w.qd as usize
+        slot_count as usize
     ];
-    let mut done: Vec<Completion> = Vec::with_capacity(w.qd as usize);
+    let mut done: Vec<Completion> = Vec::with_capacity(slot_count as usize);
     if hooks.verify.is_some() && dev.buffer(0).is_none() {
         return Err(VerifyError::NoData.into());
     }
@@ -163,13 +231,8 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let mut held: Option<NextIo> = None;
     let mut backlog_due = false;
 
-    let cpu_start = CpuUsage::now();
-    let start_ns = dev.now_ns();
+    let start_ns = rec.start_ns();
     let deadline_ns = w.limit.duration_ns.map(|d| start_ns.saturating_add(d));
-    let mut rec = Recorder::new(start_ns);
-    if hooks.hist_log.is_some() {
-        rec.keep_hist_lines();
-    }
     let mut energy = EnergyProbe::start(dev, &mut rec);
     let (mut issued_ios, mut issued_bytes) = (0u64, 0u64);
     let mut stopped: Option<Stopped> = None;
@@ -180,21 +243,26 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     let mut last_report = Instant::now();
     let (mut last_ios, mut last_bytes, mut last_ns) = (0u64, 0u64, start_ns);
     let (mut done_ios, mut done_bytes) = (0u64, 0u64);
+    let mut published = (0u64, 0u64);
     let mut reaps = 0u32;
-    let mut counters =
-        RunCounters::start(dev, hooks.checkpoint_ns.map(|c| start_ns.saturating_add(c)));
+    let mut counters = if lead {
+        RunCounters::start(dev, hooks.checkpoint_ns.map(|c| start_ns.saturating_add(c)))
+    } else {
+        RunCounters::none()
+    };
     // Once a second of the device's clock, where the drive reports its temperature.
-    let mut sample_temperature = dev.clock() == crate::device::Clock::Wall;
+    let mut sample_temperature = lead && dev.clock() == crate::device::Clock::Wall;
     let mut next_sample_ns = start_ns;
 
     loop {
         while submitting && !backlog_due {
-            if let Some(stop) = hooks.stop {
-                if stop.load(Ordering::Relaxed) {
+            let halted = team.is_some_and(|(t, _)| t.halted());
+            if halted || hooks.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                if !halted {
                     stopped = Some(Stopped::Interrupted);
-                    submitting = false;
-                    break;
                 }
+                submitting = false;
+                break;
             }
             let exhausted = w.limit.ios.is_some_and(|n| issued_ios >= n)
                 || w.limit.bytes.is_some_and(|n| issued_bytes >= n)
@@ -203,11 +271,18 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 submitting = false;
                 break;
             }
-            if free.is_empty() || pacer.as_ref().is_some_and(|p| dev.now_ns() < p.due_ns()) {
+            let Some(&slot) = free.last() else {
+                break;
+            };
+            if pacer.as_ref().is_some_and(|p| dev.now_ns() < p.due_ns()) {
                 break;
             }
-            let Some(next) = held.take().or_else(|| gen.next_io()) else {
-                // The workload's order is done (an SPRandom pass): as if at its limit.
+            let Some(next) = held
+                .take()
+                .or_else(|| streams[(slot / w.qd) as usize].next_io())
+            else {
+                // The workload's order is done (an SPRandom pass, one stream): as if at its
+                // limit.
                 submitting = false;
                 break;
             };
@@ -225,7 +300,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                 held = Some(next);
                 break;
             }
-            let slot = free.pop().expect("a free slot");
+            free.pop();
             if op == Op::Write {
                 if let Some(buf) = dev.buffer(slot) {
                     let buf = &mut buf[..len as usize];
@@ -316,6 +391,9 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
                     )));
                 }
                 submitting = false;
+                if let Some((team, _)) = team {
+                    team.halt();
+                }
             }
             if f.op == Op::Write {
                 if let Some(v) = hooks.verify.as_deref_mut() {
@@ -344,36 +422,41 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
             }
             next_sample_ns += 1_000_000_000;
         }
-        if reaps.is_multiple_of(64) && last_report.elapsed() >= every {
+        if !reaps.is_multiple_of(64) {
+            continue;
+        }
+        // The team's totals so far: each thread adds what it completed since it last did.
+        let (ios, bytes) = match team {
+            Some((team, _)) => {
+                team.add(done_ios - published.0, done_bytes - published.1);
+                published = (done_ios, done_bytes);
+                team.totals()
+            }
+            None => (done_ios, done_bytes),
+        };
+        if last_report.elapsed() >= every {
             if let Some(progress) = hooks.progress.as_deref_mut() {
                 let now = dev.now_ns();
                 let dt = (now - last_ns).max(1) as f64 / 1e9;
                 progress(&Progress {
                     fraction: fraction(w, now - start_ns, issued_ios, issued_bytes),
                     elapsed_ns: now - start_ns,
-                    ios: done_ios,
-                    bytes: done_bytes,
-                    recent_iops: (done_ios - last_ios) as f64 / dt,
-                    recent_mbps: (done_bytes - last_bytes) as f64 / dt / 1e6,
+                    ios,
+                    bytes,
+                    recent_iops: (ios - last_ios) as f64 / dt,
+                    recent_mbps: (bytes - last_bytes) as f64 / dt / 1e6,
                 });
-                (last_ios, last_bytes, last_ns) = (done_ios, done_bytes, now);
+                (last_ios, last_bytes, last_ns) = (ios, bytes, now);
             }
             last_report = Instant::now();
         }
     }
-    if let Some(log) = hooks.hist_log {
-        for line in rec.take_hist_lines() {
-            log.write(&line)
-                .map_err(|e| DeviceError::os("writing the histogram log", e))?;
-        }
-    }
-    let (measurements, counters) = wrap_up(dev, rec, energy, counters, cpu_start);
-    Ok(Outcome::of(
-        measurements,
-        stopped,
+    Ok(Drove {
+        rec,
+        energy,
         counters,
-        hooks.verify.map(|v| v.report()),
-    ))
+        stopped,
+    })
 }
 
 /// The end of a run: the last energy sample, the device's counters and the measurements.

@@ -12,6 +12,7 @@
 //! - [`regular_file`]: reading a whole file a user names, refusing what is no regular file
 //!   or too long to be what it should be.
 
+mod affinity;
 mod blockdev;
 mod buffer;
 pub mod counters;
@@ -23,6 +24,7 @@ pub mod iolog;
 pub mod measure;
 mod passthrough;
 pub mod pattern;
+pub mod polling;
 pub mod power;
 pub mod regular_file;
 pub mod replay;
@@ -41,7 +43,7 @@ mod wall;
 pub mod workload;
 
 pub use device::{
-    Clock, Completion, DataNeed, Device, DeviceError, Geometry, Io, Op, TrimmedReads,
+    Clock, Completion, DataNeed, Device, DeviceError, Geometry, Io, Op, QueueMaker, TrimmedReads,
 };
 /// The drive's own command set (NVMe admin, ATA pass-through), re-exported for the
 /// crates that name its types through the device contract.

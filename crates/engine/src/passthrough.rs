@@ -18,9 +18,10 @@ use drive::nvme::passthru::PassthruCmd;
 
 use crate::buffer::BufferPool;
 use crate::device::{Completion, Device, DeviceError, Io, Op};
+use crate::polling::Polling;
 use crate::target::{OpenRequest, TargetError};
 use crate::uring;
-use crate::wall::{Queue, WallDevice};
+use crate::wall::{duplicate, MakeQueue, Queue, WallDevice};
 
 /// `_IOWR('N', 0x80, struct nvme_uring_cmd)`: an NVMe IO command through io_uring.
 const NVME_URING_CMD_IO: u32 = 0xC048_4E80;
@@ -131,7 +132,10 @@ fn open_generic(
             generic_path.display()
         )));
     };
-    let ring = ring_with(64).map_err(|e| {
+    if let Some(why) = req.polling.refused(block, true) {
+        return Err(refuse(why));
+    }
+    let ring = ring_with(64, req.polling).map_err(|e| {
         refuse(format!(
             "io_uring with big entries (SQE128/CQE32) is not available ({e}): NVMe \
              passthrough needs Linux 5.19 or later; use --backend io_uring"
@@ -152,6 +156,7 @@ fn open_generic(
         generic,
         _claim: claim,
         nsid,
+        polling: req.polling,
         lba_shift: geometry.logical_block_bytes.trailing_zeros(),
         max_bytes: max_hw_kb << 10,
         ranges: Vec::new(),
@@ -195,6 +200,7 @@ pub(crate) struct PassthroughQueue {
     /// The namespace's block device, held open exclusively so nobody mounts it meanwhile.
     _claim: File,
     nsid: u32,
+    polling: Polling,
     lba_shift: u32,
     /// The largest transfer one command may carry (the block device's max_hw_sectors).
     max_bytes: u64,
@@ -269,8 +275,28 @@ impl Queue for PassthroughQueue {
         &self.generic
     }
 
+    fn another(&self) -> Result<MakeQueue<Self>, DeviceError> {
+        let (generic, claim) = (duplicate(&self.generic)?, duplicate(&self._claim)?);
+        let (nsid, lba_shift, max_bytes) = (self.nsid, self.lba_shift, self.max_bytes);
+        let polling = self.polling;
+        Ok(Box::new(move || {
+            Ok(PassthroughQueue {
+                ring: ring_with(64, polling).map_err(|e| DeviceError::os("io_uring setup", e))?,
+                generic,
+                _claim: claim,
+                nsid,
+                polling,
+                lba_shift,
+                max_bytes,
+                ranges: Vec::new(),
+                lens: Vec::new(),
+            })
+        }))
+    }
+
     fn prepare(&mut self, pool: &BufferPool, _: Instant) -> Result<(), DeviceError> {
-        if let Some(ring) = uring::larger(&self.ring, pool.slots(), ring_with)? {
+        let polling = self.polling;
+        if let Some(ring) = uring::larger(&self.ring, pool.slots(), |n| ring_with(n, polling))? {
             self.ring = ring;
         }
         self.ranges = vec![DsmRange::default(); pool.slots() as usize];
@@ -314,8 +340,13 @@ impl Queue for PassthroughQueue {
     }
 }
 
-fn ring_with(entries: u32) -> io::Result<IoUring<squeue::Entry128, cqueue::Entry32>> {
-    IoUring::<squeue::Entry128, cqueue::Entry32>::builder().build(entries)
+fn ring_with(
+    entries: u32,
+    polling: Polling,
+) -> io::Result<IoUring<squeue::Entry128, cqueue::Entry32>> {
+    let mut builder = IoUring::<squeue::Entry128, cqueue::Entry32>::builder();
+    polling.apply(&mut builder);
+    builder.build(entries)
 }
 
 #[cfg(test)]

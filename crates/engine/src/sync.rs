@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::blockdev;
 use crate::buffer::BufferPool;
 use crate::device::{Completion, DeviceError, Io, Op};
-use crate::wall::Queue;
+use crate::wall::{duplicate, MakeQueue, Queue};
 
 /// An IO handed to a worker, with the address of its slot's buffer.
 struct Job {
@@ -114,6 +114,11 @@ impl Queue for SyncQueue {
 
     fn file(&self) -> &File {
         &self.file
+    }
+
+    fn another(&self) -> Result<MakeQueue<Self>, DeviceError> {
+        let (file, is_block) = (duplicate(&self.file)?, self.is_block);
+        Ok(Box::new(move || Ok(SyncQueue::new(file, is_block))))
     }
 
     fn prepare(&mut self, pool: &BufferPool, epoch: Instant) -> Result<(), DeviceError> {

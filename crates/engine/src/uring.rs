@@ -11,12 +11,14 @@ use io_uring::{opcode, types, IoUring};
 use crate::blockdev;
 use crate::buffer::BufferPool;
 use crate::device::{Completion, DeviceError, Io, Op};
-use crate::wall::Queue;
+use crate::polling::Polling;
+use crate::wall::{duplicate, MakeQueue, Queue};
 
 pub(crate) struct UringQueue {
     ring: IoUring,
     file: File,
     is_block: bool,
+    polling: Polling,
     /// Whether the buffer pool is registered with the ring (saves a page walk per IO).
     fixed_buffers: bool,
     /// IOs that completed synchronously (discards on block devices: io_uring has no
@@ -27,13 +29,14 @@ pub(crate) struct UringQueue {
 impl UringQueue {
     /// A ring for an open file or block device. Fails when io_uring is not available, so the
     /// caller can fall back to the sync backend.
-    pub(crate) fn new(file: File, is_block: bool) -> io::Result<UringQueue> {
-        let ring = ring_with(64)?;
+    pub(crate) fn new(file: File, is_block: bool, polling: Polling) -> io::Result<UringQueue> {
+        let ring = ring_with(64, polling)?;
         ring.submitter().register_files(&[file.as_raw_fd()])?;
         Ok(UringQueue {
             ring,
             file,
             is_block,
+            polling,
             fixed_buffers: false,
             ready: Vec::new(),
         })
@@ -47,8 +50,17 @@ impl Queue for UringQueue {
         &self.file
     }
 
+    fn another(&self) -> Result<MakeQueue<Self>, DeviceError> {
+        let (file, is_block, polling) = (duplicate(&self.file)?, self.is_block, self.polling);
+        Ok(Box::new(move || {
+            UringQueue::new(file, is_block, polling)
+                .map_err(|e| DeviceError::os("io_uring setup", e))
+        }))
+    }
+
     fn prepare(&mut self, pool: &BufferPool, _: Instant) -> Result<(), DeviceError> {
-        if let Some(ring) = larger(&self.ring, pool.slots(), ring_with)? {
+        let polling = self.polling;
+        if let Some(ring) = larger(&self.ring, pool.slots(), |n| ring_with(n, polling))? {
             self.ring = ring;
             self.ring
                 .submitter()
@@ -166,7 +178,7 @@ pub(crate) unsafe fn push<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue:
 pub(crate) fn larger<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue::EntryMarker>(
     ring: &IoUring<S, C>,
     slots: u32,
-    make: fn(u32) -> io::Result<IoUring<S, C>>,
+    make: impl Fn(u32) -> io::Result<IoUring<S, C>>,
 ) -> Result<Option<IoUring<S, C>>, DeviceError> {
     let entries = slots.next_power_of_two().max(64);
     if entries <= ring.params().sq_entries() {
@@ -237,11 +249,17 @@ pub(crate) fn enter(
 /// One thread submits and reaps, so tell the kernel: completion work then runs when we enter
 /// the ring rather than by interrupting the submitting thread (measured on a RAM-backed loop
 /// device: fewer CPU cycles per IO and more IOPS than a plain ring, and than deferred task
-/// work). Falls back to a plain ring on older kernels.
-fn ring_with(entries: u32) -> io::Result<IoUring> {
-    IoUring::builder()
+/// work). Falls back to a plain ring on older kernels; the polling asked for is kept either way.
+fn ring_with(entries: u32, polling: Polling) -> io::Result<IoUring> {
+    let mut builder = IoUring::builder();
+    polling.apply(&mut builder);
+    builder
         .setup_coop_taskrun()
         .setup_single_issuer()
         .build(entries)
-        .or_else(|_| IoUring::new(entries))
+        .or_else(|_| {
+            let mut builder = IoUring::builder();
+            polling.apply(&mut builder);
+            builder.build(entries)
+        })
 }

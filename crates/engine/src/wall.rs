@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use crate::blockdev;
 use crate::buffer::BufferPool;
-use crate::device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op};
+use crate::device::{Clock, Completion, Device, DeviceError, Geometry, Io, Op, QueueMaker};
 use crate::identity::Identity;
 
 /// How one backend starts IOs and collects their completions. `epoch` is the device's: a
@@ -20,6 +20,12 @@ pub(crate) trait Queue {
 
     /// The file the drive's own commands go to.
     fn file(&self) -> &File;
+
+    /// Makes another queue to the same file (a duplicate of its descriptor, so a block
+    /// device's exclusive claim and safety checks carry over), for another thread.
+    fn another(&self) -> Result<MakeQueue<Self>, DeviceError>
+    where
+        Self: Sized;
 
     /// Get ready for IOs on `pool`'s buffers, which replace any earlier ones; nothing is in
     /// flight.
@@ -45,6 +51,14 @@ pub(crate) trait Queue {
         left_ns: Option<u64>,
         done: &mut Vec<Completion>,
     ) -> Result<u32, DeviceError>;
+}
+
+pub(crate) type MakeQueue<Q> = Box<dyn FnOnce() -> Result<Q, DeviceError> + Send>;
+
+/// A duplicate of `file`'s descriptor, for another queue.
+pub(crate) fn duplicate(file: &File) -> Result<File, DeviceError> {
+    file.try_clone()
+        .map_err(|e| DeviceError::os("duplicating the target's descriptor", e))
 }
 
 /// A file or block device on the wall clock, driven by the backend `Q`.
@@ -102,7 +116,23 @@ impl<Q: Queue> WallDevice<Q> {
     }
 }
 
-impl<Q: Queue> Device for WallDevice<Q> {
+impl<Q: Queue + 'static> Device for WallDevice<Q> {
+    fn another_queue(&self) -> Option<Result<QueueMaker, DeviceError>> {
+        let (identity, geometry, epoch) = (self.identity.clone(), self.geometry, self.epoch);
+        Some(self.queue.another().map(|make| -> QueueMaker {
+            Box::new(move || {
+                Ok(Box::new(WallDevice {
+                    queue: make()?,
+                    identity,
+                    geometry,
+                    epoch,
+                    pool: None,
+                    in_flight: 0,
+                }))
+            })
+        }))
+    }
+
     fn identity(&self) -> Identity {
         self.identity.clone()
     }

@@ -40,7 +40,13 @@ pub struct Workload {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<Op>,
     pub data: DataKind,
+    /// IOs in flight per thread.
     pub qd: u32,
+    /// Submitting threads, each keeping `qd` IOs in flight: CrystalDiskMark's `Q32T16` is qd
+    /// 32, threads 16. Each has its own queue to a real target; on a simulated drive they are
+    /// independent submission streams on its one clock.
+    #[serde(default = "one_thread", skip_serializing_if = "is_one_thread")]
+    pub threads: u32,
     pub limit: Limit,
     pub seed: u64,
     /// Access distribution and block-size mix; plain (uniform, `block_bytes` only) unless set.
@@ -49,11 +55,22 @@ pub struct Workload {
 }
 
 pub const MAX_QD: u32 = 1024;
+pub const MAX_THREADS: u32 = 256;
+
+fn one_thread() -> u32 {
+    1
+}
+
+fn is_one_thread(threads: &u32) -> bool {
+    *threads == 1
+}
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum WorkloadError {
     #[error("queue depth {0} is out of range: use 1 to {MAX_QD}")]
     QueueDepth(u32),
+    #[error("{0} threads is out of range: use 1 to {MAX_THREADS}")]
+    Threads(u32),
     #[error("block size {block} is not a multiple of the target's {logical}-byte logical block: use a multiple such as {suggest}")]
     BlockSize {
         block: u32,
@@ -94,6 +111,16 @@ impl Workload {
         if self.qd == 0 || self.qd > MAX_QD {
             return Err(WorkloadError::QueueDepth(self.qd));
         }
+        if self.threads == 0 || self.threads > MAX_THREADS {
+            return Err(WorkloadError::Threads(self.threads));
+        }
+        if self.threads > 1 && self.shape.duty_cycle.is_some() {
+            return Err(WorkloadError::Shape(
+                "a duty cycle bursts the whole run at once, which threads each pacing \
+                 themselves would not: use --threads 1 (and the total --qd) with --burst"
+                    .into(),
+            ));
+        }
         let logical = geo.logical_block_bytes.max(1);
         let mix = self.shape.block_mix.iter().flat_map(|m| m.shares());
         for block in std::iter::once(self.block_bytes).chain(mix.map(|s| s.bytes)) {
@@ -132,7 +159,7 @@ impl Workload {
                 capacity: geo.capacity_bytes,
             });
         }
-        if self.span_bytes < self.largest_block_bytes() as u64 {
+        if self.span_bytes < self.largest_block_bytes() as u64 * self.sequential_parts() {
             return Err(WorkloadError::SpanTooSmall {
                 span: self.span_bytes,
                 block: self.largest_block_bytes(),
@@ -159,10 +186,78 @@ impl Workload {
     /// An SPRandom pass writes one block size uniformly over its span, as fio's.
     fn check_sprandom(&self, s: SpRandom) -> Result<(), String> {
         let writes = self.op.map_or(self.read_pct == 0, |op| op == Op::Write);
-        if !writes || self.shape.block_mix.is_some() || !self.shape.distribution.is_uniform() {
-            return Err("an SPRandom pass only writes, one block size, over the whole span".into());
+        if !writes
+            || self.threads > 1
+            || self.shape.block_mix.is_some()
+            || !self.shape.distribution.is_uniform()
+        {
+            return Err(
+                "an SPRandom pass only writes, one block size, over the whole span, on one \
+                 thread"
+                    .into(),
+            );
         }
         s.check(self.units(), self.block_bytes as u64)
+    }
+
+    /// How many parts the span is cut into: one per thread for sequential access.
+    fn sequential_parts(&self) -> u64 {
+        match self.access {
+            Access::Sequential => self.threads as u64,
+            Access::Random | Access::SpRandom(_) => 1,
+        }
+    }
+
+    /// Thread `t`'s part of a workload of several threads, issued as one thread: its own
+    /// seed (thread 0 keeps the workload's, so one thread issues what it always did), its
+    /// share of an IO or byte limit and of a rate, and, for sequential access, its own
+    /// contiguous part of the span, as fio's `offset_increment` spreads jobs, so the threads
+    /// together cover the span once.
+    pub fn for_thread(&self, t: u32) -> Workload {
+        let n = self.threads as u64;
+        let share = |total: u64| total / n + u64::from((t as u64) < total % n);
+        let (offset_bytes, span_bytes) = match self.access {
+            Access::Sequential if n > 1 => {
+                let align = self.largest_block_bytes() as u64;
+                let part = self.span_bytes / n / align * align;
+                let last = t as u64 + 1 == n;
+                let at = self.offset_bytes + t as u64 * part;
+                (
+                    at,
+                    if last {
+                        self.offset_bytes + self.span_bytes - at
+                    } else {
+                        part
+                    },
+                )
+            }
+            _ => (self.offset_bytes, self.span_bytes),
+        };
+        let mut shape = self.shape.clone();
+        if let Some(rate) = shape.rate.as_mut() {
+            rate.iops /= n as f64;
+        }
+        Workload {
+            offset_bytes,
+            span_bytes,
+            threads: 1,
+            limit: Limit {
+                duration_ns: self.limit.duration_ns,
+                bytes: self.limit.bytes.map(share),
+                ios: self.limit.ios.map(share),
+            },
+            seed: match t {
+                0 => self.seed,
+                _ => self.seed ^ (t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            },
+            shape,
+            ..self.clone()
+        }
+    }
+
+    /// The load in CrystalDiskMark's notation, `Q32T1`.
+    pub fn load(&self) -> String {
+        format!("Q{}T{}", self.qd, self.threads)
     }
 
     /// The largest IO it issues: the size of its buffers.
@@ -320,6 +415,7 @@ mod tests {
             op: None,
             data: DataKind::Incompressible,
             qd: 32,
+            threads: 1,
             limit: Limit {
                 ios: Some(1000),
                 ..Limit::default()
@@ -449,15 +545,61 @@ mod tests {
             && io.offset % 4096 == 0
             && io.offset >= w.offset_bytes
             && io.offset + 4096 <= end));
-        let reads = Workload {
-            read_pct: 30,
-            ..w.clone()
+        // One pass: several threads would each write the drive once.
+        for other in [
+            Workload {
+                read_pct: 30,
+                ..w.clone()
+            },
+            Workload {
+                threads: 2,
+                ..w.clone()
+            },
+        ] {
+            let e = other.validate(&geo()).unwrap_err().to_string();
+            assert!(e.contains("only writes"), "{e}");
+        }
+    }
+
+    #[test]
+    fn threads_share_the_limits_and_split_a_sequential_span() {
+        let w = Workload {
+            access: Access::Sequential,
+            threads: 3,
+            limit: Limit {
+                ios: Some(1000),
+                bytes: Some(10),
+                duration_ns: Some(5),
+            },
+            ..wl()
         };
-        assert!(reads
-            .validate(&geo())
-            .unwrap_err()
-            .to_string()
-            .contains("only writes"));
+        assert!(w.validate(&geo()).is_ok());
+        let parts: Vec<Workload> = (0..3).map(|t| w.for_thread(t)).collect();
+        let ios: Vec<u64> = parts.iter().map(|p| p.limit.ios.unwrap()).collect();
+        assert_eq!(ios, [334, 333, 333]);
+        assert_eq!(
+            parts.iter().map(|p| p.limit.bytes.unwrap()).sum::<u64>(),
+            10
+        );
+        assert!(parts
+            .iter()
+            .all(|p| p.limit.duration_ns == Some(5) && p.threads == 1));
+        // Contiguous parts covering the span, each a whole number of blocks.
+        let mut at = w.offset_bytes;
+        for p in &parts {
+            assert_eq!(p.offset_bytes, at);
+            assert_eq!(p.span_bytes % 4096, 0);
+            at += p.span_bytes;
+        }
+        assert_eq!(at, w.offset_bytes + w.span_bytes);
+        assert_eq!(parts[0].seed, w.seed);
+        assert!(parts[1].seed != parts[2].seed && parts[1].seed != w.seed);
+        // Random threads each cover the whole span.
+        let random = Workload { threads: 3, ..wl() }.for_thread(2);
+        assert_eq!(
+            (random.offset_bytes, random.span_bytes),
+            (wl().offset_bytes, wl().span_bytes)
+        );
     }
 
     #[test]
@@ -466,6 +608,18 @@ mod tests {
         assert!(wl().validate(&g).is_ok());
         let e = Workload { qd: 0, ..wl() }.validate(&g).unwrap_err();
         assert_eq!(e, WorkloadError::QueueDepth(0));
+        let e = Workload { threads: 0, ..wl() }.validate(&g).unwrap_err();
+        assert_eq!(e, WorkloadError::Threads(0));
+        let e = Workload {
+            access: Access::Sequential,
+            span_bytes: 4096,
+            threads: 2,
+            ..wl()
+        };
+        assert!(matches!(
+            e.validate(&g),
+            Err(WorkloadError::SpanTooSmall { .. })
+        ));
         let e = Workload {
             block_bytes: 1000,
             ..wl()

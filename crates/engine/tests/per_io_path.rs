@@ -1,7 +1,8 @@
 //! Nothing on the driver's per-IO path allocates: with a counting allocator, a run of 20,000
 //! IOs and one of 200,000 on the same one-second stretch of a device's clock allocate the
 //! same number of times (what a run allocates is per run and per second, never per IO),
-//! with every workload shape and the per-second latency windows on.
+//! with every workload shape and the per-second latency windows on, and with threads: as
+//! streams on one device and as a team of threads each with its own queue.
 //!
 //! Its own test binary: the allocator is global to the binary that declares it.
 
@@ -14,14 +15,16 @@ use engine::driver::{self, Hooks};
 use engine::pattern::DataKind;
 use engine::shape::Shape;
 use engine::workload::{Access, Limit, Workload};
-use engine::{Clock, Completion, Device, DeviceError, Geometry, Identity, Io, TargetKind};
+use engine::{
+    Clock, Completion, Device, DeviceError, Geometry, Identity, Io, QueueMaker, TargetKind,
+};
 
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
-    /// Only the run's own thread counts (the test harness allocates on others).
+    /// Only the run's own threads count (the test harness allocates on others).
     static COUNTING: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -41,14 +44,31 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// A device on a virtual clock that completes each IO `service_ns` after it is reaped for,
-/// one at a time, and keeps no data.
+/// one at a time, and keeps no data; with `queues`, it gives each thread of a run a queue
+/// of its own, as a real target does.
 struct Instant {
     now_ns: u64,
     service_ns: u64,
     queue: VecDeque<Io>,
+    queues: bool,
 }
 
 impl Device for Instant {
+    fn another_queue(&self) -> Option<Result<QueueMaker, DeviceError>> {
+        let service_ns = self.service_ns;
+        self.queues.then(|| -> Result<QueueMaker, DeviceError> {
+            Ok(Box::new(move || {
+                // Made in the thread that uses it: count that thread's allocations too.
+                COUNTING.with(|c| c.set(true));
+                Ok(Box::new(Instant {
+                    now_ns: 0,
+                    service_ns,
+                    queue: VecDeque::new(),
+                    queues: true,
+                }))
+            }))
+        })
+    }
     fn identity(&self) -> Identity {
         Identity::new(TargetKind::Sim, "instant")
     }
@@ -108,12 +128,33 @@ impl Device for Instant {
     }
 }
 
-fn allocations_for(ios: u64, shape: &Shape) -> u64 {
-    // The run lasts 0.9 s of the device's clock whatever its IO count.
+/// How a run's threads reach the device.
+#[derive(Clone, Copy, Debug)]
+enum Threads {
+    One,
+    /// Four streams on the one device.
+    Streams,
+    /// Four threads, each with its own queue.
+    Team,
+}
+
+fn allocations_for(ios: u64, shape: &Shape, threads: Threads) -> u64 {
+    let n = match threads {
+        Threads::One => 1,
+        Threads::Streams | Threads::Team => 4,
+    };
+    // The run lasts 0.9 s of the device's clock whatever its IO count (each thread's, with
+    // queues of their own).
+    let per_queue = if matches!(threads, Threads::Team) {
+        ios / n
+    } else {
+        ios
+    };
     let mut dev = Instant {
         now_ns: 0,
-        service_ns: 900_000_000 / ios,
+        service_ns: 900_000_000 / per_queue,
         queue: VecDeque::new(),
+        queues: matches!(threads, Threads::Team),
     };
     let block = shape.block_mix.as_ref().map_or(4096, |m| m.smallest());
     let w = Workload {
@@ -131,6 +172,7 @@ fn allocations_for(ios: u64, shape: &Shape) -> u64 {
         },
         seed: 1,
         shape: shape.clone(),
+        threads: n as u32,
     };
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     COUNTING.with(|c| c.set(true));
@@ -157,8 +199,13 @@ fn the_per_io_path_does_not_allocate() {
         },
     ];
     for shape in &shapes {
-        let few = allocations_for(20_000, shape);
-        let many = allocations_for(200_000, shape);
-        assert_eq!(few, many, "{shape:?}: allocations grow with the IO count");
+        for threads in [Threads::One, Threads::Streams, Threads::Team] {
+            let few = allocations_for(20_000, shape, threads);
+            let many = allocations_for(200_000, shape, threads);
+            assert_eq!(
+                few, many,
+                "{shape:?}, {threads:?}: allocations grow with the IO count"
+            );
+        }
     }
 }

@@ -14,6 +14,8 @@ use crate::SuiteError;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
     pub qd: Option<u32>,
+    /// Submitting threads, each with `qd` in flight (the tests that take them).
+    pub threads: Option<u32>,
     pub block_bytes: Option<u32>,
     pub span: Option<Span>,
     pub offset_bytes: Option<u64>,
@@ -89,6 +91,19 @@ impl Overrides {
                  shape custom workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
                  shaped one",
                 test.name()
+            ));
+        }
+        if self.threads.is_some() && !test.takes_threads {
+            let takes: Vec<&str> = TESTS
+                .iter()
+                .filter(|t| t.takes_threads)
+                .map(Test::name)
+                .collect();
+            return bad(format!(
+                "--threads: {} drives one thread as the methodology says; drop --threads, or \
+                 use a test that takes them ({})",
+                test.name(),
+                takes.join(", ")
             ));
         }
         if let Some(r) = self.rest_s.filter(|r| !(*r >= 0.0 && *r <= MAX_DURATION_S)) {

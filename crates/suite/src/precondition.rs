@@ -143,6 +143,7 @@ pub fn fill_workload(offset: u64, span: u64, data: DataKind, seed: u64) -> Workl
         },
         seed,
         shape: Shape::default(),
+        threads: 1,
     }
 }
 
@@ -273,6 +274,7 @@ pub fn before_random_writes(
         op: None,
         data,
         qd: 32,
+        threads: 1,
         limit: Limit {
             bytes: Some(s.writes(units, block as u64) * block as u64),
             ..Limit::default()

@@ -487,6 +487,7 @@ pub fn run(
         limit: engine::workload::Limit::default(),
         seed: plan.seed,
         shape: Shape::default(),
+        threads: 1,
     };
     let untimed = (analysis.adjustments.untimed_skipped > 0).then(|| {
         format!(

@@ -30,7 +30,13 @@ pub fn kind(spec: &str) -> Result<TargetKind, SuiteError> {
     Ok(registry().find(spec)?.kind)
 }
 
-fn open_sim(spec: &str, _req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
+fn open_sim(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
+    if req.polling.any() {
+        return Err(TargetError::Open(format!(
+            "{spec}: a simulated drive runs on its own clock with no ring to poll: drop {}",
+            req.polling.flags()
+        )));
+    }
     let preset = spec.strip_prefix("sim:").unwrap_or(spec);
     // A spec error names the target already ("sim:PRESET: ...").
     let dev = sim::open(preset).map_err(|e| match e {

@@ -81,6 +81,19 @@ fn passthrough_runs_nvme_commands_through_io_uring() {
                 "ns.json",
             ),
         )
+        .step(
+            "polled",
+            &run("/dev/ng0n1", "/dev/ng0n1", "--poll --bs 4K", "polled.json"),
+        )
+        .step(
+            "block-polled",
+            &run(
+                "/dev/nvme0n1",
+                "/dev/nvme0n1",
+                "--poll --sqpoll --threads 2 --bs 4K",
+                "block-polled.json",
+            ),
+        )
         .step("limit", "cat /sys/block/nvme0n1/queue/max_hw_sectors_kb")
         .step(
             "too-large",
@@ -90,15 +103,18 @@ fn passthrough_runs_nvme_commands_through_io_uring() {
     else {
         return;
     };
-    for step in ["generic", "namespace"] {
+    // Polled completions (the guest's NVMe has a poll queue), polled submissions and
+    // threads, on passthrough and on the block device.
+    for step in ["generic", "namespace", "polled", "block-polled"] {
         let out = &guest.step(step).ok().output;
         let result: serde_json::Value =
             serde_json::from_str(out).unwrap_or_else(|e| panic!("{step}: {e}:\n{out}"));
         assert_eq!(result["complete"], true, "{out}");
-        assert_eq!(
-            result["target"]["details"]["backend"], "io_uring-cmd",
-            "{out}"
-        );
+        let backend = match step {
+            "block-polled" => "io_uring",
+            _ => "io_uring-cmd",
+        };
+        assert_eq!(result["target"]["details"]["backend"], backend, "{out}");
         assert_eq!(result["target"]["model"], "QEMU NVMe Ctrl", "{out}");
         let summary = &result["summary"];
         assert!(summary.get("failed_ios").is_none(), "{out}");

@@ -26,6 +26,15 @@ impl RunCounters {
         }
     }
 
+    /// None at all: another thread of the run reads them.
+    pub(super) fn none() -> RunCounters {
+        RunCounters {
+            start: None,
+            checkpoint_at: None,
+            checkpoint: None,
+        }
+    }
+
     /// Take the checkpoint once it is due, until the device answers.
     pub(super) fn poll(&mut self, dev: &dyn Device) {
         if self.checkpoint.is_none() && self.checkpoint_at.is_some_and(|c| dev.now_ns() >= c) {

@@ -103,6 +103,15 @@ impl LatencyWindow {
         })
     }
 
+    /// Add another window's IOs (another thread's, of the same second).
+    pub fn add(&mut self, other: &LatencyWindow) {
+        for (c, o) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *c += o;
+        }
+        self.ios += other.ios;
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+
     pub fn clear(&mut self) {
         self.counts.fill(0);
         self.ios = 0;

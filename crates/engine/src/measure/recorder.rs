@@ -1,10 +1,12 @@
 //! The hot path: what each submitted and completed IO updates. Nothing here allocates per IO.
 
+use std::sync::{Arc, Mutex};
+
 use hdrhistogram::Histogram;
 
 use super::hist_log::HistLine;
 use super::{CpuUsage, DirSummary, LatencyStats, Measurements, SecondPoint, Summary};
-use super::{LatencyWindow, SecondLatency};
+use super::{LatencySeconds, LatencyWindow};
 use super::{ENERGY_SAMPLES_PER_S, IDLE_RUN_S, NS};
 use crate::device::Op;
 
@@ -60,6 +62,69 @@ impl Occupancy {
             self.in_flight -= 1;
         }
     }
+
+    /// Add another thread's occupancy of the same run. The time-weighted depth adds up
+    /// exactly; the busy time becomes the longest thread's (the union of busy periods is not
+    /// kept: the same when the threads overlap, as closed-loop threads do), and the largest
+    /// depth the sum of the threads' largest.
+    fn add(&mut self, other: &Occupancy) {
+        self.in_flight += other.in_flight;
+        self.max_in_flight += other.max_in_flight;
+        self.since_ns = self.since_ns.max(other.since_ns);
+        self.busy_ns = self.busy_ns.max(other.busy_ns);
+        self.area += other.area;
+    }
+}
+
+/// Where a recorder's closed seconds of latency go: to its own [`LatencySeconds`], or to one
+/// the threads of a run share (locked once a second, never per IO).
+enum Seconds {
+    Own(LatencySeconds),
+    Shared {
+        seconds: Arc<Mutex<LatencySeconds>>,
+        thread: usize,
+    },
+}
+
+/// The per-second counts of two threads of a run, second by second.
+fn merge_buckets(a: &[(u64, Bucket)], b: &[(u64, Bucket)]) -> Vec<(u64, Bucket)> {
+    let mut out = Vec::with_capacity(a.len().max(b.len()));
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                let (x, y) = (a.next().expect("a"), b.next().expect("b"));
+                let mut sum = x.1;
+                for d in 0..3 {
+                    sum.ios[d] += y.1.ios[d];
+                    sum.bytes[d] += y.1.bytes[d];
+                }
+                (x.0, sum)
+            }
+            (Some(x), Some(y)) if x.0 < y.0 => *a.next().expect("a"),
+            (Some(_), Some(_)) | (None, Some(_)) => *b.next().expect("b"),
+            (Some(_), None) => *a.next().expect("a"),
+            (None, None) => return out,
+        };
+        out.push(next);
+    }
+}
+
+/// The periods in both lists (each in order, not overlapping): when no thread had IO in flight.
+fn overlap(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while let (Some(&(a0, a1)), Some(&(b0, b1))) = (a.get(i), b.get(j)) {
+        let (from, to) = (a0.max(b0), a1.min(b1));
+        if from < to {
+            out.push((from, to));
+        }
+        if a1 < b1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
 }
 
 /// Samples a device's energy counter into a [`Recorder`] as a run goes, where the device
@@ -116,14 +181,12 @@ pub struct Recorder {
     /// IOs that completed with an error or short: not counted as IOs, bytes or latency.
     failed: u64,
     latency_ns: [Histogram<u64>; 3],
-    /// The open second's read and write latencies, and the percentiles of the seconds
-    /// closed before it. A completion stamped before the open second (a backend's threads
-    /// may hand one over late) counts in the open one.
+    /// The open second's read and write latencies. A completion stamped before the open
+    /// second (a backend's threads may hand one over late) counts in the open one.
     window: [LatencyWindow; 2],
     window_second: u64,
-    latency_by_second: Vec<(u64, [Option<SecondLatency>; 2])>,
-    /// Each closed second's bucket counts, kept only for a hist log.
-    hist_lines: Option<Vec<HistLine>>,
+    /// The percentiles of the seconds closed before it.
+    seconds: Seconds,
     occupancy: [Occupancy; 3],
     all: Occupancy,
     /// The drive's temperature by second since the start, where it reports one.
@@ -178,6 +241,16 @@ impl Recorder {
     }
 
     pub fn new(start_ns: u64) -> Recorder {
+        Recorder::with_seconds(start_ns, Seconds::Own(LatencySeconds::new(1)))
+    }
+
+    /// The recorder of thread `thread` of a run whose threads share `seconds` (see
+    /// [`Recorder::merge`]); `start_ns` is the run's, on the clock the threads share.
+    pub fn in_team(start_ns: u64, seconds: Arc<Mutex<LatencySeconds>>, thread: usize) -> Recorder {
+        Recorder::with_seconds(start_ns, Seconds::Shared { seconds, thread })
+    }
+
+    fn with_seconds(start_ns: u64, seconds: Seconds) -> Recorder {
         Recorder {
             start_ns,
             end_ns: start_ns,
@@ -187,8 +260,7 @@ impl Recorder {
             latency_ns: [histogram(), histogram(), histogram()],
             window: Default::default(),
             window_second: 0,
-            latency_by_second: Vec::new(),
-            hist_lines: None,
+            seconds,
             temperature: Vec::new(),
             energy: Vec::new(),
             occupancy: Default::default(),
@@ -226,8 +298,7 @@ impl Recorder {
         let latency = complete_ns.saturating_sub(submit_ns).max(1);
         let _ = self.latency_ns[d].record(latency);
         if second > self.window_second {
-            self.close_window();
-            self.window_second = second;
+            self.close_window(second);
         }
         if let Some(w) = self.window.get_mut(d) {
             w.record(latency);
@@ -237,34 +308,65 @@ impl Recorder {
 
     /// Keep each second's bucket counts for a hist log ([`Recorder::take_hist_lines`]).
     pub fn keep_hist_lines(&mut self) {
-        self.hist_lines = Some(Vec::new());
+        self.with_seconds_of(LatencySeconds::keep_hist_lines);
     }
 
-    /// The bucket counts of every second so far, the open one closed.
+    /// The bucket counts of every second so far, the open one closed (no IO may complete
+    /// after).
     pub fn take_hist_lines(&mut self) -> Vec<HistLine> {
-        self.close_window();
-        self.hist_lines.take().unwrap_or_default()
+        self.close_window(u64::MAX);
+        self.with_seconds_of(LatencySeconds::take_hist_lines)
     }
 
-    /// Keep the open second's percentiles and start the window afresh.
-    fn close_window(&mut self) {
-        let [read, write] = &mut self.window;
-        if read.is_empty() && write.is_empty() {
-            return;
-        }
-        let percentiles = [read.percentiles(), write.percentiles()];
-        self.latency_by_second
-            .push((self.window_second, percentiles));
-        if let Some(lines) = self.hist_lines.as_mut() {
-            let end_ms = (self.window_second + 1) * 1000;
-            for (direction, w) in [(0, &*read), (1, &*write)] {
-                if !w.is_empty() {
-                    lines.push(HistLine::of(end_ms, direction, w.counts()));
-                }
+    fn with_seconds_of<T>(&mut self, f: impl FnOnce(&mut LatencySeconds) -> T) -> T {
+        match &mut self.seconds {
+            Seconds::Own(s) => f(s),
+            Seconds::Shared { seconds, .. } => {
+                f(&mut seconds.lock().unwrap_or_else(|e| e.into_inner()))
             }
         }
-        read.clear();
-        write.clear();
+    }
+
+    /// Hand the open second's latencies on and open second `next` (`u64::MAX`: none, the
+    /// run is over).
+    fn close_window(&mut self, next: u64) {
+        let (second, windows) = (self.window_second, &self.window);
+        match &mut self.seconds {
+            Seconds::Own(s) => s.close(0, second, windows, next),
+            Seconds::Shared { seconds, thread } => seconds
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .close(*thread, second, windows, next),
+        }
+        self.window.iter_mut().for_each(LatencyWindow::clear);
+        self.window_second = next;
+    }
+
+    /// One recorder of a run of several threads, from each thread's (made by
+    /// [`Recorder::in_team`] with the same start): counts, bytes and latencies add up, and
+    /// each second's latency percentiles are those of every thread's IOs in it. The drive's
+    /// temperature and energy are the first thread's, which samples them.
+    pub fn merge(threads: Vec<Recorder>) -> Recorder {
+        let mut threads = threads.into_iter();
+        let mut merged = threads.next().expect("a thread");
+        merged.close_window(u64::MAX);
+        for mut other in threads {
+            other.close_window(u64::MAX);
+            merged.buckets = merge_buckets(&merged.buckets, &other.buckets);
+            merged.idle = overlap(&merged.idle, &other.idle);
+            merged.failed += other.failed;
+            for (h, o) in merged.latency_ns.iter_mut().zip(&other.latency_ns) {
+                let _ = h.add(o);
+            }
+            for (m, o) in merged.occupancy.iter_mut().zip(&other.occupancy) {
+                m.add(o);
+            }
+            merged.all.add(&other.all);
+            merged.end_ns = merged.end_ns.max(other.end_ns);
+        }
+        let seconds = merged.with_seconds_of(|s| std::mem::replace(s, LatencySeconds::new(0)));
+        merged.seconds = Seconds::Own(seconds);
+        merged
     }
 
     /// An IO that completed with an error (or transferred less than asked): it leaves the
@@ -324,6 +426,11 @@ impl Recorder {
         out
     }
 
+    /// The run's start, on the device's clock.
+    pub fn start_ns(&self) -> u64 {
+        self.start_ns
+    }
+
     pub fn in_flight(&self) -> u32 {
         self.all.in_flight
     }
@@ -338,7 +445,8 @@ impl Recorder {
     /// Close the run at `end_ns` (at least the last completion) and summarise it.
     pub fn finish(mut self, end_ns: u64, cpu: Option<CpuUsage>) -> Measurements {
         let end_ns = end_ns.max(self.end_ns);
-        self.close_window();
+        self.close_window(u64::MAX);
+        let latency_by_second = self.with_seconds_of(|s| s.seconds().to_vec());
         // Account the tail of any busy period still open (only on an aborted run).
         for o in self
             .occupancy
@@ -356,8 +464,8 @@ impl Recorder {
         let both = self.buckets.iter().any(|(_, b)| b.ios[0] > 0)
             && self.buckets.iter().any(|(_, b)| b.ios[1] > 0);
         let latency = |t: u64| {
-            let i = self.latency_by_second.partition_point(|&(s, _)| s < t);
-            self.latency_by_second
+            let i = latency_by_second.partition_point(|&(s, _)| s < t);
+            latency_by_second
                 .get(i)
                 .filter(|&&(s, _)| s == t)
                 .map(|&(_, l)| l)
@@ -454,10 +562,7 @@ impl Recorder {
             .iter()
             .map(|d| d.as_ref().map_or(0, |d| d.bytes))
             .sum::<u64>();
-        let cpu = cpu.map(|mut c| {
-            c.per_io_us = (c.user_s + c.system_s) * 1e6 / ios.max(1) as f64;
-            c
-        });
+        let cpu = cpu.map(|c| c.per_io(ios));
         Measurements {
             summary: Summary {
                 ios,
@@ -472,6 +577,7 @@ impl Recorder {
                 write,
                 other,
                 cpu,
+                cpu_by_thread: Vec::new(),
                 idle_seconds_omitted,
                 failed_ios: self.failed,
                 energy_j: match (self.energy_at(self.start_ns), self.energy_at(end_ns)) {
@@ -487,6 +593,37 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two threads' recorders of one run: counts and bytes add up per second, the offered
+    /// depth is both threads', and a second's percentiles are those of both threads' IOs.
+    #[test]
+    fn threads_merge_into_one_run() {
+        let seconds = Arc::new(Mutex::new(LatencySeconds::new(2)));
+        let mut fast = Recorder::in_team(0, Arc::clone(&seconds), 0);
+        let mut slow = Recorder::in_team(0, Arc::clone(&seconds), 1);
+        // Second 0: 99 fast reads on one thread, one slow read on the other; second 1: one
+        // write on the slow thread.
+        for i in 0..99 {
+            fast.submitted(Op::Read, i * 1000);
+            fast.completed(Op::Read, 4096, i * 1000, i * 1000 + 10_000);
+        }
+        slow.submitted(Op::Read, 0);
+        slow.completed(Op::Read, 4096, 0, 5_000_000);
+        slow.submitted(Op::Write, NS);
+        slow.completed(Op::Write, 8192, NS, NS + 20_000);
+        let m = Recorder::merge(vec![fast, slow]).finish(2 * NS, None);
+        assert_eq!((m.summary.ios, m.summary.bytes), (101, 100 * 4096 + 8192));
+        assert_eq!(m.summary.max_in_flight, 2);
+        assert_eq!(m.per_second.len(), 2);
+        assert_eq!(m.per_second[0].ios, 100);
+        let read = m.per_second[0].read_latency_us.expect("reads in second 0");
+        assert!((read.p50 - 10.0).abs() < 0.2, "{read:?}");
+        assert_eq!(read.max, 5000.0, "the other thread's slow read");
+        assert!(read.p99_9 > 4900.0, "{read:?}");
+        assert!(m.per_second[1].write_latency_us.is_some());
+        let whole_run = m.summary.read.expect("reads").latency_us;
+        assert!((whole_run.max - 5000.0).abs() < 5.0, "{whole_run:?}");
+    }
 
     #[test]
     fn a_non_finite_energy_counter_gives_no_power_rather_than_null() {

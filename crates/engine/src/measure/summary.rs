@@ -53,9 +53,18 @@ pub struct CpuUsage {
 impl CpuUsage {
     /// CPU time this process has used so far (all threads).
     pub fn now() -> CpuUsage {
+        CpuUsage::of(libc::RUSAGE_SELF)
+    }
+
+    /// CPU time the calling thread has used so far.
+    pub fn of_this_thread() -> CpuUsage {
+        CpuUsage::of(libc::RUSAGE_THREAD)
+    }
+
+    fn of(who: libc::c_int) -> CpuUsage {
         // SAFETY: getrusage fills the struct we hand it.
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        unsafe { libc::getrusage(who, &mut ru) };
         let s = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
         CpuUsage {
             user_s: s(ru.ru_utime),
@@ -70,6 +79,12 @@ impl CpuUsage {
             system_s: self.system_s - start.system_s,
             per_io_us: 0.0,
         }
+    }
+
+    /// With the CPU per IO of `ios` completed IOs.
+    pub fn per_io(mut self, ios: u64) -> CpuUsage {
+        self.per_io_us = (self.user_s + self.system_s) * 1e6 / ios.max(1) as f64;
+        self
     }
 }
 
@@ -96,8 +111,12 @@ pub struct Summary {
     /// Discards and flushes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other: Option<DirSummary>,
+    /// The whole process's (every thread's, the backend's workers' too).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuUsage>,
+    /// Each submitting thread's own, per IO it completed, when a run has several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_by_thread: Vec<CpuUsage>,
     /// Seconds inside long idle periods (nothing in flight for
     /// [`IDLE_RUN_S`](super::IDLE_RUN_S) s or more) that the per-second series leaves out; each
     /// such period keeps its first and last second, at zero. Read `t` of each point for its time.

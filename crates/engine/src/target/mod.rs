@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::device::{Device, Geometry};
 use crate::identity::Identity;
 use crate::passthrough;
+use crate::polling::Polling;
 use crate::safety::SafetyError;
 use crate::sync::SyncQueue;
 use crate::target_kind::TargetKind;
@@ -225,6 +226,8 @@ pub struct OpenRequest {
     pub backend: Backend,
     /// The device (or file behind a loop device) the user named with `--destroy-data`.
     pub destroy_data: Option<String>,
+    /// Polled completions or submissions (io_uring backends only).
+    pub polling: Polling,
 }
 
 /// An opened file or block device on the backend the request asks for.
@@ -233,6 +236,19 @@ fn on_backend(
     req: &OpenRequest,
 ) -> Result<Box<dyn Device>, TargetError> {
     let io_err = TargetError::io_at(&identity.path);
+    if req.polling.any() {
+        if req.backend == Backend::Sync {
+            return Err(TargetError::Open(format!(
+                "{}: the sync backend has no io_uring ring for {}: use \
+                 --backend io_uring",
+                identity.path,
+                req.polling.flags()
+            )));
+        }
+        if let Some(why) = req.polling.refused(Path::new(&identity.path), is_block) {
+            return Err(TargetError::Open(format!("{}: {why}", identity.path)));
+        }
+    }
     Ok(match req.backend {
         Backend::UringCmd => {
             return Err(TargetError::Passthrough {
@@ -249,13 +265,18 @@ fn on_backend(
             geometry,
         )),
         Backend::Uring => {
-            let queue = UringQueue::new(file, is_block).map_err(io_err)?;
+            let queue = UringQueue::new(file, is_block, req.polling).map_err(io_err)?;
+            Box::new(WallDevice::new(queue, identity, geometry))
+        }
+        // Polling asked for: io_uring or nothing.
+        Backend::Auto if req.polling.any() => {
+            let queue = UringQueue::new(file, is_block, req.polling).map_err(io_err)?;
             Box::new(WallDevice::new(queue, identity, geometry))
         }
         Backend::Auto => {
             // Keep a second handle so the sync backend can take over if io_uring is refused.
             let spare = file.try_clone().map_err(io_err)?;
-            match UringQueue::new(file, is_block) {
+            match UringQueue::new(file, is_block, req.polling) {
                 Ok(queue) => Box::new(WallDevice::new(queue, identity, geometry)),
                 Err(_) => Box::new(WallDevice::new(
                     SyncQueue::new(spare, is_block),

@@ -53,6 +53,8 @@ pub enum VerifyError {
     NoData,
     #[error("--verify checks workloads of one block size: drop the block-size mix or --verify")]
     BlockMix,
+    #[error("--verify checks a run of one thread: drop --threads (use the total --qd)")]
+    Threads,
     #[error(transparent)]
     Device(#[from] DeviceError),
 }

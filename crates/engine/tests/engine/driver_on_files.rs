@@ -24,6 +24,7 @@ fn file_target(dir: &tempfile::TempDir, backend: Backend) -> Box<dyn Device> {
                 write: true,
                 backend,
                 destroy_data: None,
+                ..OpenRequest::default()
             },
         )
         .expect("open file target")
@@ -45,6 +46,7 @@ fn workload(qd: u32, ios: u64) -> Workload {
         },
         seed: 42,
         shape: Shape::default(),
+        threads: 1,
     }
 }
 
@@ -161,6 +163,7 @@ fn sequential_bytes_bound_and_data_written() {
         },
         seed: 1,
         shape: Shape::default(),
+        threads: 1,
     };
     let (outcome, recs) = run_logged(dev.as_mut(), &w, &dir);
     assert_eq!(outcome.measurements.summary.bytes, 4 << 20);

@@ -140,6 +140,7 @@ fn power_lines_up_with_the_io_series_of_a_run() {
         write: true,
         backend: Backend::Sync,
         destroy_data: None,
+        ..OpenRequest::default()
     };
     let mut dev = Registry::real().open(&spec, &request).unwrap();
     let workload = Workload {
@@ -157,6 +158,7 @@ fn power_lines_up_with_the_io_series_of_a_run() {
         },
         seed: 7,
         shape: Shape::default(),
+        threads: 1,
     };
     // The trace over and over, until the meter is stopped.
     let endless = format!("while true; do {}; done", replay("cat"));

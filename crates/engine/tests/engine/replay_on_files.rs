@@ -39,6 +39,7 @@ fn timed_replay_issues_every_io_on_or_after_its_time() {
         write: true,
         backend: Backend::Auto,
         destroy_data: None,
+        ..OpenRequest::default()
     };
     let mut dev = Registry::real().open(&spec, &req).unwrap();
     let sched = schedule(400, 500_000);
@@ -98,6 +99,7 @@ fn afap_replay_keeps_order_and_the_in_flight_limit() {
         write: true,
         backend: Backend::Auto,
         destroy_data: None,
+        ..OpenRequest::default()
     };
     let mut dev = Registry::real().open(&spec, &req).unwrap();
     let r = replay(
@@ -165,6 +167,7 @@ fn ios_due_together_are_submitted_together() {
         write: false,
         backend: Backend::Auto,
         destroy_data: None,
+        ..OpenRequest::default()
     };
     let mut dev = Batches {
         inner: Registry::real().open(&spec, &req).unwrap(),

@@ -29,6 +29,7 @@ fn workload(access: Access, block: u32, qd: u32, ios: u64, seed: u64) -> Workloa
         },
         seed,
         shape: Shape::default(),
+        threads: 1,
     }
 }
 

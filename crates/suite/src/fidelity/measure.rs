@@ -322,6 +322,7 @@ fn spec_bursts(
         },
         seed: 1,
         shape: Shape::default(),
+        threads: 1,
     };
     let mut run = |dev: &mut sim::SimSsd, w: &Workload, erase: bool| {
         if erase {
@@ -371,6 +372,7 @@ fn turbo_write(
         },
         seed: 1,
         shape: Shape::default(),
+        threads: 1,
     };
     let out = ctx
         .drive(

@@ -38,6 +38,7 @@ pub const TEST: Test = Test {
     defaults: Some(DEFAULTS),
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -95,6 +96,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         },
         seed,
         shape: Shape::default(),
+        threads: 1,
     };
     let mut report = Report::new(TestId::Consistency, "");
     let deviations = &mut report.deviations;

@@ -80,6 +80,7 @@ pub const TEST: Test = Test {
     defaults: None,
     writes: super::always,
     takes_offset: true,
+    takes_threads: false,
     verifies: Verifies::OnRequest,
     run: run_all,
 };
@@ -93,6 +94,7 @@ const fn row<const I: usize>(about: &'static str) -> Test {
         defaults: Some(CORNERS[I].defaults),
         writes: super::always,
         takes_offset: true,
+        takes_threads: false,
         verifies: Verifies::OnRequest,
         run: |dev, ctx, o| Ok(vec![run_one(&CORNERS[I], dev, ctx, o)?]),
     }
@@ -177,6 +179,7 @@ pub fn run_one(
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
         shape: Shape::default(),
+        threads: 1,
     };
     d.note_overrides(deviations, o);
     report.label = label(&w);

@@ -24,10 +24,11 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::Custom,
     kind: Kind::Summary,
-    about: "any workload from the flags (--access, --bs or a mix 4K:67,8K:33, --distribution, --rate-iops, --burst, --qd, --read-pct, --span, --ios/--bytes/--duration)",
+    about: "any workload from the flags (--access, --bs or a mix 4K:67,8K:33, --distribution, --rate-iops, --burst, --qd or Q32T16, --threads, --read-pct, --span, --ios/--bytes/--duration)",
     defaults: Some(DEFAULTS),
     writes,
     takes_offset: true,
+    takes_threads: true,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -65,6 +66,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
         shape: o.shape.clone(),
+        threads: o.threads.unwrap_or(1),
     };
     let Some(target) = o.latency_target else {
         let report = Report::new(TestId::Custom, label(&w));
@@ -110,9 +112,13 @@ fn label(w: &Workload) -> String {
         (d, Access::Random) if !d.is_uniform() => format!(" {d}"),
         _ => String::new(),
     };
+    let load = match w.threads {
+        1 => format!("QD{}", w.qd),
+        _ => w.load(),
+    };
     format!(
-        "custom: {sizes} {:?}{spread}, {}% read, QD{}",
-        w.access, w.read_pct, w.qd
+        "custom: {sizes} {:?}{spread}, {}% read, {load}",
+        w.access, w.read_pct
     )
     .to_lowercase()
 }

@@ -87,6 +87,8 @@ pub struct Test {
     pub writes: fn(&Overrides) -> bool,
     /// Whether `--offset` may place its region; the others start at LBA 0 by the methodology.
     pub takes_offset: bool,
+    /// Whether `--threads` may set its submitting threads; the others drive one.
+    pub takes_threads: bool,
     pub verifies: Verifies,
     pub run: Run,
 }

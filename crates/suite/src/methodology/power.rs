@@ -107,6 +107,7 @@ pub const IDLE: Test = Test {
     defaults: Some(IDLE_DEFAULTS),
     writes: |_| false,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Idle, dev, ctx, o)?]),
 };
@@ -118,6 +119,7 @@ pub const SLUMBER: Test = Test {
     defaults: Some(IDLE_DEFAULTS),
     writes: |_| false,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Slumber, dev, ctx, o)?]),
 };
@@ -134,6 +136,7 @@ pub const SEQ_WRITE: Test = Test {
     }),
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::SeqWrite, dev, ctx, o)?]),
 };
@@ -150,6 +153,7 @@ pub const RANDOM_WRITE: Test = Test {
     }),
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::RandomWrite, dev, ctx, o)?]),
 };
@@ -315,6 +319,7 @@ fn write(
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
         shape: Shape::default(),
+        threads: 1,
     };
     let mut report = Report::new(
         state.test().id,

@@ -31,6 +31,7 @@ pub const TEST: Test = Test {
     defaults: Some(DEFAULTS),
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::OnRequest,
     run,
 };
@@ -59,6 +60,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
             },
             seed: o.seed.unwrap_or(DEFAULT_SEED),
             shape: Shape::default(),
+            threads: 1,
         };
         let mut report = Report::new(
             TestId::SeqIncompressible,

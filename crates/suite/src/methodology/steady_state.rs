@@ -51,6 +51,7 @@ pub const TEST: Test = Test {
     defaults: Some(DEFAULTS),
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -131,6 +132,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         },
         seed: seed.wrapping_add(round),
         shape: Shape::default(),
+        threads: 1,
     };
     report.label = format!(
         "steady-state 4 KiB random write, QD{}, rounds of {round_s} s",

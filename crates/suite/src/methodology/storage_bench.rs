@@ -42,6 +42,7 @@ pub const TEST: Test = Test {
     defaults: None,
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::Never,
     run,
 };

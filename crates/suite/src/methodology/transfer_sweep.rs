@@ -39,6 +39,7 @@ pub const TEST: Test = Test {
     defaults: Some(DEFAULTS),
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::OnRequest,
     run,
 };
@@ -91,6 +92,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
             },
             seed: o.seed.unwrap_or(DEFAULT_SEED),
             shape: Shape::default(),
+            threads: 1,
         }
     };
     let mut curves: [Vec<(u32, engine::driver::Outcome)>; 2] = [Vec::new(), Vec::new()];

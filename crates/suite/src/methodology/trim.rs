@@ -43,6 +43,7 @@ pub const TEST: Test = Test {
     defaults: Some(DEFAULTS),
     writes: super::always,
     takes_offset: false,
+    takes_threads: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -118,6 +119,7 @@ fn pass(
             },
             seed: seed + i,
             shape: Shape::default(),
+            threads: 1,
         };
         let label = format!("TRIM test, {name} pass: {}%", i * 100 / samples);
         let outcome = ctx.drive(dev, &w, &label, false)?;
@@ -207,6 +209,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         },
         seed,
         shape: Shape::default(),
+        threads: 1,
     };
     if out.stopped.is_some() {
         return interrupted(report, dev, &torture, out);

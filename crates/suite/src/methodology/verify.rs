@@ -35,6 +35,7 @@ pub const TEST: Test = Test {
     defaults: None,
     writes: super::always,
     takes_offset: true,
+    takes_threads: false,
     verifies: Verifies::Always,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -121,6 +122,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
             },
             seed: seed + i as u64,
             shape: Shape::default(),
+            threads: 1,
         };
         let label = format!(
             "verify: {} {}, QD{}",

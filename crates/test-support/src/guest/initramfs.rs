@@ -86,7 +86,11 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
-for m in {load}; do insmod /lib/ssdlab-modules/$m || echo "@@@ insmod $m failed"; done
+# NVMe with a poll queue besides its interrupt-driven ones, for polled IO (--poll).
+for m in {load}; do
+  args=""; case $m in nvme.ko*) args=poll_queues=1;; esac
+  insmod /lib/ssdlab-modules/$m $args || echo "@@@ insmod $m failed"
+done
 for i in $(seq 100); do
   ok=1; for d in {devices}; do [ -b $d ] || ok=0; done
   [ $ok = 1 ] && break; sleep 0.1
