@@ -1,7 +1,8 @@
 //! SPRandom, fio's fast preconditioning (fio 3.41, `sprandom=1`, `spr_op`, `spr_num_regions`,
-//! `spr_cs`; fio's `sprandom.c`, after Desnoyers, "Analytic Models of SSD Write Performance", ACM ToS
-//! 2012): one pass that writes the drive's physical capacity once, in an order that leaves
-//! each erase block as much invalid data as random writes leave it in steady state.
+//! `spr_cs`; fio's `sprandom.c`, after Desnoyers, "Analytic Models of SSD Write
+//! Performance", ACM ToS 2012): one pass that writes the drive's physical capacity once, in
+//! an order that leaves each erase block as much invalid data as random writes leave it in
+//! steady state.
 //!
 //! The physical capacity (logical size times 1 + OP) is cut into equal regions, written one
 //! after the other. Desnoyers' steady state has `validity(i) * share(i)` constant over blocks
@@ -242,8 +243,8 @@ impl SpRandomOrder {
             if self.region + 1 >= self.regions {
                 return None;
             }
-            // The region's kept offsets are rewritten at the start of the next one, which
-            // writes that many fewer fresh blocks.
+            // The region's kept offsets are rewritten at the start of the next one (at its
+            // end when deferred), which writes that many fewer fresh blocks.
             self.region += 1;
             self.remaining = self.region_writes.saturating_sub(self.staged);
             self.committed = self.rewrites.len();
