@@ -381,6 +381,7 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
     let mut bar = Bar::new(a.common.quiet, &stop);
     let mut ctx = Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
+    ctx.precondition = a.common.precondition;
     ctx.iolog = a.iolog.clone();
     ctx.hist_log = a.hist_log.clone();
     ctx.verify = a.verify;

@@ -183,6 +183,7 @@ fn review(
     };
     let mut ctx = Context::new(stop, &mut observer);
     ctx.purge = common.purge;
+    ctx.precondition = common.precondition;
     ctx.meter = common.start_meter(&drive.target)?;
     let rec = runner::run(
         dev.as_mut(),

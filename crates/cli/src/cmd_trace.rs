@@ -37,7 +37,7 @@ pub enum TraceCmd {
         json: bool,
     },
     /// Play a trace back on a target and report the Storage Bench metrics and fidelity.
-    Replay(ReplayArgs),
+    Replay(Box<ReplayArgs>),
     /// Record a device's IO with blktrace (root, and a kernel that permits tracing); Ctrl-C
     /// ends it early.
     Record {
@@ -74,7 +74,7 @@ fn parse_format(s: Option<&str>) -> anyhow::Result<Option<trace::Format>> {
 pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
     let ok = std::process::ExitCode::SUCCESS;
     match cmd {
-        TraceCmd::Replay(args) => replay(args),
+        TraceCmd::Replay(args) => replay(*args),
         TraceCmd::Record {
             device,
             duration,
@@ -341,6 +341,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     let mut bar = crate::progress::Bar::new(a.common.quiet, &stop);
     let mut ctx = suite::context::Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
+    ctx.precondition = a.common.precondition;
     ctx.meter = a.common.start_meter(&a.common.target)?;
     let reader = trace::open_with(&a.trace, opts)?;
     let mut bad = None;

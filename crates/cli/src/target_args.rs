@@ -45,6 +45,14 @@ pub struct DriveArgs {
     /// none.
     #[arg(long, default_value = "auto", value_parser = str::parse::<engine::drive::PurgeMethod>)]
     pub purge: engine::drive::PurgeMethod,
+    /// How the tests of random writes in steady state (steady-state, consistency) prepare
+    /// the purged drive: fill (one sequential pass; the measurement runs into the steady
+    /// state) or sprandom[:op=OP,cache=SIZE,regions=N] (one pass of fio's SPRandom order,
+    /// which starts the measurement near the steady state: OP the drive's spare area as
+    /// physical/logical - 1, e.g. op=7%, fio's 15% when not given; SIZE its write cache,
+    /// none when not given; N fio's 100 regions, each larger than the cache).
+    #[arg(long, default_value = "fill", value_parser = str::parse::<suite::Precondition>)]
+    pub precondition: suite::Precondition,
     /// A meter for the drive's power, read over every measured phase: cmd:PROGRAM (one
     /// reading a line: watts, or volts and amps), hwmon:SENSOR[/CHANNELS], powercap:ZONE or
     /// nvme-states[:/dev/nvmeXnY] (the drive's power-state table: an estimate).

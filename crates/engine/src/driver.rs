@@ -277,9 +277,15 @@ fn drive(
             if pacer.as_ref().is_some_and(|p| dev.now_ns() < p.due_ns()) {
                 break;
             }
-            let next = held
+            let Some(next) = held
                 .take()
-                .unwrap_or_else(|| streams[(slot / w.qd) as usize].next_io());
+                .or_else(|| streams[(slot / w.qd) as usize].next_io())
+            else {
+                // The workload's order is done (an SPRandom pass, one stream): as if at its
+                // limit.
+                submitting = false;
+                break;
+            };
             let NextIo { op, offset, len } = next;
             if hooks.verify.is_some()
                 && op == Op::Write

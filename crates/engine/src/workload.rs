@@ -5,14 +5,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::device::{Geometry, Op};
 use crate::pattern::{DataKind, Rng};
-use crate::shape::{Sampler, Shape};
+use crate::shape::{Sampler, Shape, SpRandom, SpRandomOrder};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Access {
     Sequential,
     /// Uniform over the span, aligned to the block size.
     Random,
+    /// fio's SPRandom preconditioning pass: writes only, every block once and some again,
+    /// ending after the drive's physical size.
+    SpRandom(SpRandom),
 }
 
 /// When a run ends: the first limit reached. At least one must be set.
@@ -167,6 +170,9 @@ impl Workload {
             .check(self.units(), self.block_bytes as u64)
             .and_then(|()| self.shape.check())
             .map_err(WorkloadError::Shape)?;
+        if let Access::SpRandom(s) = self.access {
+            self.check_sprandom(s).map_err(WorkloadError::Shape)?;
+        }
         if self.read_pct > 100 {
             return Err(WorkloadError::ReadShare(self.read_pct));
         }
@@ -177,11 +183,28 @@ impl Workload {
         Ok(())
     }
 
+    /// An SPRandom pass writes one block size uniformly over its span, as fio's.
+    fn check_sprandom(&self, s: SpRandom) -> Result<(), String> {
+        let writes = self.op.map_or(self.read_pct == 0, |op| op == Op::Write);
+        if !writes
+            || self.threads > 1
+            || self.shape.block_mix.is_some()
+            || !self.shape.distribution.is_uniform()
+        {
+            return Err(
+                "an SPRandom pass only writes, one block size, over the whole span, on one \
+                 thread"
+                    .into(),
+            );
+        }
+        s.check(self.units(), self.block_bytes as u64)
+    }
+
     /// How many parts the span is cut into: one per thread for sequential access.
     fn sequential_parts(&self) -> u64 {
         match self.access {
             Access::Sequential => self.threads as u64,
-            Access::Random => 1,
+            Access::Random | Access::SpRandom(_) => 1,
         }
     }
 
@@ -254,17 +277,17 @@ impl Workload {
     pub fn generator(&self) -> IoGen {
         let mut rng = Rng::new(self.seed);
         let units = self.units();
-        let sampler = match self.access {
+        let block = self.block_bytes as u64;
+        let placement = match self.access {
             Access::Random => {
-                self.shape
-                    .distribution
-                    .sampler(units, self.block_bytes as u64, &mut rng)
+                Placement::Random(self.shape.distribution.sampler(units, block, &mut rng))
             }
-            Access::Sequential => Sampler::Uniform,
+            Access::Sequential => Placement::Sequential,
+            Access::SpRandom(s) => Placement::SpRandom(s.order(units, block, &mut rng)),
         };
         IoGen {
             rng,
-            access: self.access,
+            placement,
             op: self.op,
             read_pct: self.read_pct,
             block: self.block_bytes as u64,
@@ -273,7 +296,6 @@ impl Workload {
             blocks: units,
             next_block: 0,
             next_offset: 0,
-            sampler,
             mix: self.shape.block_mix.clone(),
         }
     }
@@ -287,11 +309,18 @@ pub struct NextIo {
     pub len: u32,
 }
 
+/// Where a workload's IOs go.
+enum Placement {
+    Sequential,
+    Random(Sampler),
+    SpRandom(SpRandomOrder),
+}
+
 /// Produces the IOs of a workload: sequential wraps around the span, random draws from its
-/// distribution; sizes from its block-size mix, if any.
+/// distribution, SPRandom follows its pass; sizes from its block-size mix, if any.
 pub struct IoGen {
     rng: Rng,
-    access: Access,
+    placement: Placement,
     op: Option<Op>,
     read_pct: u8,
     block: u64,
@@ -301,13 +330,13 @@ pub struct IoGen {
     next_block: u64,
     /// Where the next sequential IO of a mix starts, from the span's start.
     next_offset: u64,
-    sampler: Sampler,
     mix: Option<crate::shape::BlockMix>,
 }
 
 impl IoGen {
+    /// The next IO; `None` when the workload's order has no more (an SPRandom pass's end).
     #[inline]
-    pub fn next_io(&mut self) -> NextIo {
+    pub fn next_io(&mut self) -> Option<NextIo> {
         let op = match self.op {
             Some(op) => op,
             None if self.read_pct >= 100 => Op::Read,
@@ -316,30 +345,33 @@ impl IoGen {
             None => Op::Write,
         };
         let Some(mix) = &self.mix else {
-            let block = match self.access {
-                Access::Random => self.sampler.next(&mut self.rng, self.blocks),
-                Access::Sequential => {
+            let block = match &mut self.placement {
+                Placement::Random(sampler) => sampler.next(&mut self.rng, self.blocks),
+                Placement::SpRandom(order) => order.next(&mut self.rng)?,
+                Placement::Sequential => {
                     let b = self.next_block;
                     self.next_block = if b + 1 == self.blocks { 0 } else { b + 1 };
                     b
                 }
             };
-            return NextIo {
+            return Some(NextIo {
                 op,
                 offset: self.start + block * self.block,
                 len: self.block as u32,
-            };
+            });
         };
         let len = mix.draw(&mut self.rng);
         let last_fit = self.span - len as u64;
-        let at = match self.access {
+        let at = match &mut self.placement {
             // Aligned to the smallest size; one running past the span's end is pulled back.
-            Access::Random => {
-                (self.sampler.next(&mut self.rng, self.blocks) * self.block).min(last_fit)
-                    / self.block
+            Placement::Random(sampler) => {
+                (sampler.next(&mut self.rng, self.blocks) * self.block).min(last_fit) / self.block
                     * self.block
             }
-            Access::Sequential => {
+            Placement::SpRandom(order) => {
+                (order.next(&mut self.rng)? * self.block).min(last_fit) / self.block * self.block
+            }
+            Placement::Sequential => {
                 if self.next_offset > last_fit {
                     self.next_offset = 0;
                 }
@@ -348,11 +380,11 @@ impl IoGen {
                 at
             }
         };
-        NextIo {
+        Some(NextIo {
             op,
             offset: self.start + at,
             len,
-        }
+        })
     }
 
     /// The generator's random stream, shared with the data filler so one seed fixes a run.
@@ -403,7 +435,7 @@ mod tests {
                 op,
                 offset: off,
                 len,
-            } = g.next_io();
+            } = g.next_io().unwrap();
             assert_eq!(len, 4096);
             assert!(off >= w.offset_bytes && off + 4096 <= w.offset_bytes + w.span_bytes);
             assert_eq!(off % 4096, 0);
@@ -421,7 +453,7 @@ mod tests {
         };
         let mut g = w.generator();
         let offs: Vec<u64> = (0..4)
-            .map(|_| g.next_io().offset - w.offset_bytes)
+            .map(|_| g.next_io().unwrap().offset - w.offset_bytes)
             .collect();
         assert_eq!(offs, vec![0, 4096, 8192, 0]);
     }
@@ -446,7 +478,7 @@ mod tests {
         let mut g = w.generator();
         let end = w.offset_bytes + w.span_bytes;
         let large = (0..100_000)
-            .map(|_| g.next_io())
+            .map(|_| g.next_io().unwrap())
             .inspect(|io| assert!(io.offset % 512 == 0 && io.offset + io.len as u64 <= end))
             .filter(|io| io.len == 65536)
             .count();
@@ -459,7 +491,7 @@ mod tests {
         let mut g = w.generator();
         let mut at = w.offset_bytes;
         for _ in 0..10_000 {
-            let io = g.next_io();
+            let io = g.next_io().unwrap();
             if io.offset != at {
                 assert_eq!(io.offset, w.offset_bytes, "wraps to the start");
                 assert!(at + io.len as u64 > w.offset_bytes + w.span_bytes);
@@ -487,6 +519,46 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("smallest"));
+    }
+
+    #[test]
+    fn an_sprandom_pass_only_writes_and_ends_after_the_physical_size() {
+        let s = SpRandom::new(0.25, 10, 0).unwrap();
+        let w = Workload {
+            access: Access::SpRandom(s),
+            read_pct: 0,
+            span_bytes: 4 << 20,
+            ..wl()
+        };
+        assert!(w.validate(&geo()).is_ok());
+        let mut g = w.generator();
+        let ios: Vec<NextIo> = std::iter::from_fn(|| g.next_io()).collect();
+        let physical = s.writes(1024, 4096);
+        assert_eq!(physical, 1280);
+        assert!(
+            ios.len() as u64 <= physical && ios.len() > 1200,
+            "{}",
+            ios.len()
+        );
+        let end = w.offset_bytes + w.span_bytes;
+        assert!(ios.iter().all(|io| io.op == Op::Write
+            && io.offset % 4096 == 0
+            && io.offset >= w.offset_bytes
+            && io.offset + 4096 <= end));
+        // One pass: several threads would each write the drive once.
+        for other in [
+            Workload {
+                read_pct: 30,
+                ..w.clone()
+            },
+            Workload {
+                threads: 2,
+                ..w.clone()
+            },
+        ] {
+            let e = other.validate(&geo()).unwrap_err().to_string();
+            assert!(e.contains("only writes"), "{e}");
+        }
     }
 
     #[test]

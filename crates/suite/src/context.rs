@@ -14,6 +14,7 @@ use engine::verify::{Verification, VerifyOptions};
 use engine::workload::Workload;
 use engine::{Clock, Device, Op};
 
+use crate::precondition::Precondition;
 use crate::SuiteError;
 
 /// Receives the progress of a run, phase by phase.
@@ -53,6 +54,9 @@ pub struct Context<'a> {
     pub hist_log: Option<PathBuf>,
     /// How a test that starts from a clean drive purges it (`--purge`).
     pub purge: PurgeMethod,
+    /// How a test of random writes in steady state prepares the purged drive
+    /// (`--precondition`).
+    pub precondition: Precondition,
     /// Verify the data of measured phases that write (`--verify`).
     pub verify: Option<VerifyOptions>,
     /// The power meter running for the whole command (`--power-meter`): its readings over
@@ -68,6 +72,7 @@ impl<'a> Context<'a> {
             iolog: None,
             hist_log: None,
             purge: PurgeMethod::Auto,
+            precondition: Precondition::Fill,
             verify: None,
             meter: None,
         }

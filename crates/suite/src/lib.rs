@@ -20,7 +20,7 @@ pub mod target;
 
 pub use analysis::Analysis;
 pub use methodology::TestId;
-pub use precondition::purge;
+pub use precondition::{purge, Precondition};
 pub use stats::SeriesStats;
 pub mod methodology;
 

@@ -1,10 +1,16 @@
 //! Preconditioning states of the methodology (section 0): clean (purged), full (one
-//! sequential pass), and the purge method actually used, recorded honestly.
+//! sequential pass) or, asked for, near the random-write steady state (one SPRandom pass),
+//! and the purge method actually used, recorded honestly.
+
+use std::fmt;
+use std::str::FromStr;
 
 use engine::drive::PurgeMethod;
 use engine::driver::{self, Outcome, Progress};
 use engine::pattern::DataKind;
-use engine::shape::Shape;
+use engine::shape::{Shape, SpRandom};
+use engine::size::parse_size;
+use engine::units::format_size;
 use engine::verify::Verification;
 use engine::workload::{Access, Limit, Workload};
 use engine::{Clock, Device};
@@ -171,6 +177,141 @@ pub fn fill(
     Ok((phase, outcome))
 }
 
+/// How a test that measures random writes in steady state prepares the drive after the
+/// purge (`--precondition`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Precondition {
+    /// One sequential pass; the measurement itself runs into the steady state.
+    #[default]
+    Fill,
+    /// One pass of fio's SPRandom order, which leaves the drive's blocks as much invalid
+    /// data as the steady state does: the measurement starts close to it.
+    SpRandom(SpRandom),
+}
+
+impl FromStr for Precondition {
+    type Err = String;
+
+    /// `fill`, or `sprandom[:KEY=VALUE,...]` with fio's parameters: `op` the drive's spare
+    /// area as physical/logical - 1 (`op=7%` or `op=0.07`; fio's 15% when not given),
+    /// `cache` its write cache (`cache=1GiB`; none when not given) and `regions` (100).
+    fn from_str(text: &str) -> Result<Precondition, String> {
+        let usage = "use fill (the default) or sprandom[:op=OP,cache=SIZE,regions=N], OP the \
+                     drive's spare area as physical/logical - 1 (sprandom:op=7%; fio's 15% \
+                     when not given), SIZE its write cache (none when not given)";
+        let (name, keys) = match text.split_once(':') {
+            Some((name, keys)) => (name, Some(keys)),
+            None => (text, None),
+        };
+        match (name.trim().to_ascii_lowercase().as_str(), keys) {
+            ("fill", None) => Ok(Precondition::Fill),
+            ("sprandom", keys) => {
+                let fio = SpRandom::default();
+                let (mut op, mut regions, mut cache) =
+                    (fio.over_provisioning(), fio.regions(), fio.cache_bytes());
+                for pair in keys.into_iter().flat_map(|k| k.split(',')) {
+                    let bad = |what: &str| format!("'{pair}': {what}; {usage}");
+                    let (key, value) = pair.split_once('=').ok_or_else(|| bad("not key=value"))?;
+                    let value = value.trim();
+                    match key.trim() {
+                        "op" => {
+                            op = match value.strip_suffix('%') {
+                                Some(pct) => pct.trim().parse::<f64>().map(|p| p / 100.0),
+                                None => value.parse::<f64>(),
+                            }
+                            .map_err(|_| bad("not a spare area"))?
+                        }
+                        "cache" => cache = parse_size(value).map_err(|e| bad(&e))?,
+                        "regions" => {
+                            regions = value.parse().map_err(|_| bad("not a number of regions"))?
+                        }
+                        _ => return Err(bad("unknown key")),
+                    }
+                }
+                SpRandom::new(op, regions, cache).map(Precondition::SpRandom)
+            }
+            _ => Err(format!("unknown preconditioning '{text}': {usage}")),
+        }
+    }
+}
+
+impl fmt::Display for Precondition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Precondition::Fill => f.write_str("fill"),
+            // The spare area as given: a percentage, not its binary fraction's digits.
+            Precondition::SpRandom(s) => write!(
+                f,
+                "sprandom:op={}%,cache={},regions={}",
+                (s.over_provisioning() * 1e6).round() / 1e4,
+                s.cache_bytes(),
+                s.regions()
+            ),
+        }
+    }
+}
+
+/// Bring `0..span` (purged) to where random writes of `block` bytes are measured, as
+/// `ctx.precondition` says: one sequential pass, or one SPRandom pass of `block` writes.
+pub fn before_random_writes(
+    ctx: &mut Context,
+    dev: &mut dyn Device,
+    span: u64,
+    block: u32,
+    data: DataKind,
+    seed: u64,
+) -> Result<(Phase, Outcome), SuiteError> {
+    let Precondition::SpRandom(s) = ctx.precondition else {
+        return fill(ctx, dev, 0, span, data, seed, None);
+    };
+    let units = span / block as u64;
+    let w = Workload {
+        access: Access::SpRandom(s),
+        block_bytes: block,
+        offset_bytes: 0,
+        span_bytes: units * block as u64,
+        read_pct: 0,
+        op: None,
+        data,
+        qd: 32,
+        threads: 1,
+        limit: Limit {
+            bytes: Some(s.writes(units, block as u64) * block as u64),
+            ..Limit::default()
+        },
+        seed,
+        shape: Shape::default(),
+    };
+    let label = format!("SPRandom pass ({}, QD32)", format_size(block as u64));
+    let started = std::time::Instant::now();
+    let outcome = ctx.drive(dev, &w, &label, false)?;
+    let summary = &outcome.measurements.summary;
+    let phase = Phase {
+        name: "sprandom".into(),
+        description: format!(
+            "one SPRandom pass (fio's sprandom, spare area {:.1}%, {} regions, {}): {} writes \
+             of {} over {} bytes, {:.2} times the span, in {:.1} s on the device's clock \
+             ({:.1} s wall)",
+            s.over_provisioning() * 100.0,
+            s.regions(),
+            match s.cache_bytes() {
+                0 => "rewrites at once".to_string(),
+                c => format!("rewrites a region later for a {} cache", format_size(c)),
+            },
+            summary.ios,
+            format_size(block as u64),
+            w.span_bytes,
+            summary.bytes as f64 / w.span_bytes as f64,
+            summary.duration_s,
+            started.elapsed().as_secs_f64(),
+        ),
+        method: Some(Precondition::SpRandom(s).to_string()),
+        summary: Some(summary.clone()),
+        complete: outcome.stopped.is_none(),
+    };
+    Ok((phase, outcome))
+}
+
 /// What a test that reads does before its measured phase ([`before_reads`]).
 // Made once per test and consumed at once: its size does not matter.
 #[allow(clippy::large_enum_variant)]
@@ -235,4 +376,35 @@ pub fn before_reads(
         Some(_) => BeforeReads::Stopped(outcome),
         None => BeforeReads::Ready(verification),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_preconditioning_reads_as_fio_names_its_parameters() {
+        assert_eq!("fill".parse(), Ok(Precondition::Fill));
+        assert_eq!(
+            "sprandom".parse(),
+            Ok(Precondition::SpRandom(SpRandom::default()))
+        );
+        let p: Precondition = "sprandom:op=7%,cache=1GiB,regions=16".parse().unwrap();
+        let want = SpRandom::new(0.07, 16, 1 << 30).unwrap();
+        assert_eq!(p, Precondition::SpRandom(want));
+        assert_eq!(p.to_string(), "sprandom:op=7%,cache=1073741824,regions=16");
+        assert_eq!(p.to_string().parse(), Ok(p));
+        assert_eq!("sprandom:op=0.07,cache=1G,regions=16".parse(), Ok(p));
+        for bad in [
+            "sprandom:op=2",
+            "sprandom:op=many",
+            "sprandom:regions=0",
+            "sprandom:size=1G",
+            "sprandom:op",
+            "fill:op=7%",
+            "sequential",
+        ] {
+            assert!(bad.parse::<Precondition>().is_err(), "{bad}");
+        }
+    }
 }

@@ -1,11 +1,13 @@
 //! A workload's shape beyond one block size at uniform offsets, as fio and the SNIA PTS
 //! write workloads: where random accesses land ([`Distribution`]), a mix of block sizes
-//! ([`BlockMix`]), and when IOs are sent ([`Rate`], [`DutyCycle`]).
+//! ([`BlockMix`]), and when IOs are sent ([`Rate`], [`DutyCycle`]); and fio's fast
+//! preconditioning order ([`SpRandom`]).
 
 mod block_mix;
 mod distribution;
 mod pacing;
 mod shares;
+mod sprandom;
 
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +16,8 @@ pub(crate) use distribution::Sampler;
 pub use distribution::{Distribution, Zone, ZoneSize};
 pub(crate) use pacing::Pacer;
 pub use pacing::{Arrivals, DutyCycle, Rate};
+pub use sprandom::SpRandom;
+pub(crate) use sprandom::SpRandomOrder;
 
 /// The plain shape (uniform, one block size) is the default and is not stored, so results
 /// of plain workloads read as they always did.

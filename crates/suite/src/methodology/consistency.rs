@@ -127,7 +127,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     if ctx.stopped() {
         return Err(SuiteError::Interrupted);
     }
-    let (fill, outcome) = precondition::fill(ctx, dev, 0, span, data, seed, None)?;
+    let (fill, outcome) = precondition::before_random_writes(ctx, dev, span, block, data, seed)?;
     report.preconditioning.push(fill);
     if outcome.stopped.is_some() {
         return Ok(report.finish(dev, &w, outcome));

@@ -193,6 +193,7 @@ fn label(w: &Workload) -> String {
     let access = match w.access {
         Access::Random => "random",
         Access::Sequential => "sequential",
+        Access::SpRandom(_) => "sprandom",
     };
     let dir = match w.read_pct {
         100 => "read".to_string(),

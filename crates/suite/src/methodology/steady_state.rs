@@ -141,7 +141,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     report
         .preconditioning
         .push(precondition::purge(ctx, dev, 0, geo.capacity_bytes));
-    let (fill, outcome) = precondition::fill(ctx, dev, 0, span, data, seed, None)?;
+    let (fill, outcome) = precondition::before_random_writes(ctx, dev, span, block, data, seed)?;
     report.preconditioning.push(fill);
     if outcome.stopped.is_some() {
         return Ok(report.finish(dev, &round_workload(0), outcome));

@@ -15,7 +15,7 @@ use super::{Defaults, Kind, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
-use crate::precondition;
+use crate::precondition::{self, Precondition};
 use crate::result::{Report, TestResult};
 use crate::saturation::SaturationAnalysis;
 use crate::Result;
@@ -76,6 +76,13 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         shape: Shape::default(),
         threads: o.threads.unwrap_or(THREADS),
     };
+    if ctx.precondition != Precondition::Fill {
+        return Err(SuiteError::Parameter(format!(
+            "--precondition {}: wsat measures the way from a clean drive to saturation, so it \
+             takes no preconditioning; drop --precondition",
+            ctx.precondition
+        )));
+    }
     let mut report = Report::new(TestId::Wsat, "");
     let deviations = &mut report.deviations;
     if w.threads != THREADS {
