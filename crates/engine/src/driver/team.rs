@@ -1,6 +1,6 @@
 //! A run of several threads on a real target, as fio's `numjobs` with one job's results:
 //! each thread has its own queue (ring, buffers, registered file), is pinned to its own core
-//! where there are enough, and drives its part of the workload ([`Workload::for_thread`]);
+//! where there are more cores than threads, and drives its part of the workload ([`Workload::for_thread`]);
 //! their measurements merge into one run's. Nothing is shared per IO: a thread adds its
 //! counts to the team's every 64 reaps and hands its latencies over once a second.
 
@@ -72,7 +72,10 @@ pub(super) fn run(
         ));
     }
     let cores = affinity::cores();
-    let pin = cores.len() >= w.threads as usize;
+    // Pinned only with a core to spare for the kernel's side of the IO (completions, a loop
+    // device's workers): on 2 cores, 2 pinned threads measured 0.97 of fio's IOPS, unpinned
+    // 1.06 (BENCHMARKS.md).
+    let pin = cores.len() > w.threads as usize;
     let seconds = Arc::new(Mutex::new(LatencySeconds::new(w.threads as usize)));
     if hooks.hist_log.is_some() {
         seconds
