@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole-drive fill on every 840 EVO preset: the SLC cache (TurboWrite) it finds against
 # the preset's own size, and the speed after it against the same drive's sequential writes
-# with the cache switched off (slc_cache=0, 60 s). Then a drive without a cache.
+# with the cache switched off (slc_cache=0, 30 s). Then a drive without a cache.
 #
 #   benches/whole-drive-fill.sh
 set -euo pipefail
@@ -18,8 +18,8 @@ for p in 840-evo-120 840-evo-250 840-evo-500 840-evo-1tb 840-evo-msata-120 840-e
   "$bin" run whole-drive-fill --target "sim:$p" --no-store -q --json "$work/fill.json" --out "$work/fill-$p" >/dev/null
   end=$(date +%s.%N)
   "$bin" run custom --target "sim:$p,slc_cache=0" --access sequential --bs 128K --qd 32 \
-      --read-pct 0 --duration 60 --no-store -q --json "$work/direct.json" --out "$work/direct-$p" >/dev/null
-  cache=$("$bin" sim show "$p" | awk '$1 == "slc_cache" {print $2; exit}')
+      --read-pct 0 --duration 30 --no-store -q --json "$work/direct.json" --out "$work/direct-$p" >/dev/null
+  cache=$("$bin" sim show "$p" | awk '$1 == "slc_cache" && !seen {print $2; seen = 1}')
   python3 - "$p" "$cache" "$work/fill.json" "$work/direct.json" "$start" "$end" <<'PY'
 import json, re, sys
 p, cache, fill, direct, start, end = sys.argv[1:]

@@ -72,17 +72,17 @@ impl Overrides {
                     .into(),
             );
         }
+        // The tests that take a flag, for the message when one does not.
+        let takers = |takes: fn(&Test) -> bool| {
+            let names: Vec<&str> = TESTS.iter().filter(|t| takes(t)).map(Test::name).collect();
+            names.join(", ")
+        };
         if self.offset_bytes.is_some() && !test.takes_offset {
-            let takes: Vec<&str> = TESTS
-                .iter()
-                .filter(|t| t.takes_offset)
-                .map(Test::name)
-                .collect();
             return bad(format!(
                 "--offset: {} tests from LBA 0 as the methodology says; drop --offset, or use \
                  a test that takes one ({})",
                 test.name(),
-                takes.join(", ")
+                takers(|t| t.takes_offset)
             ));
         }
         if (!self.shape.is_plain() || self.latency_target.is_some()) && test.id != TestId::Custom {
@@ -94,16 +94,11 @@ impl Overrides {
             ));
         }
         if self.threads.is_some() && !test.takes_threads {
-            let takes: Vec<&str> = TESTS
-                .iter()
-                .filter(|t| t.takes_threads)
-                .map(Test::name)
-                .collect();
             return bad(format!(
                 "--threads: {} drives one thread as the methodology says; drop --threads, or \
                  use a test that takes them ({})",
                 test.name(),
-                takes.join(", ")
+                takers(|t| t.takes_threads)
             ));
         }
         if let Some(r) = self.rest_s.filter(|r| !(*r >= 0.0 && *r <= MAX_DURATION_S)) {

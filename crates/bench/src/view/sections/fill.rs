@@ -3,26 +3,18 @@
 //! it and the speed after it.
 
 use maud::{html, Markup};
-use suite::fill_curve::FillAnalysis;
 use suite::TestId;
 
 use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::Review;
 use crate::view::{caveat, figure};
-use crate::view::{fixed, marked, Cell, Drive, Entry, Table};
+use crate::view::{fixed, marked, Cell, Table};
 
-use super::{drive_name, parameters_link};
+use super::{drive_name, parameters_link, with_figures};
 
 /// The results of `test`, when there are any.
 pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
-    let runs: Vec<(&Drive, &Entry, &FillAnalysis)> = rv
-        .drives
-        .iter()
-        .flat_map(|d| {
-            d.of(test)
-                .filter_map(move |e| Some((d, e, e.result.fill()?)))
-        })
-        .collect();
+    let runs = with_figures(rv, test, |r| r.fill());
     if runs.is_empty() {
         return None;
     }

@@ -45,6 +45,21 @@ pub fn sources(rv: &Review, links: &[(String, &Entry)]) -> Markup {
 }
 
 /// A link to one result's parameters.
+/// Every result of `test` with the figures `figures` reads from it, with its drive.
+pub fn with_figures<'a, A>(
+    rv: &Review<'a>,
+    test: TestId,
+    figures: fn(&'a suite::result::TestResult) -> Option<&'a A>,
+) -> Vec<(&'a Drive, &'a Entry, &'a A)> {
+    rv.drives
+        .iter()
+        .flat_map(|d| {
+            d.of(test)
+                .filter_map(move |e| Some((d, e, figures(&e.result)?)))
+        })
+        .collect()
+}
+
 pub fn parameters_link(rv: &Review, e: &Entry) -> Markup {
     html! { @if let Some(href) = rv.link(e) { a href=(href) { "parameters" } } }
 }

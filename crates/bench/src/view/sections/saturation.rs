@@ -3,26 +3,19 @@
 //! each run's first and last round.
 
 use maud::{html, Markup};
-use suite::saturation::{Round, SaturationAnalysis};
+use suite::saturation::Round;
 use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::view::review::Review;
 use crate::view::{caveat, figure};
-use crate::view::{fixed, grouped, marked, Cell, Drive, Entry, Table};
+use crate::view::{fixed, grouped, marked, Cell, Table};
 
-use super::{drive_name, parameters_link};
+use super::{drive_name, parameters_link, with_figures};
 
 /// The results of `test`, when there are any.
 pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
-    let runs: Vec<(&Drive, &Entry, &SaturationAnalysis)> = rv
-        .drives
-        .iter()
-        .flat_map(|d| {
-            d.of(test)
-                .filter_map(move |e| Some((d, e, e.result.saturation()?)))
-        })
-        .collect();
+    let runs = with_figures(rv, test, |r| r.saturation());
     if runs.is_empty() {
         return None;
     }
