@@ -24,6 +24,7 @@ trap 'rm -rf "$out"' EXIT
 drives=(
   "default|greedy, bursty|op=7%|3000|300"
   "dc-s3700-200,capacity=16GiB|FIFO, latency-first|op=41.7%|600|120"
+  "840-pro-256,capacity=16GiB|greedy, bursty at 2x, no SLC cache|op=7.3%|3000|300"
   "extreme-ii-240,capacity=16GiB|greedy, paced below 20% free (nCache)|op=13.6%,cache=1056MiB,regions=16|3000|300"
 )
 
