@@ -371,6 +371,13 @@ pub struct Job<'a> {
 /// Open the target, run `test` with `overrides`, write, show and store its results.
 pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<ExitCode> {
     let a = &job;
+    a.common
+        .precondition
+        .check_used_by(
+            &format!("`run {}`", test.name()),
+            suite::Precondition::TESTS.contains(&test.id),
+        )
+        .map_err(anyhow::Error::msg)?;
     let (mut dev, mut created) = a.common.open(&a.common.target, (test.writes)(overrides))?;
     let out_dir = a
         .out

@@ -334,6 +334,10 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         data: engine::pattern::DataKind::Incompressible,
         seed: suite::params::DEFAULT_SEED,
     };
+    a.common
+        .precondition
+        .check_used_by("`trace replay`", false)
+        .map_err(anyhow::Error::msg)?;
     let (mut dev, mut created) = a
         .common
         .open(&a.common.target, stats.writes > 0 || stats.discards > 0)?;
@@ -341,7 +345,6 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     let mut bar = crate::progress::Bar::new(a.common.quiet, &stop);
     let mut ctx = suite::context::Context::new(&stop, &mut bar);
     ctx.purge = a.common.purge;
-    ctx.precondition = a.common.precondition;
     ctx.meter = a.common.start_meter(&a.common.target)?;
     let reader = trace::open_with(&a.trace, opts)?;
     let mut bad = None;

@@ -189,6 +189,26 @@ pub enum Precondition {
     SpRandom(SpRandom),
 }
 
+impl Precondition {
+    /// The tests whose preparation `--precondition` chooses; any other ignores it.
+    pub const TESTS: [crate::methodology::TestId; 2] = [
+        crate::methodology::TestId::SteadyState,
+        crate::methodology::TestId::Consistency,
+    ];
+
+    /// Refuse a choice `what` (a command or test) would ignore.
+    pub fn check_used_by(self, what: &str, uses: bool) -> Result<(), String> {
+        if uses || self == Precondition::Fill {
+            return Ok(());
+        }
+        let names: Vec<&str> = Precondition::TESTS.iter().map(|t| t.name()).collect();
+        Err(format!(
+            "--precondition prepares the drive for {} only; {what} does not use it: drop it",
+            names.join(" and ")
+        ))
+    }
+}
+
 impl FromStr for Precondition {
     type Err = String;
 

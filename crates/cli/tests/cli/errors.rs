@@ -260,3 +260,40 @@ fn os_errors_are_printed_once() {
         }
     }
 }
+
+/// `--precondition` prepares the drive for steady-state and consistency: a command or test
+/// that would ignore it refuses it.
+#[test]
+fn a_precondition_nothing_uses_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &[
+            "run",
+            "custom",
+            "--target",
+            "sim:default",
+            "--precondition",
+            "sprandom",
+        ][..],
+        &[
+            "purge",
+            "--target",
+            "sim:default",
+            "--precondition",
+            "sprandom",
+        ][..],
+    ] {
+        let o = ssdlab()
+            .args(args)
+            .arg("--no-store")
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{args:?} ran");
+        assert!(
+            text(&o).contains("does not use it"),
+            "{args:?}: {}",
+            text(&o)
+        );
+    }
+}
