@@ -10,21 +10,27 @@
 #
 #   sudo benches/quick-vs-fio.sh [ROUNDS=3] [SECONDS=5]
 #
+# FIO_ENGINE=io_uring and REFILL=0 change fio's engine and drop --refill_buffers, to tell
+# the engines' difference from the arguments'.
+#
 # Needs root (losetup), fio (apt-get install fio) and python3.
 set -euo pipefail
 rounds=${1:-3}
 secs=${2:-5}
+engine=${FIO_ENGINE:-libaio}
+refill=--refill_buffers
+[ "${REFILL:-1}" = 0 ] && refill=
 . "$(dirname "$0")/ram-loop.sh" quick-vs-fio
 dd if=/dev/urandom of="$dev" bs=1M count=1024 oflag=direct status=none
 
 cells="SEQ1M_Q8T1:1024:8:1:read SEQ128K_Q32T1:128:32:1:read RND4K_Q32T16:4:32:16:randread RND4K_Q1T1:4:1:1:randread"
-echo "device $dev (1 GiB on /dev/shm, loop direct-io), $(fio --version), $rounds rounds of ${secs}s a cell"
+echo "device $dev (1 GiB on /dev/shm, loop direct-io), $(fio --version) ($engine${refill:+, $refill}), $rounds rounds of ${secs}s a cell"
 for r in $(seq 1 "$rounds"); do
   for c in $cells; do
     IFS=: read -r name kib qd threads rw <<<"$c"
     for dir in read write; do
       mode=$rw; [ "$dir" = write ] && mode=${rw/read/write}
-      fio --output-format=json --ioengine=libaio --direct=1 --randrepeat=0 --refill_buffers \
+      fio --output-format=json --ioengine="$engine" --direct=1 --randrepeat=0 $refill \
           --end_fsync=1 --filename="$dev" --name="$mode" --size=1024m --bs="${kib}k" \
           --rw="$mode" --iodepth="$qd" --numjobs="$threads" --runtime="$secs" --time_based \
           --output="$work/fio-$name-$dir-$r.json" >/dev/null
