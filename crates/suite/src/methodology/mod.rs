@@ -174,6 +174,25 @@ pub fn run(
     (test.run)(dev, ctx, o)
 }
 
+/// The measured phase of a test that starts from a clean drive (write saturation, the
+/// whole-drive fill): the whole drive purged, then `w`, stopping short of it when the purge
+/// was interrupted.
+pub(crate) fn from_clean(
+    ctx: &mut Context,
+    dev: &mut dyn Device,
+    w: &Workload,
+    report: &mut Report,
+) -> Result<engine::driver::Outcome> {
+    let capacity = dev.geometry().capacity_bytes;
+    report
+        .preconditioning
+        .push(precondition::purge(ctx, dev, 0, capacity));
+    if ctx.stopped() {
+        return Err(SuiteError::Interrupted);
+    }
+    ctx.drive(dev, w, &report.label, true)
+}
+
 /// The measured phase of a test that is one workload: a span it reads is filled first (or,
 /// with `--no-prefill`, the result says it was not), the workload runs, and with `--verify` on
 /// reads only the fill's data is checked after the measured reads.

@@ -14,9 +14,8 @@ use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::fill_curve::FillAnalysis;
 use crate::params::{Overrides, DEFAULT_SEED};
-use crate::precondition;
 use crate::result::{Report, TestResult};
-use crate::{Result, SuiteError};
+use crate::Result;
 
 /// The whole drive, once: bounded by its bytes, not by time.
 pub const DEFAULTS: Defaults = Defaults {
@@ -79,13 +78,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         w.data.label()
     );
     // From clean: a cache the drive had emptied shows at its full size.
-    report
-        .preconditioning
-        .push(precondition::purge(ctx, dev, 0, capacity));
-    if ctx.stopped() {
-        return Err(SuiteError::Interrupted);
-    }
-    let outcome = ctx.drive(dev, &w, &report.label, true)?;
+    let outcome = super::from_clean(ctx, dev, &w, &mut report)?;
     report.analysis = Analysis::Fill(FillAnalysis::of(&outcome.measurements.per_second));
     Ok(report.finish(dev, &w, outcome))
 }

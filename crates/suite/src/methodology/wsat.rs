@@ -15,7 +15,7 @@ use super::{Defaults, Kind, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
-use crate::precondition::{self, Precondition};
+use crate::precondition::Precondition;
 use crate::result::{Report, TestResult};
 use crate::saturation::SaturationAnalysis;
 use crate::Result;
@@ -118,13 +118,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     );
 
     // From a clean drive, as the spec says (its "fresh out of the box" state).
-    report
-        .preconditioning
-        .push(precondition::purge(ctx, dev, 0, capacity));
-    if ctx.stopped() {
-        return Err(SuiteError::Interrupted);
-    }
-    let outcome = ctx.drive(dev, &w, &report.label, true)?;
+    let outcome = super::from_clean(ctx, dev, &w, &mut report)?;
     let analysis = SaturationAnalysis::of(&outcome.measurements.per_second, block, bound);
     report.analysis = Analysis::Saturation(analysis);
     Ok(report.finish(dev, &w, outcome))
