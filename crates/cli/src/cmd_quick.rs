@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use clap::Args;
 
 use engine::size::{parse_duration, Span};
+use suite::methodology::quick;
 use suite::methodology::TestId;
 use suite::params::Overrides;
-use suite::result::TestResult;
+use suite::result::{Parameters, TestResult};
 
 use crate::cmd_run::{execute, Job};
 use crate::table::{Align, Table};
@@ -74,17 +75,22 @@ pub fn run(a: QuickArgs) -> anyhow::Result<ExitCode> {
 /// A quick profile's results as CrystalDiskMark's grid: MB/s, IOPS and mean latency of each
 /// workload (a row) in each direction (read, write, mix).
 pub fn grid(results: &[TestResult]) -> String {
-    // The label is "CELL read", "CELL write" or "CELL mix P% read".
-    let split = |label: &str| -> (String, &'static str) {
-        match label.find(" mix ") {
-            Some(i) => (label[..i].to_string(), "mix"),
-            None if label.ends_with(" read") => (label.trim_end_matches(" read").into(), "read"),
-            None => (label.trim_end_matches(" write").into(), "write"),
-        }
+    // Each result's cell and direction, from the workload it ran.
+    let split = |r: &TestResult| -> (String, &'static str) {
+        let Parameters::Workload(w) = &r.parameters else {
+            return (r.label.clone(), "read");
+        };
+        let cell = quick::cell_of(w).map_or_else(|| r.label.clone(), |c| c.name.to_string());
+        let direction = match w.read_pct {
+            100 => "read",
+            0 => "write",
+            _ => "mix",
+        };
+        (cell, direction)
     };
     let directions: Vec<&str> = ["read", "write", "mix"]
         .into_iter()
-        .filter(|d| results.iter().any(|r| split(&r.label).1 == *d))
+        .filter(|d| results.iter().any(|r| split(r).1 == *d))
         .collect();
     let mut headers = vec![("", Align::Left)];
     let titles: Vec<[String; 3]> = directions
@@ -97,7 +103,7 @@ pub fn grid(results: &[TestResult]) -> String {
     let mut table = Table::new(&headers);
     let mut cells: Vec<String> = Vec::new();
     for r in results {
-        let cell = split(&r.label).0;
+        let cell = split(r).0;
         if !cells.contains(&cell) {
             cells.push(cell);
         }
@@ -105,9 +111,7 @@ pub fn grid(results: &[TestResult]) -> String {
     for cell in cells {
         let mut row = vec![cell.clone()];
         for d in &directions {
-            let r = results
-                .iter()
-                .find(|r| split(&r.label) == (cell.clone(), *d));
+            let r = results.iter().find(|r| split(r) == (cell.clone(), *d));
             row.extend(match r {
                 Some(r) => {
                     let s = &r.summary;

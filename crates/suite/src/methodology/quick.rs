@@ -171,6 +171,16 @@ fn run(
     Ok(results)
 }
 
+/// The cell of a quick profile that ran `w`, by its workload.
+pub fn cell_of(w: &Workload) -> Option<&'static Cell> {
+    [&DEFAULT[..], &NVME, &PEAK, &REAL_WORLD]
+        .into_iter()
+        .flatten()
+        .find(|c| {
+            (c.access, c.block_bytes, c.qd, c.threads) == (w.access, w.block_bytes, w.qd, w.threads)
+        })
+}
+
 /// Whether `id` is one of the quick profiles.
 pub fn is_quick(id: TestId) -> bool {
     matches!(
