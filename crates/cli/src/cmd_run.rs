@@ -373,10 +373,7 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
     let a = &job;
     a.common
         .precondition
-        .check_used_by(
-            &format!("`run {}`", test.name()),
-            suite::Precondition::TESTS.contains(&test.id),
-        )
+        .check_used_by(&format!("`run {}`", test.name()), test.takes_precondition)
         .map_err(anyhow::Error::msg)?;
     let (mut dev, mut created) = a.common.open(&a.common.target, (test.writes)(overrides))?;
     let out_dir = a

@@ -190,18 +190,16 @@ pub enum Precondition {
 }
 
 impl Precondition {
-    /// The tests whose preparation `--precondition` chooses; any other ignores it.
-    pub const TESTS: [crate::methodology::TestId; 2] = [
-        crate::methodology::TestId::SteadyState,
-        crate::methodology::TestId::Consistency,
-    ];
-
     /// Refuse a choice `what` (a command or test) would ignore.
     pub fn check_used_by(self, what: &str, uses: bool) -> Result<(), String> {
         if uses || self == Precondition::Fill {
             return Ok(());
         }
-        let names: Vec<&str> = Precondition::TESTS.iter().map(|t| t.name()).collect();
+        let names: Vec<&str> = crate::methodology::TESTS
+            .iter()
+            .filter(|t| t.takes_precondition)
+            .map(|t| t.name())
+            .collect();
         Err(format!(
             "--precondition prepares the drive for {} only; {what} does not use it: drop it",
             names.join(" and ")

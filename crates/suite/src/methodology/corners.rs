@@ -81,6 +81,7 @@ pub const TEST: Test = Test {
     writes: super::always,
     takes_offset: true,
     takes_threads: false,
+    takes_precondition: false,
     verifies: Verifies::OnRequest,
     run: run_all,
 };
@@ -95,6 +96,7 @@ const fn row<const I: usize>(about: &'static str) -> Test {
         writes: super::always,
         takes_offset: true,
         takes_threads: false,
+        takes_precondition: false,
         verifies: Verifies::OnRequest,
         run: |dev, ctx, o| Ok(vec![run_one(&CORNERS[I], dev, ctx, o)?]),
     }

@@ -29,6 +29,7 @@ pub const TEST: Test = Test {
     writes,
     takes_offset: true,
     takes_threads: true,
+    takes_precondition: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -89,6 +89,9 @@ pub struct Test {
     pub takes_offset: bool,
     /// Whether `--threads` may set its submitting threads; the others drive one.
     pub takes_threads: bool,
+    /// Whether `--precondition` chooses how it brings the drive to its steady state; the
+    /// others refuse it.
+    pub takes_precondition: bool,
     pub verifies: Verifies,
     pub run: Run,
 }

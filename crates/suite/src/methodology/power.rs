@@ -108,6 +108,7 @@ pub const IDLE: Test = Test {
     writes: |_| false,
     takes_offset: false,
     takes_threads: false,
+    takes_precondition: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Idle, dev, ctx, o)?]),
 };
@@ -120,6 +121,7 @@ pub const SLUMBER: Test = Test {
     writes: |_| false,
     takes_offset: false,
     takes_threads: false,
+    takes_precondition: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Slumber, dev, ctx, o)?]),
 };
@@ -137,6 +139,7 @@ pub const SEQ_WRITE: Test = Test {
     writes: super::always,
     takes_offset: false,
     takes_threads: false,
+    takes_precondition: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::SeqWrite, dev, ctx, o)?]),
 };
@@ -154,6 +157,7 @@ pub const RANDOM_WRITE: Test = Test {
     writes: super::always,
     takes_offset: false,
     takes_threads: false,
+    takes_precondition: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::RandomWrite, dev, ctx, o)?]),
 };

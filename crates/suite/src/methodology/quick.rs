@@ -68,6 +68,7 @@ const fn profile(id: TestId, about: &'static str, run: super::Run) -> Test {
         writes: super::always,
         takes_offset: true,
         takes_threads: false,
+        takes_precondition: false,
         verifies: Verifies::OnRequest,
         run,
     }

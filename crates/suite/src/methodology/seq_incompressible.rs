@@ -32,6 +32,7 @@ pub const TEST: Test = Test {
     writes: super::always,
     takes_offset: false,
     takes_threads: false,
+    takes_precondition: false,
     verifies: Verifies::OnRequest,
     run,
 };

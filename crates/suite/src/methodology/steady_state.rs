@@ -52,6 +52,7 @@ pub const TEST: Test = Test {
     writes: super::always,
     takes_offset: false,
     takes_threads: false,
+    takes_precondition: true,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -36,6 +36,7 @@ pub const TEST: Test = Test {
     writes: super::always,
     takes_offset: true,
     takes_threads: false,
+    takes_precondition: false,
     verifies: Verifies::Always,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

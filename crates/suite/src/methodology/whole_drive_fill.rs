@@ -33,6 +33,7 @@ pub const TEST: Test = Test {
     writes: super::always,
     takes_offset: false,
     takes_threads: false,
+    takes_precondition: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -45,6 +45,7 @@ pub const TEST: Test = Test {
     writes: super::always,
     takes_offset: false,
     takes_threads: true,
+    takes_precondition: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
