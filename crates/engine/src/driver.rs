@@ -11,7 +11,7 @@ use crate::counters::DeviceCounters;
 use crate::device::{Completion, Device, DeviceError, Io, Op};
 use crate::iolog::{IoLogWriter, IoRecord};
 use crate::measure::hist_log::HistLogWriter;
-use crate::measure::{CpuUsage, EnergyProbe, Measurements, Recorder};
+use crate::measure::{CpuUsage, EnergyProbe, LatencyHistograms, Measurements, Recorder};
 use crate::pattern;
 use crate::power::PhasePower;
 use crate::shape::Pacer;
@@ -62,6 +62,8 @@ pub enum Stopped {
 
 pub struct Outcome {
     pub measurements: Measurements,
+    /// The whole run's latencies, for percentiles over several runs' IOs together.
+    pub latency: LatencyHistograms,
     /// `None` when the run reached its limit.
     pub stopped: Option<Stopped>,
     /// The device's own counters (see [`Device::counters`]) at the start, at the checkpoint
@@ -77,7 +79,7 @@ pub struct Outcome {
 impl Outcome {
     /// An outcome of `measurements`, with the modelled power where the device models energy.
     pub fn of(
-        measurements: Measurements,
+        (measurements, latency): (Measurements, LatencyHistograms),
         stopped: Option<Stopped>,
         counters: Option<CounterSnapshots>,
         verify: Option<VerifyReport>,
@@ -88,6 +90,7 @@ impl Outcome {
         });
         Outcome {
             measurements,
+            latency,
             stopped,
             counters,
             verify,
@@ -466,11 +469,12 @@ fn wrap_up(
     mut energy: EnergyProbe,
     counters: RunCounters,
     cpu_start: CpuUsage,
-) -> (Measurements, Option<CounterSnapshots>) {
+) -> ((Measurements, LatencyHistograms), Option<CounterSnapshots>) {
     let cpu = CpuUsage::now().since(cpu_start);
     energy.finish(dev, &mut rec);
     let counters = counters.end(dev);
-    (rec.finish(dev.now_ns(), Some(cpu)), counters)
+    let latency = rec.latency_histograms();
+    ((rec.finish(dev.now_ns(), Some(cpu)), latency), counters)
 }
 
 fn fraction(w: &Workload, elapsed_ns: u64, ios: u64, bytes: u64) -> f64 {

@@ -250,9 +250,10 @@ pub fn replay(
     let end = dev.now_ns();
     let cpu = CpuUsage::now().since(cpu_start);
     energy.finish(dev, &mut rec);
+    let latency = rec.latency_histograms();
     Ok(ReplayOutcome {
         outcome: Outcome::of(
-            rec.finish(end, Some(cpu)),
+            (rec.finish(end, Some(cpu)), latency),
             stopped,
             counters_start.map(|start| crate::driver::CounterSnapshots {
                 start,

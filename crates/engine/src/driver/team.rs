@@ -153,7 +153,12 @@ pub(super) fn run(
     if let Some(log) = hooks.hist_log {
         write_hist_log(log, &mut rec)?;
     }
-    let (mut measurements, counters) = wrap_up(dev, rec, energy, counters, cpu_start);
+    let ((mut measurements, latency), counters) = wrap_up(dev, rec, energy, counters, cpu_start);
     measurements.summary.cpu_by_thread = cpu_by_thread;
-    Ok(Outcome::of(measurements, stopped, counters, None))
+    Ok(Outcome::of(
+        (measurements, latency),
+        stopped,
+        counters,
+        None,
+    ))
 }

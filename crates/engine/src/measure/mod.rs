@@ -14,11 +14,13 @@
 //! ([`Measurements`], [`Summary`] and the records in it), whose field names are a contract.
 
 pub mod hist_log;
+mod latency_histograms;
 mod latency_seconds;
 mod latency_window;
 mod recorder;
 mod summary;
 
+pub use latency_histograms::LatencyHistograms;
 pub use latency_seconds::LatencySeconds;
 pub use latency_window::{bucket_of, bucket_value, LatencyWindow, SecondLatency, PLAT_NR};
 pub use recorder::{EnergyProbe, Recorder};

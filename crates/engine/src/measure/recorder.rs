@@ -435,6 +435,14 @@ impl Recorder {
         self.all.in_flight
     }
 
+    /// The run's read and write latencies so far, whole.
+    pub fn latency_histograms(&self) -> super::LatencyHistograms {
+        super::LatencyHistograms::new(
+            &self.latency_ns[Dir::Read as usize],
+            &self.latency_ns[Dir::Write as usize],
+        )
+    }
+
     /// IOs and bytes (reads + writes) completed so far.
     pub fn totals(&self) -> (u64, u64) {
         self.buckets.iter().fold((0, 0), |(i, b), (_, k)| {
