@@ -22,7 +22,8 @@ pub fn is_power_test(test: TestId) -> bool {
         | Kind::Replay
         | Kind::Verify
         | Kind::Saturation
-        | Kind::Fill => false,
+        | Kind::Fill
+        | Kind::Pts => false,
     }
 }
 

@@ -106,6 +106,13 @@ pub struct RunArgs {
     /// Storage Bench: scale a synthetic trace (1 = its published size).
     #[arg(long)]
     pub trace_scale: Option<f64>,
+    /// The SNIA PTS tests: client (PTS-C: 75% active range) or enterprise (PTS-E, the default).
+    #[arg(long, value_name = "VARIANT")]
+    pub pts: Option<suite::pts::PtsVariant>,
+    /// The SNIA PTS tests: shorten rounds and preconditioning by this factor (0 < F <= 1) for
+    /// a quick look; recorded as a deviation from the spec.
+    #[arg(long, value_name = "F")]
+    pub pts_scale: Option<f64>,
     /// Power idle and slumber: rest this long before measuring (default 60 s; 0 for none).
     #[arg(long, value_parser = rest_duration)]
     pub rest: Option<f64>,
@@ -326,6 +333,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         trace: a.trace.clone(),
         trace_scale: a.trace_scale,
         rest_s: a.rest,
+        pts_variant: a.pts,
+        pts_scale: a.pts_scale,
         latency_target: a.latency_target,
         shape: Shape {
             distribution: a.distribution.clone().unwrap_or_default(),

@@ -12,6 +12,7 @@ use crate::methodology::transfer_sweep::SweepAnalysis;
 use crate::methodology::trim::TrimAnalysis;
 use crate::methodology::verify::VerifyAnalysis;
 use crate::methodology::{Kind, TestId};
+use crate::pts::PtsAnalysis;
 use crate::replay::ReplayAnalysis;
 use crate::result::typed_part;
 use crate::result::TestResult;
@@ -33,6 +34,8 @@ pub enum Analysis {
     Power(PowerAnalysis),
     Saturation(SaturationAnalysis),
     Fill(FillAnalysis),
+    /// The PTS tests of stimuli in rounds (IOPS, throughput, latency).
+    Pts(PtsAnalysis),
     /// A test that has no figures beyond its summary (the four corners, custom, ...), or a
     /// run that stopped before it had any.
     #[default]
@@ -58,6 +61,7 @@ impl Analysis {
             }
             Kind::Saturation => Analysis::Saturation(typed_part(test, "analysis", stored)?),
             Kind::Fill => Analysis::Fill(typed_part(test, "analysis", stored)?),
+            Kind::Pts => Analysis::Pts(typed_part(test, "analysis", stored)?),
             Kind::Summary => Analysis::None,
         })
     }
@@ -107,6 +111,13 @@ impl TestResult {
     pub fn saturation(&self) -> Option<&SaturationAnalysis> {
         match &self.analysis {
             Analysis::Saturation(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// A PTS test's rounds and window figures, when this is one that has them.
+    pub fn pts(&self) -> Option<&PtsAnalysis> {
+        match &self.analysis {
+            Analysis::Pts(a) => Some(a),
             _ => None,
         }
     }

@@ -10,6 +10,7 @@ pub mod methodologies;
 pub mod parallel;
 pub mod params;
 mod precondition;
+pub mod pts;
 pub mod replay;
 pub mod result;
 pub mod results_dir;

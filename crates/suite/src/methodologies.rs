@@ -1,6 +1,6 @@
-//! The methodologies `ssdlab suite` follows: the 2013 reviews' suite (the default) and
-//! CrystalDiskMark's quick profile. Each is a plan of steps; a suite records which it ran,
-//! so `--resume` carries on the same plan.
+//! The methodologies `ssdlab suite` follows: the 2013 reviews' suite (the default),
+//! CrystalDiskMark's quick profile and the SNIA PTS 2.0.2, client and enterprise. Each is a
+//! plan of steps; a suite records which it ran, so `--resume` carries on the same plan.
 
 use std::str::FromStr;
 
@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::methodology::TestId;
 use crate::params::Overrides;
+use crate::pts::PtsVariant;
 use crate::runner::{self, Step};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,13 +19,30 @@ pub enum Methodology {
     Review2013,
     /// CrystalDiskMark's default profile (`ssdlab quick`).
     Quick,
+    /// The SNIA PTS 2.0.2 for client drives.
+    PtsC,
+    /// The SNIA PTS 2.0.2 for enterprise drives.
+    PtsE,
 }
+
+/// The PTS tests built so far, in the spec's order.
+const PTS_TESTS: [TestId; 4] = [
+    TestId::PtsIops,
+    TestId::PtsThroughput,
+    TestId::PtsLatency,
+    TestId::Wsat,
+];
+
+/// `suite --quick` runs the PTS at this `--pts-scale`.
+pub const PTS_QUICK_SCALE: f64 = 0.05;
 
 impl Methodology {
     pub fn name(self) -> &'static str {
         match self {
             Methodology::Review2013 => "review-2013",
             Methodology::Quick => "quick",
+            Methodology::PtsC => "pts-c",
+            Methodology::PtsE => "pts-e",
         }
     }
 
@@ -33,7 +51,7 @@ impl Methodology {
     }
 
     /// Its steps; `quick` scales the review's durations and regions for small or slow
-    /// targets (the quick profile is short already).
+    /// targets, the PTS's by [`PTS_QUICK_SCALE`] (the quick profile is short already).
     pub fn steps(self, quick: bool) -> Vec<Step> {
         match self {
             Methodology::Review2013 => runner::plan(quick),
@@ -42,6 +60,25 @@ impl Methodology {
                 test: TestId::Quick,
                 overrides: Overrides::default(),
             }],
+            Methodology::PtsC | Methodology::PtsE => {
+                let variant = match self {
+                    Methodology::PtsC => PtsVariant::Client,
+                    _ => PtsVariant::Enterprise,
+                };
+                let overrides = Overrides {
+                    pts_variant: Some(variant),
+                    pts_scale: quick.then_some(PTS_QUICK_SCALE),
+                    ..Overrides::default()
+                };
+                PTS_TESTS
+                    .iter()
+                    .map(|&test| Step {
+                        id: test.name().into(),
+                        test,
+                        overrides: overrides.clone(),
+                    })
+                    .collect()
+            }
         }
     }
 }
@@ -53,11 +90,15 @@ impl FromStr for Methodology {
         match text {
             "review-2013" => Ok(Methodology::Review2013),
             "quick" => Ok(Methodology::Quick),
-            "pts-c" | "pts-e" | "review-2021" => Err(format!(
-                "the {text} methodology is not built yet: use review-2013 (the default) or quick"
+            "pts-c" => Ok(Methodology::PtsC),
+            "pts-e" => Ok(Methodology::PtsE),
+            "review-2021" => Err(format!(
+                "the {text} methodology is not built yet: use review-2013 (the default), quick, \
+                 pts-c or pts-e"
             )),
             other => Err(format!(
-                "unknown methodology '{other}': use review-2013 (the default) or quick"
+                "unknown methodology '{other}': use review-2013 (the default), quick, pts-c or \
+                 pts-e"
             )),
         }
     }
@@ -69,13 +110,24 @@ mod tests {
 
     #[test]
     fn names_parse_back() {
-        for m in [Methodology::Review2013, Methodology::Quick] {
+        for m in [
+            Methodology::Review2013,
+            Methodology::Quick,
+            Methodology::PtsC,
+            Methodology::PtsE,
+        ] {
             assert_eq!(m.name().parse::<Methodology>(), Ok(m));
         }
-        assert!("pts-e"
+        assert!("review-2021"
             .parse::<Methodology>()
             .unwrap_err()
             .contains("not built yet"));
         assert_eq!(Methodology::Quick.steps(false)[0].test, TestId::Quick);
+        let pts = Methodology::PtsC.steps(true);
+        assert_eq!(pts[0].test, TestId::PtsIops);
+        assert!(pts
+            .iter()
+            .all(|s| s.overrides.pts_variant == Some(PtsVariant::Client)
+                && s.overrides.pts_scale == Some(PTS_QUICK_SCALE)));
     }
 }

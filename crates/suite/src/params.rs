@@ -9,6 +9,7 @@ use engine::workload::Access;
 
 use crate::latency_target::LatencyTarget;
 use crate::methodology::{Test, TestId, TESTS};
+use crate::pts::PtsVariant;
 use crate::SuiteError;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -41,6 +42,11 @@ pub struct Overrides {
     pub shape: Shape,
     /// Custom: find the highest queue depth up to `qd` that meets this latency target.
     pub latency_target: Option<LatencyTarget>,
+    /// The PTS tests: client or enterprise (enterprise unless given).
+    pub pts_variant: Option<PtsVariant>,
+    /// The PTS tests: shorten rounds and preconditioning by this factor (0 < f <= 1), a
+    /// deviation from the spec for a quick look.
+    pub pts_scale: Option<f64>,
 }
 
 pub const DEFAULT_SEED: u64 = 0x55D1AB;
@@ -99,6 +105,20 @@ impl Overrides {
                  use a test that takes them ({})",
                 test.name(),
                 takers(|t| t.takes_threads)
+            ));
+        }
+        if (self.pts_variant.is_some() || self.pts_scale.is_some()) && !test.takes_pts {
+            return bad(format!(
+                "--pts and --pts-scale choose how a SNIA PTS test runs: {} is not one; drop \
+                 them, or use a PTS test ({})",
+                test.name(),
+                takers(|t| t.takes_pts)
+            ));
+        }
+        if let Some(s) = self.pts_scale.filter(|s| !(*s > 0.0 && *s <= 1.0)) {
+            return bad(format!(
+                "--pts-scale {s}: give a factor above 0 and at most 1 (1 is the spec's \
+                 durations), e.g. 0.1"
             ));
         }
         if let Some(r) = self.rest_s.filter(|r| !(*r >= 0.0 && *r <= MAX_DURATION_S)) {

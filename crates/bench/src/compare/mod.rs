@@ -8,6 +8,7 @@
 use crate::db::{DriveRow, StoredResult};
 use crate::power;
 use suite::methodology::Kind;
+use suite::pts::Figure;
 use suite::result::TestResult;
 use suite::TestId;
 
@@ -275,6 +276,23 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
             }),
             ("whole fill", "MB/s", Higher, |r| Some(r.summary.mbps)),
         ],
+        // A PTS test: its tracking variable over the measurement window, in its own unit
+        // (the other two are blank), and how long it took to get there.
+        Pts => vec![
+            ("tracking variable, steady", "IOPS", Higher, |r| {
+                pts_tracked(r, Figure::Iops)
+            }),
+            ("tracking variable, steady", "MB/s", Higher, |r| {
+                pts_tracked(r, Figure::Mbps)
+            }),
+            ("tracking variable, steady", "us", Lower, |r| {
+                pts_tracked(r, Figure::MeanLatency)
+            }),
+            ("rounds to steady state", "rounds", Lower, |r| {
+                let s = r.pts()?.sequences.first()?;
+                s.reached.then_some(s.rounds as f64)
+            }),
+        ],
         // The four corners' rows, the sequential tests, custom and verify: throughput and
         // latency.
         Summary | Verify => vec![
@@ -284,6 +302,12 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
             ("p99 latency", "us", Lower, |r| latency(r).map(|l| l.p99)),
         ],
     }
+}
+
+/// The first sequence's tracking variable over the window, when it is a `figure`.
+fn pts_tracked(r: &TestResult, figure: Figure) -> Option<f64> {
+    let s = r.pts()?.sequences.first()?;
+    (s.figure == figure && s.rounds > 0).then(|| s.tracked())
 }
 
 fn latency(r: &TestResult) -> Option<&engine::measure::LatencyStats> {

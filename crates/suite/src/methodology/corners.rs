@@ -82,6 +82,7 @@ pub const TEST: Test = Test {
     takes_offset: true,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::OnRequest,
     run: run_all,
 };
@@ -97,6 +98,7 @@ const fn row<const I: usize>(about: &'static str) -> Test {
         takes_offset: true,
         takes_threads: false,
         takes_precondition: false,
+        takes_pts: false,
         verifies: Verifies::OnRequest,
         run: |dev, ctx, o| Ok(vec![run_one(&CORNERS[I], dev, ctx, o)?]),
     }

@@ -30,6 +30,7 @@ pub const TEST: Test = Test {
     takes_offset: true,
     takes_threads: true,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -32,4 +32,7 @@ pub enum Kind {
     /// Sequential writes over the whole drive from clean, MB/s per GB written and the SLC
     /// cache found in them.
     Fill,
+    /// SNIA PTS rounds to steady state of a list of stimuli, each reported over the
+    /// measurement window (the PTS IOPS, throughput and latency tests).
+    Pts,
 }

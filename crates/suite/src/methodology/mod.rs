@@ -92,6 +92,9 @@ pub struct Test {
     /// Whether `--precondition` chooses how it brings the drive to its steady state; the
     /// others refuse it.
     pub takes_precondition: bool,
+    /// Whether `--pts` and `--pts-scale` choose its SNIA PTS variant and scale (the PTS
+    /// tests); the others refuse them.
+    pub takes_pts: bool,
     pub verifies: Verifies,
     pub run: Run,
 }
@@ -134,6 +137,9 @@ registry! {
         custom { Custom = "custom" => TEST }
         wsat { Wsat = "wsat" => TEST }
         whole_drive_fill { WholeDriveFill = "whole-drive-fill" => TEST }
+        pts_iops { PtsIops = "pts-iops" => TEST }
+        pts_throughput { PtsThroughput = "pts-throughput" => TEST }
+        pts_latency { PtsLatency = "pts-latency" => TEST }
         quick {
             Quick = "quick" => TEST,
             QuickNvme = "quick-nvme" => NVME_TEST,

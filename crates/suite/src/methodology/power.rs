@@ -109,6 +109,7 @@ pub const IDLE: Test = Test {
     takes_offset: false,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Idle, dev, ctx, o)?]),
 };
@@ -122,6 +123,7 @@ pub const SLUMBER: Test = Test {
     takes_offset: false,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Slumber, dev, ctx, o)?]),
 };
@@ -140,6 +142,7 @@ pub const SEQ_WRITE: Test = Test {
     takes_offset: false,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::SeqWrite, dev, ctx, o)?]),
 };
@@ -158,6 +161,7 @@ pub const RANDOM_WRITE: Test = Test {
     takes_offset: false,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::RandomWrite, dev, ctx, o)?]),
 };

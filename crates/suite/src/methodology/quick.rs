@@ -69,6 +69,7 @@ const fn profile(id: TestId, about: &'static str, run: super::Run) -> Test {
         takes_offset: true,
         takes_threads: false,
         takes_precondition: false,
+        takes_pts: false,
         verifies: Verifies::OnRequest,
         run,
     }

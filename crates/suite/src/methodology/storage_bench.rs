@@ -44,6 +44,7 @@ pub const TEST: Test = Test {
     takes_offset: false,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::Never,
     run,
 };

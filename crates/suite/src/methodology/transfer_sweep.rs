@@ -41,6 +41,7 @@ pub const TEST: Test = Test {
     takes_offset: false,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::OnRequest,
     run,
 };

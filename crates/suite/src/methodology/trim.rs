@@ -45,6 +45,7 @@ pub const TEST: Test = Test {
     takes_offset: false,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

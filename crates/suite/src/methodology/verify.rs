@@ -37,6 +37,7 @@ pub const TEST: Test = Test {
     takes_offset: true,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::Always,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

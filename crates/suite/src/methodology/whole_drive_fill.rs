@@ -34,6 +34,7 @@ pub const TEST: Test = Test {
     takes_offset: false,
     takes_threads: false,
     takes_precondition: false,
+    takes_pts: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -1,8 +1,8 @@
 //! Write saturation (SNIA PTS 2.0 WSAT): purge, then 4 KiB random writes over the whole drive
 //! until four times its capacity is written or 24 hours pass, whichever comes first; IOPS per
 //! one-minute round against the time and against the total gigabytes written.
-//! The enterprise spec drives it with 4 threads of 32 outstanding IOs each (T4Q32), as this
-//! does (on a simulated drive, four streams on its clock).
+//! It drives the PTS variant's load: T4Q32 for the enterprise spec (on a simulated drive,
+//! four streams on its clock), T2Q16 for the client one; `--pts-scale` shortens both bounds.
 
 use engine::shape::Shape;
 use engine::pattern::DataKind;
@@ -21,10 +21,8 @@ use crate::saturation::SaturationAnalysis;
 use crate::Result;
 use crate::SuiteError;
 
-/// The spec's threads, each with [`DEFAULTS`]' 32 IOs in flight.
-pub const THREADS: u32 = 4;
-
-/// T4Q32's depth per thread, the whole drive, and the spec's 24 hours.
+/// PTS-E's T4Q32 depth per thread (PTS-C's is [`crate::pts::PtsVariant::load`]), the whole drive, and the
+/// spec's 24 hours.
 pub const DEFAULTS: Defaults = Defaults {
     qd: 32,
     block_bytes: 4096,
@@ -46,6 +44,7 @@ pub const TEST: Test = Test {
     takes_offset: false,
     takes_threads: true,
     takes_precondition: false,
+    takes_pts: true,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -57,8 +56,12 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         Some(s) => s.resolve(capacity, block as u64),
         None => capacity,
     };
+    let variant = o.pts_variant.unwrap_or_default();
+    let (threads, qd) = variant.load();
+    let scale = o.pts_scale.unwrap_or(1.0);
     let spec_bound = CAPACITIES * capacity;
-    let bound = o.bytes.unwrap_or(spec_bound);
+    let scaled_bound = (spec_bound as f64 * scale) as u64 / block as u64 * block as u64;
+    let bound = o.bytes.unwrap_or(scaled_bound.max(block as u64));
     let w = Workload {
         access: o.access.unwrap_or(Access::Random),
         block_bytes: block,
@@ -67,15 +70,15 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         read_pct: o.read_pct.unwrap_or(0),
         op: None,
         data: o.data.unwrap_or(DataKind::Incompressible),
-        qd: o.qd.unwrap_or(DEFAULTS.qd),
+        qd: o.qd.unwrap_or(qd),
         limit: Limit {
-            duration_ns: Some(ns(o.duration_s.unwrap_or(DEFAULTS.duration_s))),
+            duration_ns: Some(ns(o.duration_s.unwrap_or(DEFAULTS.duration_s * scale))),
             ios: o.ios,
             bytes: Some(bound),
         },
         seed: o.seed.unwrap_or(DEFAULT_SEED),
         shape: Shape::default(),
-        threads: o.threads.unwrap_or(THREADS),
+        threads: o.threads.unwrap_or(threads),
     };
     if ctx.precondition != Precondition::Fill {
         return Err(SuiteError::Parameter(format!(
@@ -86,18 +89,26 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     }
     let mut report = Report::new(TestId::Wsat, "");
     let deviations = &mut report.deviations;
-    if w.threads != THREADS {
-        deviations.push(format!("{} threads instead of {THREADS}", w.threads));
+    if w.threads != threads {
+        deviations.push(format!("{} threads instead of {threads}", w.threads));
     }
-    // The bytes bound is the test's own: `--bytes` replaces it rather than adding one.
-    DEFAULTS.note_overrides(
+    // The bytes bound is the test's own, and the variant sets the load.
+    let spec = Defaults { qd, ..DEFAULTS };
+    spec.note_overrides(
         deviations,
         &Overrides {
             bytes: None,
             ..o.clone()
         },
     );
-    if bound != spec_bound {
+    if scale != 1.0 {
+        deviations.push(format!(
+            "--pts-scale {scale}: bounded at {} written or {} s instead of {CAPACITIES}x the \
+             capacity or 24 hours",
+            format_size(bound),
+            w.limit.duration_ns.unwrap_or(0) as f64 / 1e9
+        ));
+    } else if bound != spec_bound {
         deviations.push(format!(
             "bounded at {} written instead of {CAPACITIES}x the capacity ({})",
             format_size(bound),
@@ -128,6 +139,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pts::PtsVariant;
 
     #[test]
     fn the_record_is_the_spec() {
@@ -135,7 +147,8 @@ mod tests {
         assert_eq!(TestId::Wsat.kind(), Kind::Saturation);
         assert_eq!(super::super::find("wsat").unwrap().id, TestId::Wsat);
         let d = TEST.defaults.unwrap();
-        assert_eq!((THREADS, d.qd, d.block_bytes), (4, 32, 4096));
+        assert_eq!((d.qd, d.block_bytes), (32, 4096));
+        assert_eq!(PtsVariant::Enterprise.load(), (4, 32));
         assert_eq!(d.span, Span::Percent(100.0));
         assert_eq!(d.duration_s, 86_400.0);
         assert!((TEST.writes)(&Overrides::default()));

@@ -107,7 +107,8 @@ impl Parameters {
             | Kind::SteadyState
             | Kind::LoadPower
             | Kind::Saturation
-            | Kind::Fill => Parameters::Workload(typed_part(test, "parameters", stored)?),
+            | Kind::Fill
+            | Kind::Pts => Parameters::Workload(typed_part(test, "parameters", stored)?),
         })
     }
 

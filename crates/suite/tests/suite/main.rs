@@ -6,3 +6,4 @@
 
 mod fidelity;
 mod on_simulator;
+mod pts;

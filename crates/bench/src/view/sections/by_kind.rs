@@ -20,6 +20,7 @@ pub fn title(test: TestId) -> String {
         Kind::IdlePower | Kind::SlumberPower | Kind::LoadPower => "Power",
         Kind::Saturation => "Write saturation",
         Kind::Fill => "Whole-drive fill",
+        Kind::Pts => "SNIA PTS",
     };
     format!("{what} ({test})")
 }
@@ -40,5 +41,6 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         | Kind::LoadPower => super::custom::section(rv, test),
         Kind::Saturation => super::saturation::section(rv, test),
         Kind::Fill => super::fill::section(rv, test),
+        Kind::Pts => super::pts::section(rv, test),
     }
 }

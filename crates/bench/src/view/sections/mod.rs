@@ -12,6 +12,7 @@ pub mod fill;
 pub mod latency;
 pub mod parameters;
 pub mod power;
+pub mod pts;
 pub mod saturation;
 pub mod steady;
 pub mod storage_bench;

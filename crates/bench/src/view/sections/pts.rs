@@ -1,0 +1,194 @@
+//! A SNIA PTS test as the spec reports it: the header (variant, active range, load, write
+//! cache, preconditioning, where steady state was reached and the measurement window), the
+//! window's table of every stimulus, the tracking variable's convergence round by round, and
+//! for the IOPS test its 2D plot (IOPS against block size, a line per read/write mix).
+
+use maud::{html, Markup};
+use suite::pts::{size_label, Figure, PtsAnalysis, Sequence};
+use suite::TestId;
+
+use crate::chart::{Axis, NumberFormat, Series, XYChart};
+use crate::view::review::Review;
+use crate::view::Drive;
+use crate::view::{caveat, figure};
+use crate::view::{fixed, grouped, marked, Cell, Table};
+
+use super::{drive_name, parameters_link, with_figures};
+
+/// The results of `test`, when there are any.
+pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
+    let runs = with_figures(rv, test, |r| r.pts());
+    if runs.is_empty() {
+        return None;
+    }
+    let mut header = Table::new(&[
+        "drive",
+        "test",
+        "variant",
+        "active range",
+        "write cache",
+        "preconditioning",
+        "rounds",
+        "steady state",
+        "window",
+        "",
+    ]);
+    for (d, e, a) in &runs {
+        for s in &a.sequences {
+            header.row(vec![
+                drive_name(d).into(),
+                marked(&e.result.label, &e.result).into(),
+                format!("PTS-{}", a.variant.letter()).into(),
+                format!("{:.0}%", a.active_range_pct).into(),
+                a.write_cache.clone().into(),
+                format!(
+                    "purge, {:.1} GB of SEQ 128KiB writes; rounds of {} s per stimulus",
+                    a.wipc_bytes as f64 / 1e9,
+                    a.round_s
+                )
+                .into(),
+                Cell::Num(s.rounds.to_string()),
+                steady_text(a, s).into(),
+                format!("rounds {}-{}", s.window.0, s.window.1).into(),
+                parameters_link(rv, e).into(),
+            ]);
+        }
+    }
+    let warning = runs.iter().find_map(|(_, e, _)| caveat(&e.result));
+    let convergence = runs.first().map(|(_, _, a)| {
+        let s = &a.sequences[0];
+        let mut c = XYChart::new(
+            &format!(
+                "Steady-state convergence: {} ({})",
+                s.tracking_cell().stimulus.label(),
+                s.figure.unit()
+            ),
+            Axis::linear("Round"),
+            Axis::linear(s.figure.unit()).format(NumberFormat::Si),
+        )
+        .size(560.0, 340.0)
+        .warning(warning.as_deref());
+        for (d, _, a) in &runs {
+            for s in &a.sequences {
+                let name = match a.sequences.len() {
+                    1 => d.label.clone(),
+                    _ => format!("{} {}", d.label, s.tracking_cell().stimulus.label()),
+                };
+                let points = s.tracking_cell().rounds.iter().enumerate();
+                let points = points.map(|(i, &v)| ((i + 1) as f64, v));
+                c = c.series(Series::line(&name, points).color(d.color()));
+            }
+        }
+        figure(c.to_svg())
+    });
+    let plots = runs
+        .iter()
+        .filter(|(_, _, a)| a.sequences.len() == 1 && a.sequences[0].figure == Figure::Iops)
+        .map(|(d, _, a)| iops_plot(d, &a.sequences[0], warning.as_deref()));
+    Some(html! {
+        (header)
+        @for (d, e, a) in &runs {
+            @for s in &a.sequences {
+                h4 { (drive_name(d)) " " (marked(&e.result.label, &e.result)) }
+                (window_table(s))
+            }
+        }
+        div.charts {
+            @if let Some(c) = convergence { (c) }
+            @for p in plots { (p) }
+        }
+    })
+}
+
+fn steady_text(a: &PtsAnalysis, s: &Sequence) -> String {
+    match s.reached {
+        true => format!("reached at round {}", s.window.1),
+        false => format!("not reached in {} rounds", a.rule.max_rounds.min(s.rounds)),
+    }
+}
+
+/// The window's figures: a matrix of block size by read/write mix of the test's figure
+/// (IOPS, MB/s) or, for response times, a row per stimulus with mean, five nines and max.
+fn window_table(s: &Sequence) -> Table {
+    if s.figure == Figure::MeanLatency {
+        let mut t = Table::new(&[
+            "stimulus",
+            "mean (us)",
+            "five nines (us)",
+            "max (us)",
+            "IOPS",
+        ]);
+        for c in &s.cells {
+            t.row(vec![
+                c.stimulus.label().into(),
+                Cell::Num(fixed(Some(c.latency.mean_us), 1)),
+                Cell::Num(fixed(Some(c.latency.p99999_us), 1)),
+                Cell::Num(fixed(Some(c.latency.max_us), 1)),
+                Cell::Num(grouped(Some(c.iops), 0)),
+            ]);
+        }
+        return t;
+    }
+    let mut mixes: Vec<u8> = Vec::new();
+    let mut rows: Vec<(engine::workload::Access, u32)> = Vec::new();
+    for c in &s.cells {
+        let st = c.stimulus;
+        if !mixes.contains(&st.read_pct) {
+            mixes.push(st.read_pct);
+        }
+        if !rows.contains(&(st.access, st.block_bytes)) {
+            rows.push((st.access, st.block_bytes));
+        }
+    }
+    let head: Vec<String> = std::iter::once(format!("{} by R/W mix", s.figure.unit()))
+        .chain(mixes.iter().map(|m| format!("{m}/{}", 100 - m)))
+        .collect();
+    let mut t = Table::new(&head.iter().map(String::as_str).collect::<Vec<_>>());
+    for &(access, block) in &rows {
+        let mut cells = vec![Cell::Text(format!(
+            "{} {}",
+            match access {
+                engine::workload::Access::Sequential => "SEQ",
+                _ => "RND",
+            },
+            size_label(block)
+        ))];
+        for &m in &mixes {
+            let c = s.cells.iter().find(|c| {
+                let st = c.stimulus;
+                (st.access, st.block_bytes, st.read_pct) == (access, block, m)
+            });
+            let v = c.map(|c| match s.figure {
+                Figure::Mbps => c.mbps,
+                _ => c.iops,
+            });
+            cells.push(Cell::Num(grouped(v, 0)));
+        }
+        t.row(cells);
+    }
+    t
+}
+
+/// The spec's IOPS 2D plot: IOPS against block size, a line per read/write mix.
+fn iops_plot(d: &Drive, s: &Sequence, warning: Option<&str>) -> Markup {
+    let mut c = XYChart::new(
+        &format!("{}: IOPS by block size and R/W mix", d.label),
+        Axis::log2("Block size (KiB)"),
+        Axis::log10("IOPS").format(NumberFormat::Si),
+    )
+    .size(560.0, 340.0)
+    .warning(warning);
+    let mut mixes: Vec<u8> = s.cells.iter().map(|c| c.stimulus.read_pct).collect();
+    mixes.dedup();
+    for m in mixes {
+        let mut points: Vec<(f64, f64)> = s
+            .cells
+            .iter()
+            .filter(|c| c.stimulus.read_pct == m)
+            .map(|c| (c.stimulus.block_bytes as f64 / 1024.0, c.iops))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        c = c.series(Series::line(&format!("{m}/{}", 100 - m), points));
+    }
+    figure(c.to_svg())
+}

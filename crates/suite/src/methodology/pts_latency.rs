@@ -1,0 +1,83 @@
+//! SNIA PTS 2.0.2 latency: random IO at 0.5, 4 and 8 KiB and three read/write mixes with one
+//! IO in flight (T1Q1), a minute each per round, until the 4 KiB random write's mean response
+//! time is steady; the table gives each cell's mean, five-nines and maximum response times
+//! over the measurement window's IOs.
+
+use engine::workload::Access;
+use engine::Device;
+
+use super::{Kind, Test, TestId, Verifies};
+use crate::context::Context;
+use crate::params::Overrides;
+use crate::pts::{Figure, Frame, Schedule, Stimulus};
+use crate::result::{Report, TestResult};
+use crate::Result;
+
+/// The spec's block sizes, in the order this runs them.
+pub const BLOCK_SIZES: [u32; 3] = [8 << 10, 4 << 10, 512];
+
+/// The spec's read shares.
+pub const MIXES: [u8; 3] = [100, 65, 0];
+
+pub const TEST: Test = Test {
+    id: TestId::PtsLatency,
+    kind: Kind::Pts,
+    about: "SNIA PTS 2.0.2 latency: purge, 2x capacity of 128 KiB sequential writes, then rounds \
+            of random IO at 0.5/4/8 KiB x 100/0, 65/35, 0/100 at T1Q1 (a minute each) until RND \
+            4KiB 0/100's mean response time is steady; mean, five-nines and maximum response \
+            times over the 5-round window",
+    defaults: None,
+    writes: super::always,
+    takes_offset: false,
+    takes_threads: false,
+    takes_precondition: false,
+    takes_pts: true,
+    verifies: Verifies::OnRequest,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
+
+pub fn stimuli() -> Vec<Stimulus> {
+    MIXES
+        .iter()
+        .flat_map(|&read_pct| {
+            BLOCK_SIZES.iter().map(move |&block_bytes| Stimulus {
+                access: Access::Random,
+                block_bytes,
+                read_pct,
+                threads: 1,
+                qd: 1,
+            })
+        })
+        .collect()
+}
+
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
+    Frame::refuse_stimulus_flags(o, TestId::PtsLatency.name())?;
+    let frame = Frame::of(dev, o);
+    let mut stimuli = stimuli();
+    let mut report = Report::new(
+        TestId::PtsLatency,
+        format!("PTS-{} latency: RND 0.5/4/8KiB, 3 R/W mixes, T1Q1", frame.variant.letter()),
+    );
+    if let Some(qd) = o.qd.filter(|&q| q != 1) {
+        report
+            .deviations
+            .push(format!("queue depth {qd} instead of the spec's 1"));
+        stimuli.iter_mut().for_each(|s| s.qd = qd);
+    }
+    let tracking = stimuli
+        .iter()
+        .position(|s| s.block_bytes == 4096 && s.read_pct == 0)
+        .expect("the spec's cells include RND 4KiB 0/100");
+    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
+    let schedule = Schedule {
+        name: "PTS latency",
+        stimuli: &stimuli,
+        tracking,
+        figure: Figure::MeanLatency,
+    };
+    match frame.sequence(ctx, dev, &mut report, &schedule)? {
+        Ok(ran) => Ok(frame.finish(report, dev, vec![ran])),
+        Err((w, outcome)) => Ok(report.finish(dev, &w, outcome)),
+    }
+}

@@ -1,0 +1,90 @@
+//! SNIA PTS 2.0.2 throughput: for each of its block sizes (128 and 1024 KiB for PTS-E, 1024
+//! KiB for PTS-C) from a purged and preconditioned drive, rounds of a minute of sequential
+//! writes and a minute of sequential reads until the writes' MB/s is steady; MB/s of each
+//! over the measurement window.
+
+use engine::workload::Access;
+use engine::Device;
+
+use super::{Kind, Test, TestId, Verifies};
+use crate::context::Context;
+use crate::params::Overrides;
+use crate::pts::{size_label, Figure, Frame, PtsVariant, Schedule, Stimulus};
+use crate::result::{Report, TestResult};
+use crate::Result;
+
+/// One sequential stream, deep enough for the drive's full speed.
+pub const QD: u32 = 32;
+
+pub const TEST: Test = Test {
+    id: TestId::PtsThroughput,
+    kind: Kind::Pts,
+    about: "SNIA PTS 2.0.2 throughput: per block size (PTS-E 128 and 1024 KiB, PTS-C 1024 KiB) \
+            purge, 2x capacity of 128 KiB sequential writes, then rounds of a minute of \
+            sequential writes and one of reads at T1Q32 until the writes are steady; MB/s over \
+            the 5-round window",
+    defaults: None,
+    writes: super::always,
+    takes_offset: false,
+    takes_threads: false,
+    takes_precondition: false,
+    takes_pts: true,
+    verifies: Verifies::OnRequest,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
+
+/// The spec's block sizes for a variant.
+pub fn block_sizes(variant: PtsVariant) -> &'static [u32] {
+    match variant {
+        PtsVariant::Client => &[1 << 20],
+        PtsVariant::Enterprise => &[128 << 10, 1 << 20],
+    }
+}
+
+/// A block size's round: writes (the tracking variable), then reads.
+pub fn stimuli(block_bytes: u32, qd: u32) -> [Stimulus; 2] {
+    [0, 100].map(|read_pct| Stimulus {
+        access: Access::Sequential,
+        block_bytes,
+        read_pct,
+        threads: 1,
+        qd,
+    })
+}
+
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
+    Frame::refuse_stimulus_flags(o, TestId::PtsThroughput.name())?;
+    let frame = Frame::of(dev, o);
+    let qd = o.qd.unwrap_or(QD);
+    let sizes = block_sizes(frame.variant);
+    let names: Vec<String> = sizes.iter().map(|&b| size_label(b)).collect();
+    let mut report = Report::new(
+        TestId::PtsThroughput,
+        format!("PTS-{} throughput: SEQ {}, T1Q{qd}", frame.variant.letter(), names.join(" and ")),
+    );
+    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
+    let mut runs = Vec::new();
+    for (&block, name) in sizes.iter().zip(&names) {
+        let label = format!("PTS throughput {name}");
+        let stimuli = stimuli(block, qd);
+        let schedule = Schedule {
+            name: &label,
+            stimuli: &stimuli,
+            tracking: 0,
+            figure: Figure::Mbps,
+        };
+        match frame.sequence(ctx, dev, &mut report, &schedule)? {
+            Ok(ran) => {
+                let stopped = ran.stopped();
+                runs.push(ran);
+                if stopped {
+                    break;
+                }
+            }
+            // Interrupted preconditioning: the figures so far, or the phase's.
+            Err((w, outcome)) if runs.is_empty() => return Ok(report.finish(dev, &w, outcome)),
+            Err(_) => break,
+        }
+    }
+    Ok(frame.finish(report, dev, runs))
+}

@@ -1,0 +1,119 @@
+//! A PTS test's figures: its rounds, where steady state was found, and every stimulus over
+//! the measurement window, with the header the spec's report starts with.
+
+use serde::{Deserialize, Serialize};
+
+use engine::measure::Summary;
+
+use super::{PtsVariant, Stimulus};
+use crate::methodology::steady_state::Rule;
+
+/// The figure a test tracks to steady state and reports first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Figure {
+    Iops,
+    Mbps,
+    /// The mean response time (the spec's ART), in microseconds.
+    MeanLatency,
+}
+
+impl Figure {
+    pub fn of(self, s: &Summary) -> f64 {
+        match self {
+            Figure::Iops => s.iops,
+            Figure::Mbps => s.mbps,
+            Figure::MeanLatency => {
+                let dirs = [&s.read, &s.write];
+                let (sum, ios) = dirs
+                    .iter()
+                    .filter_map(|d| d.as_ref())
+                    .fold((0.0, 0u64), |(sum, ios), d| {
+                        (sum + d.latency_us.mean * d.ios as f64, ios + d.ios)
+                    });
+                sum / ios.max(1) as f64
+            }
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            Figure::Iops => "IOPS",
+            Figure::Mbps => "MB/s",
+            Figure::MeanLatency => "us",
+        }
+    }
+
+    pub fn higher_is_better(self) -> bool {
+        self != Figure::MeanLatency
+    }
+}
+
+/// Response times over the measurement window's IOs together (not averaged per round).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowLatency {
+    pub mean_us: f64,
+    /// The spec's "five nines" response time.
+    pub p99999_us: f64,
+    pub max_us: f64,
+}
+
+/// One stimulus: its figure every round and its figures over the measurement window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    #[serde(flatten)]
+    pub stimulus: Stimulus,
+    /// Its tracked figure in each round, from the first.
+    pub rounds: Vec<f64>,
+    /// Means over the measurement window's rounds.
+    pub iops: f64,
+    pub mbps: f64,
+    pub latency: WindowLatency,
+}
+
+/// Rounds of a list of stimuli from one preconditioned drive until the tracking variable is
+/// steady. Most tests are one sequence; throughput runs one per block size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sequence {
+    pub figure: Figure,
+    /// The cell whose figure decides steady state (the spec's tracking variable).
+    pub tracking: usize,
+    pub reached: bool,
+    /// Rounds run.
+    pub rounds: usize,
+    /// The measurement window's first and last round, 1-based: the steady window, or the
+    /// last rounds run when steady state was not reached.
+    pub window: (usize, usize),
+    pub cells: Vec<Cell>,
+}
+
+impl Sequence {
+    pub fn tracking_cell(&self) -> &Cell {
+        &self.cells[self.tracking]
+    }
+
+    /// The tracked figure over the window.
+    pub fn tracked(&self) -> f64 {
+        let c = self.tracking_cell();
+        let (first, last) = self.window;
+        let w = &c.rounds[first - 1..last];
+        w.iter().sum::<f64>() / w.len().max(1) as f64
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PtsAnalysis {
+    pub variant: PtsVariant,
+    /// 1: the spec's durations; less with `--pts-scale`, a deviation.
+    pub scale: f64,
+    pub active_range_pct: f64,
+    /// The spec's write cache setting, and what ssdlab did about it.
+    pub write_cache: String,
+    /// Bytes of 128 KiB sequential writes before the rounds (the spec's WIPC: twice the
+    /// capacity).
+    pub wipc_bytes: u64,
+    /// Seconds each stimulus runs per round.
+    pub round_s: f64,
+    pub rule: Rule,
+    pub sequences: Vec<Sequence>,
+}

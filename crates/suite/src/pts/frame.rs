@@ -1,0 +1,339 @@
+//! The frame every PTS test runs in: purge, workload-independent preconditioning (twice the
+//! capacity in 128 KiB sequential writes), then rounds of the test's stimuli, each for a
+//! minute, until the tracking variable meets the steady-state rule; the figures are taken
+//! over the measurement window (the last five rounds).
+
+use std::collections::VecDeque;
+
+use engine::driver::Outcome;
+use engine::measure::{LatencyHistograms, SecondPoint, Summary};
+use engine::pattern::DataKind;
+use engine::units::format_size;
+use engine::workload::Workload;
+use engine::Device;
+
+use super::{Cell, PtsAnalysis, PtsVariant, Schedule, Sequence, Stimulus, WindowLatency};
+use crate::analysis::Analysis;
+use crate::context::Context;
+use crate::methodology::steady_state::PTS;
+use crate::params::{Overrides, DEFAULT_SEED};
+use crate::precondition;
+use crate::result::{Phase, Report, TestResult};
+use crate::{Result, SuiteError};
+
+/// The spec's round: one minute per stimulus.
+pub const ROUND_S: f64 = 60.0;
+
+/// Workload-independent preconditioning: this many times the capacity.
+pub const WIPC_CAPACITIES: u64 = 2;
+
+pub struct Frame {
+    pub variant: PtsVariant,
+    /// 1: the spec's durations and totals.
+    pub scale: f64,
+    /// The active range: the stimuli address `0..span_bytes`.
+    pub span_bytes: u64,
+    pub round_s: f64,
+    pub wipc_bytes: u64,
+    data: DataKind,
+    seed: u64,
+}
+
+/// A sequence's rounds as run: its figures, the tracking cell's seconds over the whole
+/// sequence, and the tracking cell's last round (for the result's workload and summary), or
+/// the run that was interrupted.
+pub struct Ran {
+    pub sequence: Sequence,
+    per_second: Vec<SecondPoint>,
+    last: (Workload, Outcome),
+}
+
+impl Ran {
+    /// Whether it ended interrupted.
+    pub fn stopped(&self) -> bool {
+        self.last.1.stopped.is_some()
+    }
+}
+
+impl Frame {
+    pub fn of(dev: &dyn Device, o: &Overrides) -> Frame {
+        let variant = o.pts_variant.unwrap_or_default();
+        let scale = o.pts_scale.unwrap_or(1.0);
+        let capacity = dev.geometry().capacity_bytes;
+        let span = match o.span {
+            Some(s) => s.resolve(capacity, 4096),
+            None => (capacity as f64 * variant.active_range_pct() / 100.0) as u64,
+        };
+        let wipc = (WIPC_CAPACITIES as f64 * capacity as f64 * scale) as u64;
+        Frame {
+            variant,
+            scale,
+            span_bytes: span / 4096 * 4096,
+            round_s: o.duration_s.unwrap_or(ROUND_S * scale),
+            wipc_bytes: (wipc / (128 << 10)).max(1) * (128 << 10),
+            data: o.data.unwrap_or(DataKind::Incompressible),
+            seed: o.seed.unwrap_or(DEFAULT_SEED),
+        }
+    }
+
+    /// What the report header says of the write cache: ssdlab leaves it as the drive has it.
+    pub fn write_cache(&self) -> String {
+        format!(
+            "{} by the spec; left as the drive has it (ssdlab does not change it)",
+            self.variant.write_cache()
+        )
+    }
+
+    /// Refuse the flags that would change a PTS test's stimuli: the spec fixes them.
+    pub fn refuse_stimulus_flags(o: &Overrides, test: &str) -> Result<()> {
+        let given: Vec<&str> = [
+            ("--bs", o.block_bytes.is_some()),
+            ("--read-pct", o.read_pct.is_some()),
+            ("--access", o.access.is_some()),
+            ("--ios", o.ios.is_some()),
+            ("--bytes", o.bytes.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect();
+        if given.is_empty() {
+            return Ok(());
+        }
+        Err(SuiteError::Parameter(format!(
+            "{}: {test} runs the stimuli the SNIA PTS lists, for a round's time each; drop \
+             them (--pts-scale shortens the test, `ssdlab run custom` runs one workload)",
+            given.join(", ")
+        )))
+    }
+
+    /// Record where this run departs from the spec.
+    pub fn note_deviations(&self, deviations: &mut Vec<String>, o: &Overrides, capacity: u64) {
+        if self.scale != 1.0 {
+            deviations.push(format!(
+                "--pts-scale {}: rounds of {} s and {} of preconditioning instead of the spec's \
+                 {ROUND_S} s and {WIPC_CAPACITIES}x the capacity",
+                self.scale,
+                self.round_s,
+                format_size(self.wipc_bytes)
+            ));
+        } else if let Some(d) = o.duration_s.filter(|&d| d != ROUND_S) {
+            deviations.push(format!("rounds of {d} s instead of {ROUND_S} s"));
+        }
+        if o.span.is_some() {
+            deviations.push(format!(
+                "active range {} instead of {}% of {}",
+                format_size(self.span_bytes),
+                self.variant.active_range_pct(),
+                format_size(capacity)
+            ));
+        }
+        if self.variant == PtsVariant::Enterprise {
+            deviations.push(
+                "the write cache was left as the drive has it; PTS-E asks for it disabled".into(),
+            );
+        }
+    }
+
+    /// Purge the drive and precondition it independently of the workload: the
+    /// preconditioning's workload and outcome.
+    pub fn prepare(
+        &self,
+        ctx: &mut Context,
+        dev: &mut dyn Device,
+        report: &mut Report,
+    ) -> Result<(Workload, Outcome)> {
+        let capacity = dev.geometry().capacity_bytes;
+        report
+            .preconditioning
+            .push(precondition::purge(ctx, dev, 0, capacity));
+        if ctx.stopped() {
+            return Err(SuiteError::Interrupted);
+        }
+        let mut w = precondition::fill_workload(0, capacity, self.data, self.seed);
+        w.limit.bytes = Some(self.wipc_bytes);
+        let what = format!(
+            "{} of 128 KiB sequential writes over the whole drive",
+            format_size(self.wipc_bytes)
+        );
+        let outcome = ctx.drive(dev, &w, "PTS preconditioning (WIPC)", false)?;
+        report.preconditioning.push(Phase {
+            name: "wipc".into(),
+            description: format!("workload-independent preconditioning: {what}"),
+            method: None,
+            summary: Some(outcome.measurements.summary.clone()),
+            complete: outcome.stopped.is_none(),
+        });
+        Ok((w, outcome))
+    }
+
+    /// Rounds of the schedule's stimuli, each for a round's time, until the tracking
+    /// stimulus's figure is steady or the rule's rounds run out. An interrupted round is not
+    /// counted.
+    pub fn rounds(
+        &self,
+        ctx: &mut Context,
+        dev: &mut dyn Device,
+        schedule: &Schedule,
+    ) -> Result<Ran> {
+        let Schedule {
+            name,
+            stimuli,
+            tracking,
+            figure,
+        } = *schedule;
+        let n = stimuli.len();
+        let mut values: Vec<Vec<f64>> = vec![Vec::new(); n];
+        let mut window: VecDeque<Vec<(Summary, LatencyHistograms)>> = VecDeque::new();
+        let mut per_second = Vec::new();
+        let mut tracked_last = None;
+        let mut interrupted = None;
+        let mut reached = None;
+        let mut completed = 0;
+        'rounds: for r in 0..PTS.max_rounds {
+            let mut round = Vec::with_capacity(n);
+            for (i, s) in stimuli.iter().enumerate() {
+                let seed = self.seed.wrapping_add((r * n + i) as u64);
+                let w = s.workload(self.span_bytes, self.round_s, self.data, seed);
+                let label = format!("{name}: round {}, {}", r + 1, s.label());
+                let outcome = ctx.drive(dev, &w, &label, true)?;
+                let m = &outcome.measurements;
+                if i == tracking {
+                    let offset = ((r * n + i) as f64 * self.round_s).round() as u64;
+                    per_second.extend(m.per_second.iter().filter(|p| p.covered_s.is_none()).map(
+                        |p| SecondPoint {
+                            t: p.t + offset,
+                            ..p.clone()
+                        },
+                    ));
+                }
+                values[i].push(figure.of(&m.summary));
+                round.push((m.summary.clone(), outcome.latency.clone()));
+                if outcome.stopped.is_some() {
+                    interrupted = Some((w, outcome));
+                    break 'rounds;
+                }
+                if i == tracking {
+                    tracked_last = Some((w, outcome));
+                }
+            }
+            completed = r + 1;
+            window.push_back(round);
+            if window.len() > PTS.window {
+                window.pop_front();
+            }
+            reached = PTS.detect(&values[tracking]);
+            if reached.is_some() {
+                break;
+            }
+        }
+        for v in &mut values {
+            v.truncate(completed);
+        }
+        let cells = stimuli
+            .iter()
+            .zip(values)
+            .enumerate()
+            .map(|(i, (s, rounds))| window_cell(*s, rounds, window.iter().map(|r| &r[i])))
+            .collect();
+        Ok(Ran {
+            sequence: Sequence {
+                figure,
+                tracking,
+                reached: reached.is_some(),
+                rounds: completed,
+                window: (completed + 1 - window.len().min(completed), completed),
+                cells,
+            },
+            per_second,
+            last: interrupted
+                .or(tracked_last)
+                .expect("a sequence ends interrupted or after its tracking stimulus ran"),
+        })
+    }
+
+    /// Purge and precondition, then run the schedule to steady state: one sequence; or, when
+    /// the preconditioning was interrupted, its workload and outcome.
+    pub fn sequence(
+        &self,
+        ctx: &mut Context,
+        dev: &mut dyn Device,
+        report: &mut Report,
+        schedule: &Schedule,
+    ) -> Result<std::result::Result<Ran, (Workload, Outcome)>> {
+        let (w, outcome) = self.prepare(ctx, dev, report)?;
+        if outcome.stopped.is_some() {
+            return Ok(Err((w, outcome)));
+        }
+        Ok(Ok(self.rounds(ctx, dev, schedule)?))
+    }
+
+    /// The test's result from its sequences, in the order run: the figures of all, the
+    /// tracking cells' seconds one after another, the last sequence's tracking workload as
+    /// the result's workload and summary.
+    pub fn finish(&self, mut report: Report, dev: &dyn Device, runs: Vec<Ran>) -> TestResult {
+        let mut per_second: Vec<SecondPoint> = Vec::new();
+        let mut sequences = Vec::new();
+        let mut last = None;
+        for ran in runs {
+            let offset = per_second.last().map_or(0, |p| p.t + 1);
+            per_second.extend(ran.per_second.into_iter().map(|p| SecondPoint {
+                t: p.t + offset,
+                ..p
+            }));
+            sequences.push(ran.sequence);
+            last = Some(ran.last);
+        }
+        report.analysis = Analysis::Pts(PtsAnalysis {
+            variant: self.variant,
+            scale: self.scale,
+            active_range_pct: self.variant.active_range_pct(),
+            write_cache: self.write_cache(),
+            wipc_bytes: self.wipc_bytes,
+            round_s: self.round_s,
+            rule: PTS,
+            sequences,
+        });
+        let (w, outcome) = last.expect("a PTS test runs at least one sequence");
+        let mut result = report.finish(dev, &w, outcome);
+        result.per_second = per_second;
+        result
+    }
+}
+
+/// A stimulus's figures over the measurement window: rates are the rounds' mean (as the spec
+/// averages the window), response times are taken from all the window's IOs together.
+fn window_cell<'a>(
+    stimulus: Stimulus,
+    rounds: Vec<f64>,
+    window: impl Iterator<Item = &'a (Summary, LatencyHistograms)>,
+) -> Cell {
+    let (mut iops, mut mbps, mut n) = (0.0, 0.0, 0usize);
+    let mut latency = LatencyHistograms::default();
+    for (summary, histograms) in window {
+        iops += summary.iops;
+        mbps += summary.mbps;
+        n += 1;
+        latency.merge(histograms);
+    }
+    let us = |ns: u64| ns as f64 / 1e3;
+    let latency = match latency.all() {
+        Some(h) => WindowLatency {
+            mean_us: h.mean() / 1e3,
+            p99999_us: us(h.value_at_quantile(0.99999)),
+            max_us: us(h.max()),
+        },
+        None => WindowLatency {
+            mean_us: 0.0,
+            p99999_us: 0.0,
+            max_us: 0.0,
+        },
+    };
+    let n = n.max(1) as f64;
+    Cell {
+        stimulus,
+        rounds,
+        iops: iops / n,
+        mbps: mbps / n,
+        latency,
+    }
+}

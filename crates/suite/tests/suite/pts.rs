@@ -1,0 +1,168 @@
+//! The SNIA PTS tests on a small simulated drive at a small `--pts-scale`: every stimulus is
+//! run round after round, steady state is decided on the tracking variable and the window's
+//! figures are its rounds' (rates) and its IOs' (response times).
+
+use std::sync::atomic::AtomicBool;
+
+use suite::context::{Context, Silent};
+use suite::params::Overrides;
+use suite::pts::{Figure, PtsVariant, Sequence};
+use suite::result::TestResult;
+
+fn run(spec: &str, test: &str, o: Overrides) -> TestResult {
+    let mut dev = suite::target::open(spec, &Default::default()).expect("open simulated drive");
+    let stop = AtomicBool::new(false);
+    let mut silent = Silent;
+    let mut ctx = Context::new(&stop, &mut silent);
+    let test = test.parse().expect("a test name");
+    let mut results = suite::methodology::run(test, dev.as_mut(), &mut ctx, &o).expect("test runs");
+    assert_eq!(results.len(), 1);
+    results.remove(0)
+}
+
+fn scaled(variant: PtsVariant) -> Overrides {
+    Overrides {
+        pts_variant: Some(variant),
+        pts_scale: Some(0.05),
+        ..Overrides::default()
+    }
+}
+
+/// The window is the steady one (or the last rounds), and the tracked figure is its mean.
+fn check_window(s: &Sequence) {
+    assert!(s.rounds >= 5 && s.rounds <= 25, "{} rounds", s.rounds);
+    assert_eq!(s.window, (s.rounds - 4, s.rounds));
+    let rule = suite::methodology::steady_state::PTS;
+    let tracked = &s.tracking_cell().rounds;
+    assert_eq!(tracked.len(), s.rounds);
+    assert_eq!(
+        rule.detect(tracked).map(|r| r + 1 == s.rounds),
+        s.reached.then_some(true)
+    );
+    let mean = tracked[s.rounds - 5..].iter().sum::<f64>() / 5.0;
+    assert!((s.tracked() - mean).abs() < 1e-9 * mean);
+    for c in &s.cells {
+        assert_eq!(c.rounds.len(), s.rounds, "{}", c.stimulus.label());
+        let l = c.latency;
+        assert!(l.mean_us > 0.0 && l.mean_us <= l.p99999_us && l.p99999_us <= l.max_us);
+    }
+}
+
+#[test]
+fn pts_iops_runs_the_matrix_to_steady_state() {
+    let r = run(
+        "sim:default,capacity=2GiB",
+        "pts-iops",
+        scaled(PtsVariant::Enterprise),
+    );
+    assert!(r.complete, "{:?}", r.deviations);
+    assert!(r.deviations.iter().any(|d| d.contains("--pts-scale 0.05")));
+    let a = r.pts().expect("PTS figures");
+    assert_eq!(
+        (a.variant, a.active_range_pct, a.round_s),
+        (PtsVariant::Enterprise, 100.0, 3.0)
+    );
+    assert_eq!(a.wipc_bytes, (2 << 30) / 10 / (128 << 10) * (128 << 10));
+    let s = &a.sequences[0];
+    assert_eq!(s.cells.len(), 56);
+    assert_eq!(s.figure, Figure::Iops);
+    assert_eq!(s.tracking_cell().stimulus.label(), "RND 4KiB 0/100");
+    assert!(
+        s.reached,
+        "the tracking variable steadies on a simulated drive"
+    );
+    check_window(s);
+    let iops = |label: &str| {
+        s.cells
+            .iter()
+            .find(|c| c.stimulus.label() == label)
+            .expect(label)
+            .iops
+    };
+    // Reads beat writes in steady state; small blocks beat large ones in IOPS.
+    assert!(iops("RND 4KiB 100/0") > 2.0 * iops("RND 4KiB 0/100"));
+    assert!(iops("RND 4KiB 100/0") > 10.0 * iops("RND 1024KiB 100/0"));
+    // The stimuli ran at the enterprise load, over the whole drive.
+    let w = match &r.parameters {
+        suite::result::Parameters::Workload(w) => w,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        (w.threads, w.qd, w.block_bytes, w.read_pct),
+        (4, 32, 4096, 0)
+    );
+}
+
+#[test]
+fn pts_latency_and_throughput_report_their_figures() {
+    let lat = run(
+        "sim:default,capacity=2GiB",
+        "pts-latency",
+        scaled(PtsVariant::Client),
+    );
+    let a = lat.pts().unwrap();
+    assert_eq!(a.active_range_pct, 75.0);
+    let s = &a.sequences[0];
+    assert_eq!((s.cells.len(), s.figure), (9, Figure::MeanLatency));
+    check_window(s);
+    assert!(s
+        .cells
+        .iter()
+        .all(|c| (c.stimulus.threads, c.stimulus.qd) == (1, 1)));
+
+    let tp = run(
+        "sim:default,capacity=2GiB",
+        "pts-throughput",
+        scaled(PtsVariant::Enterprise),
+    );
+    let a = tp.pts().unwrap();
+    let sizes: Vec<u32> = a
+        .sequences
+        .iter()
+        .map(|s| s.cells[0].stimulus.block_bytes)
+        .collect();
+    assert_eq!(sizes, [128 << 10, 1 << 20]);
+    for s in &a.sequences {
+        check_window(s);
+        assert_eq!(s.figure, Figure::Mbps);
+        assert!(
+            s.cells[1].mbps > s.cells[0].mbps,
+            "sequential reads beat writes"
+        );
+    }
+    // Each block size starts from a purged, preconditioned drive.
+    let phases: Vec<&str> = tp.preconditioning.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(phases, ["purge", "wipc", "purge", "wipc"]);
+}
+
+#[test]
+fn pts_flags_are_checked() {
+    let refused = |test: &str, o: Overrides| {
+        let mut dev =
+            suite::target::open("sim:default,capacity=2GiB", &Default::default()).unwrap();
+        let stop = AtomicBool::new(false);
+        let mut silent = Silent;
+        let mut ctx = Context::new(&stop, &mut silent);
+        suite::methodology::run(test.parse().unwrap(), dev.as_mut(), &mut ctx, &o)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = refused(
+        "pts-iops",
+        Overrides {
+            block_bytes: Some(8192),
+            ..Overrides::default()
+        },
+    );
+    assert!(e.contains("--bs") && e.contains("--pts-scale"), "{e}");
+    let e = refused("consistency", scaled(PtsVariant::Client));
+    assert!(e.contains("pts-iops"), "{e}");
+    let e = refused(
+        "pts-latency",
+        Overrides {
+            pts_scale: Some(2.0),
+            ..Overrides::default()
+        },
+    );
+    assert!(e.contains("--pts-scale 2"), "{e}");
+}
