@@ -118,6 +118,33 @@ fn sprandom_starts_where_several_fills_of_random_writes_end() {
         .expect("the pass's figures")
         .duration_s;
     assert!(pass.complete && took > 0.0, "{pass:?}");
+    assert!(!pass.description.contains("pseudo-SLC"), "{pass:?}");
+}
+
+/// On a drive whose pseudo-SLC cache moves data out only in idle time (the Extreme II's
+/// nCache), the SPRandom pass's first writes stay in the cache, which SPRandom's model does
+/// not know: the result says so.
+#[test]
+fn sprandom_says_when_its_pass_left_data_in_a_pseudo_slc_cache() {
+    let o = Overrides {
+        duration_s: Some(2.0),
+        ..Overrides::default()
+    };
+    let sprandom = "sprandom:op=13.6%".parse().expect("a preconditioning");
+    let r = run_after(
+        sprandom,
+        "sim:extreme-ii-120,capacity=4GiB",
+        "consistency",
+        o,
+    )
+    .remove(0);
+    let pass = &r.preconditioning[1];
+    assert_eq!(pass.name, "sprandom");
+    assert!(
+        pass.description
+            .contains("MiB of the pass's writes went into the drive's pseudo-SLC cache"),
+        "{pass:?}"
+    );
 }
 
 #[test]
