@@ -42,8 +42,9 @@ pub struct SuiteArgs {
     /// Scale durations and regions down for small or slow targets (said in every result).
     #[arg(long)]
     pub quick: bool,
-    /// The methodology: review-2013 (the classic reviews' suite, the default) or quick
-    /// (CrystalDiskMark's default profile, as `ssdlab quick`).
+    /// The methodology: review-2013 (the classic reviews' suite, the default), quick
+    /// (CrystalDiskMark's default profile, as `ssdlab quick`), pts-c or pts-e (the SNIA PTS
+    /// 2.0.2 for client or enterprise drives; with --quick at --pts-scale 0.05).
     #[arg(long, default_value = "review-2013", value_parser = Methodology::from_str)]
     pub methodology: Methodology,
     /// Results directory (default: results/suite-TIMESTAMP); with several targets, a

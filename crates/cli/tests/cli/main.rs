@@ -19,6 +19,7 @@ mod interrupt;
 mod latency_percentiles;
 mod polling;
 mod power;
+mod pts;
 mod quick;
 mod replay_inputs;
 mod replay_limits;

@@ -167,7 +167,8 @@ fn with_power(dir: &std::path::Path) {
     }
 }
 
-/// The sections of the newer tests (the whole-drive fill, a quick profile) in a real browser:
+/// The sections of the newer tests (the whole-drive fill, a quick profile, a PTS test) in a
+/// real browser:
 /// there, their curve's points show their values on hover, no text is under 11 px, and
 /// nothing is logged as an error.
 #[test]
@@ -176,13 +177,26 @@ fn the_fill_and_quick_sections_render_and_read_well() {
     let Some(mut browser) = Browser::launch(&dir.path().join("profile")) else {
         return;
     };
+    let pts = [
+        "run",
+        "pts-iops",
+        "--target",
+        "sim:default,capacity=2GiB",
+        "--pts-scale",
+        "0.02",
+    ];
     for (args, section, curve) in [
         (
-            ["run", "whole-drive-fill", "--target", "sim:840-evo-120"],
+            &["run", "whole-drive-fill", "--target", "sim:840-evo-120"][..],
             "whole-drive-fill",
-            true,
+            Some(["MB/s", "GB"]),
         ),
-        (["run", "quick", "--target", "sim:default"], "quick", false),
+        (
+            &["run", "quick", "--target", "sim:default"][..],
+            "quick",
+            None,
+        ),
+        (&pts[..], "pts-iops", Some(["IOPS", "Round"])),
     ] {
         let out = dir.path().join(section);
         let o = ssdlab()
@@ -200,10 +214,10 @@ fn the_fill_and_quick_sections_render_and_read_well() {
         );
         let js = format!("!!document.getElementById('{section}')");
         assert_eq!(browser.eval(&page, &js), true, "section {section}");
-        if curve {
+        if let Some([unit, axis]) = curve {
             let (point, tip) = hover_a_point(&mut browser, &page, &format!("#{section}"));
             assert!(
-                tip.contains("MB/s") || tip.contains("GB"),
+                tip.contains(unit) || tip.contains(axis),
                 "hover text {tip:?} for {point}"
             );
         }

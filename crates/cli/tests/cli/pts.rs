@@ -1,0 +1,101 @@
+//! The SNIA PTS tests from the command line: a test runs by name with its variant and scale,
+//! its result loads with its window's figures and header, the report draws its tables, and
+//! `suite --methodology pts-c --quick` runs every PTS test built, a result file each.
+
+use crate::common::*;
+
+#[test]
+fn a_pts_test_runs_by_name_and_its_report_has_the_specs_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lat");
+    let o = ssdlab()
+        .args([
+            "run",
+            "pts-latency",
+            "--target",
+            "sim:default,capacity=2GiB",
+        ])
+        .args([
+            "--pts",
+            "client",
+            "--pts-scale",
+            "0.02",
+            "-q",
+            "--no-store",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let results = suite::results_dir::read_results(&out).expect("the result loads");
+    let [r] = &results[..] else {
+        panic!("one result: {results:?}")
+    };
+    let a = r.pts().expect("PTS figures");
+    assert_eq!(a.variant, suite::pts::PtsVariant::Client);
+    assert_eq!(a.sequences[0].cells.len(), 9);
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for shown in [
+        "SNIA PTS (pts-latency)",
+        "PTS-C",
+        "RND 4KiB 0/100",
+        "five nines (us)",
+        "Steady-state convergence",
+    ] {
+        assert!(report.contains(shown), "no {shown} in the report");
+    }
+
+    // The PTS flags belong to the PTS tests.
+    let o = ssdlab()
+        .args([
+            "run",
+            "consistency",
+            "--target",
+            "sim:default",
+            "--pts",
+            "client",
+        ])
+        .args(["--no-store", "--out"])
+        .arg(dir.path().join("refused"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("use a PTS test (wsat, pts-iops"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn the_pts_methodology_runs_every_pts_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("suite");
+    let o = ssdlab()
+        .args(["suite", "--methodology", "pts-c", "--quick"])
+        .args([
+            "--target",
+            "sim:default,capacity=2GiB",
+            "--no-store",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let results = suite::results_dir::read_results_with_paths(&out).expect("results load");
+    for test in ["pts-iops", "pts-throughput", "pts-latency", "wsat"] {
+        let file = out.join(format!("{test}.json"));
+        let (_, r) = results
+            .iter()
+            .find(|(path, _)| *path == file)
+            .unwrap_or_else(|| panic!("no {}", file.display()));
+        assert!(r.complete, "{test}");
+        assert!(
+            r.deviations.iter().any(|d| d.contains("--pts-scale 0.05")),
+            "{test}: {:?}",
+            r.deviations
+        );
+    }
+}
