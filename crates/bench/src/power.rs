@@ -23,7 +23,8 @@ pub fn is_power_test(test: TestId) -> bool {
         | Kind::Verify
         | Kind::Saturation
         | Kind::Fill
-        | Kind::Pts => false,
+        | Kind::Pts
+        | Kind::Recovery => false,
     }
 }
 

@@ -13,6 +13,7 @@ use crate::methodology::trim::TrimAnalysis;
 use crate::methodology::verify::VerifyAnalysis;
 use crate::methodology::{Kind, TestId};
 use crate::pts::PtsAnalysis;
+use crate::recovery::RecoveryAnalysis;
 use crate::replay::ReplayAnalysis;
 use crate::result::typed_part;
 use crate::result::TestResult;
@@ -36,6 +37,8 @@ pub enum Analysis {
     Fill(FillAnalysis),
     /// The PTS tests of stimuli in rounds (IOPS, throughput, latency).
     Pts(PtsAnalysis),
+    /// The PTS recovery tests (host idle, cross-stimulus).
+    Recovery(RecoveryAnalysis),
     /// A test that has no figures beyond its summary (the four corners, custom, ...), or a
     /// run that stopped before it had any.
     #[default]
@@ -62,6 +65,7 @@ impl Analysis {
             Kind::Saturation => Analysis::Saturation(typed_part(test, "analysis", stored)?),
             Kind::Fill => Analysis::Fill(typed_part(test, "analysis", stored)?),
             Kind::Pts => Analysis::Pts(typed_part(test, "analysis", stored)?),
+            Kind::Recovery => Analysis::Recovery(typed_part(test, "analysis", stored)?),
             Kind::Summary => Analysis::None,
         })
     }
@@ -118,6 +122,13 @@ impl TestResult {
     pub fn pts(&self) -> Option<&PtsAnalysis> {
         match &self.analysis {
             Analysis::Pts(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// A recovery test's segments, when this is one that has them.
+    pub fn recovery(&self) -> Option<&RecoveryAnalysis> {
+        match &self.analysis {
+            Analysis::Recovery(a) => Some(a),
             _ => None,
         }
     }

@@ -11,6 +11,7 @@ pub mod parallel;
 pub mod params;
 mod precondition;
 pub mod pts;
+pub mod recovery;
 pub mod replay;
 pub mod result;
 pub mod results_dir;

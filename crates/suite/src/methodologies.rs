@@ -26,11 +26,13 @@ pub enum Methodology {
 }
 
 /// The PTS tests built so far, in the spec's order.
-const PTS_TESTS: [TestId; 4] = [
+const PTS_TESTS: [TestId; 6] = [
     TestId::PtsIops,
     TestId::PtsThroughput,
     TestId::PtsLatency,
     TestId::Wsat,
+    TestId::PtsHir,
+    TestId::PtsXsr,
 ];
 
 /// `suite --quick` runs the PTS at this `--pts-scale`.

@@ -293,6 +293,25 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
                 s.reached.then_some(s.rounds as f64)
             }),
         ],
+        // A recovery test: the steady state it starts from, its bursts after idle time, and
+        // its slowest change.
+        Recovery => vec![
+            ("steady state before", "IOPS", Higher, |r| {
+                r.recovery()?.baseline_iops
+            }),
+            ("bursts after idle, mean", "IOPS", Higher, |r| {
+                let bursts: Vec<f64> = (r.recovery()?.segments.iter())
+                    .filter(|s| s.idle_s.is_some())
+                    .map(|s| s.iops)
+                    .collect();
+                (!bursts.is_empty()).then(|| bursts.iter().sum::<f64>() / bursts.len() as f64)
+            }),
+            ("slowest to settle", "s", Lower, |r| {
+                (r.recovery()?.segments.iter())
+                    .filter_map(|s| s.settled_s)
+                    .reduce(f64::max)
+            }),
+        ],
         // The four corners' rows, the sequential tests, custom and verify: throughput and
         // latency.
         Summary | Verify => vec![

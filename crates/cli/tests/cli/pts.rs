@@ -85,7 +85,14 @@ fn the_pts_methodology_runs_every_pts_test() {
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     let results = suite::results_dir::read_results_with_paths(&out).expect("results load");
-    for test in ["pts-iops", "pts-throughput", "pts-latency", "wsat"] {
+    for test in [
+        "pts-iops",
+        "pts-throughput",
+        "pts-latency",
+        "wsat",
+        "pts-hir",
+        "pts-xsr",
+    ] {
         let file = out.join(format!("{test}.json"));
         let (_, r) = results
             .iter()

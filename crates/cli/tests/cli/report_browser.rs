@@ -185,6 +185,14 @@ fn the_fill_and_quick_sections_render_and_read_well() {
         "--pts-scale",
         "0.02",
     ];
+    let xsr = [
+        "run",
+        "pts-xsr",
+        "--target",
+        "sim:default,capacity=2GiB",
+        "--pts-scale",
+        "0.02",
+    ];
     for (args, section, curve) in [
         (
             &["run", "whole-drive-fill", "--target", "sim:840-evo-120"][..],
@@ -197,6 +205,7 @@ fn the_fill_and_quick_sections_render_and_read_well() {
             None,
         ),
         (&pts[..], "pts-iops", Some(["IOPS", "Round"])),
+        (&xsr[..], "pts-xsr", Some(["MB/s", "min"])),
     ] {
         let out = dir.path().join(section);
         let o = ssdlab()

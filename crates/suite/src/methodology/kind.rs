@@ -35,4 +35,7 @@ pub enum Kind {
     /// SNIA PTS rounds to steady state of a list of stimuli, each reported over the
     /// measurement window (the PTS IOPS, throughput and latency tests).
     Pts,
+    /// Segments of changing stimuli on one clock and how the drive recovers (the PTS's host
+    /// idle and cross-stimulus recovery).
+    Recovery,
 }

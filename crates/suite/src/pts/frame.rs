@@ -53,6 +53,11 @@ impl Ran {
     pub fn stopped(&self) -> bool {
         self.last.1.stopped.is_some()
     }
+
+    /// Its figures and its last run, for a test that goes on from the steady state.
+    pub fn into_parts(self) -> (Sequence, (Workload, Outcome)) {
+        (self.sequence, self.last)
+    }
 }
 
 impl Frame {
@@ -134,6 +139,33 @@ impl Frame {
         }
     }
 
+    /// Purge the whole drive, as every PTS test starts.
+    pub fn purge(
+        &self,
+        ctx: &mut Context,
+        dev: &mut dyn Device,
+        report: &mut Report,
+    ) -> Result<()> {
+        let capacity = dev.geometry().capacity_bytes;
+        report
+            .preconditioning
+            .push(precondition::purge(ctx, dev, 0, capacity));
+        match ctx.stopped() {
+            true => Err(SuiteError::Interrupted),
+            false => Ok(()),
+        }
+    }
+
+    /// `stimulus` for `seconds` over the active range, the `nth` run of the test (its seed).
+    pub fn workload(&self, stimulus: &Stimulus, seconds: f64, nth: u64) -> Workload {
+        stimulus.workload(
+            self.span_bytes,
+            seconds,
+            self.data,
+            self.seed.wrapping_add(nth),
+        )
+    }
+
     /// Purge the drive and precondition it independently of the workload: the
     /// preconditioning's workload and outcome.
     pub fn prepare(
@@ -143,12 +175,7 @@ impl Frame {
         report: &mut Report,
     ) -> Result<(Workload, Outcome)> {
         let capacity = dev.geometry().capacity_bytes;
-        report
-            .preconditioning
-            .push(precondition::purge(ctx, dev, 0, capacity));
-        if ctx.stopped() {
-            return Err(SuiteError::Interrupted);
-        }
+        self.purge(ctx, dev, report)?;
         let mut w = precondition::fill_workload(0, capacity, self.data, self.seed);
         w.limit.bytes = Some(self.wipc_bytes);
         let what = format!(
@@ -192,8 +219,7 @@ impl Frame {
         'rounds: for r in 0..PTS.max_rounds {
             let mut round = Vec::with_capacity(n);
             for (i, s) in stimuli.iter().enumerate() {
-                let seed = self.seed.wrapping_add((r * n + i) as u64);
-                let w = s.workload(self.span_bytes, self.round_s, self.data, seed);
+                let w = self.workload(s, self.round_s, (r * n + i) as u64);
                 let label = format!("{name}: round {}, {}", r + 1, s.label());
                 let outcome = ctx.drive(dev, &w, &label, true)?;
                 let m = &outcome.measurements;

@@ -108,7 +108,8 @@ impl Parameters {
             | Kind::LoadPower
             | Kind::Saturation
             | Kind::Fill
-            | Kind::Pts => Parameters::Workload(typed_part(test, "parameters", stored)?),
+            | Kind::Pts
+            | Kind::Recovery => Parameters::Workload(typed_part(test, "parameters", stored)?),
         })
     }
 

@@ -166,3 +166,67 @@ fn pts_flags_are_checked() {
     );
     assert!(e.contains("--pts-scale 2"), "{e}");
 }
+
+#[test]
+fn pts_hir_bursts_after_idle_and_returns_to_baseline() {
+    let r = run(
+        "sim:default,capacity=2GiB",
+        "pts-hir",
+        scaled(PtsVariant::Enterprise),
+    );
+    assert!(r.complete, "{:?}", r.deviations);
+    let a = r.recovery().expect("recovery figures");
+    let baseline = a.baseline_iops.expect("the steady state it starts from");
+    assert_eq!(a.segments.len(), 10);
+    let idles: Vec<Option<f64>> = a.segments.iter().map(|s| s.idle_s).collect();
+    assert_eq!(idles[0], Some(5.0));
+    assert_eq!(idles[8], Some(50.0));
+    assert!(idles.iter().skip(1).step_by(2).all(Option::is_none));
+    for s in a.segments.iter().step_by(2) {
+        // 360 bursts at --pts-scale 0.05; each starts a burst and an idle time after the last.
+        assert_eq!(s.points.len(), 18, "{}", s.label);
+        let gap = s.points[1].t_s - s.points[0].t_s;
+        // A burst ends when its last IOs complete, a little after its 5 s.
+        let idle = s.idle_s.unwrap();
+        assert!(gap >= 5.0 + idle && gap < 6.0 + idle, "{}: {gap}", s.label);
+    }
+    let seconds: Vec<u64> = r.per_second.iter().map(|p| p.t).collect();
+    assert!(seconds.windows(2).all(|w| w[0] < w[1]), "one clock");
+    eprintln!(
+        "baseline {baseline:.0}, segments {:?}",
+        a.segments
+            .iter()
+            .map(|s| s.iops.round())
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn pts_xsr_changes_stimulus_and_settles() {
+    let r = run(
+        "sim:default,capacity=2GiB",
+        "pts-xsr",
+        scaled(PtsVariant::Enterprise),
+    );
+    assert!(r.complete, "{:?}", r.deviations);
+    let a = r.recovery().expect("recovery figures");
+    let labels: Vec<&str> = a.segments.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["SEQ 1024KiB 0/100", "RND 8KiB 0/100", "SEQ 1024KiB 0/100"]
+    );
+    for s in &a.segments {
+        // An hour at --pts-scale 0.05, in 5 s points (and the seconds its last IOs took).
+        assert!((36..=37).contains(&s.points.len()), "{}", s.label);
+        assert!(s.settled_s.is_some());
+    }
+    assert!(a.segments[0].mbps > a.segments[1].mbps);
+    eprintln!(
+        "segments {:?} settled {:?}",
+        a.segments
+            .iter()
+            .map(|s| s.mbps.round())
+            .collect::<Vec<_>>(),
+        a.segments.iter().map(|s| s.settled_s).collect::<Vec<_>>()
+    );
+}

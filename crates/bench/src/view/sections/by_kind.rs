@@ -21,6 +21,7 @@ pub fn title(test: TestId) -> String {
         Kind::Saturation => "Write saturation",
         Kind::Fill => "Whole-drive fill",
         Kind::Pts => "SNIA PTS",
+        Kind::Recovery => "SNIA PTS recovery",
     };
     format!("{what} ({test})")
 }
@@ -42,5 +43,6 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         Kind::Saturation => super::saturation::section(rv, test),
         Kind::Fill => super::fill::section(rv, test),
         Kind::Pts => super::pts::section(rv, test),
+        Kind::Recovery => super::recovery::section(rv, test),
     }
 }

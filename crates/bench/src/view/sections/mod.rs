@@ -13,6 +13,7 @@ pub mod latency;
 pub mod parameters;
 pub mod power;
 pub mod pts;
+pub mod recovery;
 pub mod saturation;
 pub mod steady;
 pub mod storage_bench;
