@@ -26,13 +26,15 @@ pub enum Methodology {
 }
 
 /// The PTS tests built so far, in the spec's order.
-const PTS_TESTS: [TestId; 6] = [
+const PTS_TESTS: [TestId; 8] = [
     TestId::PtsIops,
     TestId::PtsThroughput,
     TestId::PtsLatency,
     TestId::Wsat,
     TestId::PtsHir,
     TestId::PtsXsr,
+    TestId::PtsCbw,
+    TestId::PtsDirth,
 ];
 
 /// `suite --quick` runs the PTS at this `--pts-scale`.

@@ -92,6 +92,8 @@ fn the_pts_methodology_runs_every_pts_test() {
         "wsat",
         "pts-hir",
         "pts-xsr",
+        "pts-cbw",
+        "pts-dirth",
     ] {
         let file = out.join(format!("{test}.json"));
         let (_, r) = results
@@ -104,5 +106,15 @@ fn the_pts_methodology_runs_every_pts_test() {
             "{test}: {:?}",
             r.deviations
         );
+    }
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for shown in [
+        "SNIA PTS (pts-dirth)",
+        "threads by queue depth",
+        "Demand intensity",
+        "SNIA PTS recovery (pts-hir)",
+        "MB/s against time",
+    ] {
+        assert!(report.contains(shown), "no {shown} in the report");
     }
 }

@@ -140,6 +140,8 @@ registry! {
         pts_iops { PtsIops = "pts-iops" => TEST }
         pts_throughput { PtsThroughput = "pts-throughput" => TEST }
         pts_latency { PtsLatency = "pts-latency" => TEST }
+        pts_cbw { PtsCbw = "pts-cbw" => TEST }
+        pts_dirth { PtsDirth = "pts-dirth" => TEST }
         pts_hir { PtsHir = "pts-hir" => TEST }
         pts_xsr { PtsXsr = "pts-xsr" => TEST }
         quick {

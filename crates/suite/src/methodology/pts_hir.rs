@@ -3,6 +3,7 @@
 //! bursts each), each wait state followed by 1800 s of continuous writes (the return to
 //! baseline): whether and how much the drive uses idle time to recover.
 
+use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
@@ -48,6 +49,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         read_pct: 0,
         threads: o.threads.unwrap_or(threads),
         qd: o.qd.unwrap_or(qd),
+        shape: Shape::default(),
     };
     let mut report = Report::new(
         TestId::PtsHir,
@@ -61,7 +63,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
     let schedule = Schedule {
         name: "PTS HIR steady state",
-        stimuli: &[stimulus],
+        stimuli: std::slice::from_ref(&stimulus),
         tracking: 0,
         figure: Figure::Iops,
     };

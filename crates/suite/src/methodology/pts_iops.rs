@@ -2,6 +2,7 @@
 //! minute per round, until the 4 KiB random write's IOPS is steady; the table is the
 //! measurement window's mean IOPS of every cell.
 
+use engine::shape::Shape;
 use engine::workload::Access;
 
 use super::{Kind, Test, TestId, Verifies};
@@ -45,6 +46,7 @@ pub fn stimuli(threads: u32, qd: u32) -> Vec<Stimulus> {
                 read_pct,
                 threads,
                 qd,
+                shape: Shape::default(),
             })
         })
         .collect()

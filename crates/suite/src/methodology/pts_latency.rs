@@ -3,6 +3,7 @@
 //! time is steady; the table gives each cell's mean, five-nines and maximum response times
 //! over the measurement window's IOs.
 
+use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
@@ -46,6 +47,7 @@ pub fn stimuli() -> Vec<Stimulus> {
                 read_pct,
                 threads: 1,
                 qd: 1,
+                shape: Shape::default(),
             })
         })
         .collect()

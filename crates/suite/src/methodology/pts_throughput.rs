@@ -3,6 +3,7 @@
 //! writes and a minute of sequential reads until the writes' MB/s is steady; MB/s of each
 //! over the measurement window.
 
+use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
@@ -49,6 +50,7 @@ pub fn stimuli(block_bytes: u32, qd: u32) -> [Stimulus; 2] {
         read_pct,
         threads: 1,
         qd,
+        shape: Shape::default(),
     })
 }
 

@@ -3,6 +3,7 @@
 //! writes again, one thread of 32 IOs: how the drive moves from one stimulus to the next and
 //! how long it takes to settle after each change.
 
+use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
@@ -44,6 +45,7 @@ pub fn stimuli(qd: u32) -> [Stimulus; 3] {
         read_pct: 0,
         threads: 1,
         qd,
+        shape: Shape::default(),
     };
     [
         writes(Access::Sequential, 1 << 20),

@@ -259,7 +259,7 @@ impl Frame {
             .iter()
             .zip(values)
             .enumerate()
-            .map(|(i, (s, rounds))| window_cell(*s, rounds, window.iter().map(|r| &r[i])))
+            .map(|(i, (s, rounds))| window_cell(s.clone(), rounds, window.iter().map(|r| &r[i])))
             .collect();
         Ok(Ran {
             sequence: Sequence {

@@ -5,6 +5,7 @@
 //! throughput, latency) are files of `methodology`, each a list of stimuli over this frame.
 
 mod analysis;
+pub mod demand;
 mod frame;
 mod stimulus;
 mod variant;

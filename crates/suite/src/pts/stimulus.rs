@@ -19,23 +19,30 @@ pub struct Schedule<'a> {
     pub figure: super::Figure,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stimulus {
     pub access: Access,
+    /// The one block size, or the alignment of a block-size mix.
     pub block_bytes: u32,
     /// The spec's R/W mix: 65 is "65/35".
     pub read_pct: u8,
     pub threads: u32,
     pub qd: u32,
+    /// A block-size mix and access distribution (the composite workload); plain otherwise.
+    #[serde(default, skip_serializing_if = "Shape::is_plain")]
+    pub shape: Shape,
 }
 
 impl Stimulus {
-    /// `RND 4KiB 65/35`, as the spec writes it.
+    /// `RND 4KiB 65/35`, as the spec writes it; `RND composite 40/60` for a mix.
     pub fn label(&self) -> String {
+        let size = match self.shape.block_mix {
+            Some(_) => "composite".to_string(),
+            None => size_label(self.block_bytes),
+        };
         format!(
-            "{} {} {}/{}",
+            "{} {size} {}/{}",
             access_label(self.access),
-            size_label(self.block_bytes),
             self.read_pct,
             100 - self.read_pct
         )
@@ -58,7 +65,7 @@ impl Stimulus {
                 ..Limit::default()
             },
             seed,
-            shape: Shape::default(),
+            shape: self.shape.clone(),
         }
     }
 }
@@ -91,6 +98,7 @@ mod tests {
             read_pct: 65,
             threads: 4,
             qd: 32,
+            shape: Shape::default(),
         };
         assert_eq!(s.label(), "RND 0.5KiB 65/35");
         assert_eq!(size_label(1 << 20), "1024KiB");

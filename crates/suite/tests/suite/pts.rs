@@ -230,3 +230,48 @@ fn pts_xsr_changes_stimulus_and_settles() {
         a.segments.iter().map(|s| s.settled_s).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn pts_dirth_and_the_composite_sweep_the_load() {
+    let o = Overrides {
+        block_bytes: Some(8192),
+        read_pct: Some(65),
+        pts_scale: Some(0.02),
+        ..Overrides::default()
+    };
+    let r = run("sim:default,capacity=2GiB", "pts-dirth", o);
+    assert!(r.complete, "{:?}", r.deviations);
+    let s = &r.pts().unwrap().sequences[0];
+    check_window(s);
+    assert_eq!(s.cells.len(), 49);
+    let at = |threads, qd| {
+        let c = s
+            .cells
+            .iter()
+            .find(|c| (c.stimulus.threads, c.stimulus.qd) == (threads, qd));
+        c.expect("every load")
+    };
+    assert_eq!(at(32, 32).stimulus.label(), "RND 8KiB 65/35");
+    assert_eq!(s.tracking_cell(), at(32, 32));
+    // In GC steady state the drive's IOPS hardly depends on the load: 1024 IOs in flight
+    // wait in line where one does not.
+    assert!(at(32, 32).latency.mean_us > 100.0 * at(1, 1).latency.mean_us);
+
+    let r = run(
+        "sim:default,capacity=2GiB",
+        "pts-cbw",
+        scaled(PtsVariant::Enterprise),
+    );
+    assert!(r.complete, "{:?}", r.deviations);
+    let s = &r.pts().unwrap().sequences[0];
+    check_window(s);
+    assert_eq!(s.cells.len(), 49);
+    assert_eq!(s.cells[0].stimulus.label(), "RND composite 40/60");
+    // Its reads and writes are the mix's sizes: more bytes per IO than 4 KiB on average.
+    let c = &s.cells[0];
+    assert!(
+        c.mbps * 1e6 / c.iops > 4096.0,
+        "{} bytes per IO",
+        c.mbps * 1e6 / c.iops
+    );
+}

@@ -1,10 +1,11 @@
 //! A SNIA PTS test as the spec reports it: the header (variant, active range, load, write
 //! cache, preconditioning, where steady state was reached and the measurement window), the
 //! window's table of every stimulus, the tracking variable's convergence round by round, and
-//! for the IOPS test its 2D plot (IOPS against block size, a line per read/write mix).
+//! for the IOPS test its 2D plot (IOPS against block size, a line per read/write mix), for
+//! a demand-intensity sweep (DIRTH, the composite workload) response time against IOPS.
 
 use maud::{html, Markup};
-use suite::pts::{size_label, Figure, PtsAnalysis, Sequence};
+use suite::pts::{Figure, PtsAnalysis, Sequence};
 use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
@@ -81,9 +82,18 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         }
         figure(c.to_svg())
     });
+    let sweeps: Vec<(&Drive, &PtsAnalysis)> = runs
+        .iter()
+        .filter(|(_, _, a)| a.sequences.len() == 1 && is_sweep(&a.sequences[0]))
+        .map(|&(d, _, a)| (d, a))
+        .collect();
+    let demand = (!sweeps.is_empty()).then(|| demand_intensity(&sweeps, warning.as_deref()));
     let plots = runs
         .iter()
-        .filter(|(_, _, a)| a.sequences.len() == 1 && a.sequences[0].figure == Figure::Iops)
+        .filter(|(_, _, a)| {
+            let s = &a.sequences[0];
+            a.sequences.len() == 1 && s.figure == Figure::Iops && !is_sweep(s)
+        })
         .map(|(d, _, a)| iops_plot(d, &a.sequences[0], warning.as_deref()));
     Some(html! {
         (header)
@@ -95,6 +105,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         }
         div.charts {
             @if let Some(c) = convergence { (c) }
+            @if let Some(c) = demand { (c) }
             @for p in plots { (p) }
         }
     })
@@ -107,8 +118,9 @@ fn steady_text(a: &PtsAnalysis, s: &Sequence) -> String {
     }
 }
 
-/// The window's figures: a matrix of block size by read/write mix of the test's figure
-/// (IOPS, MB/s) or, for response times, a row per stimulus with mean, five nines and max.
+/// The window's figures: for response times a row per stimulus with mean, five nines and
+/// max; for a demand-intensity sweep a matrix of thread count by queue depth; otherwise a
+/// matrix of block size by read/write mix; of the test's figure (IOPS, MB/s).
 fn window_table(s: &Sequence) -> Table {
     if s.figure == Figure::MeanLatency {
         let mut t = Table::new(&[
@@ -129,44 +141,95 @@ fn window_table(s: &Sequence) -> Table {
         }
         return t;
     }
-    let mut mixes: Vec<u8> = Vec::new();
-    let mut rows: Vec<(engine::workload::Access, u32)> = Vec::new();
-    for c in &s.cells {
-        let st = c.stimulus;
-        if !mixes.contains(&st.read_pct) {
-            mixes.push(st.read_pct);
+    let value = |c: &suite::pts::Cell| match s.figure {
+        Figure::Mbps => c.mbps,
+        _ => c.iops,
+    };
+    let unit = s.figure.unit();
+    if is_sweep(s) {
+        let qds = distinct(s, |c| c.stimulus.qd);
+        let head: Vec<String> = std::iter::once(format!("{unit}: threads by queue depth"))
+            .chain(qds.iter().map(|q| format!("QD{q}")))
+            .collect();
+        let mut t = Table::new(&head.iter().map(String::as_str).collect::<Vec<_>>());
+        for threads in distinct(s, |c| c.stimulus.threads) {
+            let mut cells = vec![Cell::Text(format!("T{threads}"))];
+            for &qd in &qds {
+                let c = s
+                    .cells
+                    .iter()
+                    .find(|c| (c.stimulus.threads, c.stimulus.qd) == (threads, qd));
+                cells.push(Cell::Num(grouped(c.map(value), 0)));
+            }
+            t.row(cells);
         }
-        if !rows.contains(&(st.access, st.block_bytes)) {
-            rows.push((st.access, st.block_bytes));
-        }
+        return t;
     }
-    let head: Vec<String> = std::iter::once(format!("{} by R/W mix", s.figure.unit()))
+    let mixes = distinct(s, |c| c.stimulus.read_pct);
+    let head: Vec<String> = std::iter::once(format!("{unit} by R/W mix"))
         .chain(mixes.iter().map(|m| format!("{m}/{}", 100 - m)))
         .collect();
     let mut t = Table::new(&head.iter().map(String::as_str).collect::<Vec<_>>());
-    for &(access, block) in &rows {
-        let mut cells = vec![Cell::Text(format!(
-            "{} {}",
-            match access {
-                engine::workload::Access::Sequential => "SEQ",
-                _ => "RND",
-            },
-            size_label(block)
-        ))];
+    for (access, block) in distinct(s, |c| (c.stimulus.access, c.stimulus.block_bytes)) {
+        let first = s
+            .cells
+            .iter()
+            .find(|c| (c.stimulus.access, c.stimulus.block_bytes) == (access, block));
+        let name = first.map(|c| {
+            let label = c.stimulus.label();
+            // The label without its mix: "RND 4KiB".
+            label
+                .rsplit_once(' ')
+                .map_or(label.clone(), |(head, _)| head.to_string())
+        });
+        let mut cells = vec![Cell::Text(name.unwrap_or_default())];
         for &m in &mixes {
             let c = s.cells.iter().find(|c| {
-                let st = c.stimulus;
+                let st = &c.stimulus;
                 (st.access, st.block_bytes, st.read_pct) == (access, block, m)
             });
-            let v = c.map(|c| match s.figure {
-                Figure::Mbps => c.mbps,
-                _ => c.iops,
-            });
-            cells.push(Cell::Num(grouped(v, 0)));
+            cells.push(Cell::Num(grouped(c.map(value), 0)));
         }
         t.row(cells);
     }
     t
+}
+
+/// Whether the sequence sweeps the load (DIRTH, the composite workload).
+fn is_sweep(s: &Sequence) -> bool {
+    distinct(s, |c| (c.stimulus.threads, c.stimulus.qd)).len() > 1
+}
+
+/// The distinct values of `key` over the cells, in their order.
+fn distinct<T: PartialEq>(s: &Sequence, key: impl Fn(&suite::pts::Cell) -> T) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for c in &s.cells {
+        let k = key(c);
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// The spec's demand-intensity plot: mean response time against IOPS, a point per load in
+/// order of outstanding IOs, a line per drive.
+fn demand_intensity(runs: &[(&Drive, &suite::pts::PtsAnalysis)], warning: Option<&str>) -> Markup {
+    let mut c = XYChart::new(
+        "Demand intensity: mean response time against IOPS",
+        Axis::linear("IOPS").format(NumberFormat::Si),
+        Axis::log10("Mean response time (us)"),
+    )
+    .size(560.0, 340.0)
+    .warning(warning);
+    for (d, a) in runs {
+        let s = &a.sequences[0];
+        let mut cells: Vec<&suite::pts::Cell> = s.cells.iter().collect();
+        cells.sort_by_key(|c| c.stimulus.threads * c.stimulus.qd);
+        let points = cells.iter().map(|c| (c.iops, c.latency.mean_us));
+        c = c.series(Series::line(&d.label, points).color(d.color()));
+    }
+    figure(c.to_svg())
 }
 
 /// The spec's IOPS 2D plot: IOPS against block size, a line per read/write mix.

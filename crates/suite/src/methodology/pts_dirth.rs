@@ -1,0 +1,73 @@
+//! SNIA PTS 2.0.2 demand intensity / response time histogram (DIRTH): one block size and
+//! read/write mix (4 KiB random writes unless `--bs` and `--read-pct` say otherwise) at every
+//! thread count x queue depth from T32Q32 down to T1Q1, a minute each per round, until
+//! T32Q32's IOPS is steady; IOPS and response times of all 49 points over the window.
+
+use engine::shape::Shape;
+use engine::workload::Access;
+use engine::Device;
+
+use super::{Kind, Test, TestId, Verifies};
+use crate::context::Context;
+use crate::params::Overrides;
+use crate::pts::{demand, size_label, Figure, Frame, Schedule, Stimulus};
+use crate::result::{Report, TestResult};
+use crate::Result;
+
+pub const TEST: Test = Test {
+    id: TestId::PtsDirth,
+    kind: Kind::Pts,
+    about: "SNIA PTS 2.0.2 DIRTH: purge, 2x capacity of 128 KiB sequential writes, then rounds of \
+            one workload (RND 4KiB 0/100, or --bs and --read-pct) at every thread count x queue \
+            depth of {32,16,8,6,4,2,1} (a minute each) until T32Q32 is steady; demand variation, \
+            demand intensity and response times of the 49 points",
+    defaults: None,
+    writes: super::always,
+    takes_offset: false,
+    takes_threads: false,
+    takes_precondition: false,
+    takes_pts: true,
+    verifies: Verifies::OnRequest,
+    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+};
+
+pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
+    // The block size and mix are the operator's to choose; the rest is the spec's.
+    let chosen = Overrides {
+        block_bytes: None,
+        read_pct: None,
+        ..o.clone()
+    };
+    Frame::refuse_stimulus_flags(&chosen, TestId::PtsDirth.name())?;
+    let frame = Frame::of(dev, o);
+    let template = Stimulus {
+        access: Access::Random,
+        block_bytes: o.block_bytes.unwrap_or(4096),
+        read_pct: o.read_pct.unwrap_or(0),
+        threads: 1,
+        qd: 1,
+        shape: Shape::default(),
+    };
+    let stimuli = demand::sweep(&template);
+    let mut report = Report::new(
+        TestId::PtsDirth,
+        format!(
+            "PTS-{} DIRTH: RND {} {}/{}, T1-32 x Q1-32",
+            frame.variant.letter(),
+            size_label(template.block_bytes),
+            template.read_pct,
+            100 - template.read_pct
+        ),
+    );
+    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
+    let schedule = Schedule {
+        name: "PTS DIRTH",
+        stimuli: &stimuli,
+        tracking: 0,
+        figure: Figure::Iops,
+    };
+    match frame.sequence(ctx, dev, &mut report, &schedule)? {
+        Ok(ran) => Ok(frame.finish(report, dev, vec![ran])),
+        Err((w, outcome)) => Ok(report.finish(dev, &w, outcome)),
+    }
+}
