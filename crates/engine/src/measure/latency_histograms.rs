@@ -53,6 +53,18 @@ impl LatencyHistograms {
         }
     }
 
+    /// Reads and writes together in bins doubling from `from_ns`: (upper bound in ns, IOs),
+    /// the empty bins left out.
+    pub fn doubling_bins(&self, from_ns: u64) -> Vec<(u64, u64)> {
+        let Some(h) = self.all() else {
+            return Vec::new();
+        };
+        h.iter_log(from_ns, 2.0)
+            .filter(|v| v.count_since_last_iteration() > 0)
+            .map(|v| (v.value_iterated_to(), v.count_since_last_iteration()))
+            .collect()
+    }
+
     /// Reads and writes together, if any completed.
     pub fn all(&self) -> Option<Histogram<u64>> {
         histogram([&self.read, &self.write])
@@ -97,5 +109,8 @@ mod tests {
         assert_eq!(read.max(), of(&[1_000_000]).max());
         assert_eq!(a.of(Op::Write).unwrap().len(), 1);
         assert_eq!(a.all().unwrap().len(), 101);
+        let bins = a.doubling_bins(1_000);
+        assert_eq!(bins.iter().map(|b| b.1).sum::<u64>(), 101);
+        assert_eq!(bins[0].1, 99, "the 1 us reads in the first bin: {bins:?}");
     }
 }

@@ -78,6 +78,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         stimuli: &stimuli,
         tracking: 0,
         figure: Figure::Iops,
+        histograms: false,
     };
     match frame.sequence(ctx, dev, &mut report, &schedule)? {
         Ok(ran) => Ok(frame.finish(report, dev, vec![ran])),

@@ -66,6 +66,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         stimuli: std::slice::from_ref(&stimulus),
         tracking: 0,
         figure: Figure::Iops,
+        histograms: false,
     };
     let ran = match frame.sequence(ctx, dev, &mut report, &schedule)? {
         Ok(ran) => ran,

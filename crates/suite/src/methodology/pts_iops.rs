@@ -72,6 +72,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         stimuli: &stimuli,
         tracking,
         figure: Figure::Iops,
+        histograms: false,
     })? {
         Ok(ran) => Ok(frame.finish(report, dev, vec![ran])),
         Err((w, outcome)) => Ok(report.finish(dev, &w, outcome)),

@@ -74,6 +74,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
             stimuli: &stimuli,
             tracking: 0,
             figure: Figure::Mbps,
+            histograms: false,
         };
         match frame.sequence(ctx, dev, &mut report, &schedule)? {
             Ok(ran) => {

@@ -58,6 +58,13 @@ pub struct WindowLatency {
     pub max_us: f64,
 }
 
+/// Response times up to `upper_us` (from the previous bin's), and how many IOs had them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bin {
+    pub upper_us: f64,
+    pub ios: u64,
+}
+
 /// One stimulus: its figure every round and its figures over the measurement window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
@@ -69,6 +76,10 @@ pub struct Cell {
     pub iops: f64,
     pub mbps: f64,
     pub latency: WindowLatency,
+    /// The window's response times in bins doubling from 1 us, for the stimuli a test plots
+    /// them for (a sweep's highest, middle and lowest IOPS points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<Vec<Bin>>,
 }
 
 /// Rounds of a list of stimuli from one preconditioned drive until the tracking variable is

@@ -12,7 +12,7 @@ use engine::units::format_size;
 use engine::workload::Workload;
 use engine::Device;
 
-use super::{Cell, PtsAnalysis, PtsVariant, Schedule, Sequence, Stimulus, WindowLatency};
+use super::{Bin, Cell, PtsAnalysis, PtsVariant, Schedule, Sequence, Stimulus, WindowLatency};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::methodology::steady_state::PTS;
@@ -207,6 +207,7 @@ impl Frame {
             stimuli,
             tracking,
             figure,
+            histograms,
         } = *schedule;
         let n = stimuli.len();
         let mut values: Vec<Vec<f64>> = vec![Vec::new(); n];
@@ -255,12 +256,24 @@ impl Frame {
         for v in &mut values {
             v.truncate(completed);
         }
-        let cells = stimuli
+        let mut cells: Vec<Cell> = stimuli
             .iter()
             .zip(values)
             .enumerate()
             .map(|(i, (s, rounds))| window_cell(s.clone(), rounds, window.iter().map(|r| &r[i])))
             .collect();
+        if histograms {
+            for i in highest_middle_lowest(&cells) {
+                let mut merged = LatencyHistograms::default();
+                window.iter().for_each(|r| merged.merge(&r[i].1));
+                let bins = merged.doubling_bins(1_000).into_iter();
+                let bins = bins.map(|(upper_ns, ios)| Bin {
+                    upper_us: upper_ns as f64 / 1e3,
+                    ios,
+                });
+                cells[i].histogram = Some(bins.collect());
+            }
+        }
         Ok(Ran {
             sequence: Sequence {
                 figure,
@@ -326,6 +339,15 @@ impl Frame {
     }
 }
 
+/// The cells of the highest, middle and lowest window IOPS.
+fn highest_middle_lowest(cells: &[Cell]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..cells.len()).collect();
+    order.sort_by(|&a, &b| cells[b].iops.total_cmp(&cells[a].iops));
+    let mut picked = vec![order[0], order[order.len() / 2], order[order.len() - 1]];
+    picked.dedup();
+    picked
+}
+
 /// A stimulus's figures over the measurement window: rates are the rounds' mean (as the spec
 /// averages the window), response times are taken from all the window's IOs together.
 fn window_cell<'a>(
@@ -361,5 +383,6 @@ fn window_cell<'a>(
         iops: iops / n,
         mbps: mbps / n,
         latency,
+        histogram: None,
     }
 }

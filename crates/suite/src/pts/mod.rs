@@ -10,7 +10,7 @@ mod frame;
 mod stimulus;
 mod variant;
 
-pub use analysis::{Cell, Figure, PtsAnalysis, Sequence, WindowLatency};
+pub use analysis::{Bin, Cell, Figure, PtsAnalysis, Sequence, WindowLatency};
 pub use frame::Frame;
 pub use stimulus::{size_label, Schedule, Stimulus};
 pub use variant::PtsVariant;

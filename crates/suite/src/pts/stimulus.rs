@@ -17,6 +17,9 @@ pub struct Schedule<'a> {
     pub stimuli: &'a [Stimulus],
     pub tracking: usize,
     pub figure: super::Figure,
+    /// Keep the response-time histograms of the highest, middle and lowest IOPS stimuli
+    /// (DIRTH's plots).
+    pub histograms: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

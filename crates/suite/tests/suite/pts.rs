@@ -253,6 +253,18 @@ fn pts_dirth_and_the_composite_sweep_the_load() {
     };
     assert_eq!(at(32, 32).stimulus.label(), "RND 8KiB 65/35");
     assert_eq!(s.tracking_cell(), at(32, 32));
+    // The histograms of the highest, middle and lowest IOPS points hold their windows' IOs.
+    let plotted: Vec<&suite::pts::Cell> =
+        s.cells.iter().filter(|c| c.histogram.is_some()).collect();
+    assert_eq!(plotted.len(), 3);
+    for c in plotted {
+        let ios: u64 = c.histogram.as_ref().unwrap().iter().map(|b| b.ios).sum();
+        let window_ios = c.iops * 5.0 * r.pts().unwrap().round_s;
+        // Rounds end when their last IOs complete, so a busy point runs (and counts) more
+        // than its rounds' seconds.
+        let share = ios as f64 / window_ios;
+        assert!((0.99..2.0).contains(&share), "{ios} vs {window_ios}");
+    }
     // In GC steady state the drive's IOPS hardly depends on the load: 1024 IOs in flight
     // wait in line where one does not.
     assert!(at(32, 32).latency.mean_us > 100.0 * at(1, 1).latency.mean_us);

@@ -88,6 +88,9 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         .map(|&(d, _, a)| (d, a))
         .collect();
     let demand = (!sweeps.is_empty()).then(|| demand_intensity(&sweeps, warning.as_deref()));
+    let histograms = sweeps
+        .iter()
+        .map(|(d, a)| response_histograms(d, &a.sequences[0], warning.as_deref()));
     let plots = runs
         .iter()
         .filter(|(_, _, a)| {
@@ -106,6 +109,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         div.charts {
             @if let Some(c) = convergence { (c) }
             @if let Some(c) = demand { (c) }
+            @for h in histograms { (h) }
             @for p in plots { (p) }
         }
     })
@@ -228,6 +232,29 @@ fn demand_intensity(runs: &[(&Drive, &suite::pts::PtsAnalysis)], warning: Option
         cells.sort_by_key(|c| c.stimulus.threads * c.stimulus.qd);
         let points = cells.iter().map(|c| (c.iops, c.latency.mean_us));
         c = c.series(Series::line(&d.label, points).color(d.color()));
+    }
+    figure(c.to_svg())
+}
+
+/// The spec's response-time histograms of a sweep's highest, middle and lowest IOPS points:
+/// the share of the window's IOs in each bin, a line per point.
+fn response_histograms(d: &Drive, s: &Sequence, warning: Option<&str>) -> Markup {
+    let mut c = XYChart::new(
+        &format!("{}: response-time histograms", d.label),
+        Axis::log10("Response time (us)"),
+        Axis::linear("% of IOs"),
+    )
+    .size(560.0, 340.0)
+    .warning(warning);
+    for cell in s.cells.iter().filter(|c| c.histogram.is_some()) {
+        let bins = cell.histogram.as_deref().unwrap_or_default();
+        let total = bins.iter().map(|b| b.ios).sum::<u64>().max(1) as f64;
+        let points = bins
+            .iter()
+            .map(|b| (b.upper_us, 100.0 * b.ios as f64 / total));
+        let st = &cell.stimulus;
+        let name = format!("T{}Q{} ({:.0} IOPS)", st.threads, st.qd, cell.iops);
+        c = c.series(Series::line(&name, points));
     }
     figure(c.to_svg())
 }
