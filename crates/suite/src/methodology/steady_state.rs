@@ -242,6 +242,34 @@ mod tests {
     }
 
     #[test]
+    fn excursion_limit_is_twenty_percent_of_the_mean() {
+        // Worked by hand: [900, 1100, 1000, 1100, 900] has mean 1000, range 200 (20.0%) and a
+        // least-squares slope of 0: steady, on the boundary.
+        assert!(PTS.steady(&[900.0, 1100.0, 1000.0, 1100.0, 900.0]));
+        // Range 202 on a mean of 1000.4: 20.19%, out.
+        assert!(!PTS.steady(&[899.0, 1101.0, 1002.0, 1101.0, 899.0]));
+    }
+
+    #[test]
+    fn reached_at_the_first_steady_window_or_not_in_25_rounds() {
+        // Steady from the start: the earliest round the rule allows, the fifth.
+        assert_eq!(PTS.detect(&[500.0; 25]), Some(4));
+        // Fewer than five rounds never decide.
+        assert_eq!(PTS.detect(&[500.0; 4]), None);
+        // Falling 4% a round for 25 rounds: each window's slope is 16% of its mean, never
+        // steady, so the test reports its last five rounds as not reached.
+        let falling: Vec<f64> = (0..25).map(|i| 10_000.0 * 0.96f64.powi(i)).collect();
+        assert_eq!(PTS.detect(&falling), None);
+        // A falling start (20000 down to 11000), then flat at 10000 from round 11. The first
+        // window accepted still holds the last falling round: rounds 10-14, [11000, 10000 x 4],
+        // mean 10200, range 1000 (9.8%), least-squares slope -200 a round, 800 across the
+        // window (7.8%).
+        let mut settling: Vec<f64> = (0..10).map(|i| 20_000.0 - 1_000.0 * i as f64).collect();
+        settling.extend([10_000.0; 15]);
+        assert_eq!(PTS.detect(&settling), Some(13));
+    }
+
+    #[test]
     fn slope_limit_is_ten_percent() {
         // Rising 2.4% of the mean per round: 9.6% across 5 rounds passes; 2.6% (10.4%) fails.
         let ramp =
