@@ -67,8 +67,5 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         figure: Figure::Iops,
         histograms: true,
     };
-    match frame.sequence(ctx, dev, &mut report, &schedule)? {
-        Ok(ran) => Ok(frame.finish(report, dev, vec![ran])),
-        Err((w, outcome)) => Ok(report.finish(dev, &w, outcome)),
-    }
+    frame.single(ctx, dev, report, &schedule)
 }

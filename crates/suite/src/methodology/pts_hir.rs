@@ -119,7 +119,8 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
                 segments.push(wait_state(idle_s, points));
                 break 'states;
             }
-            let rest = ctx.idle(dev, ns(idle_s), &format!("PTS HIR wait state {}: idle", state + 1))?;
+            let label = format!("PTS HIR wait state {}: idle", state + 1);
+            let rest = ctx.idle(dev, ns(idle_s), &label)?;
             clock.idled(&rest);
             if rest.stopped.is_some() {
                 segments.push(wait_state(idle_s, points));

@@ -14,7 +14,16 @@ use crate::Result;
 use engine::Device;
 
 /// The spec's block sizes, in the order it runs them.
-pub const BLOCK_SIZES: [u32; 8] = [1 << 20, 128 << 10, 64 << 10, 32 << 10, 16 << 10, 8 << 10, 4 << 10, 512];
+pub const BLOCK_SIZES: [u32; 8] = [
+    1 << 20,
+    128 << 10,
+    64 << 10,
+    32 << 10,
+    16 << 10,
+    8 << 10,
+    4 << 10,
+    512,
+];
 
 /// The spec's read shares (100 is 100/0), in its order.
 pub const MIXES: [u8; 7] = [100, 95, 65, 50, 35, 5, 0];
@@ -64,19 +73,20 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         .expect("the spec's cells include RND 4KiB 0/100");
     let mut report = Report::new(
         TestId::PtsIops,
-        format!("PTS-{} IOPS: RND 0.5-1024KiB, 7 R/W mixes, T{threads}Q{qd}", frame.variant.letter()),
+        format!(
+            "PTS-{} IOPS: RND 0.5-1024KiB, 7 R/W mixes, T{threads}Q{qd}",
+            frame.variant.letter()
+        ),
     );
     frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
-    match frame.sequence(ctx, dev, &mut report, &Schedule {
+    let schedule = Schedule {
         name: "PTS IOPS",
         stimuli: &stimuli,
         tracking,
         figure: Figure::Iops,
         histograms: false,
-    })? {
-        Ok(ran) => Ok(frame.finish(report, dev, vec![ran])),
-        Err((w, outcome)) => Ok(report.finish(dev, &w, outcome)),
-    }
+    };
+    frame.single(ctx, dev, report, &schedule)
 }
 
 #[cfg(test)]

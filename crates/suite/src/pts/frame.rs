@@ -306,6 +306,21 @@ impl Frame {
         Ok(Ok(self.rounds(ctx, dev, schedule)?))
     }
 
+    /// A test of one sequence: its result, or the preconditioning's when that was
+    /// interrupted.
+    pub fn single(
+        &self,
+        ctx: &mut Context,
+        dev: &mut dyn Device,
+        mut report: Report,
+        schedule: &Schedule,
+    ) -> Result<TestResult> {
+        Ok(match self.sequence(ctx, dev, &mut report, schedule)? {
+            Ok(ran) => self.finish(report, dev, vec![ran]),
+            Err((w, outcome)) => report.finish(dev, &w, outcome),
+        })
+    }
+
     /// The test's result from its sequences, in the order run: the figures of all, the
     /// tracking cells' seconds one after another, the last sequence's tracking workload as
     /// the result's workload and summary.
