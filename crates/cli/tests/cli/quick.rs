@@ -110,6 +110,12 @@ fn a_suite_of_the_quick_methodology_records_it() {
         8,
         "4 workloads read and written"
     );
-    let o = run(&["suite", "--methodology", "review-2021", "--target", "sim:default"]);
+    let o = run(&[
+        "suite",
+        "--methodology",
+        "review-2021",
+        "--target",
+        "sim:default",
+    ]);
     assert!(text(&o).contains("not built yet"), "{}", text(&o));
 }

@@ -12,7 +12,7 @@ use super::{Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{demand, Figure, Frame, Schedule, Stimulus};
-use crate::result::{Report, TestResult};
+use crate::result::TestResult;
 use crate::Result;
 
 /// The spec's block sizes and their shares of the accesses.
@@ -65,14 +65,8 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     Frame::refuse_stimulus_flags(o, TestId::PtsCbw.name())?;
     let frame = Frame::of(dev, o);
     let stimuli = demand::sweep(&composite());
-    let mut report = Report::new(
-        TestId::PtsCbw,
-        format!(
-            "PTS-{} composite workload: 0.5-64KiB mix, 40/60, hot spots, T1-32 x Q1-32",
-            frame.variant.letter()
-        ),
-    );
-    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
+    let what = "composite workload: 0.5-64KiB mix, 40/60, hot spots, T1-32 x Q1-32";
+    let report = frame.report(TestId::PtsCbw, what, o, dev.geometry().capacity_bytes);
     let schedule = Schedule {
         name: "PTS CBW",
         stimuli: &stimuli,

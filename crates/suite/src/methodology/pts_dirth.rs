@@ -11,7 +11,7 @@ use super::{Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{demand, size_label, Figure, Frame, Schedule, Stimulus};
-use crate::result::{Report, TestResult};
+use crate::result::TestResult;
 use crate::Result;
 
 pub const TEST: Test = Test {
@@ -49,17 +49,13 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         shape: Shape::default(),
     };
     let stimuli = demand::sweep(&template);
-    let mut report = Report::new(
-        TestId::PtsDirth,
-        format!(
-            "PTS-{} DIRTH: RND {} {}/{}, T1-32 x Q1-32",
-            frame.variant.letter(),
-            size_label(template.block_bytes),
-            template.read_pct,
-            100 - template.read_pct
-        ),
+    let what = format!(
+        "DIRTH: RND {} {}/{}, T1-32 x Q1-32",
+        size_label(template.block_bytes),
+        template.read_pct,
+        100 - template.read_pct
     );
-    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
+    let report = frame.report(TestId::PtsDirth, &what, o, dev.geometry().capacity_bytes);
     let schedule = Schedule {
         name: "PTS DIRTH",
         stimuli: &stimuli,

@@ -13,7 +13,7 @@ use crate::context::Context;
 use crate::params::{ns, Overrides};
 use crate::pts::{Figure, Frame, Schedule, Stimulus};
 use crate::recovery::{Point, RecoveryAnalysis, Segment, Timeline};
-use crate::result::{Phase, Report, TestResult};
+use crate::result::{Phase, TestResult};
 use crate::Result;
 
 pub const BURST_S: f64 = 5.0;
@@ -51,16 +51,11 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         qd: o.qd.unwrap_or(qd),
         shape: Shape::default(),
     };
-    let mut report = Report::new(
-        TestId::PtsHir,
-        format!(
-            "PTS-{} host idle recovery: RND 4KiB writes, T{}Q{}, idle 5-50 s",
-            frame.variant.letter(),
-            stimulus.threads,
-            stimulus.qd
-        ),
+    let what = format!(
+        "host idle recovery: RND 4KiB writes, T{}Q{}, idle 5-50 s",
+        stimulus.threads, stimulus.qd
     );
-    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
+    let mut report = frame.report(TestId::PtsHir, &what, o, dev.geometry().capacity_bytes);
     let schedule = Schedule {
         name: "PTS HIR steady state",
         stimuli: std::slice::from_ref(&stimulus),

@@ -9,7 +9,7 @@ use super::{Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{Figure, Frame, Schedule, Stimulus};
-use crate::result::{Report, TestResult};
+use crate::result::TestResult;
 use crate::Result;
 use engine::Device;
 
@@ -71,14 +71,8 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         .iter()
         .position(|s| s.block_bytes == 4096 && s.read_pct == 0)
         .expect("the spec's cells include RND 4KiB 0/100");
-    let mut report = Report::new(
-        TestId::PtsIops,
-        format!(
-            "PTS-{} IOPS: RND 0.5-1024KiB, 7 R/W mixes, T{threads}Q{qd}",
-            frame.variant.letter()
-        ),
-    );
-    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
+    let what = format!("IOPS: RND 0.5-1024KiB, 7 R/W mixes, T{threads}Q{qd}");
+    let report = frame.report(TestId::PtsIops, &what, o, dev.geometry().capacity_bytes);
     let schedule = Schedule {
         name: "PTS IOPS",
         stimuli: &stimuli,

@@ -11,7 +11,7 @@ use super::{Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{Figure, Frame, Schedule, Stimulus};
-use crate::result::{Report, TestResult};
+use crate::result::TestResult;
 use crate::Result;
 
 /// The spec's block sizes, in the order this runs them.
@@ -57,10 +57,9 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     Frame::refuse_stimulus_flags(o, TestId::PtsLatency.name())?;
     let frame = Frame::of(dev, o);
     let mut stimuli = stimuli();
-    let mut report = Report::new(
-        TestId::PtsLatency,
-        format!("PTS-{} latency: RND 0.5/4/8KiB, 3 R/W mixes, T1Q1", frame.variant.letter()),
-    );
+    let what = "latency: RND 0.5/4/8KiB, 3 R/W mixes, T1Q1";
+    let capacity = dev.geometry().capacity_bytes;
+    let mut report = frame.report(TestId::PtsLatency, what, o, capacity);
     if let Some(qd) = o.qd.filter(|&q| q != 1) {
         report
             .deviations
@@ -71,7 +70,6 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         .iter()
         .position(|s| s.block_bytes == 4096 && s.read_pct == 0)
         .expect("the spec's cells include RND 4KiB 0/100");
-    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
     let schedule = Schedule {
         name: "PTS latency",
         stimuli: &stimuli,

@@ -11,7 +11,7 @@ use super::{Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{size_label, Figure, Frame, PtsVariant, Schedule, Stimulus};
-use crate::result::{Report, TestResult};
+use crate::result::TestResult;
 use crate::Result;
 
 /// One sequential stream, deep enough for the drive's full speed.
@@ -60,11 +60,9 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let qd = o.qd.unwrap_or(QD);
     let sizes = block_sizes(frame.variant);
     let names: Vec<String> = sizes.iter().map(|&b| size_label(b)).collect();
-    let mut report = Report::new(
-        TestId::PtsThroughput,
-        format!("PTS-{} throughput: SEQ {}, T1Q{qd}", frame.variant.letter(), names.join(" and ")),
-    );
-    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
+    let what = format!("throughput: SEQ {}, T1Q{qd}", names.join(" and "));
+    let capacity = dev.geometry().capacity_bytes;
+    let mut report = frame.report(TestId::PtsThroughput, &what, o, capacity);
     let mut runs = Vec::new();
     for (&block, name) in sizes.iter().zip(&names) {
         let label = format!("PTS throughput {name}");

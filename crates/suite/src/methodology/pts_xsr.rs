@@ -13,7 +13,7 @@ use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{Figure, Frame, Stimulus};
 use crate::recovery::{RecoveryAnalysis, Segment, Timeline};
-use crate::result::{Report, TestResult};
+use crate::result::TestResult;
 use crate::Result;
 
 /// Each stimulus's hour.
@@ -58,14 +58,9 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     Frame::refuse_stimulus_flags(o, TestId::PtsXsr.name())?;
     let frame = Frame::of(dev, o);
     let qd = o.qd.unwrap_or(QD);
-    let mut report = Report::new(
-        TestId::PtsXsr,
-        format!(
-            "PTS-{} cross-stimulus recovery: SEQ 1024KiB, RND 8KiB, SEQ 1024KiB writes, T1Q{qd}",
-            frame.variant.letter()
-        ),
-    );
-    frame.note_deviations(&mut report.deviations, o, dev.geometry().capacity_bytes);
+    let what =
+        format!("cross-stimulus recovery: SEQ 1024KiB, RND 8KiB, SEQ 1024KiB writes, T1Q{qd}");
+    let mut report = frame.report(TestId::PtsXsr, &what, o, dev.geometry().capacity_bytes);
     frame.purge(ctx, dev, &mut report)?;
     let seconds = o.duration_s.unwrap_or(SEGMENT_S * frame.scale);
     let mut timeline = Timeline::default();

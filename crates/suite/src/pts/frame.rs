@@ -16,6 +16,7 @@ use super::{Bin, Cell, PtsAnalysis, PtsVariant, Schedule, Sequence, Stimulus, Wi
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::methodology::steady_state::PTS;
+use crate::methodology::TestId;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Phase, Report, TestResult};
@@ -111,8 +112,16 @@ impl Frame {
         )))
     }
 
+    /// A PTS test's report: labelled `PTS-C` or `PTS-E` then `what`, with where this run
+    /// departs from the spec.
+    pub fn report(&self, test: TestId, what: &str, o: &Overrides, capacity: u64) -> Report {
+        let mut report = Report::new(test, format!("PTS-{} {what}", self.variant.letter()));
+        self.note_deviations(&mut report.deviations, o, capacity);
+        report
+    }
+
     /// Record where this run departs from the spec.
-    pub fn note_deviations(&self, deviations: &mut Vec<String>, o: &Overrides, capacity: u64) {
+    fn note_deviations(&self, deviations: &mut Vec<String>, o: &Overrides, capacity: u64) {
         if self.scale != 1.0 {
             deviations.push(format!(
                 "--pts-scale {}: rounds of {} s and {} of preconditioning instead of the spec's \
