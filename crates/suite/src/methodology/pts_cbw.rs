@@ -66,7 +66,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let frame = Frame::of(dev, o);
     let stimuli = demand::sweep(&composite());
     let what = "composite workload: 0.5-64KiB mix, 40/60, hot spots, T1-32 x Q1-32";
-    let report = frame.report(TestId::PtsCbw, what, o, dev.geometry().capacity_bytes);
+    let report = frame.report(TestId::PtsCbw, what, o);
     let schedule = Schedule {
         name: "PTS CBW",
         stimuli: &stimuli,

@@ -55,7 +55,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         template.read_pct,
         100 - template.read_pct
     );
-    let report = frame.report(TestId::PtsDirth, &what, o, dev.geometry().capacity_bytes);
+    let report = frame.report(TestId::PtsDirth, &what, o);
     let schedule = Schedule {
         name: "PTS DIRTH",
         stimuli: &stimuli,

@@ -55,7 +55,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         "host idle recovery: RND 4KiB writes, T{}Q{}, idle 5-50 s",
         stimulus.threads, stimulus.qd
     );
-    let mut report = frame.report(TestId::PtsHir, &what, o, dev.geometry().capacity_bytes);
+    let mut report = frame.report(TestId::PtsHir, &what, o);
     let schedule = Schedule {
         name: "PTS HIR steady state",
         stimuli: std::slice::from_ref(&stimulus),

@@ -72,7 +72,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         .position(|s| s.block_bytes == 4096 && s.read_pct == 0)
         .expect("the spec's cells include RND 4KiB 0/100");
     let what = format!("IOPS: RND 0.5-1024KiB, 7 R/W mixes, T{threads}Q{qd}");
-    let report = frame.report(TestId::PtsIops, &what, o, dev.geometry().capacity_bytes);
+    let report = frame.report(TestId::PtsIops, &what, o);
     let schedule = Schedule {
         name: "PTS IOPS",
         stimuli: &stimuli,

@@ -58,8 +58,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let frame = Frame::of(dev, o);
     let mut stimuli = stimuli();
     let what = "latency: RND 0.5/4/8KiB, 3 R/W mixes, T1Q1";
-    let capacity = dev.geometry().capacity_bytes;
-    let mut report = frame.report(TestId::PtsLatency, what, o, capacity);
+    let mut report = frame.report(TestId::PtsLatency, what, o);
     if let Some(qd) = o.qd.filter(|&q| q != 1) {
         report
             .deviations

@@ -61,8 +61,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let sizes = block_sizes(frame.variant);
     let names: Vec<String> = sizes.iter().map(|&b| size_label(b)).collect();
     let what = format!("throughput: SEQ {}, T1Q{qd}", names.join(" and "));
-    let capacity = dev.geometry().capacity_bytes;
-    let mut report = frame.report(TestId::PtsThroughput, &what, o, capacity);
+    let mut report = frame.report(TestId::PtsThroughput, &what, o);
     let mut runs = Vec::new();
     for (&block, name) in sizes.iter().zip(&names) {
         let label = format!("PTS throughput {name}");

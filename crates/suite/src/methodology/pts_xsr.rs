@@ -60,7 +60,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let qd = o.qd.unwrap_or(QD);
     let what =
         format!("cross-stimulus recovery: SEQ 1024KiB, RND 8KiB, SEQ 1024KiB writes, T1Q{qd}");
-    let mut report = frame.report(TestId::PtsXsr, &what, o, dev.geometry().capacity_bytes);
+    let mut report = frame.report(TestId::PtsXsr, &what, o);
     frame.purge(ctx, dev, &mut report)?;
     let seconds = o.duration_s.unwrap_or(SEGMENT_S * frame.scale);
     let mut timeline = Timeline::default();

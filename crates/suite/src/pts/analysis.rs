@@ -43,10 +43,6 @@ impl Figure {
             Figure::MeanLatency => "us",
         }
     }
-
-    pub fn higher_is_better(self) -> bool {
-        self != Figure::MeanLatency
-    }
 }
 
 /// Response times over the measurement window's IOs together (not averaged per round).
@@ -117,9 +113,6 @@ pub struct PtsAnalysis {
     pub variant: PtsVariant,
     /// 1: the spec's durations; less with `--pts-scale`, a deviation.
     pub scale: f64,
-    pub active_range_pct: f64,
-    /// The spec's write cache setting, and what ssdlab did about it.
-    pub write_cache: String,
     /// Bytes of 128 KiB sequential writes before the rounds (the spec's WIPC: twice the
     /// capacity).
     pub wipc_bytes: u64,

@@ -36,6 +36,7 @@ pub struct Frame {
     pub span_bytes: u64,
     pub round_s: f64,
     pub wipc_bytes: u64,
+    capacity: u64,
     data: DataKind,
     seed: u64,
 }
@@ -77,17 +78,10 @@ impl Frame {
             span_bytes: span / 4096 * 4096,
             round_s: o.duration_s.unwrap_or(ROUND_S * scale),
             wipc_bytes: (wipc / (128 << 10)).max(1) * (128 << 10),
+            capacity,
             data: o.data.unwrap_or(DataKind::Incompressible),
             seed: o.seed.unwrap_or(DEFAULT_SEED),
         }
-    }
-
-    /// What the report header says of the write cache: ssdlab leaves it as the drive has it.
-    pub fn write_cache(&self) -> String {
-        format!(
-            "{} by the spec; left as the drive has it (ssdlab does not change it)",
-            self.variant.write_cache()
-        )
     }
 
     /// Refuse the flags that would change a PTS test's stimuli: the spec fixes them.
@@ -114,14 +108,14 @@ impl Frame {
 
     /// A PTS test's report: labelled `PTS-C` or `PTS-E` then `what`, with where this run
     /// departs from the spec.
-    pub fn report(&self, test: TestId, what: &str, o: &Overrides, capacity: u64) -> Report {
+    pub fn report(&self, test: TestId, what: &str, o: &Overrides) -> Report {
         let mut report = Report::new(test, format!("PTS-{} {what}", self.variant.letter()));
-        self.note_deviations(&mut report.deviations, o, capacity);
+        self.note_deviations(&mut report.deviations, o);
         report
     }
 
     /// Record where this run departs from the spec.
-    fn note_deviations(&self, deviations: &mut Vec<String>, o: &Overrides, capacity: u64) {
+    fn note_deviations(&self, deviations: &mut Vec<String>, o: &Overrides) {
         if self.scale != 1.0 {
             deviations.push(format!(
                 "--pts-scale {}: rounds of {} s and {} of preconditioning instead of the spec's \
@@ -138,7 +132,7 @@ impl Frame {
                 "active range {} instead of {}% of {}",
                 format_size(self.span_bytes),
                 self.variant.active_range_pct(),
-                format_size(capacity)
+                format_size(self.capacity)
             ));
         }
         if self.variant == PtsVariant::Enterprise {
@@ -155,10 +149,9 @@ impl Frame {
         dev: &mut dyn Device,
         report: &mut Report,
     ) -> Result<()> {
-        let capacity = dev.geometry().capacity_bytes;
         report
             .preconditioning
-            .push(precondition::purge(ctx, dev, 0, capacity));
+            .push(precondition::purge(ctx, dev, 0, self.capacity));
         match ctx.stopped() {
             true => Err(SuiteError::Interrupted),
             false => Ok(()),
@@ -183,9 +176,8 @@ impl Frame {
         dev: &mut dyn Device,
         report: &mut Report,
     ) -> Result<(Workload, Outcome)> {
-        let capacity = dev.geometry().capacity_bytes;
         self.purge(ctx, dev, report)?;
-        let mut w = precondition::fill_workload(0, capacity, self.data, self.seed);
+        let mut w = precondition::fill_workload(0, self.capacity, self.data, self.seed);
         w.limit.bytes = Some(self.wipc_bytes);
         let what = format!(
             "{} of 128 KiB sequential writes over the whole drive",
@@ -349,8 +341,6 @@ impl Frame {
         report.analysis = Analysis::Pts(PtsAnalysis {
             variant: self.variant,
             scale: self.scale,
-            active_range_pct: self.variant.active_range_pct(),
-            write_cache: self.write_cache(),
             wipc_bytes: self.wipc_bytes,
             round_s: self.round_s,
             rule: PTS,

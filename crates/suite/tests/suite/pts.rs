@@ -59,7 +59,7 @@ fn pts_iops_runs_the_matrix_to_steady_state() {
     assert!(r.deviations.iter().any(|d| d.contains("--pts-scale 0.05")));
     let a = r.pts().expect("PTS figures");
     assert_eq!(
-        (a.variant, a.active_range_pct, a.round_s),
+        (a.variant, a.variant.active_range_pct(), a.round_s),
         (PtsVariant::Enterprise, 100.0, 3.0)
     );
     assert_eq!(a.wipc_bytes, (2 << 30) / 10 / (128 << 10) * (128 << 10));
@@ -101,7 +101,7 @@ fn pts_latency_and_throughput_report_their_figures() {
         scaled(PtsVariant::Client),
     );
     let a = lat.pts().unwrap();
-    assert_eq!(a.active_range_pct, 75.0);
+    assert_eq!(a.variant.active_range_pct(), 75.0);
     let s = &a.sequences[0];
     assert_eq!((s.cells.len(), s.figure), (9, Figure::MeanLatency));
     check_window(s);

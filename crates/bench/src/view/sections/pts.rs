@@ -60,10 +60,14 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
                 format!(
                     "PTS-{}, active range {:.0}%",
                     a.variant.letter(),
-                    a.active_range_pct
+                    a.variant.active_range_pct()
                 )
                 .into(),
-                a.write_cache.clone().into(),
+                format!(
+                    "{} by the spec; left as the drive has it (ssdlab does not change it)",
+                    a.variant.write_cache()
+                )
+                .into(),
                 format!(
                     "purge ({purge}), {:.1} GB of SEQ 128KiB writes; rounds of {} s per stimulus",
                     a.wipc_bytes as f64 / 1e9,
