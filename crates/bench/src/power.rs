@@ -24,7 +24,9 @@ pub fn is_power_test(test: TestId) -> bool {
         | Kind::Saturation
         | Kind::Fill
         | Kind::Pts
-        | Kind::Recovery => false,
+        | Kind::Recovery
+        | Kind::Steps
+        | Kind::Wake => false,
     }
 }
 

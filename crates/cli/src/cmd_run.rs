@@ -113,6 +113,10 @@ pub struct RunArgs {
     /// a quick look; recorded as a deviation from the spec.
     #[arg(long, value_name = "F")]
     pub pts_scale: Option<f64>,
+    /// The 2018-2021 review tests and the Storage Bench: how full the drive is, empty (its
+    /// first 32 GiB written, the default) or full (80% written).
+    #[arg(long, value_name = "STATE")]
+    pub state: Option<suite::drive_state::DriveState>,
     /// Power idle and slumber: rest this long before measuring (default 60 s; 0 for none).
     #[arg(long, value_parser = rest_duration)]
     pub rest: Option<f64>,
@@ -335,6 +339,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         rest_s: a.rest,
         pts_variant: a.pts,
         pts_scale: a.pts_scale,
+        state: a.state,
         latency_target: a.latency_target,
         shape: Shape {
             distribution: a.distribution.clone().unwrap_or_default(),

@@ -341,6 +341,33 @@ pub fn summary_table(results: &[TestResult]) -> String {
                 }
                 note(text);
             }
+            Analysis::Wake(a) => note(format!(
+                "after {} s of rest: mean {:.1} us, max {:.1} us ({} wake-ups counted); awake: \
+                 mean {:.1} us, p99 {:.1} us",
+                a.rest_s,
+                a.wake_mean_us,
+                a.wake_max_us,
+                a.wakeups.map_or("no".into(), |n| n.to_string()),
+                a.awake_mean_us,
+                a.awake_p99_us
+            )),
+            Analysis::Steps(a) => {
+                if let Some(b) = &a.burst {
+                    note(format!("bursts: {} MB/s while busy", units::mbps(b.mbps)));
+                }
+                let steps: Vec<String> = (r.points.iter())
+                    .map(|p| format!("{} {}", a.axis.step(p.x), units::mbps(p.summary.mbps)))
+                    .collect();
+                note(format!("MB/s: {}", steps.join(", ")));
+                let over = match a.axis {
+                    suite::steps::Axis::QueueDepth => "QD1-QD4",
+                    suite::steps::Axis::ReadShare => "every share",
+                };
+                note(format!(
+                    "mean over {over} {} MB/s; the row above is the peak step",
+                    units::mbps(a.headline_mbps)
+                ));
+            }
             _ => {}
         }
         if let Some(v) = &r.verify {

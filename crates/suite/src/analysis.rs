@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::fill_curve::FillAnalysis;
 use crate::methodology::consistency::ConsistencyAnalysis;
+use crate::methodology::idle_wake::WakeAnalysis;
 use crate::methodology::power::PowerAnalysis;
 use crate::methodology::steady_state::SteadyStateAnalysis;
 use crate::methodology::transfer_sweep::SweepAnalysis;
@@ -18,6 +19,7 @@ use crate::replay::ReplayAnalysis;
 use crate::result::typed_part;
 use crate::result::TestResult;
 use crate::saturation::SaturationAnalysis;
+use crate::steps::StepsAnalysis;
 
 /// The figures of one test, by test. Stored as the figures' own object; a test without
 /// figures stores none.
@@ -39,6 +41,10 @@ pub enum Analysis {
     Pts(PtsAnalysis),
     /// The PTS recovery tests (host idle, cross-stimulus).
     Recovery(RecoveryAnalysis),
+    /// The 2018-2021 reviews' stepped tests (queue depths, read shares).
+    Steps(StepsAnalysis),
+    /// Idle wake-up latency.
+    Wake(WakeAnalysis),
     /// A test that has no figures beyond its summary (the four corners, custom, ...), or a
     /// run that stopped before it had any.
     #[default]
@@ -66,6 +72,8 @@ impl Analysis {
             Kind::Fill => Analysis::Fill(typed_part(test, "analysis", stored)?),
             Kind::Pts => Analysis::Pts(typed_part(test, "analysis", stored)?),
             Kind::Recovery => Analysis::Recovery(typed_part(test, "analysis", stored)?),
+            Kind::Steps => Analysis::Steps(typed_part(test, "analysis", stored)?),
+            Kind::Wake => Analysis::Wake(typed_part(test, "analysis", stored)?),
             Kind::Summary => Analysis::None,
         })
     }
@@ -129,6 +137,20 @@ impl TestResult {
     pub fn recovery(&self) -> Option<&RecoveryAnalysis> {
         match &self.analysis {
             Analysis::Recovery(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// A stepped test's figures, when this is one that has them.
+    pub fn steps(&self) -> Option<&StepsAnalysis> {
+        match &self.analysis {
+            Analysis::Steps(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// The idle wake-up figures, when this is a result of that kind that has them.
+    pub fn wake(&self) -> Option<&WakeAnalysis> {
+        match &self.analysis {
+            Analysis::Wake(a) => Some(a),
             _ => None,
         }
     }

@@ -3,6 +3,7 @@
 
 mod analysis;
 pub mod context;
+pub mod drive_state;
 pub mod fidelity;
 pub mod fill_curve;
 pub mod latency_target;
@@ -18,6 +19,7 @@ pub mod results_dir;
 pub mod runner;
 pub mod saturation;
 mod stats;
+pub mod steps;
 pub mod target;
 
 pub use analysis::Analysis;

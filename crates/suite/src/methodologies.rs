@@ -1,11 +1,13 @@
-//! The methodologies `ssdlab suite` follows: the 2013 reviews' suite (the default),
-//! CrystalDiskMark's quick profile and the SNIA PTS 2.0.2, client and enterprise. Each is a
+//! The methodologies `ssdlab suite` follows: the 2013 reviews' suite (the default), the
+//! 2018-2021 reviews', CrystalDiskMark's quick profile and the SNIA PTS 2.0.2, client and
+//! enterprise. Each is a
 //! plan of steps; a suite records which it ran, so `--resume` carries on the same plan.
 
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::drive_state::DriveState;
 use crate::methodology::TestId;
 use crate::params::Overrides;
 use crate::pts::PtsVariant;
@@ -17,6 +19,9 @@ pub enum Methodology {
     /// The classic reviews' suite (METHODOLOGY.md).
     #[default]
     Review2013,
+    /// The 2018-2021 reviews' suite: the whole-drive fill, queue-depth and mixed sweeps and
+    /// the Storage Bench on an empty and on a full drive, idle wake-up and idle power.
+    Review2021,
     /// CrystalDiskMark's default profile (`ssdlab quick`).
     Quick,
     /// The SNIA PTS 2.0.2 for client drives.
@@ -44,6 +49,7 @@ impl Methodology {
     pub fn name(self) -> &'static str {
         match self {
             Methodology::Review2013 => "review-2013",
+            Methodology::Review2021 => "review-2021",
             Methodology::Quick => "quick",
             Methodology::PtsC => "pts-c",
             Methodology::PtsE => "pts-e",
@@ -59,6 +65,7 @@ impl Methodology {
     pub fn steps(self, quick: bool) -> Vec<Step> {
         match self {
             Methodology::Review2013 => runner::plan(quick),
+            Methodology::Review2021 => review_2021(quick),
             Methodology::Quick => vec![Step {
                 id: TestId::Quick.name().into(),
                 test: TestId::Quick,
@@ -87,6 +94,65 @@ impl Methodology {
     }
 }
 
+/// The tests the 2018-2021 reviews ran on an empty and again on a full drive.
+const BY_STATE: [TestId; 7] = [
+    TestId::SweepRandomRead,
+    TestId::SweepRandomWrite,
+    TestId::SweepSeqRead,
+    TestId::SweepSeqWrite,
+    TestId::MixedRandom,
+    TestId::MixedSeq,
+    TestId::StorageBench,
+];
+
+/// The 2018-2021 reviews' steps: the whole-drive fill, the tests by drive state, then the
+/// idle tests. `quick` runs each step of a sweep 5 s and the Storage Bench at 2% of its size.
+fn review_2021(quick: bool) -> Vec<Step> {
+    let step = |test: TestId, id: String, overrides: Overrides| Step {
+        id,
+        test,
+        overrides,
+    };
+    let mut steps = vec![step(
+        TestId::WholeDriveFill,
+        TestId::WholeDriveFill.name().into(),
+        Overrides::default(),
+    )];
+    for state in [DriveState::Empty, DriveState::Full] {
+        steps.extend(BY_STATE.map(|test| {
+            let quick = |o: Overrides| match (quick, test) {
+                (false, _) => o,
+                (true, TestId::StorageBench) => Overrides {
+                    trace_scale: Some(0.02),
+                    ..o
+                },
+                (true, _) => Overrides {
+                    duration_s: Some(5.0),
+                    ..o
+                },
+            };
+            let o = quick(Overrides {
+                state: Some(state),
+                ..Overrides::default()
+            });
+            step(test, format!("{test}-{state}"), o)
+        }));
+    }
+    // Quick: rest 1 s, and measure idle power 10 s.
+    for test in [TestId::IdleWake, TestId::PowerIdle, TestId::PowerSlumber] {
+        let o = match quick {
+            false => Overrides::default(),
+            true => Overrides {
+                rest_s: Some(1.0),
+                duration_s: (test != TestId::IdleWake).then_some(10.0),
+                ..Overrides::default()
+            },
+        };
+        steps.push(step(test, test.name().into(), o));
+    }
+    steps
+}
+
 impl FromStr for Methodology {
     type Err = String;
 
@@ -96,13 +162,10 @@ impl FromStr for Methodology {
             "quick" => Ok(Methodology::Quick),
             "pts-c" => Ok(Methodology::PtsC),
             "pts-e" => Ok(Methodology::PtsE),
-            "review-2021" => Err(format!(
-                "the {text} methodology is not built yet: use review-2013 (the default), quick, \
-                 pts-c or pts-e"
-            )),
+            "review-2021" => Ok(Methodology::Review2021),
             other => Err(format!(
-                "unknown methodology '{other}': use review-2013 (the default), quick, pts-c or \
-                 pts-e"
+                "unknown methodology '{other}': use review-2013 (the default), review-2021, \
+                 quick, pts-c or pts-e"
             )),
         }
     }
@@ -116,16 +179,17 @@ mod tests {
     fn names_parse_back() {
         for m in [
             Methodology::Review2013,
+            Methodology::Review2021,
             Methodology::Quick,
             Methodology::PtsC,
             Methodology::PtsE,
         ] {
             assert_eq!(m.name().parse::<Methodology>(), Ok(m));
         }
-        assert!("review-2021"
+        assert!("review-2022"
             .parse::<Methodology>()
             .unwrap_err()
-            .contains("not built yet"));
+            .contains("review-2021"));
         assert_eq!(Methodology::Quick.steps(false)[0].test, TestId::Quick);
         let pts = Methodology::PtsC.steps(true);
         assert_eq!(pts[0].test, TestId::PtsIops);
@@ -133,5 +197,31 @@ mod tests {
             .iter()
             .all(|s| s.overrides.pts_variant == Some(PtsVariant::Client)
                 && s.overrides.pts_scale == Some(PTS_QUICK_SCALE)));
+    }
+
+    /// Every test the 2018-2021 reviews ran by state runs once empty and once full, each
+    /// step named after both; every step's overrides are ones its test takes.
+    #[test]
+    fn review_2021_runs_each_state_once_per_test() {
+        for quick in [false, true] {
+            let steps = Methodology::Review2021.steps(quick);
+            for test in BY_STATE {
+                for state in [DriveState::Empty, DriveState::Full] {
+                    let found: Vec<&Step> = (steps.iter())
+                        .filter(|s| s.test == test && s.overrides.state == Some(state))
+                        .collect();
+                    assert_eq!(found.len(), 1, "{test} {state}");
+                    assert_eq!(found[0].id, format!("{test}-{state}"));
+                }
+            }
+            let mut ids: Vec<&str> = steps.iter().map(|s| s.id.as_str()).collect();
+            ids.sort();
+            ids.dedup();
+            assert_eq!(ids.len(), steps.len());
+            for s in &steps {
+                let test = crate::methodology::get(s.test).unwrap();
+                s.overrides.validate(test).unwrap();
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@ use engine::size::{Span, MAX_DURATION_S};
 use engine::units::format_size;
 use engine::workload::Access;
 
+use crate::drive_state::DriveState;
 use crate::latency_target::LatencyTarget;
 use crate::methodology::{Test, TestId, TESTS};
 use crate::pts::PtsVariant;
@@ -47,6 +48,8 @@ pub struct Overrides {
     /// The PTS tests: shorten rounds and preconditioning by this factor (0 < f <= 1), a
     /// deviation from the spec for a quick look.
     pub pts_scale: Option<f64>,
+    /// The 2018-2021 review tests: how full the drive is (empty unless given).
+    pub state: Option<DriveState>,
 }
 
 pub const DEFAULT_SEED: u64 = 0x55D1AB;
@@ -113,6 +116,15 @@ impl Overrides {
                  them, or use a PTS test ({})",
                 test.name(),
                 takers(|t| t.takes_pts)
+            ));
+        }
+        if self.state.is_some() && !test.takes_state {
+            return bad(format!(
+                "--state sets how full the drive is for the 2018-2021 review tests: {} \
+                 prepares the drive as its own methodology says; drop --state, or use a test \
+                 that takes it ({})",
+                test.name(),
+                takers(|t| t.takes_state)
             ));
         }
         if let Some(s) = self.pts_scale.filter(|s| !(*s > 0.0 && *s <= 1.0)) {

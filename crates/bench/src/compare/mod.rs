@@ -210,6 +210,13 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
             ("average service time", "us", Lower, |r| {
                 Some(r.replay()?.metrics.avg_service_time_us)
             }),
+            ("p99 read latency", "us", Lower, |r| {
+                Some(r.summary.read.as_ref()?.latency_us.p99)
+            }),
+            ("p99 write latency", "us", Lower, |r| {
+                Some(r.summary.write.as_ref()?.latency_us.p99)
+            }),
+            ("energy", "J", Lower, energy_j),
         ],
         Trim => vec![
             ("clean", "MB/s", Higher, |r| Some(r.trim()?.clean.mbps)),
@@ -312,6 +319,30 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
                     .reduce(f64::max)
             }),
         ],
+        // The 2018-2021 reviews' stepped tests: the bursts, their summary figure, the peak
+        // and the energy per byte.
+        Steps => vec![
+            ("burst", "MB/s", Higher, |r| {
+                Some(r.steps()?.burst.as_ref()?.mbps)
+            }),
+            ("summary (QD1-4 or every mix)", "MB/s", Higher, |r| {
+                Some(r.steps()?.headline_mbps)
+            }),
+            ("peak", "MB/s", Higher, |r| Some(r.steps()?.peak_mbps)),
+            ("efficiency", "MB/J", Higher, mb_per_joule),
+        ],
+        // Idle wake-up: the reads after a rest, and awake.
+        Wake => vec![
+            ("after rest, mean", "us", Lower, |r| {
+                Some(r.wake()?.wake_mean_us)
+            }),
+            ("after rest, max", "us", Lower, |r| {
+                Some(r.wake()?.wake_max_us)
+            }),
+            ("awake, mean", "us", Lower, |r| {
+                Some(r.wake()?.awake_mean_us)
+            }),
+        ],
         // The four corners' rows, the sequential tests, custom and verify: throughput and
         // latency.
         Summary | Verify => vec![
@@ -321,6 +352,28 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
             ("p99 latency", "us", Lower, |r| latency(r).map(|l| l.p99)),
         ],
     }
+}
+
+/// The energy a result's measured phase used: modelled by the drive, or metered.
+fn energy_j(r: &TestResult) -> Option<f64> {
+    let metered = || {
+        power::Reading::of(r)
+            .mean_w
+            .map(|w| w * r.summary.duration_s)
+    };
+    r.summary.energy_j.or_else(metered)
+}
+
+/// Megabytes moved per joule over a stepped test's steps (MB/s per watt), where the drive
+/// models its energy.
+pub fn mb_per_joule(r: &TestResult) -> Option<f64> {
+    let (bytes, joules) = (r.points.iter()).fold((0.0, 0.0), |(b, j), p| {
+        (
+            b + p.summary.bytes as f64,
+            j + p.summary.energy_j.unwrap_or(f64::NAN),
+        )
+    });
+    (joules > 0.0).then(|| bytes / 1e6 / joules)
 }
 
 /// The first sequence's tracking variable over the window, when it is a `figure`.

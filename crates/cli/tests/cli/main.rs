@@ -24,6 +24,7 @@ mod quick;
 mod replay_inputs;
 mod replay_limits;
 mod report_browser;
+mod review_2021;
 mod safety;
 mod several_drives;
 mod store_live;

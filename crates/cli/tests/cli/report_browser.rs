@@ -205,6 +205,30 @@ fn the_fill_and_quick_sections_render_and_read_well() {
             None,
         ),
         (&pts[..], "pts-iops", Some(["IOPS", "Round"])),
+        (
+            &[
+                "run",
+                "sweep-random-read",
+                "--target",
+                "sim:default",
+                "--duration",
+                "1",
+            ][..],
+            "sweep-random-read",
+            Some(["MB/s", "queue depth"]),
+        ),
+        (
+            &[
+                "run",
+                "idle-wake",
+                "--target",
+                "sim:default",
+                "--rest",
+                "0.5",
+            ][..],
+            "idle-wake",
+            Some(["us", "read"]),
+        ),
         (&xsr[..], "pts-xsr", Some(["MB/s", "min"])),
     ] {
         let out = dir.path().join(section);

@@ -41,6 +41,7 @@ pub const TEST: Test = Test {
     takes_threads: false,
     takes_precondition: true,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -83,6 +83,7 @@ pub const TEST: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::OnRequest,
     run: run_all,
 };
@@ -99,6 +100,7 @@ const fn row<const I: usize>(about: &'static str) -> Test {
         takes_threads: false,
         takes_precondition: false,
         takes_pts: false,
+        takes_state: false,
         verifies: Verifies::OnRequest,
         run: |dev, ctx, o| Ok(vec![run_one(&CORNERS[I], dev, ctx, o)?]),
     }

@@ -38,4 +38,10 @@ pub enum Kind {
     /// Segments of changing stimuli on one clock and how the drive recovers (the PTS's host
     /// idle and cross-stimulus recovery).
     Recovery,
+    /// One workload stepped along queue depths or read shares on an empty or full drive
+    /// (the 2018-2021 reviews' random, sequential and mixed tests).
+    Steps,
+    /// Single reads after rests with link power management on, against reads awake (idle
+    /// wake-up latency).
+    Wake,
 }

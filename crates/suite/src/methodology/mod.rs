@@ -95,6 +95,9 @@ pub struct Test {
     /// Whether `--pts` and `--pts-scale` choose its SNIA PTS variant and scale (the PTS
     /// tests); the others refuse them.
     pub takes_pts: bool,
+    /// Whether `--state empty|full` chooses how full the drive is (the 2018-2021 review
+    /// tests); the others refuse it.
+    pub takes_state: bool,
     pub verifies: Verifies,
     pub run: Run,
 }
@@ -144,6 +147,17 @@ registry! {
         pts_dirth { PtsDirth = "pts-dirth" => TEST }
         pts_hir { PtsHir = "pts-hir" => TEST }
         pts_xsr { PtsXsr = "pts-xsr" => TEST }
+        queue_sweep {
+            SweepRandomRead = "sweep-random-read" => RANDOM_READ,
+            SweepRandomWrite = "sweep-random-write" => RANDOM_WRITE,
+            SweepSeqRead = "sweep-seq-read" => SEQ_READ,
+            SweepSeqWrite = "sweep-seq-write" => SEQ_WRITE,
+        }
+        mixed_sweep {
+            MixedRandom = "mixed-random" => RANDOM,
+            MixedSeq = "mixed-seq" => SEQUENTIAL,
+        }
+        idle_wake { IdleWake = "idle-wake" => TEST }
         quick {
             Quick = "quick" => TEST,
             QuickNvme = "quick-nvme" => NVME_TEST,

@@ -110,6 +110,7 @@ pub const IDLE: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Idle, dev, ctx, o)?]),
 };
@@ -124,6 +125,7 @@ pub const SLUMBER: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Slumber, dev, ctx, o)?]),
 };
@@ -143,6 +145,7 @@ pub const SEQ_WRITE: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::SeqWrite, dev, ctx, o)?]),
 };
@@ -162,6 +165,7 @@ pub const RANDOM_WRITE: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::RandomWrite, dev, ctx, o)?]),
 };
@@ -437,7 +441,7 @@ fn mean_of(watts: &[Option<f64>]) -> Option<f64> {
 
 /// Let the drive slumber when idle (`slumber`) or keep it in active idle, recording what
 /// was found. A target without link power management is measured as it is.
-fn set_link_power(dev: &mut dyn Device, slumber: bool) -> LinkPowerRecord {
+pub(crate) fn set_link_power(dev: &mut dyn Device, slumber: bool) -> LinkPowerRecord {
     let control = match dev.link_power() {
         Ok(c) => c,
         Err(why) => {
@@ -478,7 +482,7 @@ fn set_link_power(dev: &mut dyn Device, slumber: bool) -> LinkPowerRecord {
 }
 
 /// Put back the setting [`set_link_power`] found.
-fn restore_link_power(dev: &mut dyn Device, record: &mut LinkPowerRecord) {
+pub(crate) fn restore_link_power(dev: &mut dyn Device, record: &mut LinkPowerRecord) {
     let (Some(_), Some(found)) = (&record.set, &record.found) else {
         return;
     };

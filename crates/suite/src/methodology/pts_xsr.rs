@@ -33,6 +33,7 @@ pub const TEST: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: true,
+    takes_state: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -70,6 +70,7 @@ const fn profile(id: TestId, about: &'static str, run: super::Run) -> Test {
         takes_threads: false,
         takes_precondition: false,
         takes_pts: false,
+        takes_state: false,
         verifies: Verifies::OnRequest,
         run,
     }

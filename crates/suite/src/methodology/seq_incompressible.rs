@@ -34,6 +34,7 @@ pub const TEST: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::OnRequest,
     run,
 };

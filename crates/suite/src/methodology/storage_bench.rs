@@ -25,6 +25,7 @@ use trace::synth::{Generator, Profile};
 
 use super::{Kind, Test, TestId, Verifies};
 use crate::context::Context;
+use crate::drive_state::DriveState;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::replay::{self, Mode, Plan, Remap};
@@ -38,13 +39,14 @@ pub const DEFAULT_TRACES: [&str; 2] = ["heavy-2011", "light-2011"];
 pub const TEST: Test = Test {
     id: TestId::StorageBench,
     kind: Kind::Replay,
-    about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms; scaled to a target smaller than their 120 GB",
+    about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms on a clean drive (--state full: 80% written first); scaled to a target smaller than their 120 GB",
     defaults: None,
     writes: super::always,
     takes_offset: false,
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: true,
     verifies: Verifies::Never,
     run,
 };
@@ -74,7 +76,19 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
             .map(|p| fit_to_target(p, capacity, o.trace_scale))
             .transpose()?;
         let scale = fit.as_ref().map_or(1.0, |f| f.scale);
-        let purge = precondition::purge(ctx, dev, 0, capacity);
+        let state = o.state.unwrap_or_default();
+        let prepared = match state {
+            // Clean, as the 2013 reviews ran it: the trace's own writes fill the drive.
+            DriveState::Empty => vec![precondition::purge(ctx, dev, 0, capacity)],
+            DriveState::Full => state.prepare(ctx, dev, 128 << 10, plan.data, plan.seed)?.phases,
+        };
+        if ctx.stopped() {
+            return Err(SuiteError::Interrupted);
+        }
+        let named = |base: String| match state {
+            DriveState::Empty => base,
+            DriveState::Full => format!("{base}-full"),
+        };
         let mut result = if let (Some(mut profile), Some(fit)) = (profile, &fit) {
             let recorded_qd = Some(profile.avg_queue_depth);
             profile.capacity_bytes = fit.span_bytes;
@@ -89,7 +103,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
                 dev,
                 ctx,
                 TestId::StorageBench,
-                Some(name.clone()),
+                Some(named(name.clone())),
                 &label,
                 gen,
                 plan,
@@ -115,7 +129,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
                 dev,
                 ctx,
                 TestId::StorageBench,
-                Some(stem),
+                Some(named(stem)),
                 &name,
                 records,
                 plan,
@@ -127,7 +141,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
             }
             r
         };
-        result.preconditioning.insert(0, purge);
+        result.preconditioning.splice(0..0, prepared);
         if let (Some(f), Parameters::Replay(p)) = (&fit, &mut result.parameters) {
             p.trace_scale = Some(scale);
             p.trace_span_bytes = Some(f.span_bytes);

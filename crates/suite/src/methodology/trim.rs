@@ -46,6 +46,7 @@ pub const TEST: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

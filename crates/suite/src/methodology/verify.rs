@@ -38,6 +38,7 @@ pub const TEST: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::Always,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -35,6 +35,7 @@ pub const TEST: Test = Test {
     takes_threads: false,
     takes_precondition: false,
     takes_pts: false,
+    takes_state: false,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

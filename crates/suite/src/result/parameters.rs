@@ -109,7 +109,9 @@ impl Parameters {
             | Kind::Saturation
             | Kind::Fill
             | Kind::Pts
-            | Kind::Recovery => Parameters::Workload(typed_part(test, "parameters", stored)?),
+            | Kind::Recovery
+            | Kind::Steps
+            | Kind::Wake => Parameters::Workload(typed_part(test, "parameters", stored)?),
         })
     }
 

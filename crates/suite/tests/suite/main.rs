@@ -7,3 +7,4 @@
 mod fidelity;
 mod on_simulator;
 mod pts;
+mod review_2021;

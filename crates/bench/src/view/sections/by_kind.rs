@@ -22,6 +22,8 @@ pub fn title(test: TestId) -> String {
         Kind::Fill => "Whole-drive fill",
         Kind::Pts => "SNIA PTS",
         Kind::Recovery => "SNIA PTS recovery",
+        Kind::Steps => "Queue depths and mixes",
+        Kind::Wake => "Idle wake-up latency",
     };
     format!("{what} ({test})")
 }
@@ -44,5 +46,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         Kind::Fill => super::fill::section(rv, test),
         Kind::Pts => super::pts::section(rv, test),
         Kind::Recovery => super::recovery::section(rv, test),
+        Kind::Steps => super::steps::section(rv, test),
+        Kind::Wake => super::wake::section(rv, test),
     }
 }

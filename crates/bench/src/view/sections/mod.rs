@@ -16,10 +16,12 @@ pub mod pts;
 pub mod recovery;
 pub mod saturation;
 pub mod steady;
+pub mod steps;
 pub mod storage_bench;
 pub mod sweep;
 pub mod trim;
 pub mod verify;
+pub mod wake;
 
 use maud::{html, Markup};
 use suite::TestId;
