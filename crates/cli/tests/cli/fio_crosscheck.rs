@@ -163,3 +163,53 @@ fn latency_percentiles_are_fios_for_the_same_ios() {
         assert_eq!(window.percentile_ns(pct), fio_ns, "p{pct}");
     }
 }
+
+/// fio's `ss=iops_slope` and the PTS steady-state rule's slope test on the same per-second
+/// IOPS: the same least-squares slope and the same verdict, with fio's limit (|slope| / mean)
+/// as the PTS's rise across the window (limit x (n - 1)). A tight and a loose limit, so
+/// that fio reports both verdicts on most machines; whichever it reports, ours must match.
+#[test]
+fn steady_state_slope_is_fios() {
+    if !test_support::tool("fio") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ss.dat");
+    for limit_pct in [0.001, 5.0] {
+        let o = std::process::Command::new("fio")
+            .args([
+                "--name=ss",
+                "--size=64M",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--ioengine=psync",
+                "--time_based",
+                "--runtime=8",
+                "--ss_dur=5",
+                "--output-format=json",
+            ])
+            .arg(format!("--steadystate=iops_slope:{limit_pct}%"))
+            .arg(format!("--filename={}", file.display()))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let ss = &json["jobs"][0]["steadystate"];
+        let iops: Vec<f64> = (ss["data"]["iops"].as_array().unwrap().iter())
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(iops.len(), 5, "{ss}");
+        let rule = suite::methodology::steady_state::Rule {
+            window: 5,
+            max_excursion: f64::INFINITY,
+            max_slope_excursion: limit_pct / 100.0 * 4.0,
+            max_rounds: 5,
+        };
+        let slope = suite::methodology::steady_state::Rule::slope(&iops);
+        assert!(
+            (slope - ss["slope"].as_f64().unwrap()).abs() < 0.05,
+            "{slope}: {ss}"
+        );
+        assert_eq!(rule.steady(&iops), ss["attained"] == 1, "{ss}");
+    }
+}

@@ -72,7 +72,16 @@ impl Rule {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
                 (lo.min(v), hi.max(v))
             });
-        // Least-squares slope over x = 0..n-1.
+        let slope = Rule::slope(window);
+        max - min <= self.max_excursion * mean
+            && (slope * (n - 1.0)).abs() <= self.max_slope_excursion * mean
+    }
+
+    /// The least-squares slope of a window's values per round (x = 0..n-1), as fio's
+    /// `ss=iops_slope` computes it.
+    pub fn slope(window: &[f64]) -> f64 {
+        let n = window.len() as f64;
+        let mean = window.iter().sum::<f64>() / n;
         let x_mean = (n - 1.0) / 2.0;
         let (num, den) = window
             .iter()
@@ -81,9 +90,7 @@ impl Rule {
                 let dx = i as f64 - x_mean;
                 (num + dx * (y - mean), den + dx * dx)
             });
-        let slope = num / den;
-        max - min <= self.max_excursion * mean
-            && (slope * (n - 1.0)).abs() <= self.max_slope_excursion * mean
+        num / den
     }
 
     /// The 0-based round that completes the first steady window, if any.
@@ -268,6 +275,42 @@ mod tests {
         let mut settling: Vec<f64> = (0..10).map(|i| 20_000.0 - 1_000.0 * i as f64).collect();
         settling.extend([10_000.0; 15]);
         assert_eq!(PTS.detect(&settling), Some(13));
+    }
+
+    #[test]
+    fn slope_and_verdict_agree_with_fio_on_recorded_series() {
+        // fio 3.33's own steady-state output for five runs (commands in the file): the
+        // window's IOPS per second, its least-squares slope and whether `iops_slope:L%`
+        // (|slope| / mean within L%) was attained. The PTS's slope rule is the same test
+        // with the line's rise across the window: L% x (n - 1).
+        let runs: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/fio-steadystate.json"))
+                .unwrap();
+        let runs = runs.as_array().unwrap();
+        assert_eq!(runs.len(), 5);
+        let mut verdicts = Vec::new();
+        for run in runs {
+            let ss = &run["steadystate"];
+            let iops: Vec<f64> = (ss["data"]["iops"].as_array().unwrap().iter())
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            let fio_slope = ss["slope"].as_f64().unwrap();
+            assert!((Rule::slope(&iops) - fio_slope).abs() < 0.05, "{run}");
+            let text = ss["ss"].as_str().unwrap();
+            let limit_pct: f64 = text["iops_slope:".len()..text.len() - 1].parse().unwrap();
+            let n = iops.len();
+            let rule = Rule {
+                window: n,
+                max_excursion: f64::INFINITY,
+                max_slope_excursion: limit_pct / 100.0 * (n - 1) as f64,
+                max_rounds: n,
+            };
+            let attained = ss["attained"].as_i64().unwrap() == 1;
+            assert_eq!(rule.steady(&iops), attained, "{run}");
+            verdicts.push(attained);
+        }
+        // Both verdicts are among them.
+        assert!(verdicts.contains(&true) && verdicts.contains(&false));
     }
 
     #[test]
