@@ -21,52 +21,59 @@ fn json_of(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
 #[test]
 fn the_fill_finds_turbowrite_and_the_speed_after_it() {
     let dir = tempfile::tempdir().unwrap();
-    let preset = "840-evo-120";
-    let cache_bytes = sim::resolve(preset).unwrap().slc.bytes as f64;
-    assert!(cache_bytes > 0.0);
-    let target = format!("sim:{preset}");
-    let fill = json_of(
-        &["run", "whole-drive-fill", "--target", &target],
-        dir.path(),
-    );
-    let a = &fill["analysis"];
-    let found = a["cache"]["bytes"].as_f64().expect("a cache found");
-    assert!(
-        (found / cache_bytes - 1.0).abs() < 0.10,
-        "cache {found} bytes, the preset's {cache_bytes}"
-    );
-    let no_cache = format!("sim:{preset},slc_cache=0");
-    let direct = json_of(
-        &[
-            "run",
-            "custom",
-            "--target",
-            &no_cache,
-            "--access",
-            "sequential",
-            "--bs",
-            "128K",
-            "--qd",
-            "32",
-            "--read-pct",
-            "0",
-            "--duration",
-            "30",
-        ],
-        dir.path(),
-    );
-    let (after, direct) = (
-        a["after_cache_mbps"].as_f64().unwrap(),
-        direct["summary"]["mbps"].as_f64().unwrap(),
-    );
-    assert!(
-        (after / direct - 1.0).abs() < 0.05,
-        "{after} MB/s after the cache, {direct} without one"
-    );
-    assert!(
-        a["per_gb"].as_array().unwrap().len() >= 119,
-        "a point per GB"
-    );
+    let evos: Vec<&str> = (sim::presets().into_iter())
+        .map(|(name, _)| name)
+        .filter(|name| name.starts_with("840-evo"))
+        .collect();
+    assert_eq!(evos.len(), 8, "{evos:?}");
+    for preset in evos {
+        let cache_bytes = sim::resolve(preset).unwrap().slc.bytes as f64;
+        assert!(cache_bytes > 0.0);
+        let target = format!("sim:{preset}");
+        let fill = json_of(
+            &["run", "whole-drive-fill", "--target", &target],
+            &dir.path().join(preset),
+        );
+        let a = &fill["analysis"];
+        let found = a["cache"]["bytes"].as_f64().expect("a cache found");
+        assert!(
+            (found / cache_bytes - 1.0).abs() < 0.10,
+            "{preset}: cache {found} bytes, the preset's {cache_bytes}"
+        );
+        let no_cache = format!("sim:{preset},slc_cache=0");
+        let direct = json_of(
+            &[
+                "run",
+                "custom",
+                "--target",
+                &no_cache,
+                "--access",
+                "sequential",
+                "--bs",
+                "128K",
+                "--qd",
+                "32",
+                "--read-pct",
+                "0",
+                "--duration",
+                "30",
+            ],
+            &dir.path().join(preset),
+        );
+        let (after, direct) = (
+            a["after_cache_mbps"].as_f64().unwrap(),
+            direct["summary"]["mbps"].as_f64().unwrap(),
+        );
+        assert!(
+            (after / direct - 1.0).abs() < 0.05,
+            "{preset}: {after} MB/s after the cache, {direct} without one"
+        );
+        let capacity_gb = fill["target"]["capacity_bytes"].as_f64().unwrap() / 1e9;
+        assert!(
+            a["per_gb"].as_array().unwrap().len() as f64 >= capacity_gb.floor() - 1.0,
+            "{preset}: a point per GB"
+        );
+    }
 
     let plain = json_of(
         &["run", "whole-drive-fill", "--target", "sim:default"],
