@@ -23,6 +23,7 @@ pub mod identify;
 pub mod nvme;
 mod purge;
 mod wait;
+mod write_cache;
 
 use std::fmt;
 use std::fs::OpenOptions;

@@ -273,6 +273,30 @@ pub trait Device {
         let control = self.link_power().map_err(DeviceError::Other)?;
         crate::power::link::set(&control, value).map_err(DeviceError::Other)
     }
+
+    /// Whether the drive's volatile write cache is on (`None`: it has none); `Err` says why
+    /// it cannot be told (not an NVMe or ATA drive, passthrough refused).
+    fn write_cache(&self) -> Result<Option<bool>, String> {
+        match self.drive() {
+            Some(d) => d.write_cache().map_err(|e| e.to_string()),
+            None => Err(format!(
+                "a {} target has no write cache ssdlab can switch",
+                self.identity().kind
+            )),
+        }
+    }
+
+    /// Turn the drive's volatile write cache on or off (no IO in flight).
+    fn set_write_cache(&mut self, on: bool) -> Result<(), DeviceError> {
+        match self.drive() {
+            Some(d) => d
+                .set_write_cache(on)
+                .map_err(|e| DeviceError::Other(e.to_string())),
+            None => Err(DeviceError::Other(
+                self.write_cache().err().unwrap_or_default(),
+            )),
+        }
+    }
 }
 
 impl<D: Device + ?Sized> Device for Box<D> {
@@ -341,6 +365,12 @@ impl<D: Device + ?Sized> Device for Box<D> {
     }
     fn set_link_power(&mut self, value: &str) -> Result<(), DeviceError> {
         (**self).set_link_power(value)
+    }
+    fn write_cache(&self) -> Result<Option<bool>, String> {
+        (**self).write_cache()
+    }
+    fn set_write_cache(&mut self, on: bool) -> Result<(), DeviceError> {
+        (**self).set_write_cache(on)
     }
 }
 

@@ -580,6 +580,14 @@ impl Device for SimSsd {
         Some(self.energy().total_j())
     }
 
+    fn write_cache(&self) -> Result<Option<bool>, String> {
+        Err(
+            "the simulated drive's DRAM write buffer (write_buffer) is part of its model, not \
+             a cache the host switches: give write_buffer= in the target to change it"
+                .into(),
+        )
+    }
+
     fn link_power(&self) -> Result<LinkPowerControl, String> {
         Ok(LinkPowerControl {
             control: "sim:link_pm".into(),

@@ -158,6 +158,9 @@ pub struct TestResult {
     /// per-second series' `watts`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power: Option<engine::power::PhasePower>,
+    /// The SNIA PTS tests: the drive's write cache as found, set for the test and put back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<crate::pts::WriteCacheRecord>,
 }
 
 /// A real drive's own count of what the host wrote in the measured phase (NVMe SMART data
@@ -326,6 +329,7 @@ impl Report {
             warnings,
             verify: outcome.verify,
             power: outcome.power,
+            write_cache: None,
         }
     }
 }

@@ -323,6 +323,15 @@ fn bench_passthrough_against_fio() {
     );
 }
 
+/// A short PTS-E test on a drive in the guest, its result printed.
+fn pts_e(dev: &str) -> String {
+    format!(
+        "ssdlab run pts-latency --pts enterprise --pts-scale 0.002 --target {dev} \
+         --destroy-data={dev} --no-store -q --json p.json; cat p.json"
+    )
+}
+
+/// The host settings the power tests and the PTS change are put back after them.
 #[test]
 fn power_tests_set_link_power_and_put_it_back_and_read_the_nvme_power_states() {
     // The policy of the AHCI port the disk is on (its SCSI host).
@@ -347,10 +356,32 @@ fn power_tests_set_link_power_and_put_it_back_and_read_the_nvme_power_states() {
             "ssdlab run power-idle --no-store -q --target /dev/nvme0n1 --rest 0 --duration 3 \
              --power-meter nvme-states --json n.json; cat n.json",
         )
+        .step("pts-nvme", &pts_e("/dev/nvme0n1"))
+        .step("pts-nvme-again", &pts_e("/dev/nvme0n1"))
+        .step("pts-sata", &pts_e("/dev/sda"))
+        .step("pts-sata-again", &pts_e("/dev/sda"))
         .run()
     else {
         return;
     };
+    // PTS-E switches each drive's write cache off for the test and back on after it: the
+    // second run finds it on again.
+    for drive in ["nvme", "sata"] {
+        for step in [format!("pts-{drive}"), format!("pts-{drive}-again")] {
+            let out = &guest.step(&step).ok().output;
+            let r: serde_json::Value =
+                serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"));
+            let cache = &r["write_cache"];
+            eprintln!("{step}: write cache {cache}");
+            assert_eq!(cache["found"], true, "{step}: {cache}");
+            assert_eq!(cache["set"], false, "{step}: {cache}");
+            assert_eq!(cache["restored"], true, "{step}: {cache}");
+            assert!(
+                !r["deviations"].to_string().contains("write cache"),
+                "{r:#}"
+            );
+        }
+    }
     let slumber: serde_json::Value = serde_json::from_str(&guest.step("slumber").output)
         .unwrap_or_else(|e| {
             panic!("{e}: {}", guest.step("slumber").output);

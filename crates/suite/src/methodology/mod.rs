@@ -17,6 +17,7 @@ use engine::Device;
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::precondition::{self, BeforeReads};
+use crate::pts::WriteCacheRecord;
 use crate::result::{Report, TestResult};
 use crate::Result;
 use crate::SuiteError;
@@ -198,7 +199,26 @@ pub fn run(
 ) -> Result<Vec<TestResult>> {
     let test = get(id)?;
     o.validate(test)?;
-    (test.run)(dev, ctx, o)
+    if !test.takes_pts {
+        return (test.run)(dev, ctx, o);
+    }
+    // The write cache as the PTS variant asks, put back whatever the test's outcome.
+    let variant = o.pts_variant.unwrap_or_default();
+    let mut cache = WriteCacheRecord::set_for(dev, variant);
+    if let Some(note) = &cache.note {
+        ctx.observer.note(&format!("write cache: {note}"));
+    }
+    let results = (test.run)(dev, ctx, o);
+    cache.restore(dev);
+    if !cache.restored {
+        ctx.observer.note(cache.note.as_deref().unwrap_or_default());
+    }
+    let mut results = results?;
+    for r in &mut results {
+        r.deviations.extend(cache.deviation(variant));
+        r.write_cache = Some(cache.clone());
+    }
+    Ok(results)
 }
 
 /// The measured phase of a test that starts from a clean drive (write saturation, the

@@ -135,11 +135,6 @@ impl Frame {
                 format_size(self.capacity)
             ));
         }
-        if self.variant == PtsVariant::Enterprise {
-            deviations.push(
-                "the write cache was left as the drive has it; PTS-E asks for it disabled".into(),
-            );
-        }
     }
 
     /// Purge the whole drive, as every PTS test starts.

@@ -9,8 +9,10 @@ pub mod demand;
 mod frame;
 mod stimulus;
 mod variant;
+mod write_cache;
 
 pub use analysis::{Bin, Cell, Figure, PtsAnalysis, Sequence, WindowLatency};
 pub use frame::Frame;
 pub use stimulus::{size_label, Schedule, Stimulus};
 pub use variant::PtsVariant;
+pub use write_cache::WriteCacheRecord;

@@ -54,6 +54,8 @@ pub(super) struct StoredResult {
     verify: Option<engine::verify::VerifyReport>,
     #[serde(default)]
     power: Option<engine::power::PhasePower>,
+    #[serde(default)]
+    write_cache: Option<crate::pts::WriteCacheRecord>,
 }
 
 impl TryFrom<StoredResult> for TestResult {
@@ -88,6 +90,7 @@ impl TryFrom<StoredResult> for TestResult {
             warnings: s.warnings,
             verify: s.verify,
             power: s.power,
+            write_cache: s.write_cache,
         })
     }
 }

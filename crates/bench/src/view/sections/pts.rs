@@ -64,8 +64,11 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
                 )
                 .into(),
                 format!(
-                    "{} by the spec; left as the drive has it (ssdlab does not change it)",
-                    a.variant.write_cache()
+                    "{} by the spec; {}",
+                    a.variant.write_cache(),
+                    r.write_cache
+                        .as_ref()
+                        .map_or("not recorded".into(), |c| c.describe())
                 )
                 .into(),
                 format!(
