@@ -57,6 +57,20 @@ fn pts_iops_runs_the_matrix_to_steady_state() {
     );
     assert!(r.complete, "{:?}", r.deviations);
     assert!(r.deviations.iter().any(|d| d.contains("--pts-scale 0.05")));
+    // The simulator has no write cache to switch: PTS-E's result says so, as a deviation.
+    let cache = r.write_cache.as_ref().expect("the write cache recorded");
+    assert_eq!((cache.found, cache.set), (None, None));
+    assert!(
+        cache.note.as_deref().unwrap().contains("write_buffer"),
+        "{cache:?}"
+    );
+    assert!(
+        r.deviations
+            .iter()
+            .any(|d| d.contains("PTS-E asks for it disabled")),
+        "{:?}",
+        r.deviations
+    );
     let a = r.pts().expect("PTS figures");
     assert_eq!(
         (a.variant, a.variant.active_range_pct(), a.round_s),
