@@ -209,7 +209,8 @@ impl BlockManager {
     /// The victim index's pick (see [`VictimIndex::pick`]).
     #[inline]
     pub fn pick_victim(&mut self) -> Option<u32> {
-        self.victims.pick(&self.close_seq, self.close_counter)
+        self.victims
+            .pick(&self.close_seq, &self.valid, self.close_counter)
     }
 
     /// Stale (overwritten or trimmed) units in closed main-array blocks: the victim index

@@ -4,7 +4,11 @@
 //!   from buckets of blocks indexed by valid count (doubly linked lists in flat arrays);
 //! - **cost-benefit** (Rosenblum/Kawaguchi): maximise `(1-u)/2u * age`, by a scan of every
 //!   closed block (slower: O(blocks) per victim);
-//! - **fifo**: the block closed longest ago (LRW in Desnoyers' terms).
+//! - **fifo**: the block closed longest ago (LRW in Desnoyers' terms) that has anything to
+//!   reclaim: a block whose every unit is still valid is passed over (to the back of the
+//!   queue), since cleaning it would erase a block to free none. Without that, cold data
+//!   written once (a drive filled, then a region of it rewritten) reaches the front of the
+//!   queue block after block and is copied round and round while the host waits.
 //!
 //! When GC runs and what it costs is `ftl/gc.rs`.
 
@@ -119,13 +123,25 @@ impl VictimIndex {
         self.valid_units -= 1;
     }
 
-    /// The next victim by the policy, without removing it.
-    pub fn pick(&mut self, close_seq: &[u64], now_seq: u64) -> Option<u32> {
+    /// The next victim by the policy, without removing it. `valid` is every block's valid
+    /// units.
+    pub fn pick(&mut self, close_seq: &[u64], valid: &[u32], now_seq: u64) -> Option<u32> {
         if self.len == 0 {
             return None;
         }
         match self.policy {
-            GcPolicy::Fifo => self.fifo.front().copied(),
+            GcPolicy::Fifo => {
+                let full = (self.head.len() - 1) as u32;
+                for _ in 0..self.fifo.len() {
+                    let b = *self.fifo.front()?;
+                    if valid[b as usize] < full {
+                        return Some(b);
+                    }
+                    self.fifo.rotate_left(1);
+                }
+                // Nothing anywhere to reclaim: the oldest, as ever.
+                self.fifo.front().copied()
+            }
             GcPolicy::Greedy => {
                 while self.min_hint < self.head.len() && self.head[self.min_hint] == NONE {
                     self.min_hint += 1;
@@ -167,5 +183,38 @@ impl VictimIndex {
         }
         self.len -= 1;
         self.valid_units -= u64::from(valid);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifo_passes_over_blocks_with_nothing_to_reclaim() {
+        let mut index = VictimIndex::new(GcPolicy::Fifo, 4, 8);
+        let valid = [8, 5, 8, 3];
+        for b in 0..4 {
+            index.insert(b, valid[b as usize]);
+        }
+        let seq = [0; 4];
+        // Block 0, the oldest, is all valid: block 1 is the oldest with stale units.
+        assert_eq!(index.pick(&seq, &valid, 0), Some(1));
+        index.remove(1, 5);
+        // Block 2 is full too: block 3 next, the full ones waiting behind it.
+        assert_eq!(index.pick(&seq, &valid, 0), Some(3));
+        index.remove(3, 3);
+        // Only full blocks left: the oldest of them, as plain FIFO.
+        assert_eq!(index.pick(&seq, &valid, 0), Some(0));
+    }
+
+    #[test]
+    fn greedy_picks_the_fewest_valid() {
+        let mut index = VictimIndex::new(GcPolicy::Greedy, 3, 8);
+        let valid = [6, 2, 7];
+        for b in 0..3 {
+            index.insert(b, valid[b as usize]);
+        }
+        assert_eq!(index.pick(&[0; 3], &valid, 0), Some(1));
     }
 }
