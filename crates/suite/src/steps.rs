@@ -6,14 +6,17 @@ use serde::{Deserialize, Serialize};
 
 use engine::driver::Outcome;
 use engine::measure::{SecondPoint, Summary};
-use engine::workload::Workload;
+use engine::pattern::DataKind;
+use engine::shape::Shape;
+use engine::units::format_size;
+use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::drive_state::{DriveState, Prepared};
-use crate::methodology::TestId;
-use crate::params::Overrides;
+use crate::methodology::{Defaults, TestId};
+use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::result::{CurvePoint, Report, TestResult};
 use crate::{Result, SuiteError};
 
@@ -86,27 +89,143 @@ impl StepsAnalysis {
     }
 }
 
-/// Refuse what a stepped test fixes itself: its depths or depth, direction and region.
-pub(crate) fn refuse_fixed(id: TestId, o: &Overrides) -> Result<()> {
-    if o.qd.is_some() || o.access.is_some() || o.read_pct.is_some() || o.span.is_some() {
-        return Err(SuiteError::Parameter(format!(
-            "{id} runs its own steps (queue depths or read shares) over the region its drive \
-             state sets: drop --qd, --access, --read-pct and --span (choose the state with \
-             --state empty|full), or use `ssdlab run custom`"
-        )));
+/// Each step's bound besides its time (`--bytes` changes it).
+pub const STEP_BYTES: u64 = 32 << 30;
+
+/// What a stepped test's steps share: the drive brought to the state `--state` asks for,
+/// and the access, block size, data and seed of every step.
+pub(crate) struct Ground {
+    pub defaults: Defaults,
+    pub state: DriveState,
+    prepared: Prepared,
+    access: Access,
+    block_bytes: u32,
+    data: DataKind,
+    seed: u64,
+}
+
+impl Ground {
+    /// Refuse what the test fixes itself (its depths or depth, direction and region), then
+    /// bring the drive to its state.
+    pub fn prepare(
+        id: TestId,
+        access: Access,
+        ctx: &mut Context,
+        dev: &mut dyn Device,
+        o: &Overrides,
+    ) -> Result<Ground> {
+        if o.qd.is_some() || o.access.is_some() || o.read_pct.is_some() || o.span.is_some() {
+            return Err(SuiteError::Parameter(format!(
+                "{id} runs its own steps (queue depths or read shares) over the region its \
+                 drive state sets: drop --qd, --access, --read-pct and --span (choose the \
+                 state with --state empty|full), or use `ssdlab run custom`"
+            )));
+        }
+        let defaults = crate::methodology::get(id)?
+            .defaults
+            .expect("a stepped test has defaults");
+        let block_bytes = o.block_bytes.unwrap_or(defaults.block_bytes);
+        let data = o.data.unwrap_or(DataKind::Incompressible);
+        let seed = o.seed.unwrap_or(DEFAULT_SEED);
+        let state = o.state.unwrap_or_default();
+        let prepared = state.prepare(ctx, dev, block_bytes, data, seed)?;
+        Ok(Ground {
+            defaults,
+            state,
+            prepared,
+            access,
+            block_bytes,
+            data,
+            seed,
+        })
     }
-    Ok(())
+
+    /// The seconds of each step (`--duration`).
+    pub fn step_s(&self, o: &Overrides) -> f64 {
+        o.duration_s.unwrap_or(self.defaults.duration_s)
+    }
+
+    /// A step's bound: its seconds or [`STEP_BYTES`], whichever comes first.
+    pub fn step_limit(&self, o: &Overrides) -> Limit {
+        Limit {
+            bytes: Some(o.bytes.unwrap_or(STEP_BYTES)),
+            duration_ns: Some(ns(self.step_s(o))),
+            ios: o.ios,
+        }
+    }
+
+    /// One step's workload over the state's region.
+    pub fn workload(&self, read_pct: u8, qd: u32, limit: Limit, shape: Shape) -> Workload {
+        Workload {
+            access: self.access,
+            block_bytes: self.block_bytes,
+            offset_bytes: 0,
+            span_bytes: self.prepared.span_bytes,
+            read_pct,
+            op: None,
+            data: self.data,
+            qd,
+            threads: 1,
+            limit,
+            seed: self.seed,
+            shape,
+        }
+    }
+
+    /// The region the steps address.
+    pub fn span_bytes(&self) -> u64 {
+        self.prepared.span_bytes
+    }
+
+    /// The test's report, "4 KiB random `what`, full drive, incompressible", a variant per
+    /// state, with what the user changed.
+    pub fn report(&self, id: TestId, what: &str, o: &Overrides) -> Report {
+        let access = match self.access {
+            Access::Sequential => "sequential",
+            _ => "random",
+        };
+        let mut report = Report::new(
+            id,
+            format!(
+                "{} {access} {what}, {} drive, {}",
+                format_size(self.block_bytes.into()),
+                self.state,
+                self.data.label()
+            ),
+        );
+        report.variant = Some(self.state.name().into());
+        self.defaults.note_overrides(&mut report.deviations, o);
+        report
+    }
+
+    /// Its steps along `axis`, after a burst when given, with `idle_ns` after each step.
+    pub fn stepped(
+        self,
+        axis: Axis,
+        burst: Option<Workload>,
+        steps: Vec<(f64, Workload)>,
+        idle_ns: u64,
+    ) -> Stepped {
+        Stepped {
+            axis,
+            state: self.state,
+            prepared: self.prepared,
+            burst,
+            steps,
+            idle_ns,
+        }
+    }
 }
 
 /// A stepped test after its drive was brought to `state`: the burst first, then each step,
 /// with `idle_ns` of idle after each step but the last.
 pub(crate) struct Stepped {
-    pub axis: Axis,
-    pub state: DriveState,
-    pub prepared: Prepared,
-    pub burst: Option<Workload>,
-    pub steps: Vec<(f64, Workload)>,
-    pub idle_ns: u64,
+    axis: Axis,
+    state: DriveState,
+    prepared: Prepared,
+    burst: Option<Workload>,
+    steps: Vec<(f64, Workload)>,
+    idle_ns: u64,
 }
 
 impl Stepped {

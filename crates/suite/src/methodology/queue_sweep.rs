@@ -8,25 +8,21 @@
 //! 128 MiB (sequential) at 20% busy, up to 1 GiB in all; the idle after each depth as long
 //! as the depth's own run.
 
-use engine::pattern::DataKind;
 use engine::shape::{DutyCycle, Shape};
 use engine::size::Span;
-use engine::units::format_size;
-use engine::workload::{Access, Limit, Workload};
+use engine::workload::{Access, Limit};
 use engine::Device;
 
 use super::{Defaults, Kind, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::drive_state::EMPTY_SPAN_BYTES;
-use crate::params::{ns, Overrides, DEFAULT_SEED};
-use crate::result::{Report, TestResult};
-use crate::steps::{Axis, Stepped};
+use crate::params::{ns, Overrides};
+use crate::result::TestResult;
+use crate::steps::{Axis, Ground};
 use crate::Result;
 
 /// The sustained phase's queue depths.
 pub const DEPTHS: [u32; 6] = [1, 2, 4, 8, 16, 32];
-/// Each depth's bound besides its minute.
-pub const STEP_BYTES: u64 = 32 << 30;
 /// The bursts' share of busy time, and their total.
 pub const BURST_BUSY_PCT: f64 = 20.0;
 pub const BURST_TOTAL_BYTES: u64 = 1 << 30;
@@ -89,74 +85,32 @@ fn run(
     ctx: &mut Context,
     o: &Overrides,
 ) -> Result<Vec<TestResult>> {
-    crate::steps::refuse_fixed(id, o)?;
-    let d = super::get(id)?.defaults.expect("a sweep has defaults");
-    let block = o.block_bytes.unwrap_or(d.block_bytes);
-    let data = o.data.unwrap_or(DataKind::Incompressible);
-    let seed = o.seed.unwrap_or(DEFAULT_SEED);
-    let step_s = o.duration_s.unwrap_or(d.duration_s);
-    let state = o.state.unwrap_or_default();
-    let prepared = state.prepare(ctx, dev, block, data, seed)?;
-    let workload = |qd: u32, limit: Limit, shape: Shape| Workload {
-        access,
-        block_bytes: block,
-        offset_bytes: 0,
-        span_bytes: prepared.span_bytes,
-        read_pct,
-        op: None,
-        data,
-        qd,
-        threads: 1,
-        limit,
-        seed,
-        shape,
-    };
+    let ground = Ground::prepare(id, access, ctx, dev, o)?;
+    let step_s = ground.step_s(o);
     let duty = DutyCycle {
         burst_bytes: if access == Access::Random { 32 << 20 } else { 128 << 20 },
         busy_pct: BURST_BUSY_PCT,
     };
     // Bounded by its bytes, or by the time a step takes for each busy second.
-    let burst = workload(
-        1,
-        Limit {
-            bytes: Some(BURST_TOTAL_BYTES.min(prepared.span_bytes)),
-            duration_ns: Some(ns(step_s * 100.0 / BURST_BUSY_PCT)),
-            ios: None,
-        },
-        Shape {
-            duty_cycle: Some(duty),
-            ..Shape::default()
-        },
-    );
-    let step_limit = Limit {
-        bytes: Some(o.bytes.unwrap_or(STEP_BYTES)),
-        duration_ns: Some(ns(step_s)),
-        ios: o.ios,
+    let burst_limit = Limit {
+        bytes: Some(BURST_TOTAL_BYTES.min(ground.span_bytes())),
+        duration_ns: Some(ns(step_s * 100.0 / BURST_BUSY_PCT)),
+        ios: None,
     };
+    let burst_shape = Shape {
+        duty_cycle: Some(duty),
+        ..Shape::default()
+    };
+    let burst = ground.workload(read_pct, 1, burst_limit, burst_shape);
     let steps = DEPTHS
         .iter()
-        .map(|&qd| (qd as f64, workload(qd, step_limit, Shape::default())))
+        .map(|&qd| {
+            let w = ground.workload(read_pct, qd, ground.step_limit(o), Shape::default());
+            (f64::from(qd), w)
+        })
         .collect();
     let direction = if read_pct == 100 { "read" } else { "write" };
-    let mut report = Report::new(
-        id,
-        format!(
-            "{} {} {direction}, {} drive, {}",
-            format_size(block.into()),
-            if access == Access::Random { "random" } else { "sequential" },
-            state,
-            data.label()
-        ),
-    );
-    report.variant = Some(state.name().into());
-    d.note_overrides(&mut report.deviations, o);
-    let stepped = Stepped {
-        axis: Axis::QueueDepth,
-        state,
-        prepared,
-        burst: Some(burst),
-        steps,
-        idle_ns: ns(step_s),
-    };
+    let report = ground.report(id, direction, o);
+    let stepped = ground.stepped(Axis::QueueDepth, Some(burst), steps, ns(step_s));
     Ok(vec![stepped.run(ctx, dev, report)?])
 }
