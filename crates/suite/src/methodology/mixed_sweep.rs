@@ -4,13 +4,12 @@
 //! every share; the curve shows where a drive's mix falls below both its pure speeds.
 
 use engine::shape::Shape;
-use engine::size::Span;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::queue_sweep::stepped_test;
+use super::{Test, TestId};
 use crate::context::Context;
-use crate::drive_state::EMPTY_SPAN_BYTES;
 use crate::params::Overrides;
 use crate::result::TestResult;
 use crate::steps::{Axis, Ground};
@@ -19,42 +18,14 @@ use crate::Result;
 /// Read shares, in the order run: reads first, as the reviews ran them.
 pub const READ_SHARES: [u8; 11] = [100, 90, 80, 70, 60, 50, 40, 30, 20, 10, 0];
 
-const fn test(
-    id: TestId,
-    qd: u32,
-    block_bytes: u32,
-    about: &'static str,
-    run: super::Run,
-) -> Test {
-    Test {
-        id,
-        kind: Kind::Steps,
-        about,
-        defaults: Some(Defaults {
-            qd,
-            block_bytes,
-            span: Span::Bytes(EMPTY_SPAN_BYTES),
-            duration_s: 60.0,
-        }),
-        writes: super::always,
-        takes_offset: false,
-        takes_threads: false,
-        takes_precondition: false,
-        takes_pts: false,
-        takes_state: true,
-        verifies: Verifies::Never,
-        run,
-    }
-}
-
-pub const RANDOM: Test = test(
+pub const RANDOM: Test = stepped_test(
     TestId::MixedRandom,
     4,
     4096,
     "4 KiB random at QD4, 100% to 0% reads in 10% steps, each up to 1 minute or 32 GiB (2018-2021 reviews; --state empty|full)",
     |dev, ctx, o| run(TestId::MixedRandom, Access::Random, dev, ctx, o),
 );
-pub const SEQUENTIAL: Test = test(
+pub const SEQUENTIAL: Test = stepped_test(
     TestId::MixedSeq,
     1,
     128 << 10,

@@ -27,24 +27,25 @@ pub const DEPTHS: [u32; 6] = [1, 2, 4, 8, 16, 32];
 pub const BURST_BUSY_PCT: f64 = 20.0;
 pub const BURST_TOTAL_BYTES: u64 = 1 << 30;
 
-const fn defaults(block_bytes: u32) -> Defaults {
-    Defaults {
-        qd: 0,
-        block_bytes,
-        span: Span::Bytes(EMPTY_SPAN_BYTES),
-        duration_s: 60.0,
-    }
-}
-
-const fn test(id: TestId, about: &'static str, run: super::Run) -> Test {
+/// A stepped test's record: `qd` (0: the steps set it) and `block_bytes` over the nearly
+/// empty drive's region, a minute a step; `--state` chooses the drive's state.
+pub(super) const fn stepped_test(
+    id: TestId,
+    qd: u32,
+    block_bytes: u32,
+    about: &'static str,
+    run: super::Run,
+) -> Test {
     Test {
         id,
         kind: Kind::Steps,
         about,
-        defaults: Some(defaults(match id {
-            TestId::SweepSeqRead | TestId::SweepSeqWrite => 128 << 10,
-            _ => 4096,
-        })),
+        defaults: Some(Defaults {
+            qd,
+            block_bytes,
+            span: Span::Bytes(EMPTY_SPAN_BYTES),
+            duration_s: 60.0,
+        }),
         writes: super::always,
         takes_offset: false,
         takes_threads: false,
@@ -54,6 +55,14 @@ const fn test(id: TestId, about: &'static str, run: super::Run) -> Test {
         verifies: Verifies::Never,
         run,
     }
+}
+
+const fn test(id: TestId, about: &'static str, run: super::Run) -> Test {
+    let block_bytes = match id {
+        TestId::SweepSeqRead | TestId::SweepSeqWrite => 128 << 10,
+        _ => 4096,
+    };
+    stepped_test(id, 0, block_bytes, about, run)
 }
 
 pub const RANDOM_READ: Test = test(
