@@ -112,6 +112,7 @@ fn the_pts_methodology_runs_every_pts_test() {
         "SNIA PTS (pts-dirth)",
         "threads by queue depth",
         "Demand intensity",
+        "demand variation, IOPS against queue depth",
         "response-time histograms",
         "SNIA PTS recovery (pts-hir)",
         "MB/s against time",

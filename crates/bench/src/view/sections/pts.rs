@@ -116,6 +116,9 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         .map(|&(d, _, a)| (d, a))
         .collect();
     let demand = (!sweeps.is_empty()).then(|| demand_intensity(&sweeps, warning.as_deref()));
+    let variation = sweeps
+        .iter()
+        .map(|(d, a)| demand_variation(d, &a.sequences[0], warning.as_deref()));
     let histograms = sweeps
         .iter()
         .map(|(d, a)| response_histograms(d, &a.sequences[0], warning.as_deref()));
@@ -137,6 +140,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         div.charts {
             @if let Some(c) = convergence { (c) }
             @if let Some(c) = demand { (c) }
+            @for v in variation { (v) }
             @for h in histograms { (h) }
             @for p in plots { (p) }
         }
@@ -250,7 +254,7 @@ fn distinct<T: PartialEq>(s: &Sequence, key: impl Fn(&suite::pts::Cell) -> T) ->
 
 /// The spec's demand-intensity plot: mean response time against IOPS, a point per load in
 /// order of outstanding IOs, a line per drive.
-fn demand_intensity(runs: &[(&Drive, &suite::pts::PtsAnalysis)], warning: Option<&str>) -> Markup {
+fn demand_intensity(runs: &[(&Drive, &PtsAnalysis)], warning: Option<&str>) -> Markup {
     let mut c = XYChart::new(
         "Demand intensity: mean response time against IOPS",
         Axis::linear("IOPS").format(NumberFormat::Si),
@@ -264,6 +268,29 @@ fn demand_intensity(runs: &[(&Drive, &suite::pts::PtsAnalysis)], warning: Option
         cells.sort_by_key(|c| c.stimulus.threads * c.stimulus.qd);
         let points = cells.iter().map(|c| (c.iops, c.latency.mean_us));
         c = c.series(Series::line(&d.label, points).color(d.color()));
+    }
+    figure(c.to_svg())
+}
+
+/// The spec's demand-variation plot: IOPS against the queue depth per thread, a line per
+/// thread count.
+fn demand_variation(d: &Drive, s: &Sequence, warning: Option<&str>) -> Markup {
+    let mut c = XYChart::new(
+        &format!("{}: demand variation, IOPS against queue depth", d.label),
+        Axis::log2("Queue depth per thread"),
+        Axis::linear("IOPS").format(NumberFormat::Si),
+    )
+    .size(560.0, 340.0)
+    .warning(warning);
+    let mut threads = distinct(s, |c| c.stimulus.threads);
+    threads.sort_unstable_by(|a, b| b.cmp(a));
+    for t in threads {
+        let mut points: Vec<(f64, f64)> = (s.cells.iter())
+            .filter(|c| c.stimulus.threads == t)
+            .map(|c| (f64::from(c.stimulus.qd), c.iops))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        c = c.series(Series::line(&format!("T{t}"), points));
     }
     figure(c.to_svg())
 }
