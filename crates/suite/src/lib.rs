@@ -5,6 +5,7 @@ mod analysis;
 pub mod context;
 pub mod fidelity;
 pub mod fill_curve;
+pub mod fresh_instances;
 pub mod latency_target;
 pub mod methodologies;
 pub mod parallel;
