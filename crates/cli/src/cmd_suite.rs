@@ -202,8 +202,8 @@ fn instances_at_once(a: &SuiteArgs, target: &str, plan: &Plan) -> anyhow::Result
 }
 
 /// Review one drive with its own device, Context and run id, or each step on a fresh instance
-/// of it, `at_once` at a time; the results directory gets its report. What it measured is kept, complete or not, and stored
-/// in the Bench after each step.
+/// of it, `at_once` at a time; the results directory gets its report. What it measured is
+/// kept, complete or not, and stored in the Bench after each step.
 fn review(
     common: &DriveArgs,
     drive: &Drive,
@@ -240,10 +240,9 @@ fn review(
             rec
         }
         Some(at_once) => {
-            // A bar each, every line named by its step.
             let multi = indicatif::MultiProgress::new();
             let in_context = |id: &str, body: &mut dyn FnMut(&mut Context)| {
-                let mut bar = Bar::for_drive(common.quiet, stop, id, &multi);
+                let mut bar = Bar::for_step(common.quiet, stop, id, &multi);
                 let mut observer = Storing {
                     bar: &mut bar,
                     store: &store,
