@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use clap::Args;
 
@@ -60,6 +60,11 @@ pub struct SuiteArgs {
     /// Carry on an interrupted suite in DIR from the first step not completed.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
+    /// Steps run at once (default: the CPUs) on a simulated drive, for a methodology whose steps
+    /// each start from a purged drive (pts-c, pts-e): each step runs on a fresh instance of the
+    /// drive. Elsewhere steps run one by one on the one drive.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 /// One drive's review: what, where, and whether it carries on an earlier one.
@@ -112,12 +117,23 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         false => (a.methodology, a.quick),
     };
     let plan = plan(&a, methodology, quick)?;
+    let at_once = instances_at_once(&a, &drive.target, &plan)?;
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = Bar::new(a.common.quiet, &stop);
     if !a.common.quiet {
-        eprintln!("reviewing {} into {}", drive.target, drive.dir.display());
+        let how = match at_once {
+            None => String::new(),
+            Some(n) => {
+                format!(" (each step on a fresh instance of the simulated drive, {n} at once)")
+            }
+        };
+        eprintln!(
+            "reviewing {} into {}{how}",
+            drive.target,
+            drive.dir.display()
+        );
     }
-    let mut done = review(&a.common, &drive, &plan, &stop, &mut bar)?;
+    let mut done = review(&a.common, &drive, &plan, at_once, &stop, &mut bar)?;
     let (dir, rec) = (&drive.dir, &done.rec);
     if !a.common.quiet {
         // In the suite's order.
@@ -165,42 +181,102 @@ fn plan(a: &SuiteArgs, methodology: Methodology, quick: bool) -> anyhow::Result<
     })
 }
 
-/// Review one drive with its own device, Context and run id; the results directory gets its
-/// report. What it measured is kept, complete or not, and stored in the Bench after each
-/// step.
+/// How the plan's steps run on `target`: on a fresh instance each, --jobs or the CPUs at once,
+/// where they can (a simulated drive, and steps that each start from a purged drive, with no
+/// meter reading one drive); else None, in sequence on the one drive. --jobs above 1 where
+/// they cannot is an error.
+fn instances_at_once(a: &SuiteArgs, target: &str, plan: &Plan) -> anyhow::Result<Option<usize>> {
+    let possible =
+        suite::fresh_instances::possible(target, plan)? && a.common.power_meter.is_none();
+    let jobs = a.jobs.map(usize::from);
+    Ok(match jobs {
+        Some(n) if n > 1 && !possible => anyhow::bail!(
+            "--jobs {n}: steps run at once only on a simulated drive (sim:...), for a \
+             methodology whose steps each start from a purged drive (pts-c, pts-e), without \
+             --power-meter; drop --jobs to run this suite's steps one by one"
+        ),
+        _ if !possible => None,
+        Some(n) => Some(n),
+        None => Some(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    })
+}
+
+/// Review one drive with its own device, Context and run id, or each step on a fresh instance
+/// of it, `at_once` at a time; the results directory gets its report. What it measured is
+/// kept, complete or not, and stored in the Bench after each step.
 fn review(
     common: &DriveArgs,
     drive: &Drive,
     plan: &Plan,
+    at_once: Option<usize>,
     stop: &Arc<AtomicBool>,
     bar: &mut Bar,
 ) -> anyhow::Result<Reviewed> {
-    let (mut dev, mut created) = common.open(&drive.target, true, drive.destroy_data.clone())?;
     let run_id = run_id(drive);
-    let mut store = common.store.live(&drive.dir, &run_id);
-    let mut observer = Storing {
-        bar: &mut *bar,
-        store: &mut store,
+    let store = Mutex::new(common.store.live(&drive.dir, &run_id));
+    let rec = match at_once {
+        None => {
+            let (mut dev, mut created) =
+                common.open(&drive.target, true, drive.destroy_data.clone())?;
+            let mut observer = Storing {
+                bar: &mut *bar,
+                store: &store,
+            };
+            let mut ctx = context(common, stop, &mut observer);
+            ctx.meter = common.start_meter(&drive.target)?;
+            let rec = runner::run(
+                dev.as_mut(),
+                &mut ctx,
+                &drive.target,
+                plan,
+                &drive.dir,
+                drive.resume,
+                &run_id,
+            );
+            drop(ctx);
+            bar.close();
+            let rec = rec?;
+            created.keep();
+            rec
+        }
+        Some(at_once) => {
+            let multi = indicatif::MultiProgress::new();
+            let in_context = |id: &str, body: &mut dyn FnMut(&mut Context)| {
+                let mut bar = Bar::for_step(common.quiet, stop, id, &multi);
+                let mut observer = Storing {
+                    bar: &mut bar,
+                    store: &store,
+                };
+                body(&mut context(common, stop, &mut observer));
+                bar.close();
+            };
+            suite::fresh_instances::run(
+                &drive.target,
+                &common.request(true, drive.destroy_data.clone()),
+                at_once,
+                &in_context,
+                plan,
+                &drive.dir,
+                drive.resume,
+                &run_id,
+            )?
+        }
     };
-    let mut ctx = Context::new(stop, &mut observer);
+    let report = output::write_report(&drive.dir).ok();
+    let store = store.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(Reviewed { rec, report, store })
+}
+
+/// A step's context: the suite's stop flag and settings, and its observer.
+fn context<'a>(
+    common: &DriveArgs,
+    stop: &'a AtomicBool,
+    observer: &'a mut dyn Observer,
+) -> Context<'a> {
+    let mut ctx = Context::new(stop, observer);
     ctx.purge = common.purge;
     ctx.precondition = common.precondition;
-    ctx.meter = common.start_meter(&drive.target)?;
-    let rec = runner::run(
-        dev.as_mut(),
-        &mut ctx,
-        &drive.target,
-        plan,
-        &drive.dir,
-        drive.resume,
-        &run_id,
-    );
-    drop(ctx);
-    bar.close();
-    let rec = rec?;
-    created.keep();
-    let report = output::write_report(&drive.dir).ok();
-    Ok(Reviewed { rec, report, store })
+    ctx
 }
 
 /// A new run gets a new identity; a resumed one keeps its own: suite.json's (there from the
@@ -227,10 +303,11 @@ fn run_id(drive: &Drive) -> String {
 
 /// A suite's observer: the progress display, and the run stored after each step. Storing
 /// there keeps it out of every measured phase, and the runner has recorded the step in
-/// suite.json by then, so an unfinished suite is stored incomplete.
+/// suite.json by then, so an unfinished suite is stored incomplete. Steps at once share the
+/// store.
 struct Storing<'a> {
     bar: &'a mut Bar,
-    store: &'a mut LiveStore,
+    store: &'a Mutex<LiveStore>,
 }
 
 impl Observer for Storing<'_> {
@@ -251,7 +328,8 @@ impl Observer for Storing<'_> {
     }
     fn step_done(&mut self, status: Status, results: &[TestResult]) {
         self.bar.step_done(status, results);
-        if let Some(note) = self.store.store() {
+        let mut store = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(note) = store.store() {
             self.bar.note(&note.to_string());
         }
     }
@@ -306,6 +384,11 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         "--power-meter (or SSDLAB_POWER_METER) measures one drive: review a metered drive on its \
          own (one --target)"
     );
+    anyhow::ensure!(
+        a.jobs.is_none(),
+        "--jobs runs one drive's steps at once: with several --target, each drive's steps run \
+         one by one on it, the drives side by side; drop --jobs"
+    );
     let drives = drives(&a)?;
     let plan = plan(&a, a.methodology, a.quick)?;
     let stop = crate::cmd_run::stop_flag()?;
@@ -324,7 +407,7 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     let outcomes: Vec<anyhow::Result<Reviewed>> = workers.run(
         |i| {
             let mut bar = Bar::for_drive(a.common.quiet, &stop, &drives[i].target, &multi);
-            review(&a.common, &drives[i], &plan, &stop, &mut bar)
+            review(&a.common, &drives[i], &plan, None, &stop, &mut bar)
         },
         |i, event| eprintln!("note: {}: {event}", drives[i].target),
     );

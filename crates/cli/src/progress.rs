@@ -27,9 +27,12 @@ pub struct Bar {
     suite: Option<SuiteProgress>,
     /// Outside a suite, the plain log's last phase group.
     logged_group: Option<String>,
-    /// With several drives at once: this one's name, and the display all their bars share.
+    /// With several drives (or steps) at once: this one's name, and the display all their
+    /// bars share.
     drive: Option<String>,
     multi: Option<MultiProgress>,
+    /// The suite's time left, which a step run beside others cannot tell.
+    suite_eta: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -97,6 +100,7 @@ impl Bar {
             logged_group: None,
             drive: None,
             multi: None,
+            suite_eta: true,
         }
     }
 
@@ -112,6 +116,14 @@ impl Bar {
         if bar.mode == Mode::Bars {
             bar.multi = Some(multi.clone());
         }
+        bar
+    }
+
+    /// The progress of step `id`, one of several run at once (each on an instance of its own),
+    /// its bars drawn in `multi`.
+    pub fn for_step(quiet: bool, stop: &Arc<AtomicBool>, id: &str, multi: &MultiProgress) -> Bar {
+        let mut bar = Bar::for_drive(quiet, stop, id, multi);
+        bar.suite_eta = false;
         bar
     }
 
@@ -273,7 +285,11 @@ impl Observer for Bar {
     }
 
     fn progress(&mut self, p: &Progress) {
-        let suite_eta = self.suite.as_ref().map(SuiteProgress::eta);
+        let suite_eta = self
+            .suite
+            .as_ref()
+            .filter(|_| self.suite_eta)
+            .map(SuiteProgress::eta);
         let Some(phase) = self.current.as_mut() else {
             return;
         };

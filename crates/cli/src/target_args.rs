@@ -189,15 +189,7 @@ impl DriveArgs {
         write: bool,
         destroy_data: Option<String>,
     ) -> anyhow::Result<(Box<dyn Device>, CreatedFile)> {
-        let request = OpenRequest {
-            write,
-            backend: self.backend,
-            destroy_data,
-            polling: Polling {
-                completions: self.poll,
-                submissions: self.sqpoll,
-            },
-        };
+        let request = self.request(write, destroy_data);
         let new_file = match suite::target::kind(spec) {
             Ok(engine::TargetKind::File) => engine::target::file::parse(spec)
                 .ok()
@@ -208,5 +200,18 @@ impl DriveArgs {
         // Every target error names the target: no context to repeat it.
         let dev = suite::target::open(spec, &request)?;
         Ok((dev, CreatedFile(new_file)))
+    }
+
+    /// How these flags open a target for a test that does or does not write.
+    pub fn request(&self, write: bool, destroy_data: Option<String>) -> OpenRequest {
+        OpenRequest {
+            write,
+            backend: self.backend,
+            destroy_data,
+            polling: Polling {
+                completions: self.poll,
+                submissions: self.sqpoll,
+            },
+        }
     }
 }

@@ -60,6 +60,13 @@ impl Methodology {
         *self == Methodology::default()
     }
 
+    /// Whether each of its steps starts from a purged drive, owing nothing to the steps before
+    /// it (the PTS purges before every test): then they may run at once, each on a fresh
+    /// instance of a simulated drive.
+    pub fn steps_each_purge(self) -> bool {
+        matches!(self, Methodology::PtsC | Methodology::PtsE)
+    }
+
     /// Its steps; `quick` scales the review's durations and regions for small or slow
     /// targets, the PTS's by [`PTS_QUICK_SCALE`] (the quick profile is short already).
     pub fn steps(self, quick: bool) -> Vec<Step> {

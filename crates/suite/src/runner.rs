@@ -11,10 +11,11 @@ use engine::system::SystemInfo;
 use engine::{Device, Identity};
 
 use crate::context::Context;
+use crate::fresh_instances::FreshInstances;
 use crate::methodologies::Methodology;
 use crate::methodology::TestId;
 use crate::params::Overrides;
-use crate::result::{utc_now, Tool};
+use crate::result::{utc_now, TestResult, Tool};
 use crate::results_dir::{write_atomic, write_result};
 use crate::SuiteError;
 
@@ -217,6 +218,10 @@ pub struct SuiteRecord {
     #[serde(default, skip_serializing_if = "Methodology::is_default")]
     pub methodology: Methodology,
     pub quick: bool,
+    /// Each step ran on a fresh instance of the simulated drive, some at once, not in sequence
+    /// on one drive; absent when they ran in sequence on one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fresh_instances: Option<FreshInstances>,
     pub complete: bool,
     pub steps: Vec<StepRecord>,
 }
@@ -231,7 +236,7 @@ pub fn read_suite(dir: &Path) -> Result<SuiteRecord, SuiteError> {
         .map_err(|e| SuiteError::Output(format!("{}: {e}", path.display())))
 }
 
-fn save(dir: &Path, rec: &mut SuiteRecord) -> Result<(), SuiteError> {
+pub(crate) fn save(dir: &Path, rec: &mut SuiteRecord) -> Result<(), SuiteError> {
     rec.updated_at = utc_now();
     rec.complete = rec
         .steps
@@ -254,74 +259,16 @@ pub fn run(
     resume: bool,
     run_id: &str,
 ) -> Result<SuiteRecord, SuiteError> {
-    let Plan {
-        methodology,
-        ref steps,
-        quick,
-    } = *plan;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| SuiteError::Output(format!("{}: {e}", dir.display())))?;
-    let previous = if resume { Some(read_suite(dir)?) } else { None };
-    if let Some(p) = &previous {
-        if p.target_spec != target_spec {
-            return Err(SuiteError::Parameter(format!(
-                "{} holds a suite of {}, not {target_spec}: resume with --target {}",
-                dir.display(),
-                p.target_spec,
-                p.target_spec
-            )));
-        }
-        if p.methodology != methodology {
-            return Err(SuiteError::Parameter(format!(
-                "{} holds a {} suite, not {}: resume with --methodology {}",
-                dir.display(),
-                p.methodology.name(),
-                methodology.name(),
-                p.methodology.name()
-            )));
-        }
-    }
-    let run_id = previous
-        .as_ref()
-        .and_then(|p| p.run_id.clone())
-        .unwrap_or_else(|| run_id.to_string());
-    let mut rec = SuiteRecord {
-        tool: Tool::default(),
-        run_id: Some(run_id.clone()),
-        started_at: previous
-            .as_ref()
-            .map_or_else(utc_now, |p| p.started_at.clone()),
-        updated_at: utc_now(),
-        target_spec: target_spec.into(),
-        target: dev.identity(),
-        system: SystemInfo::probe(),
-        methodology,
-        quick: previous.as_ref().map_or(quick, |p| p.quick),
-        complete: false,
-        steps: steps
-            .iter()
-            .map(|s| {
-                previous
-                    .as_ref()
-                    .and_then(|p| {
-                        p.steps
-                            .iter()
-                            .find(|r| r.id == s.id && r.status == Status::Complete)
-                    })
-                    .cloned()
-                    .unwrap_or(StepRecord {
-                        id: s.id.clone(),
-                        test: s.test,
-                        status: Status::Pending,
-                        results: Vec::new(),
-                        message: None,
-                        summaries: Vec::new(),
-                    })
-            })
-            .collect(),
+    let start = Start {
+        target_spec,
+        plan,
+        dir,
+        resume,
+        run_id,
     };
-    crate::results_dir::start_run(dir, &run_id)?;
-    save(dir, &mut rec)?;
+    let mut rec = start.record(dev.identity(), None)?;
+    let run_id = rec.run_id.clone().unwrap_or_default();
+    let steps = &plan.steps;
     for (i, step) in steps.iter().enumerate() {
         if rec.steps[i].status == Status::Complete {
             ctx.observer
@@ -332,71 +279,191 @@ pub fn run(
             break;
         }
         ctx.observer.step(i + 1, steps.len(), &step.id);
-        let record = &mut rec.steps[i];
-        let mut step_results = Vec::new();
-        match crate::methodology::run(step.test, dev, ctx, &step.overrides) {
-            Ok(mut results) => {
-                record.results.clear();
-                record.summaries.clear();
-                for r in &mut results {
-                    r.run_id = Some(run_id.clone());
-                    write_result(dir, r)?;
-                    record.results.push(r.file_stem());
-                    record.summaries.push(serde_json::json!({
-                        "file": format!("{}.json", r.file_stem()),
-                        "label": r.label,
-                        "complete": r.complete,
-                        "iops": r.summary.iops,
-                        "mbps": r.summary.mbps,
-                        "analysis": r.analysis,
-                    }));
-                }
-                let complete = !results.is_empty() && results.iter().all(|r| r.complete);
-                let failed = results.iter().find_map(|r| match &r.stopped {
-                    Some(engine::driver::Stopped::Failed(why)) => Some(why.clone()),
-                    _ => None,
-                });
-                record.status = if complete {
-                    Status::Complete
-                } else if failed.is_some() {
-                    Status::Failed
-                } else {
-                    Status::Incomplete
-                };
-                record.message = None;
-                step_results = results;
-                if let Some(why) = failed {
-                    // A target whose IOs fail would fail every later step too: stop here.
-                    let message = format!(
-                        "an IO failed: {why}; the suite stopped here (fix the target, then carry on with --resume)"
-                    );
-                    ctx.observer.note(&format!("{}: {message}", step.id));
-                    rec.steps[i].message = Some(message);
-                    save(dir, &mut rec)?;
-                    ctx.observer.step_done(rec.steps[i].status, &step_results);
-                    break;
-                }
-            }
-            Err(SuiteError::Unavailable(why)) => {
-                ctx.observer.note(&why);
-                record.status = Status::Unavailable;
-                record.message = Some(why);
-            }
-            Err(SuiteError::Interrupted) => {
-                record.status = Status::Incomplete;
-                record.message = Some("interrupted".into());
-            }
-            Err(e) => {
-                ctx.observer.note(&format!("{} failed: {e}", step.id));
-                record.status = Status::Failed;
-                record.message = Some(e.to_string());
-            }
-        }
+        let ran = run_step(step, dev, ctx, dir, &run_id, &mut rec.steps[i])?;
         save(dir, &mut rec)?;
-        ctx.observer.step_done(rec.steps[i].status, &step_results);
+        ctx.observer.step_done(rec.steps[i].status, &ran.results);
+        if ran.io_failed {
+            break;
+        }
     }
     save(dir, &mut rec)?;
     Ok(rec)
+}
+
+/// Where and what a suite runs, and whether it carries on an earlier one.
+pub(crate) struct Start<'a> {
+    pub target_spec: &'a str,
+    pub plan: &'a Plan,
+    pub dir: &'a Path,
+    pub resume: bool,
+    pub run_id: &'a str,
+}
+
+impl Start<'_> {
+    /// The suite's record as it begins, saved in `dir` (the earlier record's completed steps
+    /// kept when resuming); `fresh_instances` when its steps run each on its own instance.
+    pub fn record(
+        &self,
+        target: Identity,
+        fresh_instances: Option<FreshInstances>,
+    ) -> Result<SuiteRecord, SuiteError> {
+        let Start {
+            target_spec,
+            plan,
+            dir,
+            resume,
+            run_id,
+        } = *self;
+        let Plan {
+            methodology,
+            ref steps,
+            quick,
+        } = *plan;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| SuiteError::Output(format!("{}: {e}", dir.display())))?;
+        let previous = if resume { Some(read_suite(dir)?) } else { None };
+        if let Some(p) = &previous {
+            if p.target_spec != target_spec {
+                return Err(SuiteError::Parameter(format!(
+                    "{} holds a suite of {}, not {target_spec}: resume with --target {}",
+                    dir.display(),
+                    p.target_spec,
+                    p.target_spec
+                )));
+            }
+            if p.methodology != methodology {
+                return Err(SuiteError::Parameter(format!(
+                    "{} holds a {} suite, not {}: resume with --methodology {}",
+                    dir.display(),
+                    p.methodology.name(),
+                    methodology.name(),
+                    p.methodology.name()
+                )));
+            }
+        }
+        let run_id = previous
+            .as_ref()
+            .and_then(|p| p.run_id.clone())
+            .unwrap_or_else(|| run_id.to_string());
+        let mut rec = SuiteRecord {
+            tool: Tool::default(),
+            run_id: Some(run_id.clone()),
+            started_at: previous
+                .as_ref()
+                .map_or_else(utc_now, |p| p.started_at.clone()),
+            updated_at: utc_now(),
+            target_spec: target_spec.into(),
+            target,
+            system: SystemInfo::probe(),
+            methodology,
+            quick: previous.as_ref().map_or(quick, |p| p.quick),
+            // Steps kept from an earlier run on fresh instances ran so.
+            fresh_instances: fresh_instances.or(previous.as_ref().and_then(|p| p.fresh_instances)),
+            complete: false,
+            steps: steps
+                .iter()
+                .map(|s| {
+                    previous
+                        .as_ref()
+                        .and_then(|p| {
+                            p.steps
+                                .iter()
+                                .find(|r| r.id == s.id && r.status == Status::Complete)
+                        })
+                        .cloned()
+                        .unwrap_or(StepRecord {
+                            id: s.id.clone(),
+                            test: s.test,
+                            status: Status::Pending,
+                            results: Vec::new(),
+                            message: None,
+                            summaries: Vec::new(),
+                        })
+                })
+                .collect(),
+        };
+        crate::results_dir::start_run(dir, &run_id)?;
+        save(dir, &mut rec)?;
+        Ok(rec)
+    }
+}
+
+/// A step that ran: its results, and whether an IO failed (a target whose IOs fail would fail
+/// every later step too: none should run).
+pub(crate) struct Ran {
+    pub results: Vec<TestResult>,
+    pub io_failed: bool,
+}
+
+/// Run `step`, its results written into `dir` as run `run_id` and `record` updated.
+pub(crate) fn run_step(
+    step: &Step,
+    dev: &mut dyn Device,
+    ctx: &mut Context,
+    dir: &Path,
+    run_id: &str,
+    record: &mut StepRecord,
+) -> Result<Ran, SuiteError> {
+    let mut ran = Ran {
+        results: Vec::new(),
+        io_failed: false,
+    };
+    match crate::methodology::run(step.test, dev, ctx, &step.overrides) {
+        Ok(mut results) => {
+            record.results.clear();
+            record.summaries.clear();
+            for r in &mut results {
+                r.run_id = Some(run_id.to_string());
+                write_result(dir, r)?;
+                record.results.push(r.file_stem());
+                record.summaries.push(serde_json::json!({
+                    "file": format!("{}.json", r.file_stem()),
+                    "label": r.label,
+                    "complete": r.complete,
+                    "iops": r.summary.iops,
+                    "mbps": r.summary.mbps,
+                    "analysis": r.analysis,
+                }));
+            }
+            let complete = !results.is_empty() && results.iter().all(|r| r.complete);
+            let failed = results.iter().find_map(|r| match &r.stopped {
+                Some(engine::driver::Stopped::Failed(why)) => Some(why.clone()),
+                _ => None,
+            });
+            record.status = if complete {
+                Status::Complete
+            } else if failed.is_some() {
+                Status::Failed
+            } else {
+                Status::Incomplete
+            };
+            record.message = None;
+            if let Some(why) = failed {
+                let message = format!(
+                    "an IO failed: {why}; the suite stopped here (fix the target, then carry on with --resume)"
+                );
+                ctx.observer.note(&format!("{}: {message}", step.id));
+                record.message = Some(message);
+                ran.io_failed = true;
+            }
+            ran.results = results;
+        }
+        Err(SuiteError::Unavailable(why)) => {
+            ctx.observer.note(&why);
+            record.status = Status::Unavailable;
+            record.message = Some(why);
+        }
+        Err(SuiteError::Interrupted) => {
+            record.status = Status::Incomplete;
+            record.message = Some("interrupted".into());
+        }
+        Err(e) => {
+            ctx.observer.note(&format!("{} failed: {e}", step.id));
+            record.status = Status::Failed;
+            record.message = Some(e.to_string());
+        }
+    }
+    Ok(ran)
 }
 
 #[cfg(test)]

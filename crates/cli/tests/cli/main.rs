@@ -14,6 +14,7 @@ mod cli_experience;
 mod emulated_drives;
 mod errors;
 mod fio_crosscheck;
+mod fresh_instances;
 mod full_filesystem;
 mod interrupt;
 mod latency_percentiles;
