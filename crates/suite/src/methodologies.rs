@@ -127,21 +127,13 @@ fn review_2021(quick: bool) -> Vec<Step> {
     )];
     for state in [DriveState::Empty, DriveState::Full] {
         steps.extend(BY_STATE.map(|test| {
-            let quick = |o: Overrides| match (quick, test) {
-                (false, _) => o,
-                (true, TestId::StorageBench) => Overrides {
-                    trace_scale: Some(0.02),
-                    ..o
-                },
-                (true, _) => Overrides {
-                    duration_s: Some(5.0),
-                    ..o
-                },
-            };
-            let o = quick(Overrides {
+            let quick = quick.then_some(test);
+            let o = Overrides {
                 state: Some(state),
+                trace_scale: (quick == Some(TestId::StorageBench)).then_some(0.02),
+                duration_s: quick.filter(|&t| t != TestId::StorageBench).map(|_| 5.0),
                 ..Overrides::default()
-            });
+            };
             step(test, format!("{test}-{state}"), o)
         }));
     }

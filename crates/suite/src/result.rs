@@ -192,6 +192,15 @@ impl HostWrites {
     }
 }
 
+/// Append a run's seconds after those of the runs before it, on one clock.
+pub(crate) fn append_seconds(seconds: &mut Vec<SecondPoint>, run: Vec<SecondPoint>) {
+    let offset = seconds.last().map_or(0, |p| p.t + 1);
+    seconds.extend(run.into_iter().map(|p| SecondPoint {
+        t: p.t + offset,
+        ..p
+    }));
+}
+
 /// One point of a curve: x (e.g. transfer size in bytes) and what was measured there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {

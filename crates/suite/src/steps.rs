@@ -17,7 +17,7 @@ use crate::context::Context;
 use crate::drive_state::{DriveState, Prepared};
 use crate::methodology::{Defaults, TestId};
 use crate::params::{ns, Overrides, DEFAULT_SEED};
-use crate::result::{CurvePoint, Report, TestResult};
+use crate::result::{append_seconds, CurvePoint, Report, TestResult};
 use crate::{Result, SuiteError};
 
 /// What the steps are.
@@ -207,9 +207,8 @@ impl Ground {
         idle_ns: u64,
     ) -> Stepped {
         Stepped {
+            ground: self,
             axis,
-            state: self.state,
-            prepared: self.prepared,
             burst,
             steps,
             idle_ns,
@@ -217,12 +216,11 @@ impl Ground {
     }
 }
 
-/// A stepped test after its drive was brought to `state`: the burst first, then each step,
+/// A stepped test on its ground: the burst first, then each step,
 /// with `idle_ns` of idle after each step but the last.
 pub(crate) struct Stepped {
+    ground: Ground,
     axis: Axis,
-    state: DriveState,
-    prepared: Prepared,
     burst: Option<Workload>,
     steps: Vec<(f64, Workload)>,
     idle_ns: u64,
@@ -238,18 +236,16 @@ impl Stepped {
         mut report: Report,
     ) -> Result<TestResult> {
         let Stepped {
+            ground,
             axis,
-            state,
-            prepared,
             burst,
             steps,
             idle_ns,
         } = self;
+        let (state, span_bytes) = (ground.state, ground.span_bytes());
         let Prepared {
-            phases,
-            span_bytes,
-            adaptation,
-        } = prepared;
+            phases, adaptation, ..
+        } = ground.prepared;
         report.preconditioning = phases;
         if ctx.stopped() {
             return Err(SuiteError::Interrupted);
@@ -271,7 +267,7 @@ impl Stepped {
                 iops: s.ios as f64 / busy,
                 summary: s.clone(),
             });
-            append(&mut seconds, outcome.measurements.per_second);
+            append_seconds(&mut seconds, outcome.measurements.per_second);
         }
         let mut ran: Vec<(f64, Workload, Outcome)> = Vec::new();
         let count = steps.len();
@@ -279,7 +275,7 @@ impl Stepped {
             let label = format!("{}: {}", report.label, axis.step(x));
             let mut outcome = ctx.drive(dev, &w, &label, true)?;
             let stop = outcome.stopped.is_some();
-            append(
+            append_seconds(
                 &mut seconds,
                 std::mem::take(&mut outcome.measurements.per_second),
             );
@@ -329,15 +325,6 @@ impl Stepped {
         result.complete = result.complete && complete;
         Ok(result)
     }
-}
-
-/// Append a run's seconds after those of the runs before it.
-fn append(seconds: &mut Vec<SecondPoint>, run: Vec<SecondPoint>) {
-    let offset = seconds.last().map_or(0, |p| p.t + 1);
-    seconds.extend(run.into_iter().map(|p| SecondPoint {
-        t: p.t + offset,
-        ..p
-    }));
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use crate::methodology::steady_state::PTS;
 use crate::methodology::TestId;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::precondition;
-use crate::result::{Phase, Report, TestResult};
+use crate::result::{append_seconds, Phase, Report, TestResult};
 use crate::{Result, SuiteError};
 
 /// The spec's round: one minute per stimulus.
@@ -325,11 +325,7 @@ impl Frame {
         let mut sequences = Vec::new();
         let mut last = None;
         for ran in runs {
-            let offset = per_second.last().map_or(0, |p| p.t + 1);
-            per_second.extend(ran.per_second.into_iter().map(|p| SecondPoint {
-                t: p.t + offset,
-                ..p
-            }));
+            append_seconds(&mut per_second, ran.per_second);
             sequences.push(ran.sequence);
             last = Some(ran.last);
         }
