@@ -3,7 +3,7 @@
 
 use super::axis::{Axis, AxisMap};
 use super::format::NumberFormat;
-use super::legend::{draw_heading, heading_height, Legend, LegendItem, Swatch};
+use super::legend::{Heading, Legend, LegendItem, Swatch};
 use super::svg::{text_width, Anchor, Svg, TextStyle};
 use super::theme::*;
 
@@ -209,7 +209,9 @@ impl BarChart {
         } else {
             Vec::new()
         };
-        let head = heading_height(self.subtitle.as_deref(), self.warning.as_deref());
+        let (subtitle, warning) = (self.subtitle.as_deref(), self.warning.as_deref());
+        let heading = Heading::new(&self.title, subtitle, warning, w);
+        let head = heading.height();
         let legend = Legend::place(legend_items, PAD, w - PAD, head);
         let top = head
             + if legend.height > 0.0 {
@@ -274,13 +276,7 @@ impl BarChart {
         let zero = map.map_t(0f64.clamp(lo, hi));
 
         let mut svg = Svg::new(w, height, &self.title);
-        draw_heading(
-            &mut svg,
-            PAD,
-            &self.title,
-            self.subtitle.as_deref(),
-            self.warning.as_deref(),
-        );
+        heading.draw(&mut svg, PAD);
         legend.draw(&mut svg);
 
         // Highlight band behind the row, then gridlines.

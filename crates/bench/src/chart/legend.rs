@@ -86,43 +86,123 @@ impl Legend {
     }
 }
 
-/// Height taken by the title and optional subtitle, starting at the top of the image.
-pub(crate) fn heading_height(subtitle: Option<&str>, warning: Option<&str>) -> f64 {
-    let line = SUBTITLE_SIZE + 6.0;
-    PAD + TITLE_SIZE
-        + 4.0
-        + if subtitle.is_some() { line } else { 0.0 }
-        + if warning.is_some() { line } else { 0.0 }
-        + 8.0
+/// The title (bold), the subtitle (grey, under it) and a warning (red, under that: a deviation
+/// from the methodology a reader must see on the chart itself), each wrapped to the chart's
+/// width rather than cut off by its edge.
+pub(crate) struct Heading {
+    /// Each line: its text, size, colour and weight.
+    lines: Vec<(String, f64, &'static str, bool)>,
 }
 
-/// Draws the title (bold, left), the subtitle (grey, below it) and a warning (red, below
-/// that: a deviation from the methodology a reader must see on the chart itself) at x.
-pub(crate) fn draw_heading(
-    svg: &mut Svg,
-    x: f64,
-    title: &str,
-    subtitle: Option<&str>,
-    warning: Option<&str>,
-) {
-    let mut y = PAD + TITLE_SIZE;
-    let style = TextStyle {
-        size: TITLE_SIZE,
-        anchor: Anchor::Start,
-        bold: true,
-        fill: TEXT,
-    };
-    svg.text(x, y, style, title);
-    for (text, fill, bold) in [(subtitle, MUTED, false), (warning, WARNING, true)] {
-        if let Some(text) = text {
-            y += SUBTITLE_SIZE + 6.0;
+impl Heading {
+    pub fn new(title: &str, subtitle: Option<&str>, warning: Option<&str>, width: f64) -> Heading {
+        let room = width - 2.0 * PAD;
+        let mut lines = Vec::new();
+        let parts = [
+            (Some(title), TITLE_SIZE, TEXT, true),
+            (subtitle, SUBTITLE_SIZE, MUTED, false),
+            (warning, SUBTITLE_SIZE, WARNING, true),
+        ];
+        for (text, size, fill, bold) in parts {
+            for line in wrap(
+                text.unwrap_or_default(),
+                size * if bold { 1.06 } else { 1.0 },
+                room,
+            ) {
+                lines.push((line, size, fill, bold));
+            }
+        }
+        Heading { lines }
+    }
+
+    /// The height a one-line title takes: what a chart's own height leaves room for.
+    pub fn one_line_height() -> f64 {
+        PAD + TITLE_SIZE + 4.0 + 8.0
+    }
+
+    /// The height taken from the top of the image.
+    pub fn height(&self) -> f64 {
+        let gaps: f64 = self.lines.iter().skip(1).map(|l| Self::gap(l.1)).sum();
+        PAD + TITLE_SIZE + 4.0 + gaps + 8.0
+    }
+
+    fn gap(size: f64) -> f64 {
+        size + if size == TITLE_SIZE { 4.0 } else { 6.0 }
+    }
+
+    pub fn draw(&self, svg: &mut Svg, x: f64) {
+        let mut y = PAD + TITLE_SIZE;
+        for (i, (text, size, fill, bold)) in self.lines.iter().enumerate() {
+            if i > 0 {
+                y += Self::gap(*size);
+            }
             let style = TextStyle {
-                size: SUBTITLE_SIZE,
+                size: *size,
                 anchor: Anchor::Start,
-                bold,
+                bold: *bold,
                 fill,
             };
             svg.text(x, y, style, text);
         }
+    }
+}
+
+/// `text` in lines of at most `room` units at `size`, broken between words (a word longer
+/// than the room gets a line of its own); no lines for no text.
+fn wrap(text: &str, size: f64, room: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let longer = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if !line.is_empty() && text_width(&longer, size) > room {
+            lines.push(std::mem::replace(&mut line, word.to_string()));
+        } else {
+            line = longer;
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_wrap_between_words_within_the_room() {
+        let text = "deviates: --pts-scale 0.02: rounds of 1.2 s and 81.9 MiB of preconditioning \
+                    instead of the spec's 60 s and 2x the capacity";
+        let lines = wrap(text, 12.0, 300.0);
+        assert!(lines.len() > 1, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| text_width(l, 12.0) <= 300.0),
+            "{lines:?}"
+        );
+        assert_eq!(
+            lines.join(" "),
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        assert!(wrap("", 12.0, 300.0).is_empty());
+        assert_eq!(wrap("short", 12.0, 300.0), ["short"]);
+    }
+
+    #[test]
+    fn a_one_line_heading_is_as_high_as_before_and_each_wrapped_line_adds() {
+        let one = Heading::new("Title", None, None, 800.0);
+        assert_eq!(one.height(), Heading::one_line_height());
+        let warned = Heading::new("Title", None, Some("a deviation"), 800.0);
+        assert_eq!(
+            warned.height(),
+            Heading::one_line_height() + SUBTITLE_SIZE + 6.0
+        );
+        let long = "word ".repeat(200);
+        let wrapped = Heading::new("Title", None, Some(&long), 800.0);
+        assert!(wrapped.height() > warned.height() + 2.0 * (SUBTITLE_SIZE + 6.0));
     }
 }

@@ -4,6 +4,8 @@
 //!   size curves (MB/s against a log2 byte axis), MB/s against LBA position.
 //! - [`BarChart`]: horizontal bars, one row per drive or test, optionally grouped
 //!   (incompressible / compressible) with one row highlighted.
+//! - [`Bars3D`]: a value for each pair of two categories (the SNIA PTS IOPS table's block size
+//!   by read/write mix) as boxes in oblique projection.
 //!
 //! Output has no external fonts, stylesheets or scripts: every attribute is inline, and a
 //! `viewBox` lets the chart scale. The same input gives the same bytes. All text (titles,
@@ -30,6 +32,7 @@
 
 mod axis;
 mod bar;
+mod bars3d;
 mod format;
 mod legend;
 mod svg;
@@ -37,6 +40,7 @@ mod xy;
 
 pub use axis::{linear_ticks, log10_ticks, log2_ticks, nice_step, Axis, AxisMap, Scale, Tick};
 pub use bar::BarChart;
+pub use bars3d::Bars3D;
 pub use format::{format_grouped, format_plain, format_si, NumberFormat};
 pub use svg::text_width;
 pub use xy::{Layout, Rect, Series, Style, XYChart};

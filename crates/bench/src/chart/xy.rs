@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::axis::{Axis, AxisMap, Scale, Tick};
 use super::format::NumberFormat;
-use super::legend::{draw_heading, heading_height, Legend, LegendItem, Swatch};
+use super::legend::{Heading, Legend, LegendItem, Swatch};
 use super::svg::{num, text_width, Anchor, Svg, TextStyle};
 use super::theme::*;
 
@@ -195,6 +195,11 @@ impl XYChart {
         ext
     }
 
+    fn heading(&self) -> Heading {
+        let (subtitle, warning) = (self.subtitle.as_deref(), self.warning.as_deref());
+        Heading::new(&self.title, subtitle, warning, self.width)
+    }
+
     /// Computes the layout: margins from the tick labels, ticks, maps.
     pub fn layout(&self) -> Layout {
         let (w, h) = (self.width, self.height);
@@ -212,7 +217,8 @@ impl XYChart {
         } else {
             Vec::new()
         };
-        let head = heading_height(self.subtitle.as_deref(), self.warning.as_deref());
+        let heading = self.heading();
+        let head = heading.height();
         let legend = Legend::place(legend_items, PAD, w - PAD, head);
         let legend_h = if legend.height > 0.0 {
             legend.height + 6.0
@@ -221,7 +227,7 @@ impl XYChart {
         };
         // The legend (twenty drives make several rows) and the heading add to the height:
         // the plot keeps its size.
-        let h = h + legend_h + (head - heading_height(None, None));
+        let h = h + legend_h + (head - Heading::one_line_height());
         let top = head + legend_h;
         let bottom = h - (PAD + LABEL_SIZE + 8.0 + TICK_SIZE + TICK_GAP);
 
@@ -315,13 +321,7 @@ impl XYChart {
                 ("data-ykind", kind(&self.y)),
             ],
         );
-        draw_heading(
-            &mut svg,
-            PAD,
-            &self.title,
-            self.subtitle.as_deref(),
-            self.warning.as_deref(),
-        );
+        self.heading().draw(&mut svg, PAD);
         lay.legend.draw(&mut svg);
 
         // Gridlines: minor first so major ones sit on top.

@@ -120,3 +120,59 @@ fn the_pts_methodology_runs_every_pts_test() {
         assert!(report.contains(shown), "no {shown} in the report");
     }
 }
+
+/// `suite --pts-scale` scales every PTS step, said in each result and kept in suite.json for
+/// `--resume`; a methodology without PTS steps refuses it, naming the ones that have them.
+#[test]
+fn the_suite_takes_a_pts_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("suite");
+    let o = ssdlab()
+        .args(["suite", "--methodology", "pts-e", "--pts-scale", "0.02"])
+        .args(["--only", "pts-throughput", "--only", "pts-latency"])
+        .args(["--target", "sim:default,capacity=2GiB", "--no-store"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let results = suite::results_dir::read_results(&out).expect("results load");
+    assert_eq!(results.len(), 2);
+    for r in &results {
+        assert!(
+            r.deviations.iter().any(|d| d.contains("--pts-scale 0.02")),
+            "{}: {:?}",
+            r.test.name(),
+            r.deviations
+        );
+    }
+    let rec = suite::runner::read_suite(&out).unwrap();
+    assert_eq!(rec.pts_scale, Some(0.02));
+
+    let o = ssdlab()
+        .args(["suite", "--pts-scale", "0.1", "--no-store", "--out"])
+        .arg(dir.path().join("refused"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("the review-2013 methodology has none") && text(&o).contains("pts-e"),
+        "{}",
+        text(&o)
+    );
+    let o = ssdlab()
+        .args([
+            "suite",
+            "--methodology",
+            "pts-c",
+            "--pts-scale",
+            "2",
+            "--no-store",
+        ])
+        .arg("--out")
+        .arg(dir.path().join("too-big"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).contains("at most 1"), "{}", text(&o));
+}

@@ -247,6 +247,11 @@ fn the_fill_and_quick_sections_render_and_read_well() {
         );
         let js = format!("!!document.getElementById('{section}')");
         assert_eq!(browser.eval(&page, &js), true, "section {section}");
+        if section == "pts-iops" {
+            // The IOPS table's 3D plot: a box for each of 8 block sizes x 7 mixes.
+            let js = "document.querySelectorAll('#pts-iops g.box').length";
+            assert_eq!(browser.eval(&page, js), 56, "boxes of the 3D plot");
+        }
         if let Some([unit, axis]) = curve {
             let (point, tip) = hover_a_point(&mut browser, &page, &format!("#{section}"));
             assert!(

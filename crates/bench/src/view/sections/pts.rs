@@ -1,14 +1,14 @@
 //! A SNIA PTS test as the spec reports it: the header (variant, active range, load, write
 //! cache, preconditioning, where steady state was reached and the measurement window), the
 //! window's table of every stimulus, the tracking variable's convergence round by round, and
-//! for the IOPS test its 2D plot (IOPS against block size, a line per read/write mix), for
+//! for the IOPS test its 2D and 3D plots (IOPS by block size and read/write mix), for
 //! a demand-intensity sweep (DIRTH, the composite workload) response time against IOPS.
 
 use maud::{html, Markup};
-use suite::pts::{Figure, PtsAnalysis, Sequence};
+use suite::pts::{size_label, Figure, PtsAnalysis, Sequence};
 use suite::TestId;
 
-use crate::chart::{Axis, NumberFormat, Series, XYChart};
+use crate::chart::{palette, Axis, Bars3D, NumberFormat, Series, XYChart};
 use crate::view::review::Review;
 use crate::view::Drive;
 use crate::view::{caveat, figure};
@@ -128,7 +128,13 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
             let s = &a.sequences[0];
             a.sequences.len() == 1 && s.figure == Figure::Iops && !is_sweep(s)
         })
-        .map(|(d, _, a)| iops_plot(d, &a.sequences[0], warning.as_deref()));
+        .flat_map(|(d, _, a)| {
+            let s = &a.sequences[0];
+            [
+                iops_plot(d, s, warning.as_deref()),
+                iops_bars(d, s, warning.as_deref()),
+            ]
+        });
     Some(html! {
         (header)
         @for (d, e, a) in &runs {
@@ -318,26 +324,66 @@ fn response_histograms(d: &Drive, s: &Sequence, warning: Option<&str>) -> Markup
     figure(c.to_svg())
 }
 
+/// The read/write mixes of an IOPS table, in its order: each its series' colour in both plots.
+fn mixes(s: &Sequence) -> Vec<u8> {
+    let mut mixes: Vec<u8> = Vec::new();
+    for c in &s.cells {
+        if !mixes.contains(&c.stimulus.read_pct) {
+            mixes.push(c.stimulus.read_pct);
+        }
+    }
+    mixes
+}
+
 /// The spec's IOPS 2D plot: IOPS against block size, a line per read/write mix.
 fn iops_plot(d: &Drive, s: &Sequence, warning: Option<&str>) -> Markup {
     let mut c = XYChart::new(
         &format!("{}: IOPS by block size and R/W mix", d.label),
-        Axis::log2("Block size (KiB)"),
+        Axis::log2("Block size"),
         Axis::log10("IOPS").format(NumberFormat::Si),
     )
     .size(560.0, 340.0)
     .warning(warning);
-    let mut mixes: Vec<u8> = s.cells.iter().map(|c| c.stimulus.read_pct).collect();
-    mixes.dedup();
-    for m in mixes {
+    for m in mixes(s) {
         let mut points: Vec<(f64, f64)> = s
             .cells
             .iter()
             .filter(|c| c.stimulus.read_pct == m)
-            .map(|c| (c.stimulus.block_bytes as f64 / 1024.0, c.iops))
+            .map(|c| (c.stimulus.block_bytes as f64, c.iops))
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         c = c.series(Series::line(&format!("{m}/{}", 100 - m), points));
+    }
+    figure(c.to_svg())
+}
+
+/// The spec's IOPS 3D plot: a bar for each block size and read/write mix, the mixes going back
+/// from the table's last (all writes) at the front to its first (all reads, the tallest bars,
+/// which then hide nothing) behind, in the 2D plot's colours.
+fn iops_bars(d: &Drive, s: &Sequence, warning: Option<&str>) -> Markup {
+    let mut sizes: Vec<u32> = s.cells.iter().map(|c| c.stimulus.block_bytes).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let columns: Vec<String> = sizes.iter().map(|&b| size_label(b)).collect();
+    let mut c = Bars3D::new(
+        &format!("{}: IOPS by block size and R/W mix", d.label),
+        "Block size",
+        "R/W mix",
+        "IOPS",
+    )
+    .columns(&columns)
+    .warning(warning);
+    for (i, m) in mixes(s).into_iter().enumerate().rev() {
+        let values: Vec<f64> = sizes
+            .iter()
+            .map(|&b| {
+                s.cells
+                    .iter()
+                    .find(|c| c.stimulus.block_bytes == b && c.stimulus.read_pct == m)
+                    .map_or(f64::NAN, |c| c.iops)
+            })
+            .collect();
+        c = c.row(&format!("{m}/{}", 100 - m), palette(i), &values);
     }
     figure(c.to_svg())
 }

@@ -47,13 +47,15 @@ pub fn assert_reads_well(browser: &mut Browser, page: &Page, min_bars: u64) {
     }
 }
 
-/// Bars (`g.bar`) on the page, and those whose hover title does not carry the value the
-/// bar shows.
+/// Bars (`g.bar`, and a 3D chart's `g.box`) on the page, and those whose hover title does
+/// not carry the value the bar shows (a box: any value).
 pub fn bars_and_untitled(browser: &mut Browser, page: &Page) -> (u64, Vec<String>) {
     let js = r#"(() => {
-      const bars = [...document.querySelectorAll('g.bar')];
+      // A bar writes its value and says it on hover; a 3D chart's box only says it.
+      const bars = [...document.querySelectorAll('g.bar, g.box')];
       const bad = bars.filter(g => {
         const t = g.querySelector(':scope > title'), v = g.querySelector(':scope > text');
+        if (g.classList.contains('box')) return !t || !/[0-9]/.test(t.textContent);
         return !t || !v || !t.textContent.includes(v.textContent);
       }).map(g => g.outerHTML.slice(0, 120));
       return [bars.length, bad.slice(0, 5)];
