@@ -47,6 +47,10 @@ pub struct SuiteArgs {
     /// 2.0.2 for client or enterprise drives; with --quick at --pts-scale 0.05).
     #[arg(long, default_value = "review-2013", value_parser = Methodology::from_str)]
     pub methodology: Methodology,
+    /// pts-c, pts-e: shorten every PTS test's rounds and totals by this factor (above 0, at
+    /// most 1), a deviation each result states.
+    #[arg(long, value_name = "FACTOR", conflicts_with = "quick")]
+    pub pts_scale: Option<f64>,
     /// Results directory (default: results/suite-TIMESTAMP); with several targets, a
     /// directory in it for each.
     #[arg(long)]
@@ -109,14 +113,14 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             destroy_data,
         },
     };
-    let (methodology, quick) = match drive.resume {
+    let (methodology, quick, pts_scale) = match drive.resume {
         true => {
             let rec = runner::read_suite(&drive.dir)?;
-            (rec.methodology, rec.quick)
+            (rec.methodology, rec.quick, rec.pts_scale)
         }
-        false => (a.methodology, a.quick),
+        false => (a.methodology, a.quick, a.pts_scale),
     };
-    let plan = plan(&a, methodology, quick)?;
+    let plan = plan(&a, methodology, quick, pts_scale)?;
     let at_once = instances_at_once(&a, &drive.target, &plan)?;
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = Bar::new(a.common.quiet, &stop);
@@ -159,8 +163,13 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The plan, cut to `--only` and `--skip`: a name in neither is an error naming the steps.
-fn plan(a: &SuiteArgs, methodology: Methodology, quick: bool) -> anyhow::Result<Plan> {
-    let plan = Plan::of(methodology, quick);
+fn plan(
+    a: &SuiteArgs,
+    methodology: Methodology,
+    quick: bool,
+    pts_scale: Option<f64>,
+) -> anyhow::Result<Plan> {
+    let plan = Plan::of(methodology, quick).with_pts_scale(pts_scale)?;
     for name in a.only.iter().chain(&a.skip) {
         if !plan
             .steps
@@ -390,7 +399,7 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
          one by one on it, the drives side by side; drop --jobs"
     );
     let drives = drives(&a)?;
-    let plan = plan(&a, a.methodology, a.quick)?;
+    let plan = plan(&a, a.methodology, a.quick, a.pts_scale)?;
     let stop = crate::cmd_run::stop_flag()?;
     let multi = indicatif::MultiProgress::new();
     let workers = Workers::plan(drives.iter().map(|d| d.dir.clone()).collect());

@@ -35,6 +35,8 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// Durations and regions scaled down for small or slow targets.
     pub quick: bool,
+    /// The SNIA PTS steps' `--pts-scale`, when the operator chose one.
+    pub pts_scale: Option<f64>,
 }
 
 impl Plan {
@@ -44,7 +46,34 @@ impl Plan {
             methodology,
             steps: methodology.steps(quick),
             quick,
+            pts_scale: None,
         }
+    }
+
+    /// The plan with its SNIA PTS steps run at `scale` (`--pts-scale`); refused for a
+    /// methodology with no PTS step, or a scale the PTS tests would refuse.
+    pub fn with_pts_scale(mut self, scale: Option<f64>) -> Result<Plan, SuiteError> {
+        let Some(scale) = scale else {
+            return Ok(self);
+        };
+        let mut scaled = 0;
+        for step in &mut self.steps {
+            let test = crate::methodology::get(step.test)?;
+            if test.takes_pts {
+                step.overrides.pts_scale = Some(scale);
+                step.overrides.validate(test)?;
+                scaled += 1;
+            }
+        }
+        if scaled == 0 {
+            return Err(SuiteError::Parameter(format!(
+                "--pts-scale shortens the SNIA PTS tests: the {} methodology has none; drop \
+                 --pts-scale, or use --methodology pts-c or pts-e",
+                self.methodology.name()
+            )));
+        }
+        self.pts_scale = Some(scale);
+        Ok(self)
     }
 }
 
@@ -218,6 +247,9 @@ pub struct SuiteRecord {
     #[serde(default, skip_serializing_if = "Methodology::is_default")]
     pub methodology: Methodology,
     pub quick: bool,
+    /// The SNIA PTS steps' `--pts-scale`, when the operator chose one (`--resume` keeps it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pts_scale: Option<f64>,
     /// Each step ran on a fresh instance of the simulated drive, some at once, not in sequence
     /// on one drive; absent when they ran in sequence on one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -318,6 +350,7 @@ impl Start<'_> {
             methodology,
             ref steps,
             quick,
+            pts_scale,
         } = *plan;
         std::fs::create_dir_all(dir)
             .map_err(|e| SuiteError::Output(format!("{}: {e}", dir.display())))?;
@@ -357,6 +390,7 @@ impl Start<'_> {
             system: SystemInfo::probe(),
             methodology,
             quick: previous.as_ref().map_or(quick, |p| p.quick),
+            pts_scale: previous.as_ref().map_or(pts_scale, |p| p.pts_scale),
             // Steps kept from an earlier run on fresh instances ran so.
             fresh_instances: fresh_instances.or(previous.as_ref().and_then(|p| p.fresh_instances)),
             complete: false,
