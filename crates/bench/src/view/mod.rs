@@ -125,6 +125,31 @@ pub fn caveat(r: &TestResult) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// The [`caveat`] of a chart of several drives' results: a lone drive's or one all share, as
+/// it is; else the drive that has one named with it; else (each drive's would fill the chart)
+/// how many drives have one, each marked in the legend.
+pub fn caveat_of_all<'a>(
+    results: impl IntoIterator<Item = (&'a Drive, &'a TestResult)>,
+) -> Option<String> {
+    let all: Vec<(&Drive, Option<String>)> =
+        results.into_iter().map(|(d, r)| (d, caveat(r))).collect();
+    let flawed: Vec<&(&Drive, Option<String>)> = all.iter().filter(|(_, c)| c.is_some()).collect();
+    match flawed.as_slice() {
+        [] => None,
+        [(_, c)] if all.len() == 1 => c.clone(),
+        [(d, c), ..] if flawed.len() == 1 => Some(format!("{}: {}", d.label, c.as_deref()?)),
+        [(_, c), ..] if flawed.len() == all.len() && flawed.iter().all(|(_, o)| o == c) => {
+            Some(format!("every drive {}", c.as_deref()?))
+        }
+        _ => Some(format!(
+            "{} of {} drives were not measured as the methodology says, marked (deviates) or \
+             (incomplete): see their parameters",
+            flawed.len(),
+            all.len()
+        )),
+    }
+}
+
 /// The short mark of a result that is incomplete or deviates from the methodology.
 pub fn mark(r: &TestResult) -> Option<&'static str> {
     match (r.complete, r.deviations.is_empty()) {
@@ -177,4 +202,60 @@ pub fn page(title: &str, site: &str, nav: Option<Markup>, body: Markup) -> Strin
 /// An SVG chart from [`crate::chart`] in a figure.
 pub fn figure(svg: String) -> Markup {
     html! { figure { (PreEscaped(svg)) } }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::tests::result;
+
+    fn drive(label: &str, deviation: Option<&str>) -> (Drive, TestResult) {
+        let mut r = result("seq-read", None, label, "2026-01-01T00:00:00Z", 100.0);
+        r.deviations = deviation.map(|d| vec![d.to_string()]).unwrap_or_default();
+        let d = Drive {
+            label: label.into(),
+            index: 0,
+            facts: Facts::of(&r),
+            entries: Vec::new(),
+        };
+        (d, r)
+    }
+
+    fn of(drives: &[(Drive, TestResult)]) -> Option<String> {
+        caveat_of_all(drives.iter().map(|(d, r)| (d, r)))
+    }
+
+    /// Twenty drives' caveats on one chart would be a page of red text: one line says it.
+    #[test]
+    fn several_drives_caveats_are_said_in_one_line() {
+        let small = "region 32 MiB instead of 256 MiB";
+        assert_eq!(of(&[drive("A", None), drive("B", None)]), None);
+        assert_eq!(
+            of(&[drive("A", Some(small))]).as_deref(),
+            Some("deviates: region 32 MiB instead of 256 MiB")
+        );
+        assert_eq!(
+            of(&[drive("A", None), drive("B", Some(small))]).as_deref(),
+            Some("B: deviates: region 32 MiB instead of 256 MiB")
+        );
+        let same: Vec<_> = (0..20)
+            .map(|i| drive(&format!("D{i}"), Some(small)))
+            .collect();
+        assert_eq!(
+            of(&same).as_deref(),
+            Some("every drive deviates: region 32 MiB instead of 256 MiB")
+        );
+        let mixed = [
+            drive("A", Some(small)),
+            drive("B", Some("other")),
+            drive("C", None),
+        ];
+        assert_eq!(
+            of(&mixed).as_deref(),
+            Some(
+                "2 of 3 drives were not measured as the methodology says, marked (deviates) or \
+                 (incomplete): see their parameters"
+            )
+        );
+    }
 }

@@ -7,7 +7,7 @@ use suite::TestId;
 
 use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::Review;
-use crate::view::{caveat, figure};
+use crate::view::{caveat_of_all, figure};
 use crate::view::{fixed, marked, Cell, Table};
 
 use super::{drive_name, parameters_link, with_figures};
@@ -47,11 +47,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         Axis::linear("MB/s"),
     )
     .size(560.0, 340.0)
-    .warning(
-        runs.iter()
-            .find_map(|(_, e, _)| caveat(&e.result))
-            .as_deref(),
-    );
+    .warning(caveat_of_all(runs.iter().map(|&(d, e, _)| (d, &e.result))).as_deref());
     for (d, _, a) in &runs {
         let points = a.per_gb.iter().map(|p| (p.gb, p.mbps));
         chart = chart.series(Series::line(&d.label, points).color(d.color()));

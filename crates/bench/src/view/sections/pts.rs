@@ -11,7 +11,7 @@ use suite::TestId;
 use crate::chart::{palette, Axis, Bars3D, NumberFormat, Series, XYChart};
 use crate::view::review::Review;
 use crate::view::Drive;
-use crate::view::{caveat, figure};
+use crate::view::{caveat_of_all, figure};
 use crate::view::{fixed, grouped, marked, Cell, Table};
 
 use super::{drive_name, parameters_link, with_figures};
@@ -83,7 +83,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
             ]);
         }
     }
-    let warning = runs.iter().find_map(|(_, e, _)| caveat(&e.result));
+    let warning = caveat_of_all(runs.iter().map(|&(d, e, _)| (d, &e.result)));
     let convergence = runs.first().map(|(_, _, a)| {
         let s = &a.sequences[0];
         let mut c = XYChart::new(

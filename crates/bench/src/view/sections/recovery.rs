@@ -8,7 +8,7 @@ use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::view::review::Review;
-use crate::view::{caveat, figure};
+use crate::view::{caveat_of_all, figure};
 use crate::view::{fixed, grouped, marked, Cell, Table};
 
 use super::{drive_name, parameters_link, with_figures};
@@ -48,11 +48,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         Axis::linear(unit).format(NumberFormat::Si),
     )
     .size(720.0, 340.0)
-    .warning(
-        runs.iter()
-            .find_map(|(_, e, _)| caveat(&e.result))
-            .as_deref(),
-    );
+    .warning(caveat_of_all(runs.iter().map(|&(d, e, _)| (d, &e.result))).as_deref());
     for (d, _, a) in &runs {
         let points = a.segments.iter().flat_map(|s| &s.points);
         let points = points.map(|p| (p.t_s / 60.0, p.value(a.figure)));

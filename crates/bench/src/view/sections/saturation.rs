@@ -8,7 +8,7 @@ use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::view::review::Review;
-use crate::view::{caveat, figure};
+use crate::view::{caveat_of_all, figure};
 use crate::view::{fixed, grouped, marked, Cell, Table};
 
 use super::{drive_name, parameters_link, with_figures};
@@ -40,11 +40,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
     let chart = |title: &str, x: Axis, at: fn(&Round) -> f64| {
         let mut c = XYChart::new(title, x, Axis::linear("IOPS").format(NumberFormat::Si))
             .size(560.0, 340.0)
-            .warning(
-                runs.iter()
-                    .find_map(|(_, e, _)| caveat(&e.result))
-                    .as_deref(),
-            );
+            .warning(caveat_of_all(runs.iter().map(|&(d, e, _)| (d, &e.result))).as_deref());
         for (d, _, a) in &runs {
             let points = a.rounds.iter().map(|r| (at(r), r.iops));
             c = c.series(Series::line(&d.label, points).color(d.color()));

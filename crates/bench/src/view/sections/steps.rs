@@ -9,7 +9,7 @@ use suite::TestId;
 
 use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::Review;
-use crate::view::{caveat, figure};
+use crate::view::{caveat_of_all, figure};
 use crate::view::{fixed, marked, Cell, Table};
 
 use super::{drive_name, parameters_link, with_figures};
@@ -54,12 +54,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         };
         let mut chart = XYChart::new(&format!("MB/s, {state} drive"), x, Axis::linear("MB/s"))
             .size(460.0, 320.0)
-            .warning(
-                shown
-                    .iter()
-                    .find_map(|(_, e, _)| caveat(&e.result))
-                    .as_deref(),
-            );
+            .warning(caveat_of_all(shown.iter().map(|&&(d, e, _)| (d, &e.result))).as_deref());
         for (d, e, _) in &shown {
             let mut points: Vec<(f64, f64)> = e
                 .result

@@ -6,7 +6,7 @@ use suite::TestId;
 
 use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::Review;
-use crate::view::{caveat, figure, fixed, human_bytes, marked, Cell, Drive, Entry, Table};
+use crate::view::{caveat_of_all, figure, fixed, human_bytes, marked, Cell, Drive, Entry, Table};
 
 use super::{drive_name, parameters_link, sources};
 
@@ -46,10 +46,6 @@ pub fn section(rv: &Review) -> Option<Markup> {
         if let [(d, _)] = found.as_slice() {
             subtitle = format!("{}, {subtitle}", d.label);
         }
-        let caveats: Vec<String> = found
-            .iter()
-            .filter_map(|(d, e)| caveat(&e.result).map(|c| format!("{}: {c}", d.label)))
-            .collect();
         let mut c = XYChart::new(
             &format!("Sequential {dir}: MB/s against transfer size"),
             Axis::log2("Transfer size"),
@@ -57,7 +53,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
         )
         .size(560.0, 380.0)
         .subtitle(&subtitle)
-        .warning((!caveats.is_empty()).then(|| caveats.join("; ")).as_deref());
+        .warning(caveat_of_all(found.iter().map(|&(d, e)| (d, &e.result))).as_deref());
         for (d, e) in &found {
             c.push(
                 Series::line(

@@ -6,7 +6,7 @@ use suite::TestId;
 
 use crate::chart::{Axis, Series, XYChart};
 use crate::view::review::Review;
-use crate::view::{caveat, figure, fixed, Cell, Table};
+use crate::view::{caveat_of_all, figure, fixed, Cell, Table};
 
 use super::{drive_name, parameters_link, with_figures};
 
@@ -51,11 +51,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         Axis::log10("latency (us)"),
     )
     .size(460.0, 300.0)
-    .warning(
-        runs.iter()
-            .find_map(|(_, e, _)| caveat(&e.result))
-            .as_deref(),
-    );
+    .warning(caveat_of_all(runs.iter().map(|&(d, e, _)| (d, &e.result))).as_deref());
     for (d, _, a) in &runs {
         let points = a
             .wake_us

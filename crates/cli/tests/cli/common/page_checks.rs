@@ -88,7 +88,11 @@ pub fn hover_a_point(browser: &mut Browser, page: &Page, scope: &str) -> (Value,
           return +a[3] + (t - +a[1]) / (+a[2] - +a[1]) * (+a[4] - +a[3]);
         }};
       }};
-      const at = new DOMPoint(axis(svg.dataset.x)(p[0]), axis(svg.dataset.y)(p[1])).matrixTransform(svg.getScreenCTM());
+      const screen = () => new DOMPoint(axis(svg.dataset.x)(p[0]), axis(svg.dataset.y)(p[1])).matrixTransform(svg.getScreenCTM());
+      // A chart taller than the window (a wrapped heading, a long legend) may hold the point
+      // out of sight after centring the chart: bring the point itself to the middle.
+      window.scrollBy(0, screen().y - innerHeight / 2);
+      const at = screen();
       return {{x: at.x, y: at.y, point: p}};
     }})()"#,
         scope = json!(scope)
