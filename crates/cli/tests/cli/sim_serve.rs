@@ -2,12 +2,34 @@
 //! guest (see `test_support::guest`) booted on Debian's backports kernel, whose `ublk_drv`
 //! the host's kernel may lack.
 
+use std::time::Duration;
+
 use test_support::guest::{Guest, GuestKernel};
+
+use crate::common::{run, text};
+
+const SSDLAB: &str = env!("CARGO_BIN_EXE_ssdlab");
+
+/// A small drive (its spare area large enough for GC at this size): its data fits in the
+/// guest's memory.
+const DRIVE: &str = "sim:default,capacity=512MiB,op=50%";
 
 fn ublk_guest() -> Guest {
     Guest::new()
         .kernel(GuestKernel::Backports)
         .module("ublk_drv")
+}
+
+/// Start a served drive in the background; its log in `log`, its pid in `log.pid`; print
+/// its device once the device exists.
+fn serve_in_background(target: &str, log: &str) -> String {
+    format!(
+        "ssdlab sim serve {target} --ublk --queues 2 --depth 32 > {log} 2>&1 & echo $! > {log}.pid\n\
+         for i in $(seq 600); do grep -q '^/dev/ublkb' {log} && break; sleep 0.1; done\n\
+         dev=$(sed -n 's|^\\(/dev/ublkb[0-9]*\\):.*|\\1|p' {log})\n\
+         for i in $(seq 100); do [ -b \"$dev\" ] && break; sleep 0.1; done\n\
+         cat {log}; [ -b \"$dev\" ] && echo \"$dev\" > {log}.dev"
+    )
 }
 
 #[test]
@@ -20,4 +42,124 @@ fn the_backports_guest_has_ublk() {
     };
     let out = &guest.step("control").ok().output;
     assert!(out.contains("/dev/ublk-control"), "{out}");
+}
+
+#[test]
+fn what_cannot_be_served_is_refused_with_the_fix() {
+    let not_sim = run(&["sim", "serve", "default", "--ublk"]);
+    assert!(!not_sim.status.success());
+    assert!(
+        text(&not_sim).contains("give sim:PRESET"),
+        "{}",
+        text(&not_sim)
+    );
+    let own_data = run(&["sim", "serve", "sim:default,data=on", "--ublk"]);
+    assert!(!own_data.status.success());
+    assert!(
+        text(&own_data).contains("drop data="),
+        "{}",
+        text(&own_data)
+    );
+    // 256 GiB of data cannot be kept in memory here: a smaller capacity is named.
+    let too_big = run(&["sim", "serve", "sim:default,capacity=256GiB", "--ublk"]);
+    assert!(!too_big.status.success());
+    let msg = text(&too_big);
+    assert!(
+        msg.contains("keeps its data in memory")
+            && msg.contains("sim:default,capacity=256GiB,capacity="),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
+    let mount = "mkdir -p /mnt/d && mount -t ext4 $(cat /tmp/fs.log.dev) /mnt/d";
+    // Started by an earlier step, the server is not this shell's child: once it exits it is
+    // a zombie until init reaps it.
+    let stop = "pid=$(cat /tmp/fs.log.pid); kill -INT $pid\n\
+                alive() { [ -e /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status; }\n\
+                for i in $(seq 300); do alive $pid || break; sleep 0.1; done\n\
+                alive $pid && echo STILL RUNNING; cat /tmp/fs.log\n\
+                [ ! -e $(cat /tmp/fs.log.dev) ] && echo removed";
+    let kill_mid_write = format!(
+        "{}\ndev=$(cat /tmp/k.log.dev); name=${{dev#/dev/}}\n\
+         dd if=/dev/zero of=$dev bs=1M count=200 conv=fsync 2>/tmp/dd.err & dd=$!\n\
+         for i in $(seq 600); do [ $(awk '{{print $7}}' /sys/block/$name/stat) -gt 0 ] && break; sleep 0.1; done\n\
+         kill -9 $(cat /tmp/k.log.pid); wait $(cat /tmp/k.log.pid)\n\
+         wait $dd; echo \"dd exited $?\"\n\
+         for i in $(seq 300); do [ -e $dev ] || break; sleep 0.1; done\n\
+         [ ! -e $dev ] && echo removed; ps -o pid,stat,comm | grep -E ' (dd|ssdlab)$' || echo 'none left'",
+        serve_in_background(DRIVE, "/tmp/k.log")
+    );
+    let Some(guest) = ublk_guest()
+        .module("ext4")
+        .module("crc32c_generic")
+        .memory_mib(2048)
+        .timeout(Duration::from_secs(900))
+        .program(SSDLAB)
+        .tool("mkfs.ext4")
+        .tool("fsck.ext4")
+        .step(
+            "no-ublk",
+            "rmmod ublk_drv && ssdlab sim serve sim:default,capacity=512MiB,op=50% --ublk; \
+             echo \"status $?\"; insmod /lib/ssdlab-modules/ublk_drv.ko",
+        )
+        .step("serve", &serve_in_background(DRIVE, "/tmp/fs.log"))
+        .step("mkfs", "mkfs.ext4 -q -F $(cat /tmp/fs.log.dev)")
+        .step(
+            "write",
+            &format!(
+                "{mount} && for i in 1 2 3 4 5 6; do dd if=/dev/urandom of=/mnt/d/f$i bs=64k count=$((i * 16)) 2>/dev/null; done\n\
+                 cd /mnt/d && md5sum f* > /tmp/sums && rm f2 && fstrim -v /mnt/d; cd /; umount /mnt/d"
+            ),
+        )
+        .step(
+            "read-back",
+            &format!("{mount} && cd /mnt/d && grep -v ' f2$' /tmp/sums | md5sum -c; cd /; umount /mnt/d"),
+        )
+        .step("fsck", "fsck.ext4 -fn $(cat /tmp/fs.log.dev)")
+        .step("stop", stop)
+        .step("kill", &kill_mid_write)
+        .run()
+    else {
+        return;
+    };
+    let no_ublk = &guest.step("no-ublk").output;
+    assert!(
+        no_ublk.contains("ublk_drv is not loaded: modprobe ublk_drv")
+            && !no_ublk.contains("status 0"),
+        "{no_ublk}"
+    );
+    let serve = &guest.step("serve").ok().output;
+    assert!(
+        serve.contains("/dev/ublkb0: ssdlab simulated SSD"),
+        "{serve}"
+    );
+    guest.step("mkfs").ok();
+    let write = &guest.step("write").ok().output;
+    assert!(write.contains("trimmed"), "{write}");
+    let read_back = &guest.step("read-back").ok().output;
+    assert_eq!(read_back.matches(": OK").count(), 5, "{read_back}");
+    guest.step("fsck").ok();
+    let stop = &guest.step("stop").ok().output;
+    for expected in [
+        "IOs: ",
+        "discards",
+        "write amplification: ",
+        "pacing error",
+        "p99",
+        "removed",
+    ] {
+        assert!(stop.contains(expected), "no {expected} in:\n{stop}");
+    }
+    assert!(!stop.contains("STILL RUNNING"), "{stop}");
+    eprintln!("the served drive's summary:\n{stop}");
+    // Killed mid-write: the writer gets errors rather than hanging, and the kernel removes
+    // the block device.
+    let kill = &guest.step("kill").ok().output;
+    assert!(
+        kill.contains("removed") && kill.contains("none left"),
+        "{kill}"
+    );
+    assert!(!kill.contains("dd exited 0"), "{kill}");
 }
