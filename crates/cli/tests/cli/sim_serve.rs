@@ -32,6 +32,20 @@ fn serve_in_background(target: &str, log: &str) -> String {
     )
 }
 
+/// Stop the drive `serve_in_background` served (Ctrl-C), wait until its server has exited,
+/// print its log and whether its device is gone.
+fn stop_served(log: &str) -> String {
+    // Started by an earlier step, the server is not this shell's child: once it exits it is
+    // a zombie until init reaps it.
+    format!(
+        "pid=$(cat {log}.pid); kill -INT $pid\n\
+         alive() {{ [ -e /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status; }}\n\
+         for i in $(seq 300); do alive $pid || break; sleep 0.1; done\n\
+         alive $pid && echo STILL RUNNING\n\
+         [ ! -e $(cat {log}.dev) ] && echo removed; cat {log}"
+    )
+}
+
 #[test]
 fn the_backports_guest_has_ublk() {
     let Some(guest) = ublk_guest()
@@ -74,13 +88,7 @@ fn what_cannot_be_served_is_refused_with_the_fix() {
 #[test]
 fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
     let mount = "mkdir -p /mnt/d && mount -t ext4 $(cat /tmp/fs.log.dev) /mnt/d";
-    // Started by an earlier step, the server is not this shell's child: once it exits it is
-    // a zombie until init reaps it.
-    let stop = "pid=$(cat /tmp/fs.log.pid); kill -INT $pid\n\
-                alive() { [ -e /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status; }\n\
-                for i in $(seq 300); do alive $pid || break; sleep 0.1; done\n\
-                alive $pid && echo STILL RUNNING; cat /tmp/fs.log\n\
-                [ ! -e $(cat /tmp/fs.log.dev) ] && echo removed";
+    let stop = stop_served("/tmp/fs.log");
     let kill_mid_write = format!(
         "{}\ndev=$(cat /tmp/k.log.dev); name=${{dev#/dev/}}\n\
          dd if=/dev/zero of=$dev bs=1M count=200 conv=fsync 2>/tmp/dd.err & dd=$!\n\
@@ -118,7 +126,7 @@ fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
             &format!("{mount} && cd /mnt/d && grep -v ' f2$' /tmp/sums | md5sum -c; cd /; umount /mnt/d"),
         )
         .step("fsck", "fsck.ext4 -fn $(cat /tmp/fs.log.dev)")
-        .step("stop", stop)
+        .step("stop", &stop)
         .step("kill", &kill_mid_write)
         .run()
     else {
@@ -162,4 +170,152 @@ fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
         "{kill}"
     );
     assert!(!kill.contains("dd exited 0"), "{kill}");
+}
+
+/// `benches/serve-vs-run.sh`: fio against served drives (4 KiB random writes at QD32, then
+/// 128 KiB sequential writes over the whole drive with fio's bandwidth log) beside `ssdlab
+/// run` on the same presets, and the same fio jobs on a file in the guest's RAM (tmpfs): the
+/// ceiling QEMU's emulation (TCG) leaves. Prints a table; asserts only that everything ran.
+#[test]
+#[ignore]
+fn bench_serve_against_run() {
+    let secs: u32 = std::env::var("BENCH_SECONDS").map_or(10, |s| s.parse().unwrap());
+    let capacity = std::env::var("BENCH_CAPACITY").unwrap_or_else(|_| "4GiB".into());
+    let presets = ["840-evo-250", "dc-s3700-200"];
+    let random =
+        format!("--rw=randwrite --bs=4k --iodepth=32 --time_based --runtime={secs} --size=100%");
+    let sequential = "--rw=write --bs=128k --iodepth=32 --size=100% --write_bw_log=bw \
+                      --log_avg_msec=1000";
+    let fio = |file: &str, job: &str, out: &str| {
+        format!(
+            "fio --name=b --filename={file} --ioengine=io_uring --direct=1 {job} \
+             --output-format=json --output={out} >/dev/null && cat {out}"
+        )
+    };
+    let stop = |log: &str| format!("{} | tail -9", stop_served(log));
+    let mut guest = ublk_guest()
+        .program(SSDLAB)
+        .tool("fio")
+        .memory_mib(10240)
+        .timeout(Duration::from_secs(3600))
+        .step(
+            "ram-random",
+            &format!(
+                "truncate -s 1G /tmp/ram.img && {}",
+                fio("/tmp/ram.img", &random, "/tmp/ram-r.json")
+            ),
+        )
+        .step(
+            "ram-sequential",
+            &fio("/tmp/ram.img", sequential, "/tmp/ram-s.json"),
+        )
+        .step("ram-free", "rm -f /tmp/ram.img bw_bw.1.log");
+    for p in presets {
+        let target = format!("sim:{p},capacity={capacity}");
+        let run = |args: &str, out: &str| {
+            format!(
+                "ssdlab run custom --target {target} --read-pct 0 --qd 32 {args} --no-store -q \
+                 --json {out} --out /tmp/{out}.d >/dev/null && cat {out}"
+            )
+        };
+        guest = guest
+            .step(
+                &format!("{p}-serve-r"),
+                &format!(
+                    "cd /tmp && {}",
+                    serve_in_background(&target, &format!("/tmp/{p}-r.log"))
+                ),
+            )
+            .step(
+                &format!("{p}-fio-random"),
+                &format!(
+                    "fio_dev=$(cat /tmp/{p}-r.log.dev); {}",
+                    fio("$fio_dev", &random, "/tmp/f.json")
+                ),
+            )
+            .step(&format!("{p}-stop-r"), &stop(&format!("/tmp/{p}-r.log")))
+            .step(
+                &format!("{p}-serve-s"),
+                &serve_in_background(&target, &format!("/tmp/{p}-s.log")),
+            )
+            .step(
+                &format!("{p}-fio-sequential"),
+                &format!(
+                    "fio_dev=$(cat /tmp/{p}-s.log.dev); {}",
+                    fio("$fio_dev", sequential, "/tmp/f.json")
+                ),
+            )
+            .step(
+                &format!("{p}-bw-log"),
+                "cut -d, -f1,2 bw_bw.1.log | tr -d ' ' | tr '\\n' ' '; rm -f bw_bw.1.log",
+            )
+            .step(&format!("{p}-stop-s"), &stop(&format!("/tmp/{p}-s.log")))
+            .step(
+                &format!("{p}-run-random"),
+                &run(
+                    &format!("--access random --bs 4K --duration {secs}"),
+                    "r.json",
+                ),
+            )
+            .step(
+                &format!("{p}-run-sequential"),
+                &run(
+                    &format!("--access sequential --bs 128K --bytes {capacity}"),
+                    "s.json",
+                ),
+            );
+    }
+    let Some(guest) = guest.run() else {
+        return;
+    };
+    for s in &guest.steps {
+        eprintln!(
+            "== {} (status {})\n{}",
+            s.name,
+            s.status,
+            s.output.trim_end()
+        );
+    }
+    let json = |step: &str| -> serde_json::Value {
+        let out = &guest.step(step).ok().output;
+        serde_json::from_str(&out[out.find('{').unwrap_or(0)..])
+            .unwrap_or_else(|e| panic!("{step}: {e}:\n{out}"))
+    };
+    let fio_write = |step: &str| {
+        let w = &json(step)["jobs"][0]["write"];
+        (
+            w["iops"].as_f64().unwrap(),
+            w["bw"].as_f64().unwrap() * 1024.0 / 1e6,
+        )
+    };
+    let run_write = |step: &str| {
+        let s = &json(step)["summary"]["write"];
+        (s["iops"].as_f64().unwrap(), s["mbps"].as_f64().unwrap())
+    };
+    let (ram_iops, _) = fio_write("ram-random");
+    let (_, ram_mbps) = fio_write("ram-sequential");
+    println!("in the guest (QEMU TCG), {secs} s of 4 KiB random writes at QD32, then 128 KiB sequential writes over {capacity}");
+    println!("fio on a tmpfs file (TCG's ceiling): {ram_iops:.0} IOPS, {ram_mbps:.1} MB/s");
+    println!("preset           fio IOPS  run IOPS  ratio   fio MB/s  run MB/s  ratio");
+    for p in presets {
+        let (fio_iops, _) = fio_write(&format!("{p}-fio-random"));
+        let (_, fio_mbps) = fio_write(&format!("{p}-fio-sequential"));
+        let (run_iops, _) = run_write(&format!("{p}-run-random"));
+        let (_, run_mbps) = run_write(&format!("{p}-run-sequential"));
+        println!(
+            "{p:15} {fio_iops:9.0} {run_iops:9.0} {:6.2} {fio_mbps:10.1} {run_mbps:9.1} {:6.2}",
+            fio_iops / run_iops,
+            fio_mbps / run_mbps
+        );
+        for step in ["stop-r", "stop-s"] {
+            println!(
+                "{p} {step}:\n{}",
+                guest.step(&format!("{p}-{step}")).ok().output
+            );
+        }
+        println!(
+            "{p} sequential bandwidth log (ms,KiB/s): {}",
+            guest.step(&format!("{p}-bw-log")).ok().output
+        );
+    }
 }
