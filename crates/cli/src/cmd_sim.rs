@@ -1,4 +1,4 @@
-//! `ssdlab sim list|show|validate`: the simulated SSD's presets, each parameter's source, and
+//! `ssdlab sim list|show|validate` (and `serve`, in its own file): the simulated SSD's presets, each parameter's source, and
 //! the fidelity scorecard (the claims of the review articles each preset meets or misses).
 
 use std::collections::BTreeSet;
@@ -41,6 +41,10 @@ pub enum SimCmd {
         #[arg(long)]
         record: bool,
     },
+    /// Serve a simulated drive as a Linux block device (/dev/ublkbN, through ublk_drv) in
+    /// real time: each IO completes when the simulated drive would complete it. Ctrl-C
+    /// stops it and prints IOs, bytes, write amplification and how closely it kept pace.
+    Serve(crate::cmd_sim_serve::ServeArgs),
 }
 
 pub fn run(cmd: SimCmd) -> anyhow::Result<()> {
@@ -73,6 +77,7 @@ pub fn run(cmd: SimCmd) -> anyhow::Result<()> {
             json,
             record,
         } => validate(presets, fast, jobs, markdown, json, record)?,
+        SimCmd::Serve(args) => crate::cmd_sim_serve::run(args)?,
     }
     Ok(())
 }

@@ -143,9 +143,85 @@ impl SimSsd {
         self.energy_tally().energy(&self.cfg.energy)
     }
 
-    fn complete_at(&mut self, time: u64, slot: u32, result: i64) {
+    fn complete_at(&mut self, time: u64, slot: u32, result: i64) -> Completion {
         self.seq += 1;
         self.inflight.push(Reverse((time, self.seq, slot, result)));
+        Completion {
+            slot,
+            complete_ns: time,
+            result,
+        }
+    }
+
+    /// Queue an IO as [`Device::submit`] does and tell when it completes on the drive's
+    /// clock (what [`Device::reap`] will return for it): a drive served in real time
+    /// (`ssdlab sim serve`) holds the host's request until then.
+    pub fn submit_timed(&mut self, io: Io) -> Result<Completion, DeviceError> {
+        if io.slot >= self.slots {
+            return Err(DeviceError::Invalid(format!(
+                "slot {} but only {} prepared",
+                io.slot, self.slots
+            )));
+        }
+        let now = self.now;
+        let (offset, len) = (io.offset, io.len as u64);
+        if io.op != Op::Flush {
+            let bad = len == 0
+                || offset % 512 != 0
+                || len % 512 != 0
+                || offset
+                    .checked_add(len)
+                    .is_none_or(|e| e > self.cfg.capacity_bytes);
+            if bad {
+                self.ftl.count_failed_io();
+                return Ok(self.complete_at(now, io.slot, -(libc::EINVAL as i64)));
+            }
+            if self.data != DataMode::Off && io.op != Op::Discard && len as usize > self.max_len {
+                return Err(DeviceError::Invalid(format!(
+                    "IO of {len} bytes exceeds the {} byte buffers prepared",
+                    self.max_len
+                )));
+            }
+        }
+        // A command that finds the drive in slumber waits for it to wake.
+        let now = self.power.arrive(&self.cfg.energy, now);
+        let (done, result) = match io.op {
+            Op::Read => {
+                if self.data != DataMode::Off {
+                    self.fill_read(io.slot, offset, len);
+                }
+                (self.ftl.read(now, offset, len), len as i64)
+            }
+            Op::Write if self.store.is_some() => {
+                self.keep_write(io.slot, offset, len);
+                match self.ftl.write(now, offset, len) {
+                    Some(t) => (t, len as i64),
+                    None => {
+                        self.ftl.count_failed_io();
+                        (now, -(libc::ENOSPC as i64))
+                    }
+                }
+            }
+            Op::Write => match self.ftl.write(now, offset, len) {
+                Some(t) => (t, len as i64),
+                None => {
+                    self.ftl.count_failed_io();
+                    (now, -(libc::ENOSPC as i64))
+                }
+            },
+            Op::Discard => {
+                let done = self.ftl.discard(now, offset, len);
+                if let Some(store) = self.store.as_deref_mut() {
+                    store.drop_unmapped(&self.ftl, offset, len);
+                }
+                (done, 0)
+            }
+            Op::Flush => (self.ftl.flush(now), 0),
+        };
+        let done = done.max(now);
+        self.power
+            .work(self.now, self.ftl.timeline().work_end().max(done));
+        Ok(self.complete_at(done, io.slot, result))
     }
 
     fn fill_read(&mut self, slot: u32, offset: u64, len: u64) {
@@ -383,73 +459,7 @@ impl Device for SimSsd {
     }
 
     fn submit(&mut self, io: Io) -> Result<(), DeviceError> {
-        if io.slot >= self.slots {
-            return Err(DeviceError::Invalid(format!(
-                "slot {} but only {} prepared",
-                io.slot, self.slots
-            )));
-        }
-        let now = self.now;
-        let (offset, len) = (io.offset, io.len as u64);
-        if io.op != Op::Flush {
-            let bad = len == 0
-                || offset % 512 != 0
-                || len % 512 != 0
-                || offset
-                    .checked_add(len)
-                    .is_none_or(|e| e > self.cfg.capacity_bytes);
-            if bad {
-                self.ftl.count_failed_io();
-                self.complete_at(now, io.slot, -(libc::EINVAL as i64));
-                return Ok(());
-            }
-            if self.data != DataMode::Off && io.op != Op::Discard && len as usize > self.max_len {
-                return Err(DeviceError::Invalid(format!(
-                    "IO of {len} bytes exceeds the {} byte buffers prepared",
-                    self.max_len
-                )));
-            }
-        }
-        // A command that finds the drive in slumber waits for it to wake.
-        let now = self.power.arrive(&self.cfg.energy, now);
-        let (done, result) = match io.op {
-            Op::Read => {
-                if self.data != DataMode::Off {
-                    self.fill_read(io.slot, offset, len);
-                }
-                (self.ftl.read(now, offset, len), len as i64)
-            }
-            Op::Write if self.store.is_some() => {
-                self.keep_write(io.slot, offset, len);
-                match self.ftl.write(now, offset, len) {
-                    Some(t) => (t, len as i64),
-                    None => {
-                        self.ftl.count_failed_io();
-                        (now, -(libc::ENOSPC as i64))
-                    }
-                }
-            }
-            Op::Write => match self.ftl.write(now, offset, len) {
-                Some(t) => (t, len as i64),
-                None => {
-                    self.ftl.count_failed_io();
-                    (now, -(libc::ENOSPC as i64))
-                }
-            },
-            Op::Discard => {
-                let done = self.ftl.discard(now, offset, len);
-                if let Some(store) = self.store.as_deref_mut() {
-                    store.drop_unmapped(&self.ftl, offset, len);
-                }
-                (done, 0)
-            }
-            Op::Flush => (self.ftl.flush(now), 0),
-        };
-        let done = done.max(now);
-        self.power
-            .work(self.now, self.ftl.timeline().work_end().max(done));
-        self.complete_at(done, io.slot, result);
-        Ok(())
+        self.submit_timed(io).map(|_| ())
     }
 
     fn reap(

@@ -28,6 +28,7 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("blktrace", "blktrace"),
     ("blkparse", "blktrace"),
     ("mkfs.ext4", "e2fsprogs"),
+    ("fsck.ext4", "e2fsprogs"),
     ("losetup", "util-linux"),
     ("mount", "mount"),
     ("umount", "mount"),
@@ -39,6 +40,7 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("busybox", "busybox-static"),
     ("strip", "binutils"),
     ("nvme", "nvme-cli"),
+    ("xz", "xz-utils"),
 ];
 
 /// The file skips are recorded in, under the target directory.

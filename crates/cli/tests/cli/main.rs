@@ -28,6 +28,7 @@ mod report_browser;
 mod review_2021;
 mod safety;
 mod several_drives;
+mod sim_serve;
 mod store_live;
 mod suite_resume;
 mod threads;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::kernel::Kernel;
+use super::kernel::{module_bytes, module_name, Kernel};
 use super::{Disk, Guest, Scratch};
 
 /// The modules the emulated drives need; their dependencies are added in load order.
@@ -21,12 +21,21 @@ impl Guest {
     ) -> std::io::Result<()> {
         let mut cpio = Cpio::default();
         cpio.file("bin/busybox", &std::fs::read(busybox)?, 0o755);
-        let modules = kernel.modules_in_load_order(MODULES)?;
-        for m in &modules {
-            let name = m.file_name().unwrap().to_string_lossy();
+        let wanted: Vec<&str> = MODULES
+            .iter()
+            .copied()
+            .chain(self.modules.iter().map(String::as_str))
+            .collect();
+        let modules = kernel.modules_in_load_order(&wanted)?;
+        // Stored decompressed, as `NAME.ko`: the kernel is handed the file as it is.
+        let load: Vec<String> = modules
+            .iter()
+            .map(|m| format!("{}.ko", module_name(m)))
+            .collect();
+        for (m, file) in modules.iter().zip(&load) {
             cpio.file(
-                &format!("lib/ssdlab-modules/{name}"),
-                &std::fs::read(m)?,
+                &format!("lib/ssdlab-modules/{file}"),
+                &module_bytes(m)?,
                 0o644,
             );
         }
@@ -45,10 +54,6 @@ impl Guest {
             let file = format!("steps/{i:03}-{name}.sh");
             cpio.file(&file, command.as_bytes(), 0o755);
         }
-        let load: Vec<String> = modules
-            .iter()
-            .map(|m| m.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
         let expected: Vec<String> = self.expected_devices();
         cpio.file("init", init_script(&load, &expected).as_bytes(), 0o755);
         std::fs::write(out, cpio.finish())

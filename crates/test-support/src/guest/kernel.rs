@@ -10,6 +10,18 @@ use crate::skip_file;
 /// The Debian package that names the current kernel.
 const KERNEL_META_PACKAGE: &str = "linux-image-amd64";
 
+/// Which of Debian's kernels the guest boots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GuestKernel {
+    /// The host release's own kernel, from the host's package lists.
+    #[default]
+    Release,
+    /// The host release's backports kernel (`CODENAME-backports`), fetched with package
+    /// lists of its own so the host's apt is never touched: bookworm's 6.1 is built without
+    /// ublk (`CONFIG_BLK_DEV_UBLK`), its 6.12 backport has `ublk_drv` as a module.
+    Backports,
+}
+
 /// Debian's kernel, unpacked under the target directory.
 pub(super) struct Kernel {
     pub(super) vmlinuz: PathBuf,
@@ -20,22 +32,30 @@ static FETCH: Mutex<()> = Mutex::new(());
 
 impl Kernel {
     /// The kernel `linux-image-amd64` depends on, downloaded and unpacked once per target
-    /// directory (a few seconds; the package is ~70 MB).
-    pub(super) fn fetch() -> Result<Kernel, String> {
+    /// directory (a few seconds; the package is ~70-110 MB).
+    pub(super) fn fetch(which: GuestKernel) -> Result<Kernel, String> {
         let _guard = FETCH.lock().unwrap_or_else(|e| e.into_inner());
         let cache = skip_file()
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default()
-            .join("guest-kernel");
+            .join(match which {
+                GuestKernel::Release => "guest-kernel",
+                GuestKernel::Backports => "guest-kernel-backports",
+            });
         if let Some(k) = Kernel::find(&cache) {
             return Ok(k);
         }
-        let package = current_kernel_package()?;
         let staging = cache.join(format!("staging-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
         std::fs::create_dir_all(&staging).map_err(|e| e.to_string())?;
-        let download = Command::new("apt-get")
+        let apt = match which {
+            GuestKernel::Release => Apt::host(),
+            GuestKernel::Backports => Apt::backports(&staging.join("apt"))?,
+        };
+        let package = apt.current_kernel_package()?;
+        let download = apt
+            .command("apt-get")
             .args(["download", &package])
             .current_dir(&staging)
             .output()
@@ -118,7 +138,7 @@ impl Kernel {
             if order.contains(&path) {
                 return Ok(());
             }
-            let info = std::fs::read(&path)?;
+            let info = module_bytes(&path)?;
             for dep in modinfo(&info, "depends")
                 .split(',')
                 .chain(softdeps_before(&modinfo(&info, "softdep")))
@@ -139,18 +159,90 @@ impl Kernel {
     }
 }
 
-/// `linux-image-6.1.0-NN-amd64`: what the meta package depends on.
-fn current_kernel_package() -> Result<String, String> {
-    let out = Command::new("apt-cache")
-        .args(["depends", KERNEL_META_PACKAGE])
-        .output()
-        .map_err(|e| format!("apt-cache: {e}"))?;
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("Depends: "))
-        .find(|p| p.starts_with("linux-image-"))
-        .map(str::to_string)
-        .ok_or_else(|| format!("apt-cache knows no {KERNEL_META_PACKAGE}"))
+/// How apt is run: with the host's package lists, or with lists of its own.
+struct Apt {
+    options: Vec<String>,
+}
+
+impl Apt {
+    fn host() -> Apt {
+        Apt {
+            options: Vec::new(),
+        }
+    }
+
+    /// apt with one source, the host release's backports, and its lists, cache and (empty)
+    /// package status under `dir`: no root needed, nothing of the host's changed.
+    fn backports(dir: &Path) -> Result<Apt, String> {
+        let codename = std::fs::read_to_string("/etc/os-release")
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("VERSION_CODENAME="))
+                    .map(|c| c.trim_matches('"').to_string())
+            })
+            .filter(|c| !c.is_empty())
+            .ok_or("/etc/os-release names no Debian release (VERSION_CODENAME)")?;
+        for sub in ["lists/partial", "cache/archives/partial"] {
+            std::fs::create_dir_all(dir.join(sub)).map_err(|e| e.to_string())?;
+        }
+        let sources = dir.join("sources.list");
+        std::fs::write(
+            &sources,
+            format!(
+                "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] \
+                 http://deb.debian.org/debian {codename}-backports main\n"
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        let d = dir.display();
+        let apt = Apt {
+            options: [
+                format!("Dir::Etc::SourceList={}", sources.display()),
+                "Dir::Etc::SourceParts=/nonexistent".into(),
+                format!("Dir::State::Lists={d}/lists"),
+                format!("Dir::Cache={d}/cache"),
+                "Dir::State::status=/dev/null".into(),
+                "Debug::NoLocking=1".into(),
+            ]
+            .into_iter()
+            .flat_map(|o| ["-o".to_string(), o])
+            .collect(),
+        };
+        let update = apt
+            .command("apt-get")
+            .args(["-q", "update"])
+            .output()
+            .map_err(|e| format!("apt-get: {e}"))?;
+        if !update.status.success() {
+            return Err(format!(
+                "apt-get update of {codename}-backports failed: {}",
+                String::from_utf8_lossy(&update.stderr).trim()
+            ));
+        }
+        Ok(apt)
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.args(&self.options);
+        cmd
+    }
+
+    /// `linux-image-6.1.0-NN-amd64`: what the meta package depends on.
+    fn current_kernel_package(&self) -> Result<String, String> {
+        let out = self
+            .command("apt-cache")
+            .args(["depends", KERNEL_META_PACKAGE])
+            .output()
+            .map_err(|e| format!("apt-cache: {e}"))?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("Depends: "))
+            .find(|p| p.starts_with("linux-image-"))
+            .map(str::to_string)
+            .ok_or_else(|| format!("apt-cache knows no {KERNEL_META_PACKAGE}"))
+    }
 }
 
 fn collect_modules(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -158,18 +250,47 @@ fn collect_modules(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let path = entry?.path();
         if path.is_dir() {
             collect_modules(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "ko") {
+        } else if module_file(&path).is_some() {
             out.push(path);
         }
     }
     Ok(())
 }
 
-fn module_name(path: &Path) -> String {
-    path.file_stem()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .replace('-', "_")
+/// The module a file holds: `nvme` for `nvme.ko`, or for `nvme.ko.xz` (newer kernels
+/// compress their modules), and whether it is compressed.
+fn module_file(path: &Path) -> Option<(String, bool)> {
+    let file = path.file_name()?.to_str()?;
+    let (stem, xz) = match file.strip_suffix(".xz") {
+        Some(stem) => (stem, true),
+        None => (file, false),
+    };
+    Some((stem.strip_suffix(".ko")?.replace('-', "_"), xz))
+}
+
+pub(super) fn module_name(path: &Path) -> String {
+    module_file(path).map(|(name, _)| name).unwrap_or_default()
+}
+
+/// A module as the kernel loads it: decompressed with `xz` when it is compressed (busybox's
+/// insmod hands the file to the kernel as it is).
+pub(super) fn module_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    if !module_file(path).is_some_and(|(_, xz)| xz) {
+        return std::fs::read(path);
+    }
+    let out = Command::new("xz")
+        .arg("-dc")
+        .arg(path)
+        .output()
+        .map_err(|e| std::io::Error::other(format!("xz (apt-get install xz-utils): {e}")))?;
+    if !out.status.success() {
+        return Err(std::io::Error::other(format!(
+            "xz -dc {}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(out.stdout)
 }
 
 /// A `key=value` of a module's `.modinfo` section (NUL-separated strings).
@@ -214,5 +335,12 @@ mod tests {
             vec!["crct10dif"]
         );
         assert_eq!(modinfo(info, "vermagic"), "");
+    }
+
+    #[test]
+    fn module_names_with_and_without_compression() {
+        assert_eq!(module_name(Path::new("a/sd_mod.ko")), "sd_mod");
+        assert_eq!(module_name(Path::new("a/ublk-drv.ko.xz")), "ublk_drv");
+        assert_eq!(module_file(Path::new("a/modules.dep")), None);
     }
 }

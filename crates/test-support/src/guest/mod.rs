@@ -29,6 +29,7 @@ mod qemu;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use kernel::GuestKernel;
 pub use qemu::{GuestRun, Step};
 
 /// A drive the guest sees.
@@ -70,6 +71,9 @@ pub struct Guest {
     tools: Vec<String>,
     files: Vec<(String, Vec<u8>)>,
     steps: Vec<(String, String)>,
+    kernel: GuestKernel,
+    /// Kernel modules loaded besides the drives' (with their dependencies).
+    modules: Vec<String>,
     memory_mib: u32,
     timeout: Duration,
 }
@@ -88,6 +92,8 @@ impl Guest {
             tools: Vec::new(),
             files: Vec::new(),
             steps: Vec::new(),
+            kernel: GuestKernel::default(),
+            modules: Vec::new(),
             memory_mib: 1024,
             timeout: Duration::from_secs(300),
         }
@@ -128,6 +134,19 @@ impl Guest {
             "step names are [A-Za-z0-9_-]: {name}"
         );
         self.steps.push((name.into(), command.into()));
+        self
+    }
+
+    /// Which kernel to boot (the host release's own unless told).
+    pub fn kernel(mut self, kernel: GuestKernel) -> Guest {
+        self.kernel = kernel;
+        self
+    }
+
+    /// A kernel module loaded at boot, before the steps (`ublk_drv`, `brd`, ...), with the
+    /// modules it depends on.
+    pub fn module(mut self, name: &str) -> Guest {
+        self.modules.push(name.into());
         self
     }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::kernel::Kernel;
+use super::kernel::{GuestKernel, Kernel};
 use super::{Disk, Guest, Scratch};
 use crate::{find_tool, install_hint, skip};
 
@@ -14,12 +14,13 @@ impl Guest {
     /// kernel package): the test is skipped, which under CI fails it.
     pub fn run(&self) -> Option<GuestRun> {
         let (qemu, busybox, tools) = self.host_programs()?;
-        let kernel = match Kernel::fetch() {
+        let kernel = match Kernel::fetch(self.kernel) {
             Ok(k) => k,
             Err(e) => {
                 skip(
                     &format!("Debian's kernel package for the guest ({e})"),
-                    "apt-get update, so that `apt-get download linux-image-amd64` works",
+                    "apt-get update, so that `apt-get download linux-image-amd64` works \
+                     (for the backports kernel: deb.debian.org reachable, and `xz`)",
                 );
                 return None;
             }
@@ -100,8 +101,14 @@ impl Guest {
     /// QEMU, busybox and the host tools asked for, or `None` after one skip naming every
     /// one missing (with the packages that provide them).
     fn host_programs(&self) -> Option<(PathBuf, PathBuf, Vec<PathBuf>)> {
+        // The backports kernel's modules are xz-compressed; they are unpacked on the host.
+        let for_kernel: &[&str] = match self.kernel {
+            GuestKernel::Release => &[],
+            GuestKernel::Backports => &["xz"],
+        };
         let needed = ["qemu-system-x86_64", "busybox"]
             .into_iter()
+            .chain(for_kernel.iter().copied())
             .chain(self.tools.iter().map(String::as_str));
         let (found, missing): (Vec<_>, Vec<_>) = needed
             .map(|name| (name, find_tool(name)))
@@ -115,7 +122,7 @@ impl Guest {
         let mut paths = found.into_iter().filter_map(|(_, path)| path);
         let qemu = paths.next()?;
         let busybox = paths.next()?;
-        Some((qemu, busybox, paths.collect()))
+        Some((qemu, busybox, paths.skip(for_kernel.len()).collect()))
     }
 }
 

@@ -1,0 +1,119 @@
+//! A simulated SSD served as a Linux block device (`ssdlab sim serve`): `/dev/ublkbN`,
+//! through the kernel's ublk driver, backed by the simulator running in real time.
+//!
+//! - [`Pacer`](pacer): the drive's virtual clock is the wall clock; each request is
+//!   submitted to the simulator at its arrival and completed when the wall clock reaches the
+//!   simulated completion, so the drive's rate is the simulator's;
+//! - `store`: the data written, in one sparse anonymous mapping (the simulator itself keeps
+//!   none: `data=off`);
+//! - `ublk`: the queues, one thread each, and their timers (libublk);
+//! - `pacing`: how late each request completed against the simulation, and [`Summary`].
+//!
+//! A crate of its own rather than part of `sim`: the simulator stays deterministic and free
+//! of the wall clock, threads and Linux's ublk, which only serving needs.
+
+mod error;
+mod pacer;
+mod pacing;
+mod store;
+mod summary;
+mod ublk;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+pub use error::ServeError;
+pub use summary::Summary;
+pub use ublk::{Started, Stop};
+
+use engine::Device;
+
+/// What to serve, and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `sim:PRESET[,key=value...]` or `sim:drive.toml`.
+    pub target: String,
+    /// Hardware queues of the block device (each a thread here).
+    pub queues: u16,
+    /// Requests in flight per queue.
+    pub depth: u16,
+}
+
+/// The simulated drive a target names, checked for serving, and its model.
+fn open(target: &str) -> Result<(sim::SimSsd, String), ServeError> {
+    let spec = target
+        .strip_prefix("sim:")
+        .ok_or_else(|| ServeError::NotSim(target.into()))?;
+    let sim_err = |error| ServeError::Sim {
+        spec: spec.into(),
+        error,
+    };
+    let cfg = sim::resolve(spec).map_err(sim_err)?;
+    if cfg.data_mode() != sim::DataMode::Off {
+        return Err(ServeError::OwnData(if cfg.faults.is_empty() {
+            "data"
+        } else {
+            "faults"
+        }));
+    }
+    let ssd = sim::SimSsd::new(cfg, spec).map_err(sim_err)?;
+    let model = ssd.identity().model.unwrap_or_default();
+    Ok((ssd, model))
+}
+
+/// Serve the drive until [`Stop::stop`] (or the device's removal); `started` is called once
+/// the block device exists. Returns what it did.
+pub fn serve(
+    opts: &Options,
+    started: impl FnOnce(Started) + Send + Sync + 'static,
+) -> Result<Summary, ServeError> {
+    if !(1..=64).contains(&opts.queues) {
+        return Err(ServeError::Options(format!(
+            "--queues {}: give 1 to 64",
+            opts.queues
+        )));
+    }
+    if !(1..=4096).contains(&opts.depth) {
+        return Err(ServeError::Options(format!(
+            "--depth {}: give 1 to 4096",
+            opts.depth
+        )));
+    }
+    let (ssd, model) = open(&opts.target)?;
+    let capacity = ssd.geometry().capacity_bytes;
+    let spec = &opts.target["sim:".len()..];
+    let store = store::Store::new(capacity, engine::system::available_memory(), spec)?;
+    ublk_available()?;
+    let slots = opts.queues as u32 * opts.depth as u32;
+    let pacer = Arc::new(pacer::Pacer::new(ssd, store, slots).map_err(ServeError::Options)?);
+    let since = Instant::now();
+    let pacing = ublk::run(
+        Arc::clone(&pacer),
+        model,
+        capacity,
+        opts.queues,
+        opts.depth,
+        started,
+    )?;
+    Ok(Summary {
+        served: since.elapsed(),
+        write_amplification: pacer.write_amplification(),
+        pacing,
+    })
+}
+
+/// The kernel's ublk driver is there and may be used.
+fn ublk_available() -> Result<(), ServeError> {
+    match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/ublk-control")
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ServeError::NoUblk),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            Err(ServeError::NotPermitted(e))
+        }
+        Err(e) => Err(ServeError::Os("/dev/ublk-control".into(), e)),
+    }
+}
