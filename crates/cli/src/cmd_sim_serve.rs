@@ -1,11 +1,17 @@
 //! `ssdlab sim serve`: a simulated drive as a Linux block device (ublk), until Ctrl-C.
 
+#[cfg(feature = "ublk")]
 use std::io::Write as _;
 
+#[cfg(feature = "ublk")]
 use signal_hook::consts::{SIGINT, SIGTERM};
+#[cfg(feature = "ublk")]
 use signal_hook::iterator::Signals;
 
 #[derive(Debug, clap::Args)]
+// Parsed in every build, so a build without ublk still names the command and says how to
+// get it; read only with the feature.
+#[cfg_attr(not(feature = "ublk"), allow(dead_code))]
 pub struct ServeArgs {
     /// The drive: sim:PRESET[,key=value...] or sim:drive.toml (a smaller capacity= when its
     /// data would not fit in memory).
@@ -21,6 +27,17 @@ pub struct ServeArgs {
     depth: u16,
 }
 
+/// Without the `ublk` feature: what to build instead.
+#[cfg(not(feature = "ublk"))]
+pub fn run(_: ServeArgs) -> anyhow::Result<()> {
+    anyhow::bail!(
+        "this ssdlab was built without ublk, which serving needs: build it with `cargo install \
+         --path crates/cli --features ublk` (or `cargo run --features ublk -- sim serve ...`); \
+         libublk's bindings need libclang to build (apt-get install libclang-dev)"
+    )
+}
+
+#[cfg(feature = "ublk")]
 pub fn run(a: ServeArgs) -> anyhow::Result<()> {
     // Caught from now on: a Ctrl-C while the device is being set up stops it once it is up.
     // The thread waiting for them is left to end with the process (closing their handle

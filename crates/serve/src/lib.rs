@@ -10,7 +10,10 @@
 //! - `pacing`: how late each request completed against the simulation, and [`Summary`].
 //!
 //! A crate of its own rather than part of `sim`: the simulator stays deterministic and free
-//! of the wall clock, threads and Linux's ublk, which only serving needs.
+//! of the wall clock, threads and Linux's ublk, which only serving needs. It is empty unless
+//! built with the `ublk` feature (`ssdlab`'s `--features ublk`): libublk's bindings are made
+//! by bindgen at build time and need libclang, which nothing else in ssdlab does.
+#![cfg(feature = "ublk")]
 
 mod error;
 mod pacer;

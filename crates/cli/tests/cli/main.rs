@@ -28,7 +28,10 @@ mod report_browser;
 mod review_2021;
 mod safety;
 mod several_drives;
+#[cfg(feature = "ublk")]
 mod sim_serve;
+#[cfg(not(feature = "ublk"))]
+mod sim_serve_unbuilt;
 mod store_live;
 mod suite_resume;
 mod threads;
