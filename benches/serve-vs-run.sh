@@ -15,9 +15,9 @@
 #
 #   benches/serve-vs-run.sh [SECONDS=10] [CAPACITY=4GiB]
 #
-# Needs what the guest tests need (qemu-system-x86, busybox-static, binutils, xz-utils) and
-# fio; the guest takes 10 GiB of memory.
+# Needs what the guest tests need (qemu-system-x86, busybox-static, binutils, xz-utils),
+# fio, and libclang (libclang-dev) for the ublk feature; the guest takes 10 GiB of memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH_SECONDS=${1:-10} BENCH_CAPACITY=${2:-4GiB} cargo test -p ssdlab --test cli \
+BENCH_SECONDS=${1:-10} BENCH_CAPACITY=${2:-4GiB} cargo test -p ssdlab --features ublk --test cli \
   -- --ignored --nocapture bench_serve_against_run 2>&1 | grep -v '^test \|^running\|^$'
