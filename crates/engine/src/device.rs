@@ -30,6 +30,14 @@ impl Op {
             Op::Flush => "flush",
         }
     }
+
+    /// Every op, in [`Op::index`] order.
+    pub const ALL: [Op; 4] = [Op::Read, Op::Write, Op::Discard, Op::Flush];
+
+    /// Its place in [`Op::ALL`], for tables counted by op.
+    pub fn index(self) -> usize {
+        self as usize
+    }
 }
 
 /// One IO request. `slot` names the buffer it uses (`0..slots` from [`Device::prepare`]) and

@@ -36,7 +36,7 @@ impl Pacing {
         if error_ns > service_ns {
             self.late += 1;
         }
-        self.ios[op_index(op)] += 1;
+        self.ios[op.index()] += 1;
         match op {
             Op::Read => self.bytes_read += bytes,
             Op::Write => self.bytes_written += bytes,
@@ -56,7 +56,7 @@ impl Pacing {
     }
 
     pub(crate) fn ios(&self, op: Op) -> u64 {
-        self.ios[op_index(op)]
+        self.ios[op.index()]
     }
 
     pub(crate) fn total_ios(&self) -> u64 {
@@ -82,15 +82,6 @@ impl Pacing {
 
     pub(crate) fn max_error_ns(&self) -> Option<u64> {
         (!self.errors_ns.is_empty()).then(|| self.errors_ns.max())
-    }
-}
-
-fn op_index(op: Op) -> usize {
-    match op {
-        Op::Read => 0,
-        Op::Write => 1,
-        Op::Discard => 2,
-        Op::Flush => 3,
     }
 }
 

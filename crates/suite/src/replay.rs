@@ -186,7 +186,7 @@ fn op_code(op: Op) -> u8 {
 }
 
 fn op_of(code: u8) -> Op {
-    [Op::Read, Op::Write, Op::Discard, Op::Flush][code as usize]
+    Op::ALL[code as usize]
 }
 
 impl<I: Iterator<Item = Record>> Schedule<I> {

@@ -221,15 +221,6 @@ impl Default for StatsBuilder {
     }
 }
 
-fn op_index(op: Op) -> usize {
-    match op {
-        Op::Read => 0,
-        Op::Write => 1,
-        Op::Discard => 2,
-        Op::Flush => 3,
-    }
-}
-
 impl StatsBuilder {
     pub fn new() -> Self {
         StatsBuilder {
@@ -289,7 +280,7 @@ impl StatsBuilder {
 
     #[inline]
     pub fn add(&mut self, r: &Record) {
-        let oi = op_index(r.op);
+        let oi = r.op.index();
         self.counts[oi] += 1;
         self.bytes[oi] += u64::from(r.len_bytes);
         match r.start_ns() {

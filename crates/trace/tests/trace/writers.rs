@@ -7,7 +7,7 @@ fn sample() -> Vec<Record> {
     let mut rng = fastrand::Rng::with_seed(3);
     let mut t = 1_000_000u64;
     for i in 0..5000u64 {
-        let op = [Op::Read, Op::Write, Op::Discard, Op::Flush][rng.usize(0..4)];
+        let op = Op::ALL[rng.usize(0..4)];
         let (off, len) = if op == Op::Flush {
             (0, 0)
         } else {
