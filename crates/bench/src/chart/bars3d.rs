@@ -29,6 +29,8 @@ pub struct Bars3D {
 /// row as a share of the column width (oblique projection at about 35 degrees).
 const COLUMN_W: f64 = 56.0;
 const BAR_SHARE: f64 = 0.6;
+/// Between a cell's edge and its bar, in both directions: the bar centred in its cell.
+const BAR_GAP: f64 = (1.0 - BAR_SHARE) / 2.0;
 const DEPTH_X: f64 = 0.55;
 const DEPTH_Y: f64 = 0.38;
 const PLOT_H: f64 = 240.0;
@@ -177,8 +179,7 @@ impl Bars3D {
                 if !v.is_finite() {
                     continue;
                 }
-                let (gap_x, gap_z) = ((1.0 - BAR_SHARE) / 2.0, (1.0 - BAR_SHARE) / 2.0);
-                let (x0, y0) = at(x as f64 + gap_x, z as f64 + gap_z);
+                let (x0, y0) = at(x as f64 + BAR_GAP, z as f64 + BAR_GAP);
                 let y1 = y0 - h(v);
                 svg.group(&[("class", "box")]);
                 svg.tooltip(&format!(
