@@ -90,8 +90,8 @@ impl Legend {
 /// from the methodology a reader must see on the chart itself), each wrapped to the chart's
 /// width rather than cut off by its edge.
 pub(crate) struct Heading {
-    /// Each line: its text, size, colour and weight.
-    lines: Vec<(String, f64, &'static str, bool)>,
+    /// Each line: its text, size, colour, weight and its distance below the line above.
+    lines: Vec<(String, f64, &'static str, bool, f64)>,
 }
 
 impl Heading {
@@ -99,17 +99,17 @@ impl Heading {
         let room = width - 2.0 * PAD;
         let mut lines = Vec::new();
         let parts = [
-            (Some(title), TITLE_SIZE, TEXT, true),
-            (subtitle, SUBTITLE_SIZE, MUTED, false),
-            (warning, SUBTITLE_SIZE, WARNING, true),
+            (Some(title), TITLE_SIZE, TEXT, true, TITLE_SIZE + 4.0),
+            (subtitle, SUBTITLE_SIZE, MUTED, false, SUBTITLE_SIZE + 6.0),
+            (warning, SUBTITLE_SIZE, WARNING, true, SUBTITLE_SIZE + 6.0),
         ];
-        for (text, size, fill, bold) in parts {
+        for (text, size, fill, bold, gap) in parts {
             for line in wrap(
                 text.unwrap_or_default(),
                 size * if bold { 1.06 } else { 1.0 },
                 room,
             ) {
-                lines.push((line, size, fill, bold));
+                lines.push((line, size, fill, bold, gap));
             }
         }
         Heading { lines }
@@ -122,19 +122,15 @@ impl Heading {
 
     /// The height taken from the top of the image.
     pub fn height(&self) -> f64 {
-        let gaps: f64 = self.lines.iter().skip(1).map(|l| Self::gap(l.1)).sum();
+        let gaps: f64 = self.lines.iter().skip(1).map(|l| l.4).sum();
         PAD + TITLE_SIZE + 4.0 + gaps + 8.0
-    }
-
-    fn gap(size: f64) -> f64 {
-        size + if size == TITLE_SIZE { 4.0 } else { 6.0 }
     }
 
     pub fn draw(&self, svg: &mut Svg, x: f64) {
         let mut y = PAD + TITLE_SIZE;
-        for (i, (text, size, fill, bold)) in self.lines.iter().enumerate() {
+        for (i, (text, size, fill, bold, gap)) in self.lines.iter().enumerate() {
             if i > 0 {
-                y += Self::gap(*size);
+                y += gap;
             }
             let style = TextStyle {
                 size: *size,
