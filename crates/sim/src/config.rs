@@ -224,6 +224,10 @@ pub struct Config {
     /// override of what a fact describes (`cell`, `dram`) drops it: the drive is no longer
     /// the one reviewed.
     pub facts: Vec<(String, String, String)>,
+    /// A twin fitted by `ssdlab sim fit`: its fit report (the file's path), which a run's
+    /// report names beside the drive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit_report: Option<String>,
     /// Host-visible capacity.
     pub capacity_bytes: u64,
     /// Main-array over-provisioning in percent, as physical / logical - 1.

@@ -358,6 +358,9 @@ impl Device for SimSsd {
         for (key, value, _) in &cfg.facts {
             details.insert(key.clone(), value.clone());
         }
+        if let Some(report) = &cfg.fit_report {
+            details.insert("fit report".into(), report.clone());
+        }
         details.insert(
             "dies".into(),
             format!("{} {} dies", layout.dies, layout.cell.name()),

@@ -22,6 +22,7 @@ fn base() -> Config {
         summary: String::new(),
         sources: Vec::new(),
         facts: Vec::new(),
+        fit_report: None,
         capacity_bytes: 0,
         op_pct: 0.0,
         channels: 0,

@@ -23,7 +23,8 @@ mod values;
 pub use keys::{KEYS, RANGES};
 pub use lookup::{find, preset, presets, unknown_preset};
 pub use settings::{apply, apply_all, FROM_DEFAULT, FROM_USER};
-pub use toml_file::load_toml;
+pub use toml_file::{load_toml, DriveFile};
+pub use values::{quantities, spec_text};
 
 use crate::config::Config;
 use crate::error::SimError;
@@ -41,17 +42,20 @@ pub fn resolve(spec: &str) -> Result<Config, SimError> {
         .filter(|t| !t.is_empty())
         .collect();
     let mut overrides: Vec<(String, String)> = Vec::new();
+    let mut file_overrides: Vec<(String, String)> = Vec::new();
+    let mut provenance = Vec::new();
     let mut rest = &tokens[..];
     let mut cfg = match tokens.first() {
         None => preset("default").expect("the default preset exists"),
         Some(first) if first.to_ascii_lowercase().ends_with(".toml") => {
             rest = &tokens[1..];
-            let (c, o) = load_toml(first).map_err(|e| match e {
+            let file = load_toml(first).map_err(|e| match e {
                 SimError::Spec { msg, .. } => err(msg),
                 other => other,
             })?;
-            overrides.extend(o);
-            c
+            file_overrides = file.overrides;
+            provenance = file.provenance;
+            file.config
         }
         Some(first) if !first.contains('=') => {
             rest = &tokens[1..];
@@ -68,6 +72,19 @@ pub fn resolve(spec: &str) -> Result<Config, SimError> {
             )));
         };
         overrides.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    // A file's keys, then the spec's after it; a file's own account of where a value came
+    // from (a twin's "fitted to ...") replaces "your override".
+    apply_all(&mut cfg, &file_overrides, FROM_USER).map_err(err)?;
+    for (key, text) in provenance {
+        if let Some(s) = cfg
+            .sources
+            .iter_mut()
+            .rev()
+            .find(|(k, _, source)| *k == key && source == FROM_USER)
+        {
+            s.2 = text;
+        }
     }
     apply_all(&mut cfg, &overrides, FROM_USER).map_err(err)?;
     cfg.layout()?;

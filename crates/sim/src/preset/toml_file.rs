@@ -29,8 +29,18 @@ fn toml_error(path: &str, text: &str, e: &toml::de::Error) -> String {
     format!("{path} is not valid TOML: line {line_number}, column {column}: {message}{shown}")
 }
 
-/// Load a TOML file: a table of the override keys, plus `preset = "name"` to start from.
-pub fn load_toml(path: &str) -> Result<(Config, Vec<(String, String)>), SimError> {
+/// A drive's TOML file, read: the preset it starts from, its keys in order, and where each
+/// value came from (its `[sources]` table, key = "text"), as a twin of `ssdlab sim fit`
+/// records its fit.
+pub struct DriveFile {
+    pub config: Config,
+    pub overrides: Vec<(String, String)>,
+    pub provenance: Vec<(String, String)>,
+}
+
+/// Load a TOML file: a table of the override keys, plus `preset = "name"` to start from,
+/// an optional `fit_report = "path"` and an optional `[sources]` table.
+pub fn load_toml(path: &str) -> Result<DriveFile, SimError> {
     let text = DRIVE_TOML
         .read_to_string(path.as_ref())
         .map_err(|source| SimError::Io {
@@ -53,11 +63,28 @@ pub fn load_toml(path: &str) -> Result<(Config, Vec<(String, String)>), SimError
             ))
         }
     };
-    let cfg = preset(&base_name).ok_or_else(|| spec_err(unknown_preset(&base_name)))?;
+    let mut cfg = preset(&base_name).ok_or_else(|| spec_err(unknown_preset(&base_name)))?;
     let mut overrides = Vec::new();
+    let mut provenance = Vec::new();
     for (k, v) in &table {
-        if k == "preset" {
-            continue;
+        match (k.as_str(), v) {
+            ("preset", _) => continue,
+            ("fit_report", toml::Value::String(report)) => {
+                cfg.fit_report = Some(report.clone());
+                continue;
+            }
+            ("sources", toml::Value::Table(sources)) => {
+                for (key, text) in sources {
+                    let toml::Value::String(text) = text else {
+                        return Err(spec_err(format!(
+                            "sources.{key}: expected a string saying where the value came from"
+                        )));
+                    };
+                    provenance.push((key.clone(), text.clone()));
+                }
+                continue;
+            }
+            _ => {}
         }
         let s = match v {
             toml::Value::String(s) => s.clone(),
@@ -72,5 +99,9 @@ pub fn load_toml(path: &str) -> Result<(Config, Vec<(String, String)>), SimError
         };
         overrides.push((k.clone(), s));
     }
-    Ok((cfg, overrides))
+    Ok(DriveFile {
+        config: cfg,
+        overrides,
+        provenance,
+    })
 }

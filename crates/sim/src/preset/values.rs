@@ -159,3 +159,58 @@ pub(super) fn duration(key: &str, v: &str) -> Result<u64, String> {
     within(key, Quantity::Nanos, v, ns)?;
     Ok(ns.round() as u64)
 }
+
+/// The quantity a numeric key holds, from its range (the first, for `gc_burst`'s two).
+fn quantity_of(key: &str) -> Option<Quantity> {
+    RANGES.iter().find(|r| r.key == key).map(|r| r.quantity)
+}
+
+/// A numeric key's value (as a spec writes it) in its range's unit: ns, bytes, MB/s,
+/// joules, watts, percent or a count; one per page type for `t_prog` (`600us/2ms`). What a
+/// parameter search reads and scales (`sim fit`); [`spec_text`] writes it back.
+pub fn quantities(key: &str, v: &str) -> Result<Vec<f64>, String> {
+    let one = |part: &str| -> Result<f64, String> {
+        Ok(match quantity_of(key) {
+            Some(Quantity::Nanos) => duration(key, part)? as f64,
+            Some(Quantity::Bytes) => size(key, part)? as f64,
+            Some(Quantity::MBps) => rate_or_zero(key, part)?,
+            Some(Quantity::Percent) => percent(key, part)?,
+            Some(Quantity::Joules) => {
+                let bare = if matches!(key, "e_channel" | "e_link") {
+                    1e-12
+                } else {
+                    1e-6
+                };
+                energy(key, part, bare)?
+            }
+            Some(Quantity::Watts) => power(key, part)?,
+            Some(Quantity::Count) => number(key, part)?.into(),
+            Some(Quantity::Factor) => part
+                .trim()
+                .parse()
+                .map_err(|_| format!("{key}={v}: expected a number"))?,
+            None => return Err(format!("{key} is not a numeric key")),
+        })
+    };
+    v.split('/').map(one).collect()
+}
+
+/// The spec text of a numeric key's `values` (in its range's unit): the inverse of
+/// [`quantities`], exact enough to read back the same configuration.
+pub fn spec_text(key: &str, values: &[f64]) -> String {
+    let one = |x: f64| match quantity_of(key) {
+        Some(Quantity::Nanos) => format!("{}ns", x.round() as u64),
+        Some(Quantity::Bytes) => format!("{}", x.round() as u64),
+        Some(Quantity::Count) => format!("{}", x.round() as u64),
+        Some(Quantity::Percent) => format!("{}%", significant(x)),
+        Some(Quantity::Joules) => format!("{}nJ", significant(x * 1e9)),
+        Some(Quantity::Watts) => format!("{}mW", significant(x * 1e3)),
+        _ => significant(x),
+    };
+    values.iter().map(|&x| one(x)).collect::<Vec<_>>().join("/")
+}
+
+/// Four significant digits: a fitted value is no surer than that.
+fn significant(x: f64) -> String {
+    engine::units::significant(x, 4)
+}
