@@ -42,6 +42,20 @@ pub fn series_stats(values: &[f64]) -> Option<SeriesStats> {
     })
 }
 
+/// The 5th, 15th, ... 95th percentiles of a series: its distribution in ten numbers, which
+/// two series' can be compared by (the mean distance between them is the Wasserstein-1
+/// distance of the two distributions, to within the deciles' resolution).
+pub fn deciles(values: &[f64]) -> Option<[f64; 10]> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Some(std::array::from_fn(|i| {
+        percentile(&sorted, 0.05 + 0.1 * i as f64)
+    }))
+}
+
 /// A fall of more than this share below the opening plateau is a drop: the consistency cliff
 /// of every client drive is far deeper (2x to 30x), while the steady state of a drive that is
 /// flat from the start wanders less than this in its medians.

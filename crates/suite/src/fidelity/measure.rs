@@ -15,7 +15,7 @@ use crate::context::{Context, Silent};
 use crate::methodology::{self, TestId};
 use crate::params::{ns, Overrides};
 use crate::result::TestResult;
-use crate::stats::{drop_time, series_stats};
+use crate::stats::{deciles, drop_time, series_stats};
 
 /// Figures by name, e.g. "consistency.steady_cv".
 pub type Figures = BTreeMap<String, f64>;
@@ -80,6 +80,11 @@ impl Measure {
         }
     }
 
+    /// The measurement of a prefix (`consistency25`).
+    pub fn named(prefix: &str) -> Option<Measure> {
+        ALL.iter().copied().find(|m| m.prefix() == prefix)
+    }
+
     /// Relative wall-time cost, to start the longest jobs first.
     pub fn cost(self) -> u32 {
         match self {
@@ -104,15 +109,52 @@ impl Measure {
             .ok_or_else(|| format!("unknown figure '{figure}'"))
     }
 
+    /// The Storage Bench trace a replay measurement replays.
+    fn trace(self) -> Option<&'static str> {
+        match self {
+            Measure::Heavy => Some("heavy-2011"),
+            Measure::Light => Some("light-2011"),
+            Measure::Destroyer => Some("destroyer-2013"),
+            _ => None,
+        }
+    }
+
+    /// The measurement a stored result belongs to, if its figures are any measurement's: a
+    /// drive's own results directory gives the same figures as a simulated run.
+    pub fn of_result(r: &TestResult) -> Option<Measure> {
+        let spare = r
+            .variant
+            .as_deref()
+            .is_some_and(|v| v.starts_with("spare-"));
+        Some(match r.test {
+            TestId::RandomRead
+            | TestId::RandomWrite
+            | TestId::RandomWriteQd32
+            | TestId::SeqRead
+            | TestId::SeqWrite => Measure::Corners,
+            TestId::SeqIncompressible => Measure::AsSsd,
+            TestId::TransferSweep => Measure::Atto,
+            TestId::Consistency if spare => Measure::Consistency25,
+            TestId::Consistency => Measure::Consistency,
+            TestId::Trim => Measure::Trim,
+            // The variant names the trace (the analysis may say "synthetic ... at scale").
+            TestId::StorageBench => match r.variant.as_deref()? {
+                "heavy-2011" => Measure::Heavy,
+                "light-2011" => Measure::Light,
+                "destroyer-2013" => Measure::Destroyer,
+                _ => return None,
+            },
+            t if methodology::power::TESTS.contains(&t) => Measure::Power,
+            _ => return None,
+        })
+    }
+
     /// Run on a fresh drive from `spec` (what follows `sim:`).
     pub fn run(self, spec: &str) -> Result<Figures, String> {
         let mut dev = sim::open(spec).map_err(|e| e.to_string())?;
         let stop = AtomicBool::new(false);
         let mut silent = Silent;
         let mut ctx = Context::new(&stop, &mut silent);
-        let test = |id: TestId, dev: &mut sim::SimSsd, ctx: &mut Context, o: Overrides| {
-            methodology::run(id, dev, ctx, &o).map_err(|e| format!("{id}: {e}"))
-        };
         let mut f = Figures::new();
         let p = self.prefix();
         let mut put = |name: &str, v: f64| {
@@ -120,45 +162,88 @@ impl Measure {
         };
         match self {
             Measure::Spec => spec_bursts(&mut dev, &mut ctx, &mut put)?,
+            Measure::TurboWrite => turbo_write(&mut dev, &mut ctx, &mut put)?,
+            _ => {
+                let results = self.run_tests(&mut dev, &mut ctx)?;
+                self.figures(&results, &mut put)?;
+            }
+        }
+        Ok(f)
+    }
+
+    /// Run the methodology's tests this measurement reads.
+    fn run_tests(
+        self,
+        dev: &mut sim::SimSsd,
+        ctx: &mut Context,
+    ) -> Result<Vec<TestResult>, String> {
+        let mut test = |id: TestId, o: Overrides| {
+            methodology::run(id, dev, ctx, &o).map_err(|e| format!("{id}: {e}"))
+        };
+        let spare = |pct| Overrides {
+            spare_pct: Some(pct),
+            ..Overrides::default()
+        };
+        match self {
+            Measure::Corners => test(TestId::Corners, Overrides::default()),
+            Measure::AsSsd => test(TestId::SeqIncompressible, Overrides::default()),
+            Measure::Atto => test(TestId::TransferSweep, Overrides::default()),
+            Measure::Consistency => test(TestId::Consistency, Overrides::default()),
+            Measure::Consistency25 => test(TestId::Consistency, spare(25.0)),
+            Measure::Trim => test(TestId::Trim, Overrides::default()),
+            Measure::Heavy | Measure::Light | Measure::Destroyer => test(
+                TestId::StorageBench,
+                Overrides {
+                    trace: self.trace().map(String::from),
+                    ..Overrides::default()
+                },
+            ),
+            Measure::Power => {
+                let mut all = Vec::new();
+                for id in methodology::power::TESTS {
+                    all.extend(test(id, Overrides::default())?);
+                }
+                Ok(all)
+            }
+            Measure::Spec | Measure::TurboWrite => {
+                Err(format!("{}: not a methodology test", self.prefix()))
+            }
+        }
+    }
+
+    /// This measurement's figures from its tests' results, simulated or a real drive's
+    /// (`put` takes each figure's name without the prefix).
+    pub fn figures(self, rs: &[TestResult], put: &mut impl FnMut(&str, f64)) -> Result<(), String> {
+        let find = |test: TestId, variant: Option<&str>| {
+            rs.iter()
+                .find(|r| r.test == test && r.variant.as_deref() == variant)
+                .ok_or_else(|| format!("{}: no {test} result", self.prefix()))
+        };
+        match self {
             Measure::Corners => {
-                let rs = test(TestId::Corners, &mut dev, &mut ctx, Overrides::default())?;
-                let find = |test: TestId, variant: Option<&str>| {
-                    rs.iter()
-                        .find(|r| r.test == test && r.variant.as_deref() == variant)
-                        .map(|r| r.summary.clone())
-                        .ok_or_else(|| format!("corners: no {test} result"))
-                };
-                let rr = find(TestId::RandomRead, None)?.iops;
-                let rw = find(TestId::RandomWrite, Some("incompressible"))?.iops;
-                let rw32 = find(TestId::RandomWriteQd32, None)?.iops;
+                let rr = find(TestId::RandomRead, None)?.summary.iops;
+                let rw = find(TestId::RandomWrite, Some("incompressible"))?
+                    .summary
+                    .iops;
+                let rw32 = find(TestId::RandomWriteQd32, None)?.summary.iops;
                 put("random_read_iops", rr);
                 put("random_write_iops", rw);
                 put("random_write_qd32_iops", rw32);
                 put("qd32_scaling", rw32 / rw);
-                put("seq_read_mbps", find(TestId::SeqRead, None)?.mbps);
+                put("seq_read_mbps", find(TestId::SeqRead, None)?.summary.mbps);
                 put(
                     "seq_write_mbps",
-                    find(TestId::SeqWrite, Some("incompressible"))?.mbps,
+                    find(TestId::SeqWrite, Some("incompressible"))?.summary.mbps,
                 );
             }
             Measure::AsSsd => {
-                for r in test(
-                    TestId::SeqIncompressible,
-                    &mut dev,
-                    &mut ctx,
-                    Overrides::default(),
-                )? {
+                for r in rs.iter().filter(|r| r.test == TestId::SeqIncompressible) {
                     let v = r.variant.clone().unwrap_or_default();
                     put(&format!("{v}_mbps"), r.summary.mbps);
                 }
             }
             Measure::Atto => {
-                for r in test(
-                    TestId::TransferSweep,
-                    &mut dev,
-                    &mut ctx,
-                    Overrides::default(),
-                )? {
+                for r in rs.iter().filter(|r| r.test == TestId::TransferSweep) {
                     let v = r.variant.clone().unwrap_or_default();
                     let at = |size: f64| {
                         r.points
@@ -184,15 +269,14 @@ impl Measure {
                 }
             }
             Measure::Consistency | Measure::Consistency25 => {
-                let o = Overrides {
-                    spare_pct: (self == Measure::Consistency25).then_some(25.0),
-                    ..Overrides::default()
-                };
-                let r = test(TestId::Consistency, &mut dev, &mut ctx, o)?;
-                consistency_figures(&r[0], &mut put);
+                let r = rs
+                    .iter()
+                    .find(|r| Measure::of_result(r) == Some(self))
+                    .ok_or_else(|| format!("{}: no consistency result", self.prefix()))?;
+                consistency_figures(r, put);
             }
             Measure::Trim => {
-                let r = &test(TestId::Trim, &mut dev, &mut ctx, Overrides::default())?[0];
+                let r = find(TestId::Trim, None)?;
                 let a = r.trim().ok_or("trim: no TRIM figures")?;
                 put("clean_60s_mbps", a.clean.first_60s_mbps);
                 put("dirty_60s_mbps", a.dirty.first_60s_mbps);
@@ -211,24 +295,17 @@ impl Measure {
                 );
             }
             Measure::Heavy | Measure::Light | Measure::Destroyer => {
-                let trace = match self {
-                    Measure::Heavy => "heavy-2011",
-                    Measure::Light => "light-2011",
-                    _ => "destroyer-2013",
-                };
-                let o = Overrides {
-                    trace: Some(trace.into()),
-                    ..Overrides::default()
-                };
-                let r = &test(TestId::StorageBench, &mut dev, &mut ctx, o)?[0];
+                let r = rs
+                    .iter()
+                    .find(|r| Measure::of_result(r) == Some(self))
+                    .ok_or_else(|| format!("{}: no storage-bench result", self.prefix()))?;
                 let a = r.replay().ok_or("storage-bench: no replay figures")?;
                 put("data_rate_mbps", a.metrics.data_rate_mbps);
                 put("service_us", a.metrics.avg_service_time_us);
             }
-            Measure::TurboWrite => turbo_write(&mut dev, &mut ctx, &mut put)?,
             Measure::Power => {
                 for name in methodology::power::TESTS {
-                    let r = &test(name, &mut dev, &mut ctx, Overrides::default())?[0];
+                    let r = find(name, None)?;
                     let a = r
                         .power_analysis()
                         .ok_or_else(|| format!("{name}: no power figures"))?;
@@ -250,9 +327,34 @@ impl Measure {
                     }
                 }
             }
+            Measure::Spec | Measure::TurboWrite => {
+                return Err(format!(
+                    "{}: measured by ssdlab's own bursts, not read from results",
+                    self.prefix()
+                ))
+            }
         }
-        Ok(f)
+        Ok(())
     }
+}
+
+/// The figures of every measurement a drive's stored results hold (a results directory of
+/// `ssdlab suite`, real or simulated), by `measure.figure` name as the claims name them.
+pub fn figures_of_results(rs: &[TestResult]) -> Result<Figures, String> {
+    let mut by_measure: BTreeMap<Measure, Vec<TestResult>> = BTreeMap::new();
+    for r in rs {
+        if let Some(m) = Measure::of_result(r) {
+            by_measure.entry(m).or_default().push(r.clone());
+        }
+    }
+    let mut f = Figures::new();
+    for (m, results) in by_measure {
+        let p = m.prefix();
+        m.figures(&results, &mut |name, v| {
+            f.insert(format!("{p}.{name}"), v);
+        })?;
+    }
+    Ok(f)
 }
 
 /// Figures of one consistency run from its per-second IOPS.
@@ -265,7 +367,13 @@ fn consistency_figures(r: &TestResult, put: &mut impl FnMut(&str, f64)) {
         put("steady_mean", s.mean);
         put("steady_median", s.median);
         put("steady_p1", s.p1);
+        put("steady_p99", s.p99);
         put("steady_cv", s.stddev / s.mean.max(1e-9));
+    }
+    if let Some(q) = deciles(&iops[steady_from..]) {
+        for (name, v) in crate::fit::DECILES.iter().zip(q) {
+            put(name, v);
+        }
     }
     let opening = mean(&iops[..iops.len().min(10)]);
     put("burst_mean", opening);

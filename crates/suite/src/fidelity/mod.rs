@@ -81,7 +81,12 @@ struct ClaimsFile {
 
 /// Every claim of the table.
 pub fn claims() -> Result<Vec<Claim>, String> {
-    let file: ClaimsFile = toml::from_str(CLAIMS_TOML).map_err(|e| format!("claims.toml: {e}"))?;
+    parse_claims(CLAIMS_TOML).map_err(|e| format!("claims.toml: {e}"))
+}
+
+/// Claims in the table's format (`[[claim]]` entries), from a file of the user's.
+pub fn parse_claims(text: &str) -> Result<Vec<Claim>, String> {
+    let file: ClaimsFile = toml::from_str(text).map_err(|e| e.to_string())?;
     Ok(file.claim)
 }
 
