@@ -6,6 +6,7 @@ pub mod context;
 pub mod drive_state;
 pub mod fidelity;
 pub mod fill_curve;
+pub mod fit;
 pub mod fresh_instances;
 pub mod latency_target;
 pub mod methodologies;

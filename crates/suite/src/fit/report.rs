@@ -1,0 +1,210 @@
+//! What a fit found: the parameters, the error of every term fitted and held out (the
+//! start's and the twin's), the loss history; as Markdown for a reader, as JSON for tools,
+//! and the twin's own TOML file, which says of every fitted key what it was fitted to.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::loss::{error, twin_value};
+use super::target::{Goal, Term};
+use super::Fit;
+use crate::fidelity::{fmt_num, Figures};
+
+/// A searched key: where it started and where the fit left it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParamRow {
+    pub key: String,
+    pub start: String,
+    pub twin: String,
+}
+
+/// A term of the loss: the drive's figure, the start's and the twin's, and their errors.
+#[derive(Clone, Debug, Serialize)]
+pub struct TermRow {
+    pub figure: String,
+    pub source: String,
+    /// The goal in words.
+    pub goal: String,
+    /// The drive's own figure, where the goal is one value (a distribution's mean).
+    pub drive: Option<f64>,
+    pub start: Option<f64>,
+    pub twin: Option<f64>,
+    /// Relative errors (0.1 is 10%); a bound met is 0.
+    pub start_error: f64,
+    pub twin_error: f64,
+    pub weight: f64,
+}
+
+impl TermRow {
+    pub fn new(t: &Term, weight: f64, start: &Figures, twin: &Figures) -> TermRow {
+        let drive = match &t.goal {
+            Goal::Value { value, .. } => Some(*value),
+            Goal::Distribution(q) => Some(q.iter().sum::<f64>() / q.len().max(1) as f64),
+            _ => None,
+        };
+        TermRow {
+            figure: t.figure.clone(),
+            source: t.source.clone(),
+            goal: t.goal_text(),
+            drive,
+            start: twin_value(t, start),
+            twin: twin_value(t, twin),
+            start_error: error(t, start),
+            twin_error: error(t, twin),
+            weight,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FitReport {
+    pub drive: String,
+    pub from: String,
+    /// The twin as a spec (what follows `sim:`).
+    pub twin: String,
+    pub seed: u64,
+    pub params: Vec<ParamRow>,
+    /// Keys not searched, and why.
+    pub left_out: Vec<String>,
+    /// Figures or claims of the target not used, and why.
+    pub skipped: Vec<String>,
+    pub loss_start: f64,
+    pub loss_twin: f64,
+    pub fitted: Vec<TermRow>,
+    pub held_out: Vec<TermRow>,
+    /// The best loss after each generation: (evaluations, loss).
+    pub history: Vec<(usize, f64)>,
+    pub evaluations: usize,
+    /// Drives the simulator refused during the search.
+    pub invalid: usize,
+    pub stopped: String,
+    pub wall_s: f64,
+}
+
+/// The median of the twin's errors over `rows`, as a share.
+pub fn median_error(rows: &[TermRow]) -> Option<f64> {
+    let mut e: Vec<f64> = rows.iter().map(|r| r.twin_error).collect();
+    if e.is_empty() {
+        return None;
+    }
+    e.sort_by(f64::total_cmp);
+    Some(e[e.len() / 2])
+}
+
+impl FitReport {
+    /// The report as Markdown: what was fitted, how well, and what the twin predicts;
+    /// `chart` is the loss history's picture, beside it.
+    pub fn markdown(&self, chart: Option<&str>) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "# Simulated twin of {}\n", self.drive);
+        let _ = writeln!(
+            s,
+            "Fitted by `ssdlab sim fit` from `{}` with seed {}: {} simulated drives in {:.0} s ({}), {} refused by the simulator. Loss (weighted mean relative error of the fitted figures): {:.3} at the start, {:.3} for the twin.\n",
+            self.from, self.seed, self.evaluations, self.wall_s, self.stopped, self.invalid, self.loss_start, self.loss_twin
+        );
+        let _ = writeln!(s, "The twin: `sim:{}`\n", self.twin);
+        s.push_str("## Parameters\n\n| key | start | twin |\n|---|---|---|\n");
+        for p in &self.params {
+            let _ = writeln!(s, "| {} | {} | {} |", p.key, p.start, p.twin);
+        }
+        if !self.left_out.is_empty() {
+            s.push_str("\nNot searched:\n\n");
+            for l in &self.left_out {
+                let _ = writeln!(s, "- {l}");
+            }
+        }
+        s.push_str("\n## Fitted figures\n\n");
+        table(&mut s, &self.fitted);
+        if !self.held_out.is_empty() {
+            s.push_str("\n## Held-out figures (not fitted: predicted)\n\n");
+            table(&mut s, &self.held_out);
+            if let Some(m) = median_error(&self.held_out) {
+                let _ = writeln!(s, "\nMedian held-out error: {:.1}%.", m * 100.0);
+            }
+        }
+        if !self.skipped.is_empty() {
+            s.push_str("\n## Not used\n\n");
+            for l in &self.skipped {
+                let _ = writeln!(s, "- {l}");
+            }
+        }
+        s.push_str("\n## Loss by evaluations\n\n");
+        if let Some(chart) = chart {
+            let _ = writeln!(s, "![the best loss by evaluations]({chart})\n");
+        }
+        s.push_str("| evaluations | best loss |\n|---|---|\n");
+        for (n, l) in &self.history {
+            let _ = writeln!(s, "| {n} | {l:.4} |");
+        }
+        s
+    }
+}
+
+/// A table of terms; their source in a column when they have several (claims), else once.
+fn table(s: &mut String, rows: &[TermRow]) {
+    let one_source = rows.windows(2).all(|w| w[0].source == w[1].source);
+    if let (true, Some(r)) = (one_source, rows.first()) {
+        let _ = writeln!(s, "From {}.\n", r.source);
+    }
+    s.push_str("| figure | drive | start | twin | start error | twin error | weight |");
+    s.push_str(if one_source {
+        "\n|---|---|---|---|---|---|---|\n"
+    } else {
+        " from |\n|---|---|---|---|---|---|---|---|\n"
+    });
+    let num = |v: Option<f64>| v.map_or("-".into(), fmt_num);
+    for r in rows {
+        let _ = write!(
+            s,
+            "| {} | {} | {} | {} | {:.1}% | {:.1}% | {:.2} |",
+            r.figure,
+            r.drive.map_or(r.goal.clone(), fmt_num),
+            num(r.start),
+            num(r.twin),
+            r.start_error * 100.0,
+            r.twin_error * 100.0,
+            r.weight,
+        );
+        if !one_source {
+            let _ = write!(s, " {} |", r.source);
+        }
+        s.push('\n');
+    }
+}
+
+impl Fit {
+    /// The twin's TOML file (`--target sim:FILE`): its preset, its keys, and where each came
+    /// from; `report` is the fit report's path, which runs of the twin name.
+    pub fn toml(&self, report: &str) -> String {
+        let quote = |v: &str| toml::Value::String(v.to_string()).to_string();
+        let r = &self.report;
+        let mut s = format!(
+            "# A simulated twin of {}, fitted by `ssdlab sim fit` from {} (seed {}, loss {:.3} from {:.3}).\n# The fit's report: {report}\n",
+            r.drive, r.from, r.seed, r.loss_twin, r.loss_start
+        );
+        let _ = writeln!(s, "preset = {}", quote(&self.preset));
+        let _ = writeln!(s, "fit_report = {}", quote(report));
+        for (k, v) in &self.keys {
+            let _ = writeln!(s, "{k} = {}", quote(v));
+        }
+        let sources: Vec<&str> = {
+            let mut v: Vec<&str> = r.fitted.iter().map(|t| t.source.as_str()).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        s.push_str("\n[sources]\n");
+        for k in &self.fitted {
+            let _ = writeln!(
+                s,
+                "{k} = {}",
+                quote(&format!(
+                    "fitted by ssdlab sim fit to {} ({report})",
+                    sources.join(", ")
+                ))
+            );
+        }
+        s
+    }
+}

@@ -1,0 +1,141 @@
+//! The search: CMA-ES (the `cmaes` crate), which suits a noisy, non-convex objective of a few
+//! dozen coordinates with no gradient, each generation's drives evaluated in parallel on
+//! `jobs` threads. Deterministic for a seed: the points are drawn before they are evaluated
+//! and the evaluations are pure.
+
+use std::time::Instant;
+
+use cmaes::{CMAESOptions, DVector, TerminationReason};
+
+/// How long a search may go on.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Simulated drives evaluated at most.
+    pub evaluations: usize,
+    pub seed: u64,
+    /// Evaluations at once.
+    pub jobs: usize,
+}
+
+/// Where a search stands, after each generation.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub generation: usize,
+    pub evaluations: usize,
+    pub budget: usize,
+    pub best_loss: f64,
+    pub evaluations_per_min: f64,
+    /// Seconds left at this rate if the budget is spent.
+    pub eta_s: f64,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub best: Vec<f64>,
+    pub evaluations: usize,
+    /// The best loss so far after each generation: (evaluations, loss).
+    pub history: Vec<(usize, f64)>,
+    /// Why it stopped, in words.
+    pub stopped: String,
+}
+
+/// The search's first step, in coordinates of [-1, 1]: a third of the way to either edge.
+const INITIAL_STEP: f64 = 0.3;
+
+/// Minimise `loss` over [-1, 1]^n from `origin`. A point outside the box is evaluated at
+/// its nearest point inside, plus a penalty for the distance, so the search comes back.
+pub fn minimise(
+    origin: &[f64],
+    loss: &(dyn Fn(&[f64]) -> f64 + Sync),
+    budget: Budget,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Found, String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(budget.jobs.max(1))
+        .build()
+        .map_err(|e| format!("cannot start {} search threads: {e}", budget.jobs))?;
+    let objective = |x: &DVector<f64>| {
+        let inside: Vec<f64> = x.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
+        let outside: f64 = x.iter().zip(&inside).map(|(a, b)| (a - b).powi(2)).sum();
+        loss(&inside) + outside
+    };
+    let mut state = CMAESOptions::new(origin.to_vec(), INITIAL_STEP)
+        .seed(budget.seed)
+        .max_function_evals(budget.evaluations)
+        .build(objective)
+        .map_err(|e| format!("the search cannot start: {e:?}"))?;
+    let start = Instant::now();
+    let mut history = Vec::new();
+    let end = loop {
+        let end = pool.install(|| state.next_parallel());
+        let evaluations = state.function_evals();
+        let best_loss = state
+            .overall_best_individual()
+            .map_or(f64::INFINITY, |b| b.value);
+        history.push((evaluations, best_loss));
+        let per_min = evaluations as f64 / start.elapsed().as_secs_f64().max(1e-9) * 60.0;
+        progress(&Progress {
+            generation: state.generation(),
+            evaluations,
+            budget: budget.evaluations,
+            best_loss,
+            evaluations_per_min: per_min,
+            eta_s: budget.evaluations.saturating_sub(evaluations) as f64 / per_min.max(1e-9) * 60.0,
+        });
+        if let Some(end) = end {
+            break end;
+        }
+    };
+    let best = end
+        .overall_best
+        .ok_or("the search stopped before evaluating any drive")?;
+    Ok(Found {
+        best: best.point.iter().map(|v| v.clamp(-1.0, 1.0)).collect(),
+        evaluations: state.function_evals(),
+        history,
+        stopped: end
+            .reasons
+            .iter()
+            .map(reason)
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+fn reason(r: &TerminationReason) -> String {
+    match r {
+        TerminationReason::MaxFunctionEvals => "the evaluation budget was spent".into(),
+        TerminationReason::TolFun
+        | TerminationReason::TolFunHist
+        | TerminationReason::TolFunRel => "the loss stopped improving".into(),
+        TerminationReason::TolX
+        | TerminationReason::NoEffectAxis
+        | TerminationReason::NoEffectCoord => "the search converged".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn it_finds_a_minimum_inside_the_box_and_repeats_for_a_seed() {
+        let target = [0.5, -0.25, 0.8];
+        let loss = |x: &[f64]| x.iter().zip(&target).map(|(a, b)| (a - b).powi(2)).sum();
+        let budget = Budget {
+            evaluations: 2000,
+            seed: 7,
+            jobs: 2,
+        };
+        let run = || minimise(&[0.0; 3], &loss, budget, &mut |_| {}).unwrap();
+        let (a, b) = (run(), run());
+        assert!(loss(&a.best) < 1e-6, "{a:?}");
+        for (x, t) in a.best.iter().zip(target) {
+            assert!((x - t).abs() < 1e-3, "{a:?}");
+        }
+        assert_eq!(a.best, b.best);
+        assert!(a.history.windows(2).all(|w| w[1].1 <= w[0].1));
+    }
+}

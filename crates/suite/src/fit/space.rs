@@ -1,0 +1,302 @@
+//! The search space: which keys of a simulated drive a fit may change, and how far.
+//!
+//! The optimiser moves every coordinate in [-1, 1], and 0 is the starting drive's value. A
+//! numeric key moves by a factor, its start times `reach`^x (each page type of `t_prog`
+//! alike), so the search is scale-free; the pseudo-SLC cache, which may start at none, is a
+//! share of the capacity on a log scale; a choice key takes the value x falls on.
+
+use std::collections::BTreeMap;
+
+/// How far a key may move from its start.
+#[derive(Clone, Copy, Debug)]
+pub enum Reach {
+    /// Its start times `reach`^x, x in [-1, 1].
+    Factor(f64),
+    /// None below x = -0.8, else a log share of the capacity from 0.1% to 25%.
+    CacheShare,
+    /// One of these values.
+    Choice(&'static [&'static str]),
+}
+
+/// A key the search may change.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    pub key: &'static str,
+    pub reach: Reach,
+    /// The measurement whose figures tell this key apart (its prefix, `power`); searched only
+    /// when the loss has one. `None`: any test's figures depend on it.
+    pub shows_in: Option<&'static str>,
+}
+
+const fn factor(key: &'static str, reach: f64) -> Param {
+    Param {
+        key,
+        reach: Reach::Factor(reach),
+        shows_in: None,
+    }
+}
+
+const fn power(key: &'static str) -> Param {
+    Param {
+        key,
+        reach: Reach::Factor(4.0),
+        shows_in: Some("power"),
+    }
+}
+
+/// What `sim fit` searches unless told otherwise: the parallelism, NAND timings, controller
+/// costs, spare area, buffers, GC style and policy, pseudo-SLC cache and energy terms, the
+/// parameters the review suite's figures depend on.
+pub const DEFAULT_PARAMS: &[Param] = &[
+    factor("channels", 4.0),
+    factor("dies", 4.0),
+    factor("t_read", 4.0),
+    factor("t_prog", 4.0),
+    factor("t_erase", 4.0),
+    factor("slc_t_prog", 4.0),
+    factor("channel_mbps", 4.0),
+    factor("cmd_read", 4.0),
+    factor("cmd_write", 4.0),
+    factor("op", 4.0),
+    factor("write_buffer", 8.0),
+    Param {
+        key: "slc_cache",
+        reach: Reach::CacheShare,
+        shows_in: None,
+    },
+    Param {
+        key: "gc_style",
+        reach: Reach::Choice(&["paced", "bursty", "latency-first"]),
+        shows_in: None,
+    },
+    Param {
+        key: "gc",
+        reach: Reach::Choice(&["greedy", "cost-benefit", "fifo"]),
+        shows_in: None,
+    },
+    power("p_idle"),
+    power("p_active"),
+    power("p_ctrl"),
+    power("e_prog"),
+    power("e_read"),
+];
+
+/// The parameter of `key` in [`DEFAULT_PARAMS`], or a factor-of-4 search for another
+/// numeric key.
+pub fn param(key: &str) -> Result<Param, String> {
+    if let Some(p) = DEFAULT_PARAMS.iter().find(|p| p.key == key) {
+        return Ok(*p);
+    }
+    let key: &'static str = sim::KEYS
+        .iter()
+        .map(|(k, _)| *k)
+        .find(|k| *k == key)
+        .ok_or_else(|| format!("'{key}' is not a key of the simulated drive (`ssdlab sim show default` lists them)"))?;
+    if sim::preset::quantities(key, "1").is_err() && sim::preset::quantities(key, "1us").is_err() {
+        return Err(format!(
+            "{key} is not a numeric key: sim fit searches numbers and gc, gc_style"
+        ));
+    }
+    Ok(factor(key, 4.0))
+}
+
+/// One searched key with its start.
+#[derive(Clone, Debug)]
+struct Dimension {
+    param: Param,
+    /// The start's numbers (one per page type of `t_prog`), or its choice.
+    start: Start,
+}
+
+#[derive(Clone, Debug)]
+enum Start {
+    Numbers(Vec<f64>),
+    Choice(usize),
+}
+
+/// The keys searched, each with its start: a point of [-1, 1]^n names a drive.
+#[derive(Clone, Debug)]
+pub struct Space {
+    dims: Vec<Dimension>,
+    capacity_bytes: f64,
+    /// Keys asked for but not searched, and why.
+    pub left_out: Vec<String>,
+}
+
+impl Space {
+    /// The space of `params` around `start`'s resolved values (`key -> value` as a spec
+    /// writes it); `prefixes` are the measurements the loss reads.
+    pub fn new(
+        params: &[Param],
+        start: &BTreeMap<String, String>,
+        capacity_bytes: u64,
+        prefixes: &[&str],
+    ) -> Space {
+        let mut dims = Vec::new();
+        let mut left_out = Vec::new();
+        for &param in params {
+            if let Some(p) = param.shows_in.filter(|p| !prefixes.contains(p)) {
+                left_out.push(format!("{}: no {p} figure to fit", param.key));
+                continue;
+            }
+            let Some(text) = start.get(param.key) else {
+                left_out.push(format!("{}: the start drive does not set it", param.key));
+                continue;
+            };
+            let start = match param.reach {
+                Reach::Choice(values) => match values.iter().position(|v| v == text) {
+                    Some(i) => Start::Choice(i),
+                    None => {
+                        left_out.push(format!("{}: starts at {text}, not a choice", param.key));
+                        continue;
+                    }
+                },
+                _ => match sim::preset::quantities(param.key, text) {
+                    Ok(n)
+                        if matches!(param.reach, Reach::CacheShare)
+                            || n.iter().all(|&x| x > 0.0) =>
+                    {
+                        Start::Numbers(n)
+                    }
+                    Ok(_) => {
+                        left_out.push(format!("{}: starts at 0, which no factor moves", param.key));
+                        continue;
+                    }
+                    Err(e) => {
+                        left_out.push(format!("{}: {e}", param.key));
+                        continue;
+                    }
+                },
+            };
+            dims.push(Dimension { param, start });
+        }
+        Space {
+            dims,
+            capacity_bytes: capacity_bytes as f64,
+            left_out,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.dims.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.dims.is_empty()
+    }
+
+    /// The keys searched, in coordinate order.
+    pub fn keys(&self) -> Vec<&'static str> {
+        self.dims.iter().map(|d| d.param.key).collect()
+    }
+
+    /// The start's coordinates.
+    pub fn origin(&self) -> Vec<f64> {
+        self.dims
+            .iter()
+            .map(|d| match (&d.start, d.param.reach) {
+                (Start::Choice(i), Reach::Choice(values)) => {
+                    2.0 * (*i as f64 + 0.5) / values.len() as f64 - 1.0
+                }
+                (Start::Numbers(n), Reach::CacheShare) => self.cache_coordinate(n[0]),
+                _ => 0.0,
+            })
+            .collect()
+    }
+
+    /// The drive at `x` as `key=value` overrides (coordinates beyond [-1, 1] are held at
+    /// the edge).
+    pub fn overrides(&self, x: &[f64]) -> Vec<(String, String)> {
+        self.dims
+            .iter()
+            .zip(x)
+            .map(|(d, &x)| {
+                let x = x.clamp(-1.0, 1.0);
+                let key = d.param.key;
+                let value = match (&d.start, d.param.reach) {
+                    (_, Reach::Choice(values)) => {
+                        let i = ((x + 1.0) / 2.0 * values.len() as f64) as usize;
+                        values[i.min(values.len() - 1)].to_string()
+                    }
+                    (_, Reach::CacheShare) => {
+                        let share = if x < -0.8 {
+                            0.0
+                        } else {
+                            CACHE_MIN * (CACHE_MAX / CACHE_MIN).powf((x + 0.8) / 1.8)
+                        };
+                        // Whole mebibytes: a cache is never a few odd bytes.
+                        let bytes = (share * self.capacity_bytes / MIB).round() * MIB;
+                        sim::preset::spec_text(key, &[bytes])
+                    }
+                    (Start::Numbers(n), Reach::Factor(reach)) => {
+                        let scaled: Vec<f64> = n.iter().map(|v| v * reach.powf(x)).collect();
+                        sim::preset::spec_text(key, &scaled)
+                    }
+                    (Start::Choice(_), Reach::Factor(_)) => {
+                        unreachable!("a factor starts at numbers")
+                    }
+                };
+                (key.to_string(), value)
+            })
+            .collect()
+    }
+
+    /// Where a cache of `bytes` sits on the cache coordinate.
+    fn cache_coordinate(&self, bytes: f64) -> f64 {
+        let share = bytes / self.capacity_bytes.max(1.0);
+        if share <= 0.0 {
+            return -0.9;
+        }
+        let share = share.clamp(CACHE_MIN, CACHE_MAX);
+        -0.8 + 1.8 * (share / CACHE_MIN).ln() / (CACHE_MAX / CACHE_MIN).ln()
+    }
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+/// The smallest and largest pseudo-SLC cache searched, as shares of the capacity: real
+/// drives span a few hundred MiB (a fixed nCache) to a third of a TLC drive (dynamic).
+const CACHE_MIN: f64 = 0.001;
+const CACHE_MAX: f64 = 0.25;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start() -> BTreeMap<String, String> {
+        [
+            ("t_prog", "600us/2ms"),
+            ("gc_style", "bursty"),
+            ("slc_cache", "0"),
+            ("op", "7%"),
+            ("p_idle", "0.3W"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+    }
+
+    #[test]
+    fn the_origin_is_the_start() {
+        let space = Space::new(DEFAULT_PARAMS, &start(), 256 << 30, &["consistency"]);
+        assert_eq!(space.keys(), ["t_prog", "op", "slc_cache", "gc_style"]);
+        let o = space.overrides(&space.origin());
+        assert_eq!(o[0].1, "600000ns/2000000ns");
+        assert_eq!(o[1].1, "7%");
+        assert_eq!(o[2].1, "0");
+        assert_eq!(o[3].1, "bursty");
+        assert!(space
+            .left_out
+            .iter()
+            .any(|l| l.starts_with("p_idle: no power")));
+    }
+
+    #[test]
+    fn a_coordinate_moves_its_key_by_its_reach() {
+        let space = Space::new(DEFAULT_PARAMS, &start(), 256 << 30, &[]);
+        let o = space.overrides(&[1.0, -1.0, 1.0, -1.0]);
+        assert_eq!(o[0].1, "2400000ns/8000000ns");
+        assert_eq!(o[1].1, "1.75%");
+        assert_eq!(o[2].1, (64u64 << 30).to_string());
+        assert_eq!(o[3].1, "paced");
+    }
+}

@@ -1,0 +1,242 @@
+//! What a fit aims at: a drive's figures, from its own results (a results directory of
+//! `ssdlab suite`, real or simulated) or from published claims in the scorecard's format.
+
+use std::collections::BTreeMap;
+
+use crate::fidelity::measure::figures_of_results;
+use crate::fidelity::{Check, Claim};
+use crate::result::TestResult;
+
+/// What a figure of the twin should be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Goal {
+    /// Within `tolerance` (a share: 0.15) of a value; 0 for a drive's own results.
+    Value {
+        value: f64,
+        tolerance: f64,
+    },
+    AtMost(f64),
+    AtLeast(f64),
+    Between(f64, f64),
+    /// The per-second IOPS of a steady state, as its deciles (the 5th, 15th, ... 95th
+    /// percentiles): compared as distributions, not means.
+    Distribution(Vec<f64>),
+    /// Compared with another figure of the twin: less or greater than `factor` times it, or
+    /// within `tolerance` of it.
+    Than {
+        figure: String,
+        check: Check,
+        factor: f64,
+        tolerance: f64,
+    },
+}
+
+/// One term of the loss.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    /// `measure.figure`, as the claims name figures (`consistency.steady_mean`).
+    pub figure: String,
+    pub goal: Goal,
+    /// Where the goal comes from: the drive's results or a claim.
+    pub source: String,
+}
+
+impl Term {
+    /// The measurement the term reads (`consistency`).
+    pub fn prefix(&self) -> &str {
+        self.figure.split('.').next().unwrap_or("")
+    }
+
+    /// The goal in words, for the report.
+    pub fn goal_text(&self) -> String {
+        use crate::fidelity::fmt_num;
+        match &self.goal {
+            Goal::Value { value, tolerance } if *tolerance > 0.0 => {
+                format!("{} ±{}%", fmt_num(*value), tolerance * 100.0)
+            }
+            Goal::Value { value, .. } => fmt_num(*value),
+            Goal::AtMost(v) => format!("<= {}", fmt_num(*v)),
+            Goal::AtLeast(v) => format!(">= {}", fmt_num(*v)),
+            Goal::Between(lo, hi) => format!("{}-{}", fmt_num(*lo), fmt_num(*hi)),
+            Goal::Distribution(q) => format!(
+                "deciles {}..{}",
+                fmt_num(q.first().copied().unwrap_or(0.0)),
+                fmt_num(q.last().copied().unwrap_or(0.0))
+            ),
+            Goal::Than {
+                figure,
+                check,
+                factor,
+                tolerance,
+            } => match check {
+                Check::Less => format!("< {factor} x {figure}"),
+                Check::Greater => format!("> {factor} x {figure}"),
+                _ => format!("within {}% of {figure}", tolerance * 100.0),
+            },
+        }
+    }
+}
+
+/// A drive's figures to fit, and what could not be used.
+#[derive(Clone, Debug, Default)]
+pub struct Target {
+    /// The drive, in words (its model, or the preset the claims are about).
+    pub drive: String,
+    /// Its capacity, when the results say.
+    pub capacity_bytes: Option<u64>,
+    pub terms: Vec<Term>,
+    /// Figures or claims left out, and why.
+    pub skipped: Vec<String>,
+}
+
+/// Figures that restate others (ratios of figures already fitted) or are counts of rare
+/// events: fitting them again would weigh their measurement twice.
+const RESTATED: &[&str] = &[
+    "qd32_scaling",
+    "cliff_ratio",
+    "burst_ratio",
+    "dips_300_800",
+    "dips_800_2000",
+    "steady_median",
+    "steady_cv",
+];
+
+/// The deciles' figure names: `steady_q05` ... `steady_q95`.
+pub const DECILES: [&str; 10] = [
+    "steady_q05",
+    "steady_q15",
+    "steady_q25",
+    "steady_q35",
+    "steady_q45",
+    "steady_q55",
+    "steady_q65",
+    "steady_q75",
+    "steady_q85",
+    "steady_q95",
+];
+
+/// The name of a steady state's distribution term.
+pub const DISTRIBUTION: &str = "steady_iops_distribution";
+
+impl Target {
+    /// The figures of a drive's stored results: every figure a measurement gives, each a
+    /// term with no tolerance, the steady states' deciles one distribution term.
+    pub fn from_results(results: &[TestResult]) -> Result<Target, String> {
+        if results.is_empty() {
+            return Err("no results to fit: give results directories of `ssdlab suite` (or `ssdlab run`) on the drive".into());
+        }
+        let figures = figures_of_results(results)?;
+        let first = &results[0];
+        let mut runs: Vec<&str> = results.iter().filter_map(|r| r.run_id.as_deref()).collect();
+        runs.sort();
+        runs.dedup();
+        let source = match runs.len() {
+            0 => "the drive's results".to_string(),
+            _ => format!("run {}", runs.join(", run ")),
+        };
+        let mut t = Target {
+            drive: first
+                .target
+                .model
+                .clone()
+                .unwrap_or_else(|| first.target.path.clone()),
+            capacity_bytes: Some(first.target.capacity_bytes).filter(|&c| c > 0),
+            ..Target::default()
+        };
+        let mut deciles: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for (name, &value) in &figures {
+            let (prefix, figure) = name.split_once('.').unwrap_or(("", name));
+            if DECILES.contains(&figure) {
+                deciles.entry(prefix.to_string()).or_default().push(value);
+                continue;
+            }
+            if RESTATED.contains(&figure) {
+                continue;
+            }
+            if !value.is_finite() || value == 0.0 {
+                t.skipped.push(format!(
+                    "{name}: {value} in the results has no relative error"
+                ));
+                continue;
+            }
+            t.terms.push(Term {
+                figure: name.clone(),
+                goal: Goal::Value {
+                    value,
+                    tolerance: 0.0,
+                },
+                source: source.clone(),
+            });
+        }
+        for (prefix, q) in deciles {
+            t.terms.push(Term {
+                figure: format!("{prefix}.{DISTRIBUTION}"),
+                goal: Goal::Distribution(q),
+                source: source.clone(),
+            });
+        }
+        if t.terms.is_empty() {
+            return Err("the results hold no figure a fit can use: run the review suite (`ssdlab suite`) on the drive first".into());
+        }
+        Ok(t)
+    }
+
+    /// The published claims about `drive` (a preset's name, as the claims say `on`): each
+    /// claim on that drive alone, checked against a figure of its own or a bound; claims
+    /// that compare drives are left out (the twin is one drive).
+    pub fn from_claims(claims: &[Claim], drive: &str) -> Result<Target, String> {
+        let num = |v: &toml::Value| v.as_float().or(v.as_integer().map(|i| i as f64));
+        let mut t = Target {
+            drive: drive.to_string(),
+            ..Target::default()
+        };
+        for c in claims.iter().filter(|c| c.on.iter().any(|d| d == drive)) {
+            let published = c.published.as_ref().and_then(num);
+            let tolerance = c.tolerance.unwrap_or(15.0) / 100.0;
+            let same_drive = |than: &str| match than.split_once(':') {
+                Some(("", m)) => Some(m.to_string()),
+                Some((d, m)) if d == drive => Some(m.to_string()),
+                None if than == drive => Some(c.metric.clone()),
+                _ => None,
+            };
+            let goal = match (c.check, published) {
+                (Check::Value, Some(value)) => Some(Goal::Value { value, tolerance }),
+                (Check::AtMost, Some(v)) => Some(Goal::AtMost(v)),
+                (Check::AtLeast, Some(v)) => Some(Goal::AtLeast(v)),
+                (Check::Between, _) => c
+                    .published
+                    .as_ref()
+                    .and_then(|v| v.as_array())
+                    .and_then(|r| Some(Goal::Between(num(r.first()?)?, num(r.get(1)?)?))),
+                (Check::Less | Check::Greater | Check::Near, _) => c
+                    .than
+                    .as_deref()
+                    .and_then(same_drive)
+                    .map(|figure| Goal::Than {
+                        figure,
+                        check: c.check,
+                        factor: c.factor.unwrap_or(1.0),
+                        tolerance,
+                    }),
+                _ => None,
+            };
+            match goal {
+                Some(goal) => t.terms.push(Term {
+                    figure: c.metric.clone(),
+                    goal,
+                    source: format!("claim {}", c.id),
+                }),
+                _ => t.skipped.push(format!(
+                    "claim {}: compares {drive} with another drive (a twin is one drive)",
+                    c.id
+                )),
+            }
+        }
+        if t.terms.is_empty() {
+            return Err(format!(
+                "no claim is about {drive} alone: name a drive the claims list in `on`"
+            ));
+        }
+        Ok(t)
+    }
+}
