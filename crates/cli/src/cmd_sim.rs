@@ -1,4 +1,4 @@
-//! `ssdlab sim list|show|validate` (and `serve`, in its own file): the simulated SSD's presets, each parameter's source, and
+//! `ssdlab sim list|show|validate` (and `fit` and `serve`, in files of their own): the simulated SSD's presets, each parameter's source, and
 //! the fidelity scorecard (the claims of the review articles each preset meets or misses).
 
 use std::collections::BTreeSet;
@@ -41,6 +41,9 @@ pub enum SimCmd {
         #[arg(long)]
         record: bool,
     },
+    /// Fit a simulated twin of a drive to its results (or to published claims) and report,
+    /// figure by figure, how well it reproduces them and predicts those held out.
+    Fit(crate::cmd_sim_fit::FitArgs),
     /// Serve a simulated drive as a Linux block device (/dev/ublkbN, through ublk_drv) in
     /// real time: each IO completes when the simulated drive would complete it. Ctrl-C
     /// stops it and prints IOs, bytes, write amplification and how closely it kept pace.
@@ -77,6 +80,7 @@ pub fn run(cmd: SimCmd) -> anyhow::Result<()> {
             json,
             record,
         } => validate(presets, fast, jobs, markdown, json, record)?,
+        SimCmd::Fit(args) => crate::cmd_sim_fit::run(args)?,
         SimCmd::Serve(args) => crate::cmd_sim_serve::run(args)?,
     }
     Ok(())

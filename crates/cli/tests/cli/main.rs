@@ -28,6 +28,7 @@ mod report_browser;
 mod review_2021;
 mod safety;
 mod several_drives;
+mod sim_fit;
 #[cfg(feature = "ublk")]
 mod sim_serve;
 #[cfg(not(feature = "ublk"))]

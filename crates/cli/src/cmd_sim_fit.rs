@@ -1,0 +1,177 @@
+//! `ssdlab sim fit`: a simulated twin of a drive, from its results or from published claims.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _};
+use suite::fit::{self, Budget, Target};
+
+#[derive(Debug, clap::Args)]
+pub struct FitArgs {
+    /// Results directories of the drive (`ssdlab suite -o DIR` on it, real or simulated).
+    results: Vec<PathBuf>,
+    /// Fit to published claims instead, in the scorecard's format (`[[claim]]` entries; `seeds`
+    /// for the claims of shared/seeds/ ssdlab carries), with --drive naming the drive.
+    #[arg(long, requires = "drive", conflicts_with = "results")]
+    claims: Option<String>,
+    /// The drive the claims are about, as their `on` names it.
+    #[arg(long)]
+    drive: Option<String>,
+    /// The drive the search starts from: a preset, with overrides.
+    #[arg(long, default_value = "default")]
+    from: String,
+    /// Measurements kept out of the fit and predicted (heavy, light, destroyer, trim, power,
+    /// consistency25, corners, atto, asssd, consistency).
+    #[arg(long = "hold-out", value_delimiter = ',')]
+    hold_out: Vec<String>,
+    /// Keys to search (default: the parallelism, NAND timings, controller costs, spare area,
+    /// buffers, GC, pseudo-SLC cache and, with power figures, the energy terms).
+    #[arg(long, value_delimiter = ',')]
+    params: Vec<String>,
+    /// Simulated drives to evaluate at most.
+    #[arg(long, default_value_t = 300)]
+    evals: usize,
+    /// The search's seed: the same seed, target and start give the same twin.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Drives evaluated at once (default: the CPUs).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// The twin's TOML file; its report goes beside it (.fit.md, .fit.json) with the
+    /// evaluations (.evals.jsonl), from which a stopped fit resumes.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+pub fn run(a: FitArgs) -> anyhow::Result<()> {
+    if a.output.extension().and_then(|e| e.to_str()) != Some("toml") {
+        bail!(
+            "-o {}: the twin is a .toml file (e.g. -o twin.toml), which `--target sim:twin.toml` runs",
+            a.output.display()
+        );
+    }
+    let target = match (&a.claims, a.results.is_empty()) {
+        (Some(claims), _) => {
+            let claims = match claims.as_str() {
+                "seeds" => suite::fidelity::claims().map_err(anyhow::Error::msg)?,
+                path => {
+                    let text = std::fs::read_to_string(path)
+                        .with_context(|| format!("--claims {path}"))?;
+                    suite::fidelity::parse_claims(&text)
+                        .map_err(|e| anyhow::anyhow!("--claims {path}: {e}"))?
+                }
+            };
+            let drive = a.drive.as_deref().unwrap_or_default();
+            Target::from_claims(&claims, drive).map_err(anyhow::Error::msg)?
+        }
+        (None, true) => bail!(
+            "nothing to fit: give results directories of the drive (ssdlab sim fit RESULTS... -o twin.toml) or --claims FILE --drive NAME"
+        ),
+        (None, false) => {
+            let mut all = Vec::new();
+            for dir in &a.results {
+                all.extend(
+                    suite::results_dir::read_results(dir)
+                        .with_context(|| format!("reading {}", dir.display()))?,
+                );
+            }
+            Target::from_results(&all).map_err(anyhow::Error::msg)?
+        }
+    };
+    let params = if a.params.is_empty() {
+        fit::DEFAULT_PARAMS.to_vec()
+    } else {
+        a.params
+            .iter()
+            .map(|k| fit::param(k.trim()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow::anyhow!("--params: {e}"))?
+    };
+    let with = |ext: &str| a.output.with_extension(ext);
+    let request = fit::Request {
+        from: a.from.strip_prefix("sim:").unwrap_or(&a.from).to_string(),
+        target,
+        hold_out: a.hold_out.clone(),
+        params,
+        budget: Budget {
+            evaluations: a.evals,
+            seed: a.seed,
+            jobs: a
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        },
+        cache: Some(with("evals.jsonl")),
+    };
+    eprintln!(
+        "fitting a twin of {} from {}: {} figures ({} held out), at most {} simulated drives",
+        request.target.drive,
+        request.from,
+        request.target.terms.len(),
+        request
+            .target
+            .terms
+            .iter()
+            .filter(|t| request.hold_out.iter().any(|h| h == t.prefix()))
+            .count(),
+        a.evals
+    );
+    let fit = fit::fit(&request, &mut |p| {
+        eprintln!(
+            "  generation {}: {}/{} drives, best loss {:.4}, {:.1} drives/min, about {} left",
+            p.generation,
+            p.evaluations,
+            p.budget,
+            p.best_loss,
+            p.evaluations_per_min,
+            crate::progress::duration(p.eta_s)
+        );
+    })
+    .map_err(anyhow::Error::msg)?;
+    let report_md = with("fit.md");
+    let chart = with("fit.svg");
+    write(&a.output, &fit.toml(&file_name(&report_md)))?;
+    write(&chart, &loss_chart(&fit.report))?;
+    write(&report_md, &fit.report.markdown(Some(&file_name(&chart))))?;
+    write(
+        &with("fit.json"),
+        &serde_json::to_string_pretty(&fit.report)?,
+    )?;
+    let r = &fit.report;
+    println!(
+        "twin of {}: loss {:.3} (start {:.3}) after {} drives in {:.0} s",
+        r.drive, r.loss_twin, r.loss_start, r.evaluations, r.wall_s
+    );
+    if let Some(m) = suite::fit::median_error(&r.held_out) {
+        println!("held-out figures: median error {:.1}%", m * 100.0);
+    }
+    println!(
+        "wrote {} (run it: --target sim:{}) and its report {}",
+        a.output.display(),
+        a.output.display(),
+        report_md.display()
+    );
+    Ok(())
+}
+
+/// The best loss by evaluations, as a line.
+fn loss_chart(r: &suite::fit::FitReport) -> String {
+    use bench::chart::{Axis, Series, XYChart};
+    let points = r.history.iter().map(|&(n, loss)| (n as f64, loss));
+    XYChart::new(
+        &format!("Fitting a twin of {}", r.drive),
+        Axis::linear("simulated drives evaluated"),
+        Axis::linear("best loss (weighted mean relative error)"),
+    )
+    .series(Series::line("best loss", points))
+    .to_svg()
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}

@@ -1,0 +1,193 @@
+//! `ssdlab sim fit`: a twin fitted to a simulated drive's own results recovers the keys that
+//! were changed, the same seed gives the same twin, the twin runs like any preset and says
+//! where its values came from; published claims are a target too.
+
+use std::path::Path;
+
+use crate::common::{run, text};
+
+/// The hidden drive: the default preset, small, with slower NAND channels and programs.
+const HIDDEN: &str = "sim:default,capacity=2GiB,channel_mbps=90,t_prog=900us/2700us";
+const FROM: &str = "default,capacity=2GiB";
+
+fn ok(o: &std::process::Output) -> String {
+    assert!(o.status.success(), "{}", text(o));
+    text(o)
+}
+
+fn fit(results: &Path, out: &Path) -> String {
+    ok(&run(&[
+        "sim",
+        "fit",
+        results.to_str().unwrap(),
+        "--from",
+        FROM,
+        "--params",
+        "channel_mbps,t_prog",
+        "--evals",
+        "48",
+        "--seed",
+        "3",
+        "--jobs",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]))
+}
+
+/// The value a twin's file gives `key`.
+fn value(toml_text: &str, key: &str) -> String {
+    let table: toml::Table = toml_text.parse().unwrap();
+    table[key].as_str().unwrap().to_string()
+}
+
+fn ns(text: &str) -> f64 {
+    text.trim_end_matches("ns").parse().unwrap()
+}
+
+#[test]
+fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("hidden");
+    ok(&run(&[
+        "run",
+        "corners",
+        "--target",
+        HIDDEN,
+        "-q",
+        "--no-store",
+        "--out",
+        results.to_str().unwrap(),
+    ]));
+    let (a, b) = (dir.path().join("a.toml"), dir.path().join("b.toml"));
+    fit(&results, &a);
+    fit(&results, &b);
+    let a_text = std::fs::read_to_string(&a).unwrap();
+    let b_text = std::fs::read_to_string(&b).unwrap();
+    assert_eq!(
+        a_text,
+        b_text.replace("b.fit.md", "a.fit.md"),
+        "the same seed, another twin"
+    );
+
+    // Recovered: the hidden values, from the default's 200 MB/s and 650us/1950us.
+    let channel: f64 = value(&a_text, "channel_mbps").parse().unwrap();
+    assert!(
+        (channel / 90.0 - 1.0).abs() < 0.15,
+        "channel_mbps {channel}\n{a_text}"
+    );
+    let prog: Vec<f64> = value(&a_text, "t_prog").split('/').map(ns).collect();
+    assert!(
+        (prog[0] / 900e3 - 1.0).abs() < 0.25,
+        "t_prog {prog:?}\n{a_text}"
+    );
+
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.fit.json")).unwrap())
+            .unwrap();
+    let (start, twin) = (
+        report["loss_start"].as_f64().unwrap(),
+        report["loss_twin"].as_f64().unwrap(),
+    );
+    assert!(twin < start / 3.0, "loss {start} -> {twin}");
+    assert!(dir.path().join("a.fit.md").exists());
+
+    // The twin is a drive like any preset, and says where its values came from.
+    let spec = format!("sim:{}", a.display());
+    let shown = ok(&run(&["sim", "show", &spec]));
+    assert!(shown.contains("fitted by ssdlab sim fit to run"), "{shown}");
+    let out = dir.path().join("twin-run");
+    ok(&run(&[
+        "run",
+        "seq-read",
+        "--target",
+        &spec,
+        "-q",
+        "--no-store",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("seq-read.json")).unwrap()).unwrap();
+    assert_eq!(result["target"]["details"]["fit report"], "a.fit.md");
+}
+
+#[test]
+fn published_claims_are_a_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let claims = dir.path().join("claims.toml");
+    std::fs::write(
+        &claims,
+        r#"
+[[claim]]
+id = "small-seq-read"
+kind = "spec"
+claim = "a spec sheet: sequential read 300 MB/s"
+source = "this test"
+on = ["default"]
+metric = "spec.seq_read_mbps"
+check = "value"
+published = 300
+tolerance = 5
+
+[[claim]]
+id = "compared"
+kind = "review"
+claim = "faster than another drive"
+source = "this test"
+on = ["default"]
+metric = "spec.seq_read_mbps"
+check = "greater"
+than = "ultra-plus-64"
+"#,
+    )
+    .unwrap();
+    let twin = dir.path().join("twin.toml");
+    let o = ok(&run(&[
+        "sim",
+        "fit",
+        "--claims",
+        claims.to_str().unwrap(),
+        "--drive",
+        "default",
+        "--from",
+        FROM,
+        "--params",
+        "channel_mbps",
+        "--evals",
+        "40",
+        "--jobs",
+        "2",
+        "-o",
+        twin.to_str().unwrap(),
+    ]));
+    assert!(o.contains("loss 0.000"), "{o}");
+    let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
+    assert!(
+        md.contains("claim compared: compares default with another drive"),
+        "{md}"
+    );
+}
+
+#[test]
+fn bad_requests_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(&["sim", "fit", "-o", "twin.toml"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("give results directories"),
+        "{}",
+        text(&o)
+    );
+    let o = run(&["sim", "fit", dir.path().to_str().unwrap(), "-o", "twin.txt"]);
+    assert!(text(&o).contains("is a .toml file"), "{}", text(&o));
+    let o = run(&[
+        "sim",
+        "fit",
+        dir.path().to_str().unwrap(),
+        "-o",
+        "twin.toml",
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("no results to fit"), "{}", text(&o));
+}
