@@ -1,5 +1,6 @@
-//! `ssdlab sim fit`: a twin fitted to a simulated drive's own results recovers the keys that
-//! were changed, the same seed gives the same twin, the twin runs like any preset and says
+//! `ssdlab sim fit`: a twin fitted to a simulated drive's own results (its transfer-size
+//! sweep: the cheapest test that tells NAND channel and program speeds apart) recovers the
+//! keys that were changed, the same seed gives the same twin, the twin runs like any preset and says
 //! where its values came from; published claims are a target too.
 
 use std::path::Path;
@@ -25,7 +26,7 @@ fn fit(results: &Path, out: &Path) -> String {
         "--params",
         "channel_mbps,t_prog",
         "--evals",
-        "48",
+        "60",
         "--seed",
         "3",
         "--jobs",
@@ -51,7 +52,7 @@ fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
     let results = dir.path().join("hidden");
     ok(&run(&[
         "run",
-        "corners",
+        "transfer-sweep",
         "--target",
         HIDDEN,
         "-q",
@@ -89,7 +90,7 @@ fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
         report["loss_start"].as_f64().unwrap(),
         report["loss_twin"].as_f64().unwrap(),
     );
-    assert!(twin < start / 3.0, "loss {start} -> {twin}");
+    assert!(twin < start / 5.0, "loss {start} -> {twin}");
     assert!(dir.path().join("a.fit.md").exists());
 
     // The twin is a drive like any preset, and says where its values came from.

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::fidelity::measure::figures_of_results;
 use crate::fidelity::{Check, Claim};
+use crate::methodology::overridden;
 use crate::result::TestResult;
 
 /// What a figure of the twin should be.
@@ -125,7 +126,14 @@ impl Target {
         if results.is_empty() {
             return Err("no results to fit: give results directories of `ssdlab suite` (or `ssdlab run`) on the drive".into());
         }
-        let figures = figures_of_results(results)?;
+        // The twin is measured at the methodology's own parameters: a result of a user's
+        // options (`--quick`, a shorter run) measured something else. (Deviations the
+        // target's size makes, the twin of the same capacity makes too.)
+        let by_option = |r: &&TestResult| r.deviations.iter().any(|d| overridden(d));
+        let (deviating, usable): (Vec<&TestResult>, Vec<&TestResult>) =
+            results.iter().partition(by_option);
+        let usable: Vec<TestResult> = usable.into_iter().cloned().collect();
+        let figures = figures_of_results(&usable)?;
         let first = &results[0];
         let mut runs: Vec<&str> = results.iter().filter_map(|r| r.run_id.as_deref()).collect();
         runs.sort();
@@ -143,6 +151,19 @@ impl Target {
             capacity_bytes: Some(first.target.capacity_bytes).filter(|&c| c > 0),
             ..Target::default()
         };
+        for r in deviating {
+            let options: Vec<&str> = r
+                .deviations
+                .iter()
+                .map(String::as_str)
+                .filter(|d| overridden(d))
+                .collect();
+            t.skipped.push(format!(
+                "{}: measured with options of its own ({}); the twin is measured at the methodology's",
+                r.label,
+                options.join("; ")
+            ));
+        }
         let mut deciles: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         for (name, &value) in &figures {
             let (prefix, figure) = name.split_once('.').unwrap_or(("", name));

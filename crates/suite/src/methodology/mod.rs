@@ -59,6 +59,23 @@ impl Defaults {
     }
 }
 
+/// How the deviations a user's options make begin ([`Defaults::note_overrides`]'s, and a
+/// span given): the others come of the target (a drive smaller than a test's span), which a
+/// simulated twin of the same capacity meets alike.
+const OVERRIDE_NOTES: [&str; 5] = [
+    "queue depth ",
+    "block size ",
+    "duration ",
+    "bounded by an IO",
+    "tested span ",
+];
+
+/// Whether a result's deviation is a user's option (`--quick`, `--duration`...), not the
+/// target's size.
+pub fn overridden(deviation: &str) -> bool {
+    OVERRIDE_NOTES.iter().any(|p| deviation.starts_with(p))
+}
+
 /// Whether `--verify` applies to a test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verifies {
@@ -265,6 +282,24 @@ pub(crate) fn run_workload(
 mod tests {
     use super::*;
     use engine::units::format_size;
+
+    #[test]
+    fn every_option_a_user_gives_is_told_from_the_targets_size() {
+        let o = Overrides {
+            qd: Some(7),
+            block_bytes: Some(8192),
+            duration_s: Some(5.0),
+            ios: Some(100),
+            ..Overrides::default()
+        };
+        let mut notes = Vec::new();
+        consistency::DEFAULTS.note_overrides(&mut notes, &o);
+        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(notes.iter().all(|n| overridden(n)), "{notes:?}");
+        assert!(!overridden(
+            "span 8 GiB is larger than the target; used what fits (2 GiB)"
+        ));
+    }
 
     #[test]
     fn every_test_id_but_replay_has_one_record() {
