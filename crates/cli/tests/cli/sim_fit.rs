@@ -1,7 +1,8 @@
 //! `ssdlab sim fit`: a twin fitted to a simulated drive's own results (its transfer-size
 //! sweep: the cheapest test that tells NAND channel and program speeds apart) recovers the
-//! keys that were changed, the same seed gives the same twin, the twin runs like any preset and says
-//! where its values came from; published claims are a target too.
+//! keys that were changed, the same seed gives the same twin, a fit run again resumes from
+//! what it kept, the twin runs like any preset and says where its values came from;
+//! published claims are a target too.
 
 use std::path::Path;
 
@@ -70,6 +71,18 @@ fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
         b_text.replace("b.fit.md", "a.fit.md"),
         "the same seed, another twin"
     );
+
+    // Run again, it resumes: every drive it evaluates is one the first run kept.
+    let kept = || {
+        std::fs::read_to_string(dir.path().join("a.evals.jsonl"))
+            .unwrap()
+            .lines()
+            .count()
+    };
+    let before = kept();
+    fit(&results, &a);
+    assert_eq!(kept(), before, "a resumed fit measured drives again");
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), a_text);
 
     // Recovered: the hidden values, from the default's 200 MB/s and 650us/1950us.
     let channel: f64 = value(&a_text, "channel_mbps").parse().unwrap();

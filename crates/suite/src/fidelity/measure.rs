@@ -229,6 +229,31 @@ impl Measure {
                 put("random_read_iops", rr);
                 put("random_write_iops", rw);
                 put("random_write_qd32_iops", rw32);
+                // Latency percentiles: what tells a slow NAND read from a slow channel or a
+                // busy controller when their IOPS agree.
+                let random = [
+                    (
+                        "random_read",
+                        find(TestId::RandomRead, None)?.summary.read.as_ref(),
+                    ),
+                    (
+                        "random_write",
+                        find(TestId::RandomWrite, Some("incompressible"))?
+                            .summary
+                            .write
+                            .as_ref(),
+                    ),
+                    (
+                        "random_write_qd32",
+                        find(TestId::RandomWriteQd32, None)?.summary.write.as_ref(),
+                    ),
+                ];
+                for (name, dir) in random {
+                    if let Some(d) = dir {
+                        put(&format!("{name}_p50_us"), d.latency_us.p50);
+                        put(&format!("{name}_p99_us"), d.latency_us.p99);
+                    }
+                }
                 put("qd32_scaling", rw32 / rw);
                 put("seq_read_mbps", find(TestId::SeqRead, None)?.summary.mbps);
                 put(

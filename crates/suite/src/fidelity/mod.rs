@@ -116,7 +116,7 @@ impl Claim {
 
     /// What the article says, for the table.
     pub fn published_text(&self) -> String {
-        let num = |v: &toml::Value| v.as_float().or(v.as_integer().map(|i| i as f64));
+        let num = number;
         let p = self.published.as_ref();
         match self.check {
             Check::Value => format!(
@@ -151,6 +151,11 @@ impl Claim {
             Check::Highest => format!("highest of {} drives", self.among.len() + 1),
         }
     }
+}
+
+/// A published figure: a TOML float or integer.
+pub fn number(v: &toml::Value) -> Option<f64> {
+    v.as_float().or(v.as_integer().map(|i| i as f64))
 }
 
 /// "drive", "drive:metric", or ":metric" (the same drive, `drive`).
@@ -208,7 +213,7 @@ pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
         }
         f.get(metric).copied()
     };
-    let num = |v: &toml::Value| v.as_float().or(v.as_integer().map(|i| i as f64));
+    let num = number;
     let published = c.published.as_ref().and_then(num);
     let tol = c.tolerance.unwrap_or(15.0) / 100.0;
     let factor = c.factor.unwrap_or(1.0);

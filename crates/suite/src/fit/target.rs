@@ -206,7 +206,7 @@ impl Target {
     /// claim on that drive alone, checked against a figure of its own or a bound; claims
     /// that compare drives are left out (the twin is one drive).
     pub fn from_claims(claims: &[Claim], drive: &str) -> Result<Target, String> {
-        let num = |v: &toml::Value| v.as_float().or(v.as_integer().map(|i| i as f64));
+        let num = crate::fidelity::number;
         let mut t = Target {
             drive: drive.to_string(),
             ..Target::default()
