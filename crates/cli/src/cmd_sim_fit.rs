@@ -9,6 +9,19 @@ use suite::fit::{self, Budget, Target};
 pub struct FitArgs {
     /// Results directories of the drive (`ssdlab suite -o DIR` on it, real or simulated).
     results: Vec<PathBuf>,
+    /// Fit to a drive in the Bench instead: its id, or text of its name, model or serial
+    /// (`ssdlab bench list`); its newest result of every test is the target.
+    #[arg(long, value_name = "DRIVE", conflicts_with_all = ["results", "claims"])]
+    bench_drive: Option<String>,
+    /// The Bench database, for --bench-drive: PATH or sqlite:PATH or postgres://... Help
+    /// never shows its value: it may hold a password.
+    #[arg(
+        long,
+        env = "SSDLAB_DB",
+        hide_env_values = true,
+        value_name = "PATH|URL"
+    )]
+    db: Option<PathBuf>,
     /// Fit to published claims instead, in the scorecard's format (`[[claim]]` entries; `seeds`
     /// for the claims of shared/seeds/ ssdlab carries), with --drive naming the drive.
     #[arg(long, requires = "drive", conflicts_with = "results")]
@@ -50,6 +63,21 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         );
     }
     let target = match (&a.claims, a.results.is_empty()) {
+        _ if a.bench_drive.is_some() => {
+            let query = a.bench_drive.clone().unwrap_or_default();
+            let path = a.db.clone().unwrap_or_else(bench::db::default_path);
+            let b = bench::db::Bench::open_read_only(&path)?;
+            let drives = b.find_drives(std::slice::from_ref(&query))?;
+            let [drive] = drives.as_slice() else {
+                bail!(
+                    "--bench-drive {query:?} matches {} drives ({}): give one's id",
+                    drives.len(),
+                    drives.iter().map(|d| format!("{} {}", d.id, d.name)).collect::<Vec<_>>().join(", ")
+                );
+            };
+            let results: Vec<_> = b.latest_results(drive.id)?.into_iter().map(|r| r.result).collect();
+            Target::from_results(&results).map_err(anyhow::Error::msg)?
+        }
         (Some(claims), _) => {
             let claims = match claims.as_str() {
                 "seeds" => suite::fidelity::claims().map_err(anyhow::Error::msg)?,
@@ -64,7 +92,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             Target::from_claims(&claims, drive).map_err(anyhow::Error::msg)?
         }
         (None, true) => bail!(
-            "nothing to fit: give results directories of the drive (ssdlab sim fit RESULTS... -o twin.toml) or --claims FILE --drive NAME"
+            "nothing to fit: give results directories of the drive (ssdlab sim fit RESULTS... -o twin.toml), --bench-drive DRIVE, or --claims FILE --drive NAME"
         ),
         (None, false) => {
             let mut all = Vec::new();

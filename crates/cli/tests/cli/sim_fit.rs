@@ -205,3 +205,53 @@ fn bad_requests_say_what_to_do() {
     assert!(!o.status.success());
     assert!(text(&o).contains("no results to fit"), "{}", text(&o));
 }
+
+#[test]
+fn a_drive_in_the_bench_is_a_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let db = db.to_str().unwrap();
+    let out = dir.path().join("r");
+    ok(&run(&[
+        "run",
+        "transfer-sweep",
+        "--target",
+        HIDDEN,
+        "-q",
+        "--db",
+        db,
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let twin = dir.path().join("twin.toml");
+    let o = ok(&run(&[
+        "sim",
+        "fit",
+        "--bench-drive",
+        "default",
+        "--db",
+        db,
+        "--from",
+        FROM,
+        "--params",
+        "channel_mbps",
+        "--evals",
+        "8",
+        "--jobs",
+        "2",
+        "-o",
+        twin.to_str().unwrap(),
+    ]));
+    assert!(o.contains("twin of"), "{o}");
+    let o = run(&[
+        "sim",
+        "fit",
+        "--bench-drive",
+        "no such drive",
+        "--db",
+        db,
+        "-o",
+        "t.toml",
+    ]);
+    assert!(text(&o).contains("no drive matches"), "{}", text(&o));
+}
