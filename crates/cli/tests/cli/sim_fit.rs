@@ -17,24 +17,35 @@ fn ok(o: &std::process::Output) -> String {
     text(o)
 }
 
-fn fit(results: &Path, out: &Path) -> String {
-    ok(&run(&[
-        "sim",
-        "fit",
-        results.to_str().unwrap(),
+/// `ssdlab sim fit` on `target` (results directories, --claims or --bench-drive and their
+/// arguments) from [`FROM`], searching `params` with at most `evals` drives, seed 3.
+fn fit_with(target: &[&str], params: &str, evals: &str, out: &Path) -> String {
+    let mut args = vec!["sim", "fit"];
+    args.extend_from_slice(target);
+    args.extend([
         "--from",
         FROM,
         "--params",
-        "channel_mbps,t_prog",
+        params,
         "--evals",
-        "60",
+        evals,
         "--seed",
         "3",
         "--jobs",
         "2",
         "-o",
         out.to_str().unwrap(),
-    ]))
+    ]);
+    ok(&run(&args))
+}
+
+fn fit(results: &Path, out: &Path) -> String {
+    fit_with(
+        &[results.to_str().unwrap()],
+        "channel_mbps,t_prog",
+        "60",
+        out,
+    )
 }
 
 /// The value a twin's file gives `key`.
@@ -157,24 +168,13 @@ than = "ultra-plus-64"
     )
     .unwrap();
     let twin = dir.path().join("twin.toml");
-    let o = ok(&run(&[
-        "sim",
-        "fit",
-        "--claims",
-        claims.to_str().unwrap(),
-        "--drive",
-        "default",
-        "--from",
-        FROM,
-        "--params",
+    let claims = claims.to_str().unwrap();
+    let o = fit_with(
+        &["--claims", claims, "--drive", "default"],
         "channel_mbps",
-        "--evals",
         "40",
-        "--jobs",
-        "2",
-        "-o",
-        twin.to_str().unwrap(),
-    ]));
+        &twin,
+    );
     assert!(o.contains("loss 0.000"), "{o}");
     let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
     assert!(
@@ -224,24 +224,12 @@ fn a_drive_in_the_bench_is_a_target() {
         out.to_str().unwrap(),
     ]));
     let twin = dir.path().join("twin.toml");
-    let o = ok(&run(&[
-        "sim",
-        "fit",
-        "--bench-drive",
-        "default",
-        "--db",
-        db,
-        "--from",
-        FROM,
-        "--params",
+    let o = fit_with(
+        &["--bench-drive", "default", "--db", db],
         "channel_mbps",
-        "--evals",
         "8",
-        "--jobs",
-        "2",
-        "-o",
-        twin.to_str().unwrap(),
-    ]));
+        &twin,
+    );
     assert!(o.contains("twin of"), "{o}");
     let o = run(&[
         "sim",
