@@ -39,6 +39,14 @@ fn fit_with(target: &[&str], params: &str, evals: &str, out: &Path) -> String {
     ok(&run(&args))
 }
 
+/// The hidden drive's transfer-size sweep into `out`, stored as `store` says.
+fn measure_hidden(store: &[&str], out: &Path) {
+    let mut args = vec!["run", "transfer-sweep", "--target", HIDDEN, "-q", "--out"];
+    args.push(out.to_str().unwrap());
+    args.extend_from_slice(store);
+    ok(&run(&args));
+}
+
 fn fit(results: &Path, out: &Path) -> String {
     fit_with(
         &[results.to_str().unwrap()],
@@ -62,16 +70,7 @@ fn ns(text: &str) -> f64 {
 fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("hidden");
-    ok(&run(&[
-        "run",
-        "transfer-sweep",
-        "--target",
-        HIDDEN,
-        "-q",
-        "--no-store",
-        "--out",
-        results.to_str().unwrap(),
-    ]));
+    measure_hidden(&["--no-store"], &results);
     let (a, b) = (dir.path().join("a.toml"), dir.path().join("b.toml"));
     fit(&results, &a);
     fit(&results, &b);
@@ -212,17 +211,7 @@ fn a_drive_in_the_bench_is_a_target() {
     let db = dir.path().join("bench.db");
     let db = db.to_str().unwrap();
     let out = dir.path().join("r");
-    ok(&run(&[
-        "run",
-        "transfer-sweep",
-        "--target",
-        HIDDEN,
-        "-q",
-        "--db",
-        db,
-        "--out",
-        out.to_str().unwrap(),
-    ]));
+    measure_hidden(&["--db", db], &out);
     let twin = dir.path().join("twin.toml");
     let o = fit_with(
         &["--bench-drive", "default", "--db", db],
