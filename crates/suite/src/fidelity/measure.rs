@@ -138,12 +138,10 @@ impl Measure {
             TestId::Consistency => Measure::Consistency,
             TestId::Trim => Measure::Trim,
             // The variant names the trace (the analysis may say "synthetic ... at scale").
-            TestId::StorageBench => match r.variant.as_deref()? {
-                "heavy-2011" => Measure::Heavy,
-                "light-2011" => Measure::Light,
-                "destroyer-2013" => Measure::Destroyer,
-                _ => return None,
-            },
+            TestId::StorageBench => {
+                let trace = r.variant.as_deref()?;
+                ALL.iter().copied().find(|m| m.trace() == Some(trace))?
+            }
             t if methodology::power::TESTS.contains(&t) => Measure::Power,
             _ => return None,
         })
@@ -221,32 +219,18 @@ impl Measure {
         };
         match self {
             Measure::Corners => {
-                let rr = find(TestId::RandomRead, None)?.summary.iops;
-                let rw = find(TestId::RandomWrite, Some("incompressible"))?
-                    .summary
-                    .iops;
-                let rw32 = find(TestId::RandomWriteQd32, None)?.summary.iops;
-                put("random_read_iops", rr);
-                put("random_write_iops", rw);
-                put("random_write_qd32_iops", rw32);
+                let rr = &find(TestId::RandomRead, None)?.summary;
+                let rw = &find(TestId::RandomWrite, Some("incompressible"))?.summary;
+                let rw32 = &find(TestId::RandomWriteQd32, None)?.summary;
+                put("random_read_iops", rr.iops);
+                put("random_write_iops", rw.iops);
+                put("random_write_qd32_iops", rw32.iops);
                 // Latency percentiles: what tells a slow NAND read from a slow channel or a
                 // busy controller when their IOPS agree.
                 let random = [
-                    (
-                        "random_read",
-                        find(TestId::RandomRead, None)?.summary.read.as_ref(),
-                    ),
-                    (
-                        "random_write",
-                        find(TestId::RandomWrite, Some("incompressible"))?
-                            .summary
-                            .write
-                            .as_ref(),
-                    ),
-                    (
-                        "random_write_qd32",
-                        find(TestId::RandomWriteQd32, None)?.summary.write.as_ref(),
-                    ),
+                    ("random_read", &rr.read),
+                    ("random_write", &rw.write),
+                    ("random_write_qd32", &rw32.write),
                 ];
                 for (name, dir) in random {
                     if let Some(d) = dir {
@@ -254,7 +238,7 @@ impl Measure {
                         put(&format!("{name}_p99_us"), d.latency_us.p99);
                     }
                 }
-                put("qd32_scaling", rw32 / rw);
+                put("qd32_scaling", rw32.iops / rw.iops);
                 put("seq_read_mbps", find(TestId::SeqRead, None)?.summary.mbps);
                 put(
                     "seq_write_mbps",

@@ -153,6 +153,17 @@ impl Claim {
     }
 }
 
+/// A figure of one drive's `figures`, with the spare-area ratios the claims use (`spare.X`
+/// is `consistency25.X / consistency.X`).
+pub fn figure(figures: &Figures, name: &str) -> Option<f64> {
+    if let Some(rest) = name.strip_prefix("spare.") {
+        let a = figures.get(&format!("consistency25.{rest}"))?;
+        let b = figures.get(&format!("consistency.{rest}"))?;
+        return Some(a / b);
+    }
+    figures.get(name).copied()
+}
+
 /// A published figure: a TOML float or integer.
 pub fn number(v: &toml::Value) -> Option<f64> {
     v.as_float().or(v.as_integer().map(|i| i as f64))
@@ -203,16 +214,7 @@ pub type Measured = BTreeMap<String, Figures>;
 
 /// Check one claim against measured figures.
 pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
-    let get = |d: &str, metric: &str| -> Option<f64> {
-        let f = m.get(d)?;
-        if let Some(rest) = metric.strip_prefix("spare.") {
-            // Ratios of the 25% spare area run to the default one.
-            let a = f.get(&format!("consistency25.{rest}"))?;
-            let b = f.get(&format!("consistency.{rest}"))?;
-            return Some(a / b);
-        }
-        f.get(metric).copied()
-    };
+    let get = |d: &str, metric: &str| figure(m.get(d)?, metric);
     let num = number;
     let published = c.published.as_ref().and_then(num);
     let tol = c.tolerance.unwrap_or(15.0) / 100.0;

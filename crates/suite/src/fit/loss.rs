@@ -15,15 +15,9 @@ use crate::fidelity::{Check, Figures};
 /// than three times, and one wild figure must not drown the rest.
 const MAX_ERROR: f64 = 3.0;
 
-/// A figure of `figures`, with the spare-area ratios the claims use (`spare.X` is
-/// `consistency25.X / consistency.X`).
+/// A finite figure of `figures` (a run that did not give one gives none).
 pub fn figure(figures: &Figures, name: &str) -> Option<f64> {
-    if let Some(rest) = name.strip_prefix("spare.") {
-        let a = figures.get(&format!("consistency25.{rest}"))?;
-        let b = figures.get(&format!("consistency.{rest}"))?;
-        return Some(a / b);
-    }
-    figures.get(name).copied().filter(|v| v.is_finite())
+    crate::fidelity::figure(figures, name).filter(|v| v.is_finite())
 }
 
 /// The twin's side of a term: its figure (its mean, for a distribution).

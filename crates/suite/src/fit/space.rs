@@ -92,7 +92,7 @@ pub fn param(key: &str) -> Result<Param, String> {
         .map(|(k, _)| *k)
         .find(|k| *k == key)
         .ok_or_else(|| format!("'{key}' is not a key of the simulated drive (`ssdlab sim show default` lists them)"))?;
-    if sim::preset::quantities(key, "1").is_err() && sim::preset::quantities(key, "1us").is_err() {
+    if !sim::preset::RANGES.iter().any(|r| r.key == key) {
         return Err(format!(
             "{key} is not a numeric key: sim fit searches numbers and gc, gc_style"
         ));
