@@ -40,12 +40,17 @@ pub struct FitArgs {
     /// buffers, GC, pseudo-SLC cache and, with power figures, the energy terms).
     #[arg(long, value_delimiter = ',')]
     params: Vec<String>,
-    /// Simulated drives to evaluate at most.
+    /// Simulated drives to evaluate at most (screened ones, when screening).
     #[arg(long, default_value_t = 300)]
     evals: usize,
     /// The search's seed: the same seed, target and start give the same twin.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Screen candidates on drives this many times smaller, with tests as many times
+    /// shorter, and run only each round's finalists at full length (1: every candidate at
+    /// full length; default: what keeps the screened drive at 16 GiB or more).
+    #[arg(long, value_name = "FACTOR", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    screen: Option<u32>,
     /// Drives evaluated at once (default: the CPUs).
     #[arg(long)]
     jobs: Option<usize>,
@@ -127,6 +132,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         },
+        screen: a.screen,
         cache: Some(with("evals.jsonl")),
     };
     eprintln!(
@@ -164,8 +170,16 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         &serde_json::to_string_pretty(&fit.report)?,
     )?;
     let r = &fit.report;
+    let screened = if r.screen > 1 {
+        format!(
+            " screened at 1/{} and {} at full length",
+            r.screen, r.finalists
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "twin of {}: loss {:.3} (start {:.3}) after {} drives in {:.0} s",
+        "twin of {}: loss {:.3} (start {:.3}) after {} drives{screened} in {:.0} s",
         r.drive, r.loss_twin, r.loss_start, r.evaluations, r.wall_s
     );
     if let Some(m) = suite::fit::median_error(&r.held_out) {
@@ -180,17 +194,35 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The best loss by evaluations, as a line.
+/// The best loss by evaluations, as a line; with screening, the confirmed losses as dots.
 fn loss_chart(r: &suite::fit::FitReport) -> String {
     use bench::chart::{Axis, Series, XYChart};
-    let points = r.history.iter().map(|&(n, loss)| (n as f64, loss));
-    XYChart::new(
+    let points = |h: &[(usize, f64)]| {
+        h.iter()
+            .map(|&(n, loss)| (n as f64, loss))
+            .collect::<Vec<_>>()
+    };
+    let screened = r.screen > 1;
+    let mut chart = XYChart::new(
         &format!("Fitting a twin of {}", r.drive),
         Axis::linear("simulated drives evaluated"),
         Axis::linear("best loss (weighted mean relative error)"),
     )
-    .series(Series::line("best loss", points))
-    .to_svg()
+    .series(Series::line(
+        if screened {
+            "best screened loss (corrected)"
+        } else {
+            "best loss"
+        },
+        points(&r.history),
+    ));
+    if screened {
+        chart.push(Series::dots(
+            "best confirmed at full length",
+            points(&r.confirmed),
+        ));
+    }
+    chart.to_svg()
 }
 
 fn file_name(p: &Path) -> String {

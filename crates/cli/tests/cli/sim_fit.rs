@@ -20,11 +20,15 @@ fn ok(o: &std::process::Output) -> String {
 /// `ssdlab sim fit` on `target` (results directories, --claims or --bench-drive and their
 /// arguments) from [`FROM`], searching `params` with at most `evals` drives, seed 3.
 fn fit_with(target: &[&str], params: &str, evals: &str, out: &Path) -> String {
+    fit_from(FROM, target, params, evals, out)
+}
+
+fn fit_from(from: &str, target: &[&str], params: &str, evals: &str, out: &Path) -> String {
     let mut args = vec!["sim", "fit"];
     args.extend_from_slice(target);
     args.extend([
         "--from",
-        FROM,
+        from,
         "--params",
         params,
         "--evals",
@@ -41,7 +45,11 @@ fn fit_with(target: &[&str], params: &str, evals: &str, out: &Path) -> String {
 
 /// The hidden drive's transfer-size sweep into `out`, stored as `store` says.
 fn measure_hidden(store: &[&str], out: &Path) {
-    let mut args = vec!["run", "transfer-sweep", "--target", HIDDEN, "-q", "--out"];
+    measure(HIDDEN, store, out)
+}
+
+fn measure(hidden: &str, store: &[&str], out: &Path) {
+    let mut args = vec!["run", "transfer-sweep", "--target", hidden, "-q", "--out"];
     args.push(out.to_str().unwrap());
     args.extend_from_slice(store);
     ok(&run(&args));
@@ -134,6 +142,76 @@ fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
     let result: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("seq-read.json")).unwrap()).unwrap();
     assert_eq!(result["target"]["details"]["fit report"], "a.fit.md");
+}
+
+/// Screening (`--screen 4`): candidates run on drives 4 times smaller with tests 4 times
+/// shorter, each round's finalists at full length; the twin is a confirmed drive, and as
+/// good a recovery as a fit at full length. (8 GiB: a quarter of the default's 2 GiB has
+/// too few spare blocks to build.)
+#[test]
+fn a_screened_fit_confirms_its_finalists_at_full_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("hidden");
+    measure(&HIDDEN.replace("2GiB", "8GiB"), &["--no-store"], &results);
+    let target = [results.to_str().unwrap(), "--screen", "4"];
+    let from = FROM.replace("2GiB", "8GiB");
+    let (a, b) = (dir.path().join("a.toml"), dir.path().join("b.toml"));
+    let printed = fit_from(&from, &target, "channel_mbps,t_prog", "60", &a);
+    assert!(printed.contains("screened at 1/4"), "{printed}");
+    fit_from(&from, &target, "channel_mbps,t_prog", "60", &b);
+    let a_text = std::fs::read_to_string(&a).unwrap();
+    assert_eq!(
+        a_text,
+        std::fs::read_to_string(&b)
+            .unwrap()
+            .replace("b.fit.md", "a.fit.md"),
+        "the same seed, another twin"
+    );
+
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.fit.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["screen"], 4);
+    let finalists = report["finalists"].as_u64().unwrap();
+    assert!((1..=12).contains(&finalists), "{report}");
+    let confirmed: Vec<f64> = report["confirmed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[1].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        confirmed.len(),
+        4,
+        "the start and three rounds: {confirmed:?}"
+    );
+    assert!(confirmed.windows(2).all(|w| w[1] <= w[0]), "{confirmed:?}");
+    assert_eq!(report["loss_twin"].as_f64().unwrap(), confirmed[3]);
+    assert!(confirmed[3] < confirmed[0] / 5.0, "{confirmed:?}");
+
+    // Screened drives and full-length ones are kept apart: the start and the finalists ran
+    // at full length, every other drive screened.
+    let kept = std::fs::read_to_string(dir.path().join("a.evals.jsonl")).unwrap();
+    let full = kept
+        .lines()
+        .filter(|l| !l.contains(r#""screen":4"#))
+        .count() as u64;
+    assert!(
+        full >= 1 && full <= 1 + finalists,
+        "{full} full-length of {finalists}"
+    );
+    assert!(kept.lines().count() as u64 > 40 + full, "{kept}");
+
+    let channel: f64 = value(&a_text, "channel_mbps").parse().unwrap();
+    assert!(
+        (channel / 90.0 - 1.0).abs() < 0.15,
+        "channel_mbps {channel}\n{a_text}"
+    );
+    let prog: Vec<f64> = value(&a_text, "t_prog").split('/').map(ns).collect();
+    assert!(
+        (prog[0] / 900e3 - 1.0).abs() < 0.25,
+        "t_prog {prog:?}\n{a_text}"
+    );
 }
 
 #[test]

@@ -149,6 +149,14 @@ impl Measure {
 
     /// Run on a fresh drive from `spec` (what follows `sim:`).
     pub fn run(self, spec: &str) -> Result<Figures, String> {
+        self.run_shortened(spec, 1.0)
+    }
+
+    /// Run with the timed phases of the tests (the corners, the consistency runs, TRIM's
+    /// torture) and the Storage Bench's traces `time_scale` as long: on a drive of
+    /// `time_scale` the capacity, the drive goes through the same states in that share of the
+    /// time (a twin fit's screening, [`crate::fit`]). 1 is the methodology.
+    pub fn run_shortened(self, spec: &str, time_scale: f64) -> Result<Figures, String> {
         let mut dev = sim::open(spec).map_err(|e| e.to_string())?;
         let stop = AtomicBool::new(false);
         let mut silent = Silent;
@@ -162,7 +170,7 @@ impl Measure {
             Measure::Spec => spec_bursts(&mut dev, &mut ctx, &mut put)?,
             Measure::TurboWrite => turbo_write(&mut dev, &mut ctx, &mut put)?,
             _ => {
-                let results = self.run_tests(&mut dev, &mut ctx)?;
+                let results = self.run_tests(&mut dev, &mut ctx, time_scale)?;
                 self.figures(&results, &mut put)?;
             }
         }
@@ -174,25 +182,42 @@ impl Measure {
         self,
         dev: &mut sim::SimSsd,
         ctx: &mut Context,
+        time_scale: f64,
     ) -> Result<Vec<TestResult>, String> {
         let mut test = |id: TestId, o: Overrides| {
             methodology::run(id, dev, ctx, &o).map_err(|e| format!("{id}: {e}"))
         };
-        let spare = |pct| Overrides {
-            spare_pct: Some(pct),
+        // The methodology's own durations unless shortened.
+        let lasting = |default_s: f64| Overrides {
+            duration_s: (time_scale != 1.0).then_some(default_s * time_scale),
             ..Overrides::default()
         };
+        let spare = |pct| Overrides {
+            spare_pct: Some(pct),
+            ..lasting(methodology::consistency::DEFAULTS.duration_s)
+        };
         match self {
-            Measure::Corners => test(TestId::Corners, Overrides::default()),
+            // The random corners' length; the sequential ones take it too when shortened.
+            Measure::Corners => test(
+                TestId::Corners,
+                lasting(methodology::corners::RANDOM.duration_s),
+            ),
             Measure::AsSsd => test(TestId::SeqIncompressible, Overrides::default()),
             Measure::Atto => test(TestId::TransferSweep, Overrides::default()),
-            Measure::Consistency => test(TestId::Consistency, Overrides::default()),
+            Measure::Consistency => test(
+                TestId::Consistency,
+                lasting(methodology::consistency::DEFAULTS.duration_s),
+            ),
             Measure::Consistency25 => test(TestId::Consistency, spare(25.0)),
-            Measure::Trim => test(TestId::Trim, Overrides::default()),
+            Measure::Trim => test(
+                TestId::Trim,
+                lasting(methodology::trim::DEFAULTS.duration_s),
+            ),
             Measure::Heavy | Measure::Light | Measure::Destroyer => test(
                 TestId::StorageBench,
                 Overrides {
                     trace: self.trace().map(String::from),
+                    trace_scale: (time_scale != 1.0).then_some(time_scale),
                     ..Overrides::default()
                 },
             ),

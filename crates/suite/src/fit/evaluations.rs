@@ -1,6 +1,7 @@
 //! The simulated drives a fit measures: a drive's figures are a pure function of its spec
 //! (the drive's own seed is in it), so each is measured once, kept in memory and, when asked,
-//! in a file of JSON lines that a stopped fit reads back to resume where it was.
+//! in a file of JSON lines that a stopped fit reads back to resume where it was. A drive is
+//! measured at full length or screened ([`Screen`]), each kept apart.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -9,8 +10,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::screen::Screen;
 use crate::fidelity::{Figures, Measure};
 
 /// One line of the cache file.
@@ -18,12 +21,25 @@ use crate::fidelity::{Figures, Measure};
 struct Line {
     spec: String,
     measure: String,
+    /// The screen's factor; 1 (not written) for a full-length run.
+    #[serde(default = "full_length", skip_serializing_if = "is_full_length")]
+    screen: u32,
     figures: Figures,
 }
 
-/// The measured drives: (spec, measurement) -> figures.
+fn full_length() -> u32 {
+    1
+}
+
+fn is_full_length(factor: &u32) -> bool {
+    *factor == 1
+}
+
+type Key = (String, Measure, u32);
+
+/// The measured drives: (spec, measurement, screen factor) -> figures.
 pub struct Evaluations {
-    known: Mutex<HashMap<(String, Measure), Figures>>,
+    known: Mutex<HashMap<Key, Figures>>,
     file: Option<Mutex<File>>,
     invalid: AtomicUsize,
 }
@@ -50,7 +66,7 @@ impl Evaluations {
                             continue;
                         };
                         if let Some(m) = Measure::named(&l.measure) {
-                            known.insert((l.spec, m), l.figures);
+                            known.insert((l.spec, m, l.screen), l.figures);
                         }
                     }
                 }
@@ -69,44 +85,67 @@ impl Evaluations {
         })
     }
 
-    /// The figures of the drive `spec` on `measures`, measured where not known yet.
+    /// The figures of the drive `spec` on `measures` at full length, measured where not
+    /// known yet.
     pub fn figures(&self, spec: &str, measures: &[Measure]) -> Result<Figures, String> {
+        self.screened(spec, measures, Screen { factor: 1 })
+    }
+
+    /// The figures of the drive `spec` on `measures` through `screen`; the measurements not
+    /// known yet run in parallel.
+    pub fn screened(
+        &self,
+        spec: &str,
+        measures: &[Measure],
+        screen: Screen,
+    ) -> Result<Figures, String> {
+        let each: Vec<Result<Figures, String>> = measures
+            .par_iter()
+            .map(|&m| self.measure(spec, m, screen))
+            .collect();
         let mut all = Figures::new();
-        for &m in measures {
-            let key = (spec.to_string(), m);
-            let known = self.known.lock().expect("evaluations").get(&key).cloned();
-            let f = match known {
-                Some(f) => f,
-                None => {
-                    let f: Figures = m
-                        .run(spec)
-                        .inspect_err(|_| {
-                            self.invalid.fetch_add(1, Ordering::Relaxed);
-                        })?
-                        .into_iter()
-                        // JSON has no NaN: a figure the run did not give is left out.
-                        .filter(|(_, v)| v.is_finite())
-                        .collect();
-                    self.keep(spec, m, &f)?;
-                    self.known
-                        .lock()
-                        .expect("evaluations")
-                        .insert(key, f.clone());
-                    f
+        for f in each {
+            match f {
+                Ok(f) => all.extend(f),
+                Err(e) => {
+                    // One drive refused, however many of its measurements found it out.
+                    self.invalid.fetch_add(1, Ordering::Relaxed);
+                    return Err(e);
                 }
-            };
-            all.extend(f);
+            }
         }
         Ok(all)
     }
 
-    fn keep(&self, spec: &str, m: Measure, figures: &Figures) -> Result<(), String> {
+    /// One measurement of a drive, kept.
+    fn measure(&self, spec: &str, m: Measure, screen: Screen) -> Result<Figures, String> {
+        let key = (spec.to_string(), m, screen.factor);
+        if let Some(f) = self.known.lock().expect("evaluations").get(&key) {
+            return Ok(f.clone());
+        }
+        let f: Figures = screen
+            .spec(spec)
+            .and_then(|s| m.run_shortened(&s, screen.time_scale()))?
+            .into_iter()
+            // JSON has no NaN: a figure the run did not give is left out.
+            .filter(|(_, v)| v.is_finite())
+            .collect();
+        self.keep(&key, &f)?;
+        self.known
+            .lock()
+            .expect("evaluations")
+            .insert(key, f.clone());
+        Ok(f)
+    }
+
+    fn keep(&self, (spec, m, screen): &Key, figures: &Figures) -> Result<(), String> {
         let Some(file) = &self.file else {
             return Ok(());
         };
         let line = serde_json::to_string(&Line {
-            spec: spec.to_string(),
+            spec: spec.clone(),
             measure: m.prefix().to_string(),
+            screen: *screen,
             figures: figures.clone(),
         })
         .map_err(|e| e.to_string())?;

@@ -4,13 +4,14 @@
 //!
 //! A file per concept: `target` is what the fit aims at (a drive's results, or published
 //! claims), `space` the keys searched and how far, `loss` how far a simulated drive is from
-//! the target, `search` the optimiser, `evaluations` the simulated drives measured (a pure
-//! function of a spec, cached so a fit resumes), `report` what the fit found and the twin's
-//! file.
+//! the target, `search` the optimiser, `screen` the cheap evaluations a large drive's search
+//! ranks with, `evaluations` the simulated drives measured (a pure function of a spec, cached
+//! so a fit resumes), `report` what the fit found and the twin's file.
 
 mod evaluations;
 mod loss;
 mod report;
+mod screen;
 mod search;
 mod space;
 mod target;
@@ -22,11 +23,12 @@ use std::time::Instant;
 pub use evaluations::Evaluations;
 pub use loss::{error, figure, loss, twin_value, weights};
 pub use report::{median_error, FitReport, ParamRow, TermRow};
+pub use screen::Screen;
 pub use search::{Budget, Progress};
 pub use space::{param, Param, Reach, Space, DEFAULT_PARAMS};
 pub use target::{Goal, Target, Term, DECILES, DISTRIBUTION};
 
-use crate::fidelity::Measure;
+use crate::fidelity::{Figures, Measure};
 
 /// The loss of a drive the simulator refuses (a layout that does not fit): worse than any
 /// drive it can run, so the search leaves it.
@@ -42,6 +44,8 @@ pub struct Request {
     pub hold_out: Vec<String>,
     pub params: Vec<Param>,
     pub budget: Budget,
+    /// The screen's factor ([`Screen`]); by the capacity when not given, 1 for none.
+    pub screen: Option<u32>,
     /// Where evaluations are kept (JSON lines), so a stopped fit resumes where it was.
     pub cache: Option<PathBuf>,
 }
@@ -119,24 +123,50 @@ pub fn fit(req: &Request, progress: &mut dyn FnMut(&Progress)) -> Result<Fit, St
     }
     let fit_measures = measures(&fitted_terms)?;
     let evaluations = Evaluations::open(req.cache.as_deref())?;
+    let origin = space.origin();
     let drive_at = |x: &[f64]| {
+        // The start itself, not its keys restated: it is measured once.
+        if x == origin.as_slice() {
+            return base.clone();
+        }
         let mut k = keys.clone();
         for (key, value) in space.overrides(x) {
             set(&mut k, &key, value);
         }
         spec_of(&preset, &k)
     };
-    let loss_at = |x: &[f64]| match evaluations.figures(&drive_at(x), &fit_measures) {
-        Ok(f) => loss(&fitted_terms, &f),
-        Err(_) => INVALID_LOSS,
+    let screen = Screen::choose(&base, req.screen)?;
+    let full_at = |x: &[f64]| evaluations.figures(&drive_at(x), &fit_measures);
+    let found = if screen.is_on() {
+        let screened_at = |x: &[f64]| evaluations.screened(&drive_at(x), &fit_measures, screen);
+        let loss_of = |f: &Figures| loss(&fitted_terms, f);
+        screen::search(
+            &origin,
+            &full_at,
+            &screened_at,
+            &loss_of,
+            req.budget,
+            progress,
+        )?
+    } else {
+        let loss_at = |x: &[f64]| full_at(x).map_or(INVALID_LOSS, |f| loss(&fitted_terms, &f));
+        search::minimise(
+            &origin,
+            search::INITIAL_STEP,
+            &loss_at,
+            req.budget,
+            progress,
+        )?
     };
-    let found = search::minimise(&space.origin(), &loss_at, req.budget, progress)?;
 
     // The twin and the start, on every measurement, fitted and held out.
     let all_measures = measures(&req.target.terms)?;
     let twin_spec = drive_at(&found.best);
-    let twin = evaluations.figures(&twin_spec, &all_measures)?;
-    let before = evaluations.figures(&base, &all_measures)?;
+    let (twin, before) = rayon::join(
+        || evaluations.figures(&twin_spec, &all_measures),
+        || evaluations.figures(&base, &all_measures),
+    );
+    let (twin, before) = (twin?, before?);
     let rows = |terms: &[Term]| -> Vec<TermRow> {
         let w = weights(terms);
         terms
@@ -173,6 +203,9 @@ pub fn fit(req: &Request, progress: &mut dyn FnMut(&Progress)) -> Result<Fit, St
         fitted: rows(&fitted_terms),
         held_out: rows(&held_terms),
         history: found.history,
+        screen: screen.factor,
+        confirmed: found.confirmed,
+        finalists: found.finalists,
         evaluations: found.evaluations,
         invalid: evaluations.invalid(),
         stopped: found.stopped,

@@ -73,8 +73,15 @@ pub struct FitReport {
     pub loss_twin: f64,
     pub fitted: Vec<TermRow>,
     pub held_out: Vec<TermRow>,
-    /// The best loss after each generation: (evaluations, loss).
+    /// The best loss after each generation: (evaluations, loss); screened when `screen` > 1.
     pub history: Vec<(usize, f64)>,
+    /// The screen's factor: candidates ran on drives this many times smaller, with tests as
+    /// many times shorter (1: at full length).
+    pub screen: u32,
+    /// With screening, the best full-length loss at the start and after each round.
+    pub confirmed: Vec<(usize, f64)>,
+    /// With screening, the drives run at full length to confirm them.
+    pub finalists: usize,
     pub evaluations: usize,
     /// Drives the simulator refused during the search.
     pub invalid: usize,
@@ -103,6 +110,14 @@ impl FitReport {
             "Fitted by `ssdlab sim fit` from `{}` with seed {}: {} simulated drives in {:.0} s ({}), {} refused by the simulator. Loss (weighted mean relative error of the fitted figures): {:.3} at the start, {:.3} for the twin.\n",
             self.from, self.seed, self.evaluations, self.wall_s, self.stopped, self.invalid, self.loss_start, self.loss_twin
         );
+        if self.screen > 1 {
+            let _ = writeln!(
+                s,
+                "The candidates were screened on drives {0} times smaller, with tests {0} times shorter, their figures corrected by the ratio of full-length to screened figures at the best drive confirmed so far; {1} finalists ran at full length, and the twin is the best of them. The loss history is the screened (corrected) loss; the confirmed losses are at full length.\n",
+                self.screen,
+                self.finalists
+            );
+        }
         let _ = writeln!(s, "The twin: `sim:{}`\n", self.twin);
         s.push_str("## Parameters\n\n| key | start | twin |\n|---|---|---|\n");
         for p in &self.params {
@@ -136,6 +151,12 @@ impl FitReport {
         s.push_str("| evaluations | best loss |\n|---|---|\n");
         for (n, l) in &self.history {
             let _ = writeln!(s, "| {n} | {l:.4} |");
+        }
+        if self.screen > 1 {
+            s.push_str("\nConfirmed at full length:\n\n| evaluations | best loss |\n|---|---|\n");
+            for (n, l) in &self.confirmed {
+                let _ = writeln!(s, "| {n} | {l:.4} |");
+            }
         }
         s
     }

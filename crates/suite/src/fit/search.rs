@@ -3,6 +3,7 @@
 //! `jobs` threads. Deterministic for a seed: the points are drawn before they are evaluated
 //! and the evaluations are pure.
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use cmaes::{CMAESOptions, DVector, TerminationReason};
@@ -33,20 +34,33 @@ pub struct Progress {
 #[derive(Clone, Debug)]
 pub struct Found {
     pub best: Vec<f64>,
+    /// The best points it evaluated, best first, each once (ties in the order of their
+    /// coordinates, so the list is the same for a seed however the threads ran).
+    pub ranked: Vec<(Vec<f64>, f64)>,
     pub evaluations: usize,
     /// The best loss so far after each generation: (evaluations, loss).
     pub history: Vec<(usize, f64)>,
+    /// With screening, the best full-length loss at the start and after each round:
+    /// (evaluations, loss).
+    pub confirmed: Vec<(usize, f64)>,
+    /// With screening, the drives run at full length to confirm them.
+    pub finalists: usize,
     /// Why it stopped, in words.
     pub stopped: String,
 }
 
 /// The search's first step, in coordinates of [-1, 1]: a third of the way to either edge.
-const INITIAL_STEP: f64 = 0.3;
+pub const INITIAL_STEP: f64 = 0.3;
 
-/// Minimise `loss` over [-1, 1]^n from `origin`. A point outside the box is evaluated at
-/// its nearest point inside, plus a penalty for the distance, so the search comes back.
+/// How many of the best points [`Found::ranked`] keeps.
+const RANKED: usize = 16;
+
+/// Minimise `loss` over [-1, 1]^n from `origin`, with a first step of `step`. A point outside
+/// the box is evaluated at its nearest point inside, plus a penalty for the distance, so the
+/// search comes back.
 pub fn minimise(
     origin: &[f64],
+    step: f64,
     loss: &(dyn Fn(&[f64]) -> f64 + Sync),
     budget: Budget,
     progress: &mut dyn FnMut(&Progress),
@@ -55,12 +69,15 @@ pub fn minimise(
         .num_threads(budget.jobs.max(1))
         .build()
         .map_err(|e| format!("cannot start {} search threads: {e}", budget.jobs))?;
+    let evaluated = Mutex::new(Vec::new());
     let objective = |x: &DVector<f64>| {
         let inside: Vec<f64> = x.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
         let outside: f64 = x.iter().zip(&inside).map(|(a, b)| (a - b).powi(2)).sum();
-        loss(&inside) + outside
+        let value = loss(&inside) + outside;
+        evaluated.lock().expect("evaluated").push((inside, value));
+        value
     };
-    let mut state = CMAESOptions::new(origin.to_vec(), INITIAL_STEP)
+    let mut state = CMAESOptions::new(origin.to_vec(), step)
         .seed(budget.seed)
         .max_function_evals(budget.evaluations)
         .build(objective)
@@ -90,10 +107,19 @@ pub fn minimise(
     let best = end
         .overall_best
         .ok_or("the search stopped before evaluating any drive")?;
+    let evaluations = state.function_evals();
+    drop(state);
+    let mut ranked = evaluated.into_inner().expect("evaluated");
+    ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| cmp_points(&a.0, &b.0)));
+    ranked.dedup_by(|a, b| a.0 == b.0);
+    ranked.truncate(RANKED);
     Ok(Found {
         best: best.point.iter().map(|v| v.clamp(-1.0, 1.0)).collect(),
-        evaluations: state.function_evals(),
+        ranked,
+        evaluations,
         history,
+        confirmed: vec![],
+        finalists: 0,
         stopped: end
             .reasons
             .iter()
@@ -101,6 +127,14 @@ pub fn minimise(
             .collect::<Vec<_>>()
             .join(", "),
     })
+}
+
+fn cmp_points(a: &[f64], b: &[f64]) -> std::cmp::Ordering {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.total_cmp(y))
+        .find(|o| o.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
 }
 
 fn reason(r: &TerminationReason) -> String {
@@ -129,8 +163,14 @@ mod tests {
             seed: 7,
             jobs: 2,
         };
-        let run = || minimise(&[0.0; 3], &loss, budget, &mut |_| {}).unwrap();
+        let run = || minimise(&[0.0; 3], INITIAL_STEP, &loss, budget, &mut |_| {}).unwrap();
         let (a, b) = (run(), run());
+        assert_eq!(a.ranked[0].0, a.best);
+        assert!(a
+            .ranked
+            .windows(2)
+            .all(|w| w[0].1 <= w[1].1 && w[0].0 != w[1].0));
+        assert_eq!(a.ranked, b.ranked);
         assert!(loss(&a.best) < 1e-6, "{a:?}");
         for (x, t) in a.best.iter().zip(target) {
             assert!((x - t).abs() < 1e-3, "{a:?}");

@@ -59,7 +59,7 @@ pub const CORNERS: [Corner; 5] = [
     },
 ];
 
-const RANDOM: Defaults = Defaults {
+pub(crate) const RANDOM: Defaults = Defaults {
     qd: 3,
     block_bytes: 4096,
     span: Span::Bytes(8 * GIB),

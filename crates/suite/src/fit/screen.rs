@@ -1,0 +1,298 @@
+//! Cheap evaluations: a fit screens its candidates on a smaller copy of each drive, `factor`
+//! times smaller in capacity and in every size that fills with time (pseudo-SLC cache, write
+//! buffer, mapping DRAM), running the tests `factor` times shorter. Such a drive goes through
+//! the same states (cache full, spare area used, steady state) in that share of the time, for
+//! about that share of the simulation's work; the dies, channels and NAND timings that set its
+//! speed are the drive's own.
+//!
+//! It is not the same drive (a fixed span, an idle minute, a trace's scale mean differently),
+//! so a screened figure is corrected by the ratio of the full-length figure to the screened
+//! one at the best drive confirmed so far: screening ranks candidates near it; full-length
+//! runs of the finalists decide (MQSim's and FEMU's fits have no such step; it is the
+//! multi-fidelity "space mapping" correction).
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use super::search::{self, Budget, Found, Progress, INITIAL_STEP};
+use super::INVALID_LOSS;
+use crate::fidelity::Figures;
+
+/// The screen's drive is at least this large (it keeps every test's span and fills in
+/// proportion on today's drives), so the factor is the largest power of two that keeps it.
+const MIN_CAPACITY: u64 = 16 << 30;
+
+/// Keys in bytes that a drive fills over time, scaled with the capacity.
+const SCALED_SIZES: [&str; 3] = ["slc_cache", "write_buffer", "dram"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Screen {
+    /// How much smaller and shorter: 1 screens nothing (candidates run at full length).
+    pub factor: u32,
+}
+
+impl Screen {
+    /// The factor for a drive of `capacity` bytes, or the one asked for.
+    pub fn for_capacity(capacity: u64, asked: Option<u32>) -> Screen {
+        let factor = asked.unwrap_or_else(|| {
+            let share = (capacity / MIN_CAPACITY).max(1);
+            1 << (63 - share.leading_zeros())
+        });
+        Screen {
+            factor: factor.max(1),
+        }
+    }
+
+    /// The screen for a fit starting from `spec`: the factor asked for, or by its capacity
+    /// halved until the simulator can build the screened start (a small drive's spare area
+    /// can be too few blocks at a fraction of its size). A candidate whose screened drive
+    /// cannot be built is refused like an impossible drive.
+    pub fn choose(spec: &str, asked: Option<u32>) -> Result<Screen, String> {
+        let capacity = sim::resolve(spec)
+            .map_err(|e| e.to_string())?
+            .capacity_bytes;
+        let mut screen = Screen::for_capacity(capacity, asked);
+        loop {
+            let built = screen
+                .spec(spec)
+                .and_then(|s| sim::resolve(&s).map_err(|e| e.to_string()))
+                .and_then(|cfg| cfg.layout().map(drop).map_err(|e| e.to_string()));
+            match built {
+                Ok(()) => return Ok(screen),
+                Err(e) if asked.is_some() => {
+                    return Err(format!(
+                        "--screen {}: the start's drive screened {0} times smaller cannot be built ({e}): give a smaller factor, or --screen 1 for none",
+                        screen.factor
+                    ))
+                }
+                Err(_) => screen.factor /= 2,
+            }
+        }
+    }
+
+    pub fn is_on(self) -> bool {
+        self.factor > 1
+    }
+
+    /// The tests' length as a share of the methodology's.
+    pub fn time_scale(self) -> f64 {
+        1.0 / self.factor as f64
+    }
+
+    /// The screened drive of `spec`: its capacity and the sizes that fill with time, divided
+    /// by the factor (to whole MiB, what every mapping unit divides).
+    pub fn spec(self, spec: &str) -> Result<String, String> {
+        if !self.is_on() {
+            return Ok(spec.to_string());
+        }
+        let cfg = sim::resolve(spec).map_err(|e| e.to_string())?;
+        let shrink = |bytes: u64| (bytes / self.factor as u64) >> 20 << 20;
+        let mut s = format!("{spec},capacity={}", shrink(cfg.capacity_bytes));
+        let sizes = [cfg.slc.bytes, cfg.write_buffer_bytes, cfg.dram_bytes];
+        for (key, bytes) in SCALED_SIZES.iter().zip(sizes) {
+            s.push_str(&format!(",{key}={}", shrink(bytes)));
+        }
+        Ok(s)
+    }
+}
+
+/// Per figure, the full-length figure over the screened one at the same drive: what turns a
+/// screened drive's figures into estimates of its full-length ones.
+#[derive(Clone, Debug, Default)]
+pub struct Correction(BTreeMap<String, f64>);
+
+impl Correction {
+    /// From one drive measured both ways. A figure the screen does not give, or gives as
+    /// zero, is left as it is.
+    pub fn between(full: &Figures, screened: &Figures) -> Correction {
+        Correction(
+            full.iter()
+                .filter_map(|(name, &f)| {
+                    let s = *screened.get(name)?;
+                    let ratio = f / s;
+                    (s != 0.0 && ratio.is_finite()).then(|| (name.clone(), ratio))
+                })
+                .collect(),
+        )
+    }
+
+    /// Estimates of the full-length figures from screened ones.
+    pub fn apply(&self, screened: &Figures) -> Figures {
+        screened
+            .iter()
+            .map(|(name, v)| (name.clone(), v * self.0.get(name).copied().unwrap_or(1.0)))
+            .collect()
+    }
+}
+
+/// Rounds of screening: each searches around the best drive confirmed so far, with the
+/// correction measured there, then runs its finalists at full length.
+const ROUNDS: usize = 3;
+
+/// Finalists of a round confirmed at full length (a constant, so the twin does not depend
+/// on the number of threads).
+const FINALISTS: usize = 4;
+
+/// A drive's figures at a point of the search space, or why the simulator refused it.
+pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
+
+/// Minimise `loss` from `origin`, screening candidates with `screened` and confirming the
+/// finalists of each round with `full`. `budget.evaluations` counts screened drives; the
+/// full-length ones are `ROUNDS x FINALISTS` more, and [`Found::confirmed`] lists the best
+/// confirmed loss after each round.
+pub fn search(
+    origin: &[f64],
+    full: FiguresAt,
+    screened: FiguresAt,
+    loss: &(dyn Fn(&Figures) -> f64 + Sync),
+    budget: Budget,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Found, String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(budget.jobs.max(1))
+        .build()
+        .map_err(|e| format!("cannot start {} search threads: {e}", budget.jobs))?;
+    let full_loss = |f: &Result<Figures, String>| f.as_ref().map_or(INVALID_LOSS, loss);
+    let mut best = origin.to_vec();
+    let mut best_full = full(&best)?;
+    let mut best_loss = loss(&best_full);
+    let mut done = Found {
+        best: best.clone(),
+        ranked: vec![],
+        evaluations: 0,
+        history: vec![],
+        confirmed: vec![(0, best_loss)],
+        finalists: 0,
+        stopped: String::new(),
+    };
+    let per_round = (budget.evaluations / ROUNDS).max(1);
+    for round in 0..ROUNDS {
+        let correction = Correction::between(&best_full, &screened(&best)?);
+        let screened_loss = |x: &[f64]| match screened(x) {
+            Ok(f) => loss(&correction.apply(&f)),
+            Err(_) => INVALID_LOSS,
+        };
+        let offset = done.evaluations;
+        let round_budget = Budget {
+            evaluations: per_round,
+            seed: budget.seed.wrapping_add(round as u64),
+            ..budget
+        };
+        // Later rounds search closer: the correction holds near the drive it was measured at.
+        let step = INITIAL_STEP / (1 << round) as f64;
+        let found = search::minimise(&best, step, &screened_loss, round_budget, &mut |p| {
+            progress(&Progress {
+                evaluations: offset + p.evaluations,
+                budget: budget.evaluations,
+                eta_s: budget.evaluations.saturating_sub(offset + p.evaluations) as f64
+                    / p.evaluations_per_min.max(1e-9)
+                    * 60.0,
+                ..*p
+            })
+        })?;
+        let finalists: Vec<Vec<f64>> = found
+            .ranked
+            .iter()
+            .map(|(x, _)| x.clone())
+            .filter(|x| *x != best)
+            .take(FINALISTS)
+            .collect();
+        done.finalists += finalists.len();
+        let measured: Vec<Result<Figures, String>> =
+            pool.install(|| finalists.par_iter().map(|x| full(x)).collect());
+        for (x, f) in finalists.into_iter().zip(measured) {
+            let l = full_loss(&f);
+            if l < best_loss {
+                (best, best_loss, best_full) = (x, l, f?);
+            }
+        }
+        done.evaluations += found.evaluations;
+        done.history
+            .extend(found.history.iter().map(|&(n, l)| (offset + n, l)));
+        done.confirmed.push((done.evaluations, best_loss));
+        done.stopped = found.stopped;
+    }
+    done.stopped = format!(
+        "{ROUNDS} rounds of screening, {} finalists run at full length; the last round: {}",
+        done.finalists, done.stopped
+    );
+    done.best = best;
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_factor_keeps_the_screened_drive_at_least_16_gib() {
+        assert_eq!(Screen::for_capacity(250_059_350_016, None).factor, 8);
+        assert_eq!(Screen::for_capacity(120_034_123_776, None).factor, 4);
+        assert_eq!(Screen::for_capacity(2 << 30, None).factor, 1);
+        assert_eq!(Screen::for_capacity(1 << 40, None).factor, 64);
+        assert_eq!(Screen::for_capacity(1 << 40, Some(1)).factor, 1);
+    }
+
+    #[test]
+    fn a_screen_the_simulator_cannot_build_is_halved_or_refused() {
+        // The default preset's 2 GiB has just the spare blocks GC needs; a quarter has not.
+        let err = Screen::choose("default,capacity=2GiB", Some(4)).unwrap_err();
+        assert!(
+            err.contains("--screen 4") && err.contains("smaller factor"),
+            "{err}"
+        );
+        // 0.5% of 16 GiB is 20 blocks of 4 MiB, of 32 GiB 40: GC needs 27.
+        let thin = "default,capacity=64GiB,op=0.5%";
+        assert_eq!(Screen::for_capacity(64 << 30, None).factor, 4);
+        assert_eq!(Screen::choose(thin, None).unwrap().factor, 2);
+        assert_eq!(Screen::choose("840-evo-250", None).unwrap().factor, 8);
+    }
+
+    #[test]
+    fn the_screened_drive_is_smaller_in_what_fills_with_time_only() {
+        let s = Screen { factor: 8 }.spec("840-evo-250,op=9%").unwrap();
+        let cfg = sim::resolve(&s).unwrap();
+        let full = sim::resolve("840-evo-250,op=9%").unwrap();
+        assert_eq!(cfg.capacity_bytes, (full.capacity_bytes / 8) >> 20 << 20);
+        assert_eq!(cfg.slc.bytes, full.slc.bytes / 8);
+        assert_eq!(cfg.dram_bytes, full.dram_bytes / 8);
+        assert_eq!(cfg.write_buffer_bytes, full.write_buffer_bytes / 8);
+        assert_eq!(
+            (
+                cfg.channels,
+                cfg.dies(),
+                format!("{:?}", cfg.native),
+                cfg.op_pct
+            ),
+            (
+                full.channels,
+                full.dies(),
+                format!("{:?}", full.native),
+                full.op_pct
+            )
+        );
+        assert_eq!(Screen { factor: 1 }.spec("default").unwrap(), "default");
+    }
+
+    #[test]
+    fn a_correction_maps_screened_figures_to_full_length_ones() {
+        let f = |pairs: &[(&str, f64)]| -> Figures {
+            pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+        };
+        let c = Correction::between(
+            &f(&[("c.drop_s", 800.0), ("c.iops", 5000.0), ("c.zero", 3.0)]),
+            &f(&[("c.drop_s", 100.0), ("c.iops", 4000.0), ("c.zero", 0.0)]),
+        );
+        let est = c.apply(&f(&[
+            ("c.drop_s", 120.0),
+            ("c.iops", 4400.0),
+            ("c.zero", 0.5),
+            ("c.new", 7.0),
+        ]));
+        assert_eq!(est["c.drop_s"], 960.0);
+        assert_eq!(est["c.iops"], 5500.0);
+        assert_eq!(est["c.zero"], 0.5);
+        assert_eq!(est["c.new"], 7.0);
+    }
+}
