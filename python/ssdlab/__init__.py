@@ -1,0 +1,11 @@
+"""ssdlab from Python: traces as Arrow tables, simulated SSDs a script can step, and the
+test suite, all computed by ssdlab's Rust crates (this package only converts types).
+
+Submodules: :mod:`ssdlab.trace`, :mod:`ssdlab.sim`; :func:`ssdlab.sweep` runs grids of
+simulated drives and tests on Dask.
+"""
+
+from ssdlab._ssdlab import SsdlabError, __version__
+from ssdlab import sim, trace
+
+__all__ = ["SsdlabError", "__version__", "sim", "trace"]
