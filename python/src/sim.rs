@@ -54,11 +54,20 @@ impl Drive {
         Ok(())
     }
 
+    /// Let the clock reach `t`, reaping every IO that completes by then (the drive works in
+    /// the background while nothing is in flight).
+    fn advance(&mut self, t: u64) -> Result<(), engine::DeviceError> {
+        // A reap returns once it has `min` completions: asking for all in flight makes the
+        // deadline the only way out.
+        let all = self.ssd.in_flight() as u32;
+        self.reap(all, Some(t))
+    }
+
     /// Submit one IO at `at_ns` (now when earlier or `None`), first waiting for a completion
     /// when every slot is taken; returns its completion time.
     fn submit_at(&mut self, op: Op, offset: u64, len: u32, at_ns: Option<u64>) -> PyResult<u64> {
         if let Some(t) = at_ns.filter(|&t| t > self.ssd.now_ns()) {
-            self.reap(0, Some(t)).map_err(to_py)?;
+            self.advance(t).map_err(to_py)?;
         }
         if self.free.is_empty() {
             self.reap(1, None).map_err(to_py)?;
@@ -172,7 +181,7 @@ impl Drive {
     #[pyo3(signature = (until_ns=None))]
     fn wait(&mut self, py: Python<'_>, until_ns: Option<u64>) -> PyResult<()> {
         py.detach(|| match until_ns {
-            Some(t) => self.reap(0, Some(t)),
+            Some(t) => self.advance(t),
             None => {
                 let n = self.ssd.in_flight() as u32;
                 self.reap(n, None)

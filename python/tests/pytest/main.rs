@@ -1,6 +1,6 @@
 //! The Python package's tests, run by pytest inside `cargo test`: each test here runs one
 //! `python/tests/test_*.py` against the extension cargo just built (this crate's cdylib,
-//! `lib_ssdlab.so`, imported as `ssdlab._ssdlab` from a temporary directory) and the
+//! `deps/lib_ssdlab.so`, imported as `ssdlab._ssdlab` from a temporary directory) and the
 //! `ssdlab` binary the Python tests compare with.
 //!
 //! A missing Python module skips (under `CI`, fails: `.ci/run` installs them with pip).
@@ -87,7 +87,9 @@ fn pytest(file: &str) {
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = profile_dir();
-    let lib = dir.join("lib_ssdlab.so");
+    // Built beside this test binary as its dependency (cargo copies it up to target/<profile>
+    // only for `cargo build`, which may be older).
+    let lib = dir.join("deps").join("lib_ssdlab.so");
     assert!(
         lib.exists(),
         "{} is missing: cargo builds it as this crate's library",
@@ -134,4 +136,9 @@ fn pytest(file: &str) {
 #[test]
 fn trace() {
     pytest("test_trace.py");
+}
+
+#[test]
+fn sim() {
+    pytest("test_sim.py");
 }
