@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 
 mod batches;
 mod error;
+mod run;
 mod sim;
 mod stats;
 mod trace;
@@ -20,5 +21,6 @@ fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     trace::register(m)?;
     sim::register(m)?;
+    run::register(m)?;
     Ok(())
 }

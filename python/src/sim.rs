@@ -244,6 +244,32 @@ impl Drive {
         }
     }
 
+    /// Run a test of the methodology on this drive, in the state the script left it, as
+    /// `ssdlab run TEST --target sim:SPEC` would; keyword arguments as `ssdlab.run`'s.
+    #[pyo3(signature = (test, *, out=None, **overrides))]
+    fn run(
+        &mut self,
+        py: Python<'_>,
+        test: &str,
+        out: Option<std::path::PathBuf>,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Vec<crate::run::Result>> {
+        // The test reaps what it submits: the script's IOs must have completed first.
+        self.wait(py, None)?;
+        let t = crate::run::find(test)?;
+        let o = crate::run::overrides(overrides)?;
+        let ssd = &mut self.ssd;
+        let results = crate::run::to_py_results(
+            py.detach(|| crate::run::run_on(ssd, t, &o, out.as_deref())),
+        )?;
+        // The test's slots replaced the script's: prepare them again.
+        self.ssd
+            .prepare(self.queue_depth, MAX_IO_BYTES)
+            .map_err(to_py)?;
+        self.free = (0..self.queue_depth).rev().collect();
+        Ok(results)
+    }
+
     fn __repr__(&self) -> String {
         format!("Drive({:?}, now_ns={})", self.spec, self.ssd.now_ns())
     }

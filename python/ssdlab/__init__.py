@@ -5,7 +5,7 @@ Submodules: :mod:`ssdlab.trace`, :mod:`ssdlab.sim`; :func:`ssdlab.sweep` runs gr
 simulated drives and tests on Dask.
 """
 
-from ssdlab._ssdlab import SsdlabError, __version__
+from ssdlab._ssdlab import Result, SsdlabError, __version__, run, tests
 from ssdlab import sim, trace
 
-__all__ = ["SsdlabError", "__version__", "sim", "trace"]
+__all__ = ["Result", "SsdlabError", "__version__", "run", "sim", "tests", "trace"]

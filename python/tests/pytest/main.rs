@@ -142,3 +142,8 @@ fn trace() {
 fn sim() {
     pytest("test_sim.py");
 }
+
+#[test]
+fn run() {
+    pytest("test_run.py");
+}
