@@ -7,5 +7,6 @@ simulated drives and tests on Dask.
 
 from ssdlab._ssdlab import Result, SsdlabError, __version__, run, tests
 from ssdlab import sim, trace
+from ssdlab.sweeps import sweep
 
-__all__ = ["Result", "SsdlabError", "__version__", "run", "sim", "tests", "trace"]
+__all__ = ["Result", "SsdlabError", "__version__", "run", "sim", "sweep", "tests", "trace"]

@@ -147,3 +147,8 @@ fn sim() {
 fn run() {
     pytest("test_run.py");
 }
+
+#[test]
+fn sweep() {
+    pytest("test_sweep.py");
+}
