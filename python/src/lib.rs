@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 
 mod batches;
+mod bench;
 mod error;
 mod run;
 mod sim;
@@ -22,5 +23,6 @@ fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     trace::register(m)?;
     sim::register(m)?;
     run::register(m)?;
+    bench::register(m)?;
     Ok(())
 }

@@ -70,6 +70,11 @@ fn ssdlab_binary(dir: &Path) -> PathBuf {
 
 /// Run pytest on one of `python/tests/`'s files; passes when every test in it passes.
 fn pytest(file: &str) {
+    pytest_with(file, &[]);
+}
+
+/// [`pytest`] with more environment variables.
+fn pytest_with(file: &str, env: &[(&str, &str)]) {
     let python = python();
     let missing = match missing_modules(&python) {
         Ok(m) => m,
@@ -117,6 +122,7 @@ fn pytest(file: &str) {
         .env("PYTHONPATH", site.path())
         .env("SSDLAB_CLI", &ssdlab)
         .env("SSDLAB_REPO", manifest.parent().unwrap())
+        .envs(env.iter().copied())
         .output()
         .expect("running pytest");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -151,4 +157,14 @@ fn run() {
 #[test]
 fn sweep() {
     pytest("test_sweep.py");
+}
+
+#[test]
+fn bench() {
+    // The Bench's PostgreSQL side: a database on a server of the tests' own.
+    let Some(server) = test_support::postgres::shared() else {
+        return;
+    };
+    let url = server.new_database();
+    pytest_with("test_bench.py", &[("SSDLAB_TEST_POSTGRES", &url)]);
 }
