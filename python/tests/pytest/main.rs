@@ -17,10 +17,15 @@ const MODULES: [&str; 6] = [
     "dask",
     "distributed",
 ];
-const PIP: &str = "python3 -m pip install pytest pyarrow pandas numpy dask distributed";
+const PIP: &str = "python3 -m pip install pytest pyarrow pandas numpy dask distributed \
+                   (.ci/run installs them in a virtual environment and sets PYTHON to it)";
 
+/// The Python the tests run with: `PYTHON`, else the one the extension was built for
+/// (`PYO3_PYTHON`), else `python3`.
 fn python() -> String {
-    std::env::var("PYTHON").unwrap_or_else(|_| "python3".into())
+    std::env::var("PYTHON")
+        .or_else(|_| std::env::var("PYO3_PYTHON"))
+        .unwrap_or_else(|_| "python3".into())
 }
 
 /// The Python modules the tests need that `python` cannot import.
