@@ -7,17 +7,20 @@ A table has one row per IO: ``op`` (read, write, discard, flush), ``offset_bytes
 no such time), ``stream`` and ``merged``.
 """
 
+import pyarrow as pa
+
 from ssdlab._ssdlab import (
     Latency,
     SizeBreakdown,
+    SsdlabError,
     Stats,
-    batches,
     formats,
     gen,
     profiles,
     read,
     stats,
 )
+from ssdlab._ssdlab import batches as _batches
 
 __all__ = [
     "Latency",
@@ -30,3 +33,24 @@ __all__ = [
     "read",
     "stats",
 ]
+
+# What the Arrow C stream puts before an error's own message.
+_EXTERNAL = "External error: "
+
+
+def batches(path, format=None, skip_bad=False, batch_size=64 * 1024):
+    """A trace as a ``pyarrow.RecordBatchReader`` of ``batch_size`` rows: memory independent
+    of the trace's length. An error part-way (a malformed line) raises ``SsdlabError``."""
+    reader = _batches(path, format=format, skip_bad=skip_bad, batch_size=batch_size)
+
+    def checked():
+        # The Arrow stream turns ssdlab's errors into ArrowInvalid: give them back their class.
+        try:
+            yield from reader
+        except pa.ArrowInvalid as e:
+            text = str(e)
+            if not text.startswith(_EXTERNAL):
+                raise
+            raise SsdlabError(text[len(_EXTERNAL):]) from None
+
+    return pa.RecordBatchReader.from_batches(reader.schema, checked())

@@ -162,6 +162,10 @@ def test_a_bad_line_mid_stream_stops_the_batches(tmp_path):
     path.write_text("\n".join(good[:2] + ["not,a,record"] + good[2:]) + "\n")
     with pytest.raises(ssdlab.SsdlabError, match=r"bad.csv:3"):
         st.read(path, format="msr")
+    reader = st.batches(path, format="msr", batch_size=1)
+    assert reader.read_next_batch().num_rows == 1
+    with pytest.raises(ssdlab.SsdlabError, match=r"bad.csv:3: expected"):
+        reader.read_all()
     # skip_bad counts it instead
     assert st.read(path, format="msr", skip_bad=True).num_rows == len(good)
     assert st.stats(path, format="msr", skip_bad=True).skipped_lines == 1
