@@ -161,10 +161,10 @@ pub fn run_on(
     test: &suite::methodology::Test,
     o: &Overrides,
     out: Option<&std::path::Path>,
+    stop: &AtomicBool,
 ) -> suite::Result<Vec<TestResult>> {
-    let stop = AtomicBool::new(false);
     let mut quiet = Quiet;
-    let mut ctx = Context::new(&stop, &mut quiet);
+    let mut ctx = Context::new(stop, &mut quiet);
     let run_id = suite::results_dir::new_run_id();
     if let Some(dir) = out {
         suite::results_dir::start_run(dir, &run_id)?;
@@ -177,6 +177,44 @@ pub fn run_on(
         }
     }
     Ok(results)
+}
+
+/// Run `f` on a thread of its own without the GIL while this one answers Python's signals:
+/// Ctrl-C (KeyboardInterrupt) sets the stop flag `f` is given, as the CLI's Ctrl-C does, and
+/// is raised once `f` has stopped.
+pub fn interruptible<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&AtomicBool) -> T + Send,
+) -> PyResult<T> {
+    // How often the waiting thread takes the GIL to look for a signal.
+    const POLL: std::time::Duration = std::time::Duration::from_millis(100);
+    let stop = AtomicBool::new(false);
+    let (tx, mut rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let stop = &stop;
+        scope.spawn(move || {
+            let _ = tx.send(f(stop));
+        });
+        let mut interrupted = None;
+        loop {
+            // `&mut`: a Receiver may move between threads but not be shared.
+            let rx = &mut rx;
+            match py.detach(move || rx.recv_timeout(POLL)) {
+                Ok(out) => return interrupted.map_or(Ok(out), Err),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if interrupted.is_none() {
+                        if let Err(e) = py.check_signals() {
+                            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                            interrupted = Some(e);
+                        }
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(msg("the run's thread ended without a result"));
+                }
+            }
+        }
+    })
 }
 
 /// The results as Python objects.
@@ -216,10 +254,10 @@ fn run(
         polling: Default::default(),
     };
     // Opened on the thread that runs it: an io_uring ring stays on the thread that made it.
-    to_py_results(py.detach(|| {
+    to_py_results(interruptible(py, |stop| {
         let mut dev = suite::target::open(target, &request)?;
-        run_on(dev.as_mut(), t, &o, out.as_deref())
-    }))
+        run_on(dev.as_mut(), t, &o, out.as_deref(), stop)
+    })?)
 }
 
 /// The tests `run` takes, by name.

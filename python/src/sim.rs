@@ -259,9 +259,9 @@ impl Drive {
         let t = crate::run::find(test)?;
         let o = crate::run::overrides(overrides)?;
         let ssd = &mut self.ssd;
-        let results = crate::run::to_py_results(
-            py.detach(|| crate::run::run_on(ssd, t, &o, out.as_deref())),
-        )?;
+        let results = crate::run::to_py_results(crate::run::interruptible(py, |stop| {
+            crate::run::run_on(ssd, t, &o, out.as_deref(), stop)
+        })?)?;
         // The test's slots replaced the script's: prepare them again.
         self.ssd
             .prepare(self.queue_depth, MAX_IO_BYTES)

@@ -2,6 +2,10 @@
 CPU time and the run's identity."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -75,3 +79,35 @@ def test_errors_are_ssdlab_errors(call, message):
 
 def test_tests_are_listed():
     assert {"custom", "consistency", "wsat"} <= set(ssdlab.tests())
+
+
+def test_ctrl_c_stops_a_run_as_the_cli_does(tmp_path):
+    """SIGINT during a run sets the run's stop flag: it ends cleanly, writing what it measured
+    with "complete": false as the CLI's Ctrl-C does, and raises KeyboardInterrupt."""
+    out = tmp_path / "out"
+    script = (
+        "import sys, ssdlab\n"
+        "try:\n"
+        "    ssdlab.run('custom', 'sim:840-evo-250', read_pct=0, ios=10**10, "
+        "out=sys.argv[1])\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted')\n"
+    )
+    # 10^10 random writes (hours; a custom workload starts measuring at once): the signal
+    # comes mid-run.
+    p = subprocess.Popen([sys.executable, "-c", script, str(out)], stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        # The run has started once its directory holds its identity.
+        while not (out / "run-id").exists():
+            assert p.poll() is None, "the run ended before it was interrupted"
+            os.sched_yield()
+        p.send_signal(signal.SIGINT)
+        stdout, _ = p.communicate(timeout=600)
+    finally:
+        p.kill()
+    assert stdout == "interrupted\n"
+    assert p.returncode == 0
+    result = json.loads((out / "custom.json").read_text())
+    assert result["complete"] is False
+    assert result["stopped"]["reason"] == "interrupted"

@@ -125,6 +125,8 @@ fn pytest_with(file: &str, env: &[(&str, &str)]) {
         .arg(&test)
         .current_dir(site.path())
         .env("PYTHONPATH", site.path())
+        // Nothing written into the source tree (python/tests/__pycache__).
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("SSDLAB_CLI", &ssdlab)
         .env("SSDLAB_REPO", manifest.parent().unwrap())
         .envs(env.iter().copied())
