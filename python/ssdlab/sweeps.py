@@ -104,7 +104,9 @@ def sweep(presets_or_grid, tests, client=None, *, seed=1, on_progress=None):
     ]
     if client is None:
         workers = max(1, min(len(pairs), os.cpu_count() or 1))
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster:
+        # No dashboard: a sweep in a script or a test must not fight over its port.
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster:
             with Client(cluster) as local:
                 return sweep(presets_or_grid, tests, local, seed=seed, on_progress=on_progress)
     # pure: a task's key is its arguments, so a task resubmitted is the same task.

@@ -77,3 +77,13 @@ def test_a_bad_drive_fails_the_sweep(cluster):
     with Client(cluster) as client:
         with pytest.raises(ssdlab.SsdlabError, match="no-such-preset"):
             ssdlab.sweep(["no-such-preset"], "consistency", client=client)
+
+
+def test_without_a_client_a_local_cluster_runs_it():
+    grid = ["default,capacity=2G", "default,capacity=2G,op=25%"]
+    tests = {"consistency": {"duration": 30}}
+    seen = []
+    got = ssdlab.sweep(grid, tests, on_progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 2), (2, 2)]
+    assert got.equals(one_by_one(grid, tests))
+    assert list(got["preset"]) == grid

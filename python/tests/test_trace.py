@@ -6,7 +6,7 @@ import pytest
 
 import ssdlab
 import ssdlab.trace as st
-from conftest import FIXTURES, cli, cli_json
+from conftest import FIXTURES, REPO, cli, cli_json
 
 # Every format of the test data, by file (fio v2 records no times at all).
 TEXT_FIXTURES = [
@@ -30,7 +30,9 @@ def native(tmp_path_factory):
 
 
 def traces(native):
-    return [FIXTURES / f for f in TEXT_FIXTURES] + [native]
+    # The CLI's own blkparse fixture too: IOs years apart.
+    idle = REPO / "crates" / "cli" / "tests" / "fixtures" / "idle-1e8s.blkparse.txt"
+    return [FIXTURES / f for f in TEXT_FIXTURES] + [idle, native]
 
 
 def stats_fields(s):
