@@ -1,7 +1,7 @@
 //! `ssdlab sim list|show|validate` (and `fit` and `serve`, in files of their own): the simulated SSD's presets, each parameter's source, and
 //! the fidelity scorecard (the claims of the review articles each preset meets or misses).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
@@ -40,6 +40,10 @@ pub enum SimCmd {
         /// from the workspace root): only with every claim checked.
         #[arg(long)]
         record: bool,
+        /// Check a preset's claims on a twin in its place (`sim fit`'s TOML file): PRESET=FILE,
+        /// repeatable; the claims comparing it with other presets measure those as they are.
+        #[arg(long = "twin", value_name = "PRESET=FILE")]
+        twins: Vec<String>,
     },
     /// Fit a simulated twin of a drive to its results (or to published claims) and report,
     /// figure by figure, how well it reproduces them and predicts those held out.
@@ -79,7 +83,8 @@ pub fn run(cmd: SimCmd) -> anyhow::Result<()> {
             markdown,
             json,
             record,
-        } => validate(presets, fast, jobs, markdown, json, record)?,
+            twins,
+        } => validate(presets, fast, jobs, markdown, json, record, &twins)?,
         SimCmd::Fit(args) => crate::cmd_sim_fit::run(args)?,
         SimCmd::Serve(args) => crate::cmd_sim_serve::run(args)?,
     }
@@ -188,6 +193,7 @@ fn validate(
     markdown: bool,
     json: Option<PathBuf>,
     record: bool,
+    twins: &[String],
 ) -> anyhow::Result<()> {
     let all = fidelity::claims().map_err(anyhow::Error::msg)?;
     let known: BTreeSet<&str> = sim::presets().into_iter().map(|(n, _)| n).collect();
@@ -196,8 +202,20 @@ fn validate(
             bail!("{}", sim::preset::unknown_preset(p));
         }
     }
-    if record && (fast || !presets.is_empty()) {
-        bail!("--record writes the whole scorecard: run it without presets and without --fast");
+    if record && (fast || !presets.is_empty() || !twins.is_empty()) {
+        bail!("--record writes the whole scorecard of the presets: run it without presets, --twin and --fast");
+    }
+    let mut stand_ins = BTreeMap::new();
+    for t in twins {
+        let Some((preset, file)) = t.split_once('=') else {
+            bail!("--twin {t}: give the preset and the twin's file, e.g. --twin 840-evo-250=twin.toml");
+        };
+        if !known.contains(preset) {
+            bail!("--twin {t}: {}", sim::preset::unknown_preset(preset));
+        }
+        sim::resolve(file).map_err(|e| anyhow::anyhow!("--twin {t}: {e}"))?;
+        eprintln!("{preset}: measured as its twin {file}");
+        stand_ins.insert(preset.to_string(), file.to_string());
     }
     let claims: Vec<Claim> = all
         .into_iter()
@@ -223,7 +241,7 @@ fn validate(
     let start = std::time::Instant::now();
     let total = jobs_list.len();
     let finished = std::sync::atomic::AtomicUsize::new(0);
-    let measured = fidelity::measure_all(&jobs_list, threads, &|drive, m, secs| {
+    let measured = fidelity::measure_all(&jobs_list, &stand_ins, threads, &|drive, m, secs| {
         let n = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         eprintln!("  [{n}/{total}] {drive} {} ({secs:.1} s)", m.prefix());
     })

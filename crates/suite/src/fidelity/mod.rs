@@ -324,9 +324,11 @@ pub fn plan(claims: &[Claim]) -> Result<BTreeSet<(String, Measure)>, String> {
 }
 
 /// Run every measurement on `threads` threads, longest first; `done` hears of each as it
-/// finishes (drive, measure, wall seconds).
+/// finishes (drive, measure, wall seconds). A drive in `stand_ins` is measured as the spec
+/// it maps to (a twin in its preset's place), its figures kept under its own name.
 pub fn measure_all(
     jobs: &BTreeSet<(String, Measure)>,
+    stand_ins: &BTreeMap<String, String>,
     threads: usize,
     done: &(dyn Fn(&str, Measure, f64) + Sync),
 ) -> Result<Measured, String> {
@@ -343,7 +345,8 @@ pub fn measure_all(
                     return;
                 };
                 let start = std::time::Instant::now();
-                match m.run(&drive) {
+                let spec = stand_ins.get(&drive).unwrap_or(&drive);
+                match m.run(spec) {
                     Ok(f) => {
                         results
                             .lock()

@@ -116,7 +116,7 @@ fn the_fast_subset_measures_exactly_what_was_recorded() {
     let fast: Vec<Claim> = claims().into_iter().filter(|c| c.fast).collect();
     assert!(fast.len() >= 8, "{} fast claims", fast.len());
     let jobs = fidelity::plan(&fast).unwrap();
-    let measured = fidelity::measure_all(&jobs, 2, &|d, m, s| {
+    let measured = fidelity::measure_all(&jobs, &Default::default(), 2, &|d, m, s| {
         println!("measured {d} {} in {s:.1} s", m.prefix())
     })
     .unwrap();
@@ -164,4 +164,18 @@ fn a_claim_fails_when_its_figure_is_off() {
     assert!(fidelity::evaluate(&claim("between", "published = [5900, 6100]"), &m).pass);
     // A figure nobody measured is a miss, not a pass.
     assert!(!fidelity::evaluate(&claim("less", "than = \"c\""), &m).pass);
+}
+
+/// `sim validate --twin`: a stand-in is measured in its preset's place, its figures kept
+/// under the preset's name.
+#[test]
+fn a_stand_in_is_measured_in_its_presets_place() {
+    let jobs = [("default".to_string(), Measure::Atto)].into();
+    let slow = "default,channel_mbps=50";
+    let stand_ins = [("default".to_string(), slow.to_string())].into();
+    let measure = |stand_ins| fidelity::measure_all(&jobs, stand_ins, 1, &|_, _, _| {}).unwrap();
+    let as_twin = measure(&stand_ins);
+    let as_preset = measure(&Default::default());
+    assert_eq!(as_twin["default"], Measure::Atto.run(slow).unwrap());
+    assert_ne!(as_twin["default"], as_preset["default"]);
 }
