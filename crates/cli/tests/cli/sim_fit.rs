@@ -74,6 +74,20 @@ fn ns(text: &str) -> f64 {
     text.trim_end_matches("ns").parse().unwrap()
 }
 
+/// The twin found [`HIDDEN`]'s channel speed and program time.
+fn assert_recovered(twin: &str) {
+    let channel: f64 = value(twin, "channel_mbps").parse().unwrap();
+    assert!(
+        (channel / 90.0 - 1.0).abs() < 0.15,
+        "channel_mbps {channel}\n{twin}"
+    );
+    let prog: Vec<f64> = value(twin, "t_prog").split('/').map(ns).collect();
+    assert!(
+        (prog[0] / 900e3 - 1.0).abs() < 0.25,
+        "t_prog {prog:?}\n{twin}"
+    );
+}
+
 #[test]
 fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
     let dir = tempfile::tempdir().unwrap();
@@ -103,16 +117,7 @@ fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
     assert_eq!(std::fs::read_to_string(&a).unwrap(), a_text);
 
     // Recovered: the hidden values, from the default's 200 MB/s and 650us/1950us.
-    let channel: f64 = value(&a_text, "channel_mbps").parse().unwrap();
-    assert!(
-        (channel / 90.0 - 1.0).abs() < 0.15,
-        "channel_mbps {channel}\n{a_text}"
-    );
-    let prog: Vec<f64> = value(&a_text, "t_prog").split('/').map(ns).collect();
-    assert!(
-        (prog[0] / 900e3 - 1.0).abs() < 0.25,
-        "t_prog {prog:?}\n{a_text}"
-    );
+    assert_recovered(&a_text);
 
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.fit.json")).unwrap())
@@ -202,16 +207,7 @@ fn a_screened_fit_confirms_its_finalists_at_full_length() {
     );
     assert!(kept.lines().count() as u64 > 40 + full, "{kept}");
 
-    let channel: f64 = value(&a_text, "channel_mbps").parse().unwrap();
-    assert!(
-        (channel / 90.0 - 1.0).abs() < 0.15,
-        "channel_mbps {channel}\n{a_text}"
-    );
-    let prog: Vec<f64> = value(&a_text, "t_prog").split('/').map(ns).collect();
-    assert!(
-        (prog[0] / 900e3 - 1.0).abs() < 0.25,
-        "t_prog {prog:?}\n{a_text}"
-    );
+    assert_recovered(&a_text);
 }
 
 #[test]

@@ -149,10 +149,7 @@ pub fn search(
     budget: Budget,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Found, String> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(budget.jobs.max(1))
-        .build()
-        .map_err(|e| format!("cannot start {} search threads: {e}", budget.jobs))?;
+    let pool = search::pool(budget.jobs)?;
     let full_loss = |f: &Result<Figures, String>| f.as_ref().map_or(INVALID_LOSS, loss);
     let mut best = origin.to_vec();
     let mut best_full = full(&best)?;
@@ -166,9 +163,16 @@ pub fn search(
         finalists: 0,
         stopped: String::new(),
     };
-    let per_round = (budget.evaluations / ROUNDS).max(1);
+    let mut correction = Correction::default();
     for round in 0..ROUNDS {
-        let correction = Correction::between(&best_full, &screened(&best)?);
+        // What earlier rounds left, shared: a generation may overshoot its round's share.
+        let per_round =
+            (budget.evaluations.saturating_sub(done.evaluations) / (ROUNDS - round)).max(1);
+        // The start's screened drive builds ([`Screen::choose`]); should a finalist's not,
+        // the last correction stays.
+        if let Ok(at_best) = screened(&best) {
+            correction = Correction::between(&best_full, &at_best);
+        }
         let screened_loss = |x: &[f64]| match screened(x) {
             Ok(f) => loss(&correction.apply(&f)),
             Err(_) => INVALID_LOSS,

@@ -65,10 +65,7 @@ pub fn minimise(
     budget: Budget,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Found, String> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(budget.jobs.max(1))
-        .build()
-        .map_err(|e| format!("cannot start {} search threads: {e}", budget.jobs))?;
+    let pool = pool(budget.jobs)?;
     let evaluated = Mutex::new(Vec::new());
     let objective = |x: &DVector<f64>| {
         let inside: Vec<f64> = x.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
@@ -127,6 +124,14 @@ pub fn minimise(
             .collect::<Vec<_>>()
             .join(", "),
     })
+}
+
+/// The threads a search evaluates drives on.
+pub fn pool(jobs: usize) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| format!("cannot start {jobs} search threads: {e}"))
 }
 
 fn cmp_points(a: &[f64], b: &[f64]) -> std::cmp::Ordering {
