@@ -37,7 +37,8 @@ pub struct FitArgs {
     #[arg(long = "hold-out", value_delimiter = ',')]
     hold_out: Vec<String>,
     /// Keys to search (default: the parallelism, NAND timings, controller costs, spare area,
-    /// buffers, GC, pseudo-SLC cache and, with power figures, the energy terms).
+    /// buffers, GC, pseudo-SLC cache and, with power figures, the energy terms); any numeric
+    /// key, and the choices trim, slc_region, slc_full and slc_drain.
     #[arg(long, value_delimiter = ',')]
     params: Vec<String>,
     /// Simulated drives to evaluate at most (screened ones, when screening).

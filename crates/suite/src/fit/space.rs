@@ -81,11 +81,27 @@ pub const DEFAULT_PARAMS: &[Param] = &[
     power("e_read"),
 ];
 
-/// The parameter of `key` in [`DEFAULT_PARAMS`], or a factor-of-4 search for another
-/// numeric key.
+/// Keys of named choices `--params` may add, with their choices (`cell` is not one: it
+/// resets the NAND timings searched beside it).
+const CHOICES: [(&str, &[&str]); 4] = [
+    ("trim", sim::TrimStyle::NAMES),
+    ("slc_region", sim::SlcRegion::NAMES),
+    ("slc_full", sim::SlcWhenFull::NAMES),
+    ("slc_drain", sim::SlcDrain::NAMES),
+];
+
+/// The parameter of `key` in [`DEFAULT_PARAMS`], a search of its choices for a key of named
+/// choices, or a factor-of-4 search for another numeric key.
 pub fn param(key: &str) -> Result<Param, String> {
     if let Some(p) = DEFAULT_PARAMS.iter().find(|p| p.key == key) {
         return Ok(*p);
+    }
+    if let Some((key, values)) = CHOICES.iter().find(|(k, _)| *k == key) {
+        return Ok(Param {
+            key,
+            reach: Reach::Choice(values),
+            shows_in: None,
+        });
     }
     let key: &'static str = sim::KEYS
         .iter()
@@ -94,7 +110,8 @@ pub fn param(key: &str) -> Result<Param, String> {
         .ok_or_else(|| format!("'{key}' is not a key of the simulated drive (`ssdlab sim show default` lists them)"))?;
     if !sim::preset::RANGES.iter().any(|r| r.key == key) {
         return Err(format!(
-            "{key} is not a numeric key: sim fit searches numbers and gc, gc_style"
+            "{key} is not a numeric key: sim fit searches numbers and gc, gc_style, {}",
+            CHOICES.map(|(k, _)| k).join(", ")
         ));
     }
     Ok(factor(key, 4.0))
@@ -298,5 +315,24 @@ mod tests {
         assert_eq!(o[1].1, "1.75%");
         assert_eq!(o[2].1, (64u64 << 30).to_string());
         assert_eq!(o[3].1, "paced");
+    }
+
+    #[test]
+    fn params_may_add_keys_of_named_choices_but_not_other_words() {
+        let trim = param("trim").unwrap();
+        let mut at = start();
+        at.insert("trim".into(), "on".into());
+        let space = Space::new(&[trim], &at, 256 << 30, &[]);
+        assert_eq!(space.overrides(&space.origin())[0].1, "on");
+        let ends: Vec<String> = [-1.0, 1.0]
+            .iter()
+            .map(|&x| space.overrides(&[x])[0].1.clone())
+            .collect();
+        assert!(ends
+            .iter()
+            .all(|v| sim::TrimStyle::NAMES.contains(&v.as_str())));
+        assert_ne!(ends[0], ends[1]);
+        let err = param("link").unwrap_err();
+        assert!(err.contains("slc_region"), "{err}");
     }
 }
