@@ -111,6 +111,14 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             Target::from_results(&all).map_err(anyhow::Error::msg)?
         }
     };
+    if target.capacity_bytes.is_none() && !a.from.contains("capacity=") {
+        let start = sim::resolve(a.from.strip_prefix("sim:").unwrap_or(&a.from))
+            .map_err(|e| anyhow::anyhow!("--from {}: {e}", a.from))?;
+        eprintln!(
+            "note: the target does not give the drive's capacity: the twin has the start's, {}; set it with --from PRESET,capacity=SIZE",
+            engine::units::format_size(start.capacity_bytes),
+        );
+    }
     let params = if a.params.is_empty() {
         fit::DEFAULT_PARAMS.to_vec()
     } else {
