@@ -15,6 +15,7 @@ mod alibaba;
 mod blkparse;
 pub mod blktrace;
 pub mod capture;
+mod chunks;
 pub mod detect;
 mod disksim;
 mod error;
@@ -187,12 +188,8 @@ pub fn open_with(path: &Path, opts: ReadOptions) -> Result<Box<dyn TraceReader>,
     let sb = opts.skip_bad;
     Ok(match format {
         Format::Native => Box::new(native::NativeReader::new(input, &name)?),
-        Format::Blkparse => Box::new(text::TextReader::new(
-            input,
-            blkparse::Parser::new(),
-            &name,
-            sb,
-        )),
+        // Large reads pass BufReader's buffer by.
+        Format::Blkparse => Box::new(blkparse::Reader::new(input, &name, sb)),
         Format::FioIolog => Box::new(text::TextReader::new(
             input,
             fio_iolog::Parser::default(),
@@ -228,12 +225,7 @@ pub fn reader_from<R: std::io::Read + 'static>(
     let sb = opts.skip_bad;
     Ok(match format {
         Format::Native => Box::new(native::NativeReader::new(input, name)?),
-        Format::Blkparse => Box::new(text::TextReader::new(
-            input,
-            blkparse::Parser::new(),
-            name,
-            sb,
-        )),
+        Format::Blkparse => Box::new(blkparse::Reader::new(input, name, sb)),
         Format::FioIolog => Box::new(text::TextReader::new(
             input,
             fio_iolog::Parser::default(),

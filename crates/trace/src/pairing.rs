@@ -15,7 +15,9 @@
 //! A second D for a request already issued and not completed (a requeue whose R event was not
 //! traced) moves the request's issue time to the later D, as btt's requeue handling does.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use rustc_hash::FxHashMap;
 
 use crate::{Op, Record};
 
@@ -69,7 +71,10 @@ pub(crate) struct Pairer {
     /// Queued, not yet issued: (dev, sector, seq).
     queued: BTreeMap<(u32, u64, u64), ()>,
     /// Issued, not completed, by (dev, start sector).
-    issued: HashMap<(u32, u64), Request>,
+    issued: FxHashMap<(u32, u64), Request>,
+    /// Emptied `Request::seqs` and queued keys, kept so that pairing an IO allocates nothing.
+    spare_seqs: Vec<Vec<u64>>,
+    keys: Vec<(u32, u64, u64)>,
     pub orphan_timeout_ns: u64,
     now_ns: u64,
     pub counts: PairingCounts,
@@ -81,7 +86,9 @@ impl Pairer {
             base: 0,
             window: VecDeque::new(),
             queued: BTreeMap::new(),
-            issued: HashMap::new(),
+            issued: FxHashMap::default(),
+            spare_seqs: Vec::new(),
+            keys: Vec::new(),
             orphan_timeout_ns: 60_000_000_000,
             now_ns: 0,
             counts: PairingCounts::default(),
@@ -133,18 +140,21 @@ impl Pairer {
                     return;
                 }
                 let end = e.sector.saturating_add(sectors.max(1));
-                let keys: Vec<(u32, u64, u64)> = self
-                    .queued
-                    .range((e.dev, e.sector, 0)..(e.dev, end, 0))
-                    .map(|(k, _)| *k)
-                    .collect();
-                let mut seqs: Vec<u64> = Vec::with_capacity(keys.len().max(1));
+                let mut keys = std::mem::take(&mut self.keys);
+                keys.clear();
+                keys.extend(
+                    self.queued
+                        .range((e.dev, e.sector, 0)..(e.dev, end, 0))
+                        .map(|(k, _)| *k),
+                );
+                let mut seqs = self.spare_seqs.pop().unwrap_or_default();
                 for k in &keys {
                     self.queued.remove(k);
                     if k.2 >= self.base {
                         seqs.push(k.2);
                     }
                 }
+                self.keys = keys;
                 if seqs.is_empty() {
                     let mut r =
                         Record::new(op, e.sector.saturating_mul(512), e.bytes, Some(e.time_ns));
@@ -172,14 +182,16 @@ impl Pairer {
                     return;
                 }
                 match self.issued.remove(&(e.dev, e.sector)) {
-                    Some(req) => {
-                        for s in req.seqs {
+                    Some(mut req) => {
+                        for &s in &req.seqs {
                             if let Some(slot) = self.slot(s) {
                                 slot.rec.issue_ns = Some(req.issue_ns);
                                 slot.rec.complete_ns = Some(e.time_ns);
                                 slot.done = true;
                             }
                         }
+                        req.seqs.clear();
+                        self.spare_seqs.push(req.seqs);
                     }
                     None => self.counts.orphan_completions += 1,
                 }

@@ -95,6 +95,91 @@ fn blkparse_pairs_events_btt_style() {
     assert_eq!(got, want);
 }
 
+/// A blkparse text of many chunks (the reader parses chunks of lines on several threads)
+/// gives every IO, in order, with the times written; a malformed line far into it is
+/// reported with its line number after the records before it.
+#[test]
+fn blkparse_text_of_many_chunks_reads_every_io_in_order() {
+    use std::fmt::Write;
+    let mut want = Vec::new();
+    let mut text = String::new();
+    let mut t = 0u64;
+    for i in 0..120_000u64 {
+        // Numbers of every width, and the widths blkparse pads to.
+        let sector = (i * 7_919_993) % (1 << 40);
+        let (op, rwbs) = if i % 3 == 0 {
+            (Op::Read, "R")
+        } else {
+            (Op::Write, "WS")
+        };
+        let q = t + i % 1000;
+        let (d, c) = (q + 2_000, q + 2_000 + 50_000 + i % 77_777);
+        for (seq, (when, action)) in [(q, "Q"), (d, "D"), (c, "C")].into_iter().enumerate() {
+            writeln!(
+                text,
+                "{:>3},{:<4}{:>2} {:>8} {:>5}.{:09} {:>5}  {action} {rwbs:>3} {sector} + 16 [fio]",
+                8,
+                16,
+                i % 2,
+                3 * i + seq as u64,
+                when / 1_000_000_000,
+                when % 1_000_000_000,
+                4242
+            )
+            .unwrap();
+        }
+        want.push(rec(
+            op,
+            sector * 512,
+            8192,
+            Some(q),
+            Some(d),
+            Some(c),
+            SDA | 16,
+        ));
+        t += 1_000_000 + i * 13;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("big.blkparse.txt");
+    std::fs::write(&p, &text).unwrap();
+    assert!(
+        text.len() > 8 << 20,
+        "{} bytes: not several chunks",
+        text.len()
+    );
+    let got = read_all_as(&p, Format::Blkparse);
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got, want);
+
+    text.push_str("  8,16   0   1   99.000000000  1  Q  W oops + 8 [x]\n");
+    std::fs::write(&p, &text).unwrap();
+    let opts = ReadOptions {
+        format: Some(Format::Blkparse),
+        skip_bad: false,
+    };
+    let mut r = trace::open_with(&p, opts).unwrap();
+    let read = r.by_ref().take_while(|x| x.is_ok()).count();
+    assert_eq!(read, want.len());
+    match trace::open_with(&p, opts).unwrap().last() {
+        Some(Err(TraceError::Parse { line, msg, .. })) => {
+            assert_eq!(line, 3 * want.len() as u64 + 1);
+            assert!(msg.contains("sector number"), "{msg}");
+        }
+        other => panic!("expected the bad line, got {other:?}"),
+    }
+}
+
+fn read_all_as(path: &Path, format: Format) -> Vec<Record> {
+    let opts = ReadOptions {
+        format: Some(format),
+        skip_bad: false,
+    };
+    trace::open_with(path, opts)
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap()
+}
+
 #[test]
 fn blkparse_stats_by_hand() {
     let s = trace::stats::stats_of(trace::open(&fixture("blkparse.txt")).unwrap()).unwrap();
