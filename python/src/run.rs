@@ -254,9 +254,12 @@ fn run(
         polling: Default::default(),
     };
     // Opened on the thread that runs it: an io_uring ring stays on the thread that made it.
+    // A `file:` target it created is removed again if the run fails.
     to_py_results(interruptible(py, |stop| {
-        let mut dev = suite::target::open(target, &request)?;
-        run_on(dev.as_mut(), t, &o, out.as_deref(), stop)
+        let (mut dev, mut created) = suite::target::open_created(target, &request)?;
+        let results = run_on(dev.as_mut(), t, &o, out.as_deref(), stop)?;
+        created.keep();
+        Ok(results)
     })?)
 }
 

@@ -77,6 +77,17 @@ def test_errors_are_ssdlab_errors(call, message):
         call()
 
 
+def test_a_file_target_it_created_is_removed_when_the_run_fails(tmp_path):
+    image = tmp_path / "t.img"
+    # Opened (so created), then refused: a block larger than the file.
+    with pytest.raises(ssdlab.SsdlabError, match="smaller than one block"):
+        ssdlab.run("custom", f"file:{image}:16M", bs="32M", ios=1)
+    assert not image.exists()
+    # One that runs keeps its file.
+    ssdlab.run("custom", f"file:{image}:16M", bs="4K", ios=10)
+    assert image.exists()
+
+
 def test_tests_are_listed():
     assert {"custom", "consistency", "wsat"} <= set(ssdlab.tests())
 

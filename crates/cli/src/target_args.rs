@@ -8,6 +8,7 @@ use clap::Args;
 use engine::polling::Polling;
 use engine::target::{Backend, OpenRequest};
 use engine::Device;
+use suite::target::CreatedFile;
 
 use bench::live::LiveStore;
 
@@ -121,25 +122,6 @@ impl StoreArgs {
     }
 }
 
-/// A target file this command created: removed again when the command ends without having
-/// written results that refer to it (dropped without [`CreatedFile::keep`]).
-#[must_use]
-pub struct CreatedFile(Option<std::path::PathBuf>);
-
-impl CreatedFile {
-    pub fn keep(&mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for CreatedFile {
-    fn drop(&mut self) {
-        if let Some(path) = self.0.take() {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
 /// A `--power-meter` value, checked as it is parsed (kept as text: the parsed spec is large).
 fn meter_spec(text: &str) -> Result<String, String> {
     text.parse::<engine::power::MeterSpec>()
@@ -190,16 +172,8 @@ impl DriveArgs {
         destroy_data: Option<String>,
     ) -> anyhow::Result<(Box<dyn Device>, CreatedFile)> {
         let request = self.request(write, destroy_data);
-        let new_file = match suite::target::kind(spec) {
-            Ok(engine::TargetKind::File) => engine::target::file::parse(spec)
-                .ok()
-                .map(|(path, _)| path)
-                .filter(|p| !p.exists()),
-            _ => None,
-        };
         // Every target error names the target: no context to repeat it.
-        let dev = suite::target::open(spec, &request)?;
-        Ok((dev, CreatedFile(new_file)))
+        Ok(suite::target::open_created(spec, &request)?)
     }
 
     /// How these flags open a target for a test that does or does not write.

@@ -25,6 +25,42 @@ pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, SuiteError
     Ok(registry().open(spec, req)?)
 }
 
+/// Open `spec` like [`open`]; a `file:` target that did not exist comes with a guard that
+/// removes it again unless kept (a run that failed leaves no file behind).
+pub fn open_created(
+    spec: &str,
+    req: &OpenRequest,
+) -> Result<(Box<dyn Device>, CreatedFile), SuiteError> {
+    let new_file = match kind(spec) {
+        Ok(TargetKind::File) => engine::target::file::parse(spec)
+            .ok()
+            .map(|(path, _)| path)
+            .filter(|p| !p.exists()),
+        _ => None,
+    };
+    let dev = open(spec, req)?;
+    Ok((dev, CreatedFile(new_file)))
+}
+
+/// A target file this command created: removed again when dropped without
+/// [`CreatedFile::keep`] (once results that refer to it are written).
+#[must_use]
+pub struct CreatedFile(Option<std::path::PathBuf>);
+
+impl CreatedFile {
+    pub fn keep(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CreatedFile {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// The kind of target a spec names, without opening it.
 pub fn kind(spec: &str) -> Result<TargetKind, SuiteError> {
     Ok(registry().find(spec)?.kind)
