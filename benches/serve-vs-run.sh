@@ -13,11 +13,16 @@
 # Prints the table, each served drive's summary (pacing error) and the sequential bandwidth
 # logs (the 840 EVO's TurboWrite drop).
 #
-#   benches/serve-vs-run.sh [SECONDS=10] [CAPACITY=4GiB]
+# The served drives run SLOWDOWN times slower than the models (`sim serve --slowdown`), so that
+# the guest, slower than the models under TCG, keeps up: fio runs SECONDS x SLOWDOWN, and its
+# rates times SLOWDOWN are the drive's (1 serves in real time).
 #
-# Needs what the guest tests need (qemu-system-x86, busybox-static, binutils, xz-utils),
+#   benches/serve-vs-run.sh [SECONDS=10] [CAPACITY=4GiB] [SLOWDOWN=10]
+#
+# A release build: the server's simulator runs in the guest, where a debug build's would set
+# the pace. Needs what the guest tests need (qemu-system-x86, busybox-static, binutils, xz-utils),
 # fio, and libclang (libclang-dev) for the ublk feature; the guest takes 10 GiB of memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH_SECONDS=${1:-10} BENCH_CAPACITY=${2:-4GiB} cargo test -p ssdlab --features ublk --test cli \
+BENCH_SECONDS=${1:-10} BENCH_CAPACITY=${2:-4GiB} BENCH_SLOWDOWN=${3:-10} cargo test --release -p ssdlab --features ublk --test cli \
   -- --ignored --nocapture bench_serve_against_run 2>&1 | grep -v '^test \|^running\|^$'

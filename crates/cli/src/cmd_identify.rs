@@ -17,12 +17,23 @@ pub fn identify(target: &str, json: bool) -> anyhow::Result<ExitCode> {
     } else {
         Ok(None)
     };
+    // A simulated drive served as this device: its counters, from its server.
+    let served = id
+        .details
+        .get("served_by")
+        .and_then(|_| {
+            id.details
+                .get("partition_of")
+                .or(id.details.get("kernel_name"))
+        })
+        .and_then(|name| engine::served::ServedDrive::of(name));
     if json {
         let out = serde_json::json!({
             "identity": id,
             "geometry": geometry,
             "clock": dev.clock(),
             "health": health.as_ref().ok().and_then(|h| h.as_ref()),
+            "served": served,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
@@ -56,11 +67,35 @@ pub fn identify(target: &str, json: bool) -> anyhow::Result<ExitCode> {
         Ok(None) => {}
         Err(e) => rows.push(("Health".into(), format!("unavailable: {e}"))),
     }
+    if let Some(s) = &served {
+        rows.extend(served_rows(s));
+    }
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     for (k, v) in rows {
         println!("{k:<width$}  {v}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A served simulated drive's counters, as its server last published them (each second).
+fn served_rows(s: &engine::served::ServedDrive) -> Vec<(String, String)> {
+    let bytes = |b: u64| format!("{} ({b} bytes)", format_size(b));
+    vec![
+        ("Requests served".into(), s.ios.to_string()),
+        ("Host data written".into(), bytes(s.host_bytes_written)),
+        ("Host data read".into(), bytes(s.host_bytes_read)),
+        ("NAND data written".into(), bytes(s.nand_bytes_written)),
+        (
+            "Write amplification".into(),
+            s.write_amplification()
+                .map_or("- (nothing written)".into(), |wa| format!("{wa:.2}")),
+        ),
+        ("GC invocations".into(), s.gc_invocations.to_string()),
+        (
+            "Queues".into(),
+            format!("{} of {} requests", s.queues, s.depth),
+        ),
+    ]
 }
 
 fn health_rows(h: &drive::Health) -> Vec<(String, String)> {

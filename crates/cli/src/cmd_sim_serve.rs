@@ -25,6 +25,11 @@ pub struct ServeArgs {
     /// Requests in flight per queue.
     #[arg(long, default_value_t = 128)]
     depth: u16,
+    /// Run the drive N times slower than the model on the wall clock, for a host too slow
+    /// to keep up with it (an emulator): rates measured on the device times N are the
+    /// model's.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    slowdown: u32,
 }
 
 /// Without the `ublk` feature: what to build instead.
@@ -50,10 +55,15 @@ pub fn run(a: ServeArgs) -> anyhow::Result<()> {
         target: a.target,
         queues: a.queues,
         depth: a.depth,
+        slowdown: a.slowdown,
     };
     let summary = serve::serve(&opts, move |s| {
+        let pace = match opts.slowdown {
+            1 => "in real time".to_string(),
+            n => format!("{n} times slower than real time"),
+        };
         println!(
-            "{}: {} ({:.1} GB), {} queue(s) of {} requests, paced in real time",
+            "{}: {} ({:.1} GB), {} queue(s) of {} requests, paced {pace}",
             s.block_device,
             s.drive,
             s.capacity_bytes as f64 / 1e9,

@@ -49,7 +49,7 @@ impl Identity {
     }
 
     /// The host interface the drive is reached through, as a lab sorts drives: "NVMe",
-    /// "SATA", "SAS", "SCSI", "USB", "virtio", "loop" or "file"; `None` where nothing says.
+    /// "SATA", "SAS", "SCSI", "USB", "virtio", "loop", "ublk" or "file"; `None` where nothing says.
     /// The drive's own answer wins over sysfs; a simulated drive has its modelled link.
     pub fn interface(&self) -> Option<&'static str> {
         if self.kind == TargetKind::File {
@@ -76,6 +76,7 @@ impl Identity {
             "usb" => "USB",
             "virtio" => "virtio",
             "loop" => "loop",
+            "ublk" => "ublk",
             _ => return None,
         })
     }

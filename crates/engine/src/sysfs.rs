@@ -167,6 +167,7 @@ fn transport(name: &str, sys: &Path) -> &'static str {
     match name {
         n if n.starts_with("nvme") => "nvme",
         n if n.starts_with("loop") => "loop",
+        n if n.starts_with("ublkb") => "ublk",
         n if n.starts_with("vd") => "virtio",
         n if n.starts_with("sd") && under("ata") => "sata",
         n if n.starts_with("sd") && under("usb") => "usb",
@@ -197,6 +198,21 @@ pub fn describe_block(node: &BlockNode, id: &mut Identity) {
         id.details.insert("loop_backing_file".into(), back);
         if let Some(dio) = disk.attr("loop/dio") {
             id.details.insert("loop_direct_io".into(), dio);
+        }
+    }
+    if let Some(served) = crate::served::ServedDrive::of(&disk.name) {
+        id.model = Some(served.model.clone());
+        id.vendor = Some("ssdlab (simulated)".into());
+        id.rotational = Some(false);
+        id.details
+            .insert("served_drive".into(), served.target.clone());
+        id.details.insert(
+            "served_by".into(),
+            format!("ssdlab sim serve (pid {})", served.pid),
+        );
+        if served.slowdown > 1 {
+            id.details
+                .insert("served_slowdown".into(), served.slowdown.to_string());
         }
     }
     if let Some(s) = disk.attr("queue/scheduler") {

@@ -22,14 +22,20 @@ mod store;
 mod summary;
 mod ublk;
 
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 pub use error::ServeError;
 pub use summary::Summary;
 pub use ublk::{Started, Stop};
 
+use engine::served::ServedDrive;
 use engine::Device;
+
+/// The slowest a drive may be served: beyond it a drive's second is a quarter of an hour.
+const MAX_SLOWDOWN: u32 = 1000;
 
 /// What to serve, and how.
 #[derive(Clone, Debug)]
@@ -40,6 +46,10 @@ pub struct Options {
     pub queues: u16,
     /// Requests in flight per queue.
     pub depth: u16,
+    /// How many times slower than the model the drive runs on the wall clock (1: real
+    /// time). A host too slow for the model (an emulator) keeps up with a slowed drive; the
+    /// drive's rates are then the measured ones times the slowdown.
+    pub slowdown: u32,
 }
 
 /// The simulated drive a target names, checked for serving, and its model.
@@ -82,27 +92,90 @@ pub fn serve(
             opts.depth
         )));
     }
+    if !(1..=MAX_SLOWDOWN).contains(&opts.slowdown) {
+        return Err(ServeError::Options(format!(
+            "--slowdown {}: give 1 (real time) to {MAX_SLOWDOWN}",
+            opts.slowdown
+        )));
+    }
     let (ssd, model) = open(&opts.target)?;
     let capacity = ssd.geometry().capacity_bytes;
     let spec = &opts.target["sim:".len()..];
     let store = store::Store::new(capacity, engine::system::available_memory(), spec)?;
     ublk_available()?;
     let slots = opts.queues as u32 * opts.depth as u32;
-    let pacer = Arc::new(pacer::Pacer::new(ssd, store, slots).map_err(ServeError::Options)?);
+    let pacer =
+        Arc::new(pacer::Pacer::new(ssd, store, slots, opts.slowdown).map_err(ServeError::Options)?);
+    let status = ServedDrive {
+        pid: std::process::id(),
+        device: String::new(),
+        target: opts.target.clone(),
+        model: model.clone(),
+        capacity_bytes: capacity,
+        slowdown: opts.slowdown,
+        queues: opts.queues,
+        depth: opts.depth,
+        ios: 0,
+        host_bytes_read: 0,
+        host_bytes_written: 0,
+        nand_bytes_written: 0,
+        gc_invocations: 0,
+    };
+    // Published while the device exists, for `ssdlab identify` on it.
+    let (stop_publishing, stopped) = channel::<()>();
+    let stopped = Mutex::new(stopped);
+    let publisher: Arc<Mutex<Option<JoinHandle<()>>>> = Arc::default();
+    let publisher_slot = Arc::clone(&publisher);
+    let publisher_pacer = Arc::clone(&pacer);
     let since = Instant::now();
-    let pacing = ublk::run(
+    let result = ublk::run(
         Arc::clone(&pacer),
         model,
         capacity,
         opts.queues,
         opts.depth,
-        started,
-    )?;
+        move |s: Started| {
+            let status = ServedDrive {
+                device: s.block_device.clone(),
+                ..status
+            };
+            let stopped = stopped.into_inner().unwrap_or_else(|e| e.into_inner());
+            let handle =
+                std::thread::spawn(move || publish_until(&stopped, &publisher_pacer, status));
+            *publisher_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+            started(s);
+        },
+    );
+    drop(stop_publishing);
+    if let Some(h) = publisher.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        let _ = h.join();
+    }
+    let pacing = result?;
     Ok(Summary {
         served: since.elapsed(),
+        slowdown: opts.slowdown,
         write_amplification: pacer.write_amplification(),
         pacing,
     })
+}
+
+/// Publish the served drive's status each second until `stopped` says the device is gone,
+/// then withdraw it. A status that cannot be published is said once, and serving goes on.
+fn publish_until(stopped: &Receiver<()>, pacer: &pacer::Pacer, mut status: ServedDrive) {
+    loop {
+        pacer.update(&mut status);
+        if let Err(e) = status.publish() {
+            eprintln!(
+                "note: `ssdlab identify` will not know {} as a simulated drive: {e}",
+                status.device
+            );
+            return;
+        }
+        if stopped.recv_timeout(Duration::from_secs(1)) != Err(RecvTimeoutError::Timeout) {
+            break;
+        }
+    }
+    status.withdraw();
 }
 
 /// The kernel's ublk driver is there and may be used.

@@ -12,6 +12,7 @@ const LATE_SHARE_KEPT_UP: f64 = 0.01;
 
 pub struct Summary {
     pub(crate) served: Duration,
+    pub(crate) slowdown: u32,
     pub(crate) pacing: Pacing,
     pub(crate) write_amplification: Option<f64>,
 }
@@ -39,6 +40,14 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = &self.pacing;
         writeln!(f, "served for {:.1} s", self.served.as_secs_f64())?;
+        if self.slowdown > 1 {
+            writeln!(
+                f,
+                "slowed down {0} times: the simulated drive's rates are {0} times those measured \
+                 on the device, its times 1/{0} (pacing errors below are on the wall clock)",
+                self.slowdown
+            )?;
+        }
         writeln!(
             f,
             "IOs: {} ({} reads, {} writes, {} discards, {} flushes)",

@@ -133,7 +133,14 @@ fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
             &format!("{mount} && cd /mnt/d && grep -v ' f2$' /tmp/sums | md5sum -c; cd /; umount /mnt/d"),
         )
         .step("fsck", "fsck.ext4 -fn $(cat /tmp/fs.log.dev)")
+        .step(
+            "identify",
+            "ssdlab identify --target $(cat /tmp/fs.log.dev) && \
+             ssdlab identify --target $(cat /tmp/fs.log.dev) --json | grep -q '\"nand_bytes_written\"' \
+             && echo json-has-the-counters",
+        )
         .step("stop", &stop)
+        .step("withdrawn", "ls /run/ssdlab/served/; echo listed")
         .step("kill", &kill_mid_write)
         .run()
     else {
@@ -156,6 +163,26 @@ fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
     let read_back = &guest.step("read-back").ok().output;
     assert_eq!(read_back.matches(": OK").count(), 5, "{read_back}");
     guest.step("fsck").ok();
+    // While served, the device says which simulated drive it is, with its counters.
+    let id = &guest.step("identify").ok().output;
+    for expected in [
+        "ssdlab simulated SSD",
+        "ssdlab (simulated)",
+        DRIVE,
+        "ssdlab sim serve (pid ",
+        "Requests served",
+        "Write amplification",
+        "GC invocations",
+        "json-has-the-counters",
+    ] {
+        assert!(id.contains(expected), "no {expected} in:\n{id}");
+    }
+    let requests: u64 = id
+        .lines()
+        .find_map(|l| l.strip_prefix("Requests served"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count of requests in:\n{id}"));
+    assert!(requests > 100, "{id}");
     let stop = &guest.step("stop").ok().output;
     for expected in [
         "IOs: ",
@@ -168,6 +195,11 @@ fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
         assert!(stop.contains(expected), "no {expected} in:\n{stop}");
     }
     assert!(!stop.contains("STILL RUNNING"), "{stop}");
+    let withdrawn = &guest.step("withdrawn").output;
+    assert!(
+        withdrawn.contains("listed") && !withdrawn.contains("ublkb0"),
+        "{withdrawn}"
+    );
     eprintln!("the served drive's summary:\n{stop}");
     // Killed mid-write: the writer gets errors rather than hanging, and the kernel removes
     // the block device.
@@ -188,11 +220,24 @@ fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
 fn bench_serve_against_run() {
     let secs: u32 = std::env::var("BENCH_SECONDS").map_or(10, |s| s.parse().unwrap());
     let capacity = std::env::var("BENCH_CAPACITY").unwrap_or_else(|_| "4GiB".into());
+    // The served drives run this many times slower than the models, so that the guest
+    // keeps up; fio's rates times it are the drive's, its SECS of drive time take longer.
+    let slowdown: u32 = std::env::var("BENCH_SLOWDOWN").map_or(1, |s| s.parse().unwrap());
     let presets = ["840-evo-250", "dc-s3700-200"];
-    let random =
-        format!("--rw=randwrite --bs=4k --iodepth=32 --time_based --runtime={secs} --size=100%");
-    let sequential = "--rw=write --bs=128k --iodepth=32 --size=100% --write_bw_log=bw \
-                      --log_avg_msec=1000";
+    let random_for = |wall_secs: u32| {
+        format!(
+            "--rw=randwrite --bs=4k --iodepth=32 --time_based --runtime={wall_secs} --size=100%"
+        )
+    };
+    let random = random_for(secs);
+    let sequential_for = |log_ms: u32| {
+        format!(
+            "--rw=write --bs=128k --iodepth=32 --size=100% --write_bw_log=bw \
+             --log_avg_msec={log_ms}"
+        )
+    };
+    let sequential = sequential_for(1000);
+    let served_queues = format!("{BENCH_QUEUES} --slowdown {slowdown}");
     let fio = |file: &str, job: &str, out: &str| {
         format!(
             "fio --name=b --filename={file} --ioengine=io_uring --direct=1 {job} \
@@ -214,7 +259,7 @@ fn bench_serve_against_run() {
         )
         .step(
             "ram-sequential",
-            &fio("/tmp/ram.img", sequential, "/tmp/ram-s.json"),
+            &fio("/tmp/ram.img", &sequential, "/tmp/ram-s.json"),
         )
         .step("ram-free", "rm -f /tmp/ram.img bw_bw.1.log");
     for p in presets {
@@ -230,26 +275,26 @@ fn bench_serve_against_run() {
                 &format!("{p}-serve-r"),
                 &format!(
                     "cd /tmp && {}",
-                    serve_in_background(&target, BENCH_QUEUES, &format!("/tmp/{p}-r.log"))
+                    serve_in_background(&target, &served_queues, &format!("/tmp/{p}-r.log"))
                 ),
             )
             .step(
                 &format!("{p}-fio-random"),
                 &format!(
                     "fio_dev=$(cat /tmp/{p}-r.log.dev); {}",
-                    fio("$fio_dev", &random, "/tmp/f.json")
+                    fio("$fio_dev", &random_for(secs * slowdown), "/tmp/f.json")
                 ),
             )
             .step(&format!("{p}-stop-r"), &stop(&format!("/tmp/{p}-r.log")))
             .step(
                 &format!("{p}-serve-s"),
-                &serve_in_background(&target, BENCH_QUEUES, &format!("/tmp/{p}-s.log")),
+                &serve_in_background(&target, &served_queues, &format!("/tmp/{p}-s.log")),
             )
             .step(
                 &format!("{p}-fio-sequential"),
                 &format!(
                     "fio_dev=$(cat /tmp/{p}-s.log.dev); {}",
-                    fio("$fio_dev", sequential, "/tmp/f.json")
+                    fio("$fio_dev", &sequential_for(1000 * slowdown), "/tmp/f.json")
                 ),
             )
             .step(
@@ -303,10 +348,16 @@ fn bench_serve_against_run() {
     let (_, ram_mbps) = fio_write("ram-sequential");
     println!("in the guest (QEMU TCG), {secs} s of 4 KiB random writes at QD32, then 128 KiB sequential writes over {capacity}");
     println!("fio on a tmpfs file (TCG's ceiling): {ram_iops:.0} IOPS, {ram_mbps:.1} MB/s");
+    println!(
+        "served {slowdown} times slower than the models: fio's figures below are {slowdown} \
+         times those fio measured, its log's times 1/{slowdown}"
+    );
     println!("preset           fio IOPS  run IOPS  ratio   fio MB/s  run MB/s  ratio");
+    let scale = f64::from(slowdown);
     for p in presets {
         let (fio_iops, _) = fio_write(&format!("{p}-fio-random"));
         let (_, fio_mbps) = fio_write(&format!("{p}-fio-sequential"));
+        let (fio_iops, fio_mbps) = (fio_iops * scale, fio_mbps * scale);
         let (run_iops, _) = run_write(&format!("{p}-run-random"));
         let (_, run_mbps) = run_write(&format!("{p}-run-sequential"));
         println!(
@@ -320,9 +371,25 @@ fn bench_serve_against_run() {
                 guest.step(&format!("{p}-{step}")).ok().output
             );
         }
+        // fio's log, in the drive's time: "ms, KiB/s" pairs.
+        let log: Vec<String> = guest
+            .step(&format!("{p}-bw-log"))
+            .ok()
+            .output
+            .split_whitespace()
+            .filter_map(|pair| {
+                let (ms, kibs) = pair.split_once(',')?;
+                let (ms, kibs): (f64, f64) = (ms.parse().ok()?, kibs.parse().ok()?);
+                Some(format!(
+                    "{:.1}s:{:.0}",
+                    ms / scale / 1e3,
+                    kibs * scale * 1024.0 / 1e6
+                ))
+            })
+            .collect();
         println!(
-            "{p} sequential bandwidth log (ms,KiB/s): {}",
-            guest.step(&format!("{p}-bw-log")).ok().output
+            "{p} sequential write, drive time and MB/s: {}",
+            log.join(" ")
         );
     }
 }
