@@ -3,7 +3,9 @@
 //! The optimiser moves every coordinate in [-1, 1], and 0 is the starting drive's value. A
 //! numeric key moves by a factor, its start times `reach`^x (each page type of `t_prog`
 //! alike), so the search is scale-free; the pseudo-SLC cache, which may start at none, is a
-//! share of the capacity on a log scale; a choice key takes the value x falls on.
+//! share of the capacity on a log scale; another key that starts at 0 (a share of trimmed
+//! units kept, a GC threshold off) rises linearly to the top of its range; a choice key takes
+//! the value x falls on.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +16,9 @@ pub enum Reach {
     Factor(f64),
     /// None below x = -0.8, else a log share of the capacity from 0.1% to 25%.
     CacheShare,
+    /// A key starting at 0, which no factor moves: 0 up to x = 0, then x times this, the top
+    /// of the key's range.
+    FromZero(f64),
     /// One of these values.
     Choice(&'static [&'static str]),
 }
@@ -175,10 +180,23 @@ impl Space {
                     {
                         Start::Numbers(n)
                     }
-                    Ok(_) => {
-                        left_out.push(format!("{}: starts at 0, which no factor moves", param.key));
-                        continue;
-                    }
+                    Ok(n) => match zero_range_top(param.key) {
+                        Some(top) if n.iter().all(|&x| x == 0.0) => {
+                            dims.push(Dimension {
+                                param: Param {
+                                    reach: Reach::FromZero(top),
+                                    ..param
+                                },
+                                start: Start::Numbers(n),
+                            });
+                            continue;
+                        }
+                        _ => {
+                            left_out
+                                .push(format!("{}: starts at 0, which no factor moves", param.key));
+                            continue;
+                        }
+                    },
                     Err(e) => {
                         left_out.push(format!("{}: {e}", param.key));
                         continue;
@@ -249,6 +267,7 @@ impl Space {
                         let scaled: Vec<f64> = n.iter().map(|v| v * reach.powf(x)).collect();
                         sim::preset::spec_text(key, &scaled)
                     }
+                    (_, Reach::FromZero(top)) => sim::preset::spec_text(key, &[x.max(0.0) * top]),
                     (Start::Choice(_), Reach::Factor(_)) => {
                         unreachable!("a factor starts at numbers")
                     }
@@ -267,6 +286,15 @@ impl Space {
         let share = share.clamp(CACHE_MIN, CACHE_MAX);
         -0.8 + 1.8 * (share / CACHE_MIN).ln() / (CACHE_MAX / CACHE_MIN).ln()
     }
+}
+
+/// The top of `key`'s range when the range starts at 0 (a share, a threshold that may be
+/// off): how far a key starting at 0 is searched.
+fn zero_range_top(key: &str) -> Option<f64> {
+    sim::preset::RANGES
+        .iter()
+        .find(|r| r.key == key && r.min == 0.0 && r.max.is_finite())
+        .map(|r| r.max)
 }
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -334,5 +362,18 @@ mod tests {
         assert_ne!(ends[0], ends[1]);
         let err = param("link").unwrap_err();
         assert!(err.contains("slc_region"), "{err}");
+    }
+
+    #[test]
+    fn a_key_starting_at_zero_rises_from_it() {
+        let mut at = start();
+        at.insert("trim_keep".into(), "0%".into());
+        let space = Space::new(&[param("trim_keep").unwrap()], &at, 256 << 30, &[]);
+        assert_eq!(space.keys(), ["trim_keep"], "{:?}", space.left_out);
+        let at = |x: f64| space.overrides(&[x])[0].1.clone();
+        assert_eq!(at(space.origin()[0]), "0%");
+        assert_eq!(at(-0.7), "0%");
+        assert_eq!(at(0.3), "30%");
+        assert_eq!(at(1.0), "100%");
     }
 }
