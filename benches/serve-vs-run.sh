@@ -13,16 +13,18 @@
 # Prints the table, each served drive's summary (pacing error) and the sequential bandwidth
 # logs (the 840 EVO's TurboWrite drop).
 #
-# The served drives run SLOWDOWN times slower than the models (`sim serve --slowdown`), so that
-# the guest, slower than the models under TCG, keeps up: fio runs SECONDS x SLOWDOWN, and its
-# rates times SLOWDOWN are the drive's (1 serves in real time).
+# The served drives run SLOWDOWN times slower than the models (`sim serve --slowdown`;
+# SEQ_SLOWDOWN for the sequential writes), so that the guest, slower than the models under
+# TCG, keeps up: fio runs SECONDS x SLOWDOWN, and its rates times SLOWDOWN are the drive's (1
+# serves in real time).
 #
-#   benches/serve-vs-run.sh [SECONDS=10] [CAPACITY=4GiB] [SLOWDOWN=10]
+#   benches/serve-vs-run.sh [SECONDS=5] [CAPACITY=4GiB] [SLOWDOWN=50] [SEQ_SLOWDOWN=25]
 #
 # A release build: the server's simulator runs in the guest, where a debug build's would set
 # the pace. Needs what the guest tests need (qemu-system-x86, busybox-static, binutils, xz-utils),
 # fio, and libclang (libclang-dev) for the ublk feature; the guest takes 10 GiB of memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH_SECONDS=${1:-10} BENCH_CAPACITY=${2:-4GiB} BENCH_SLOWDOWN=${3:-10} cargo test --release -p ssdlab --features ublk --test cli \
+BENCH_SECONDS=${1:-5} BENCH_CAPACITY=${2:-4GiB} BENCH_SLOWDOWN=${3:-50} \
+  BENCH_SEQ_SLOWDOWN=${4:-25} cargo test --release -p ssdlab --features ublk --test cli \
   -- --ignored --nocapture bench_serve_against_run 2>&1 | grep -v '^test \|^running\|^$'
