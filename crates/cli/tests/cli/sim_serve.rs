@@ -134,6 +134,11 @@ fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
         )
         .step("fsck", "fsck.ext4 -fn $(cat /tmp/fs.log.dev)")
         .step(
+            "guarded",
+            "ssdlab run custom --target $(cat /tmp/fs.log.dev) --ios 10 --no-store -q; \
+             echo \"status $?\"",
+        )
+        .step(
             "identify",
             "ssdlab identify --target $(cat /tmp/fs.log.dev) && \
              ssdlab identify --target $(cat /tmp/fs.log.dev) --json | grep -q '\"nand_bytes_written\"' \
@@ -163,6 +168,14 @@ fn a_served_drive_holds_a_filesystem_and_dies_cleanly() {
     let read_back = &guest.step("read-back").ok().output;
     assert_eq!(read_back.matches(": OK").count(), 5, "{read_back}");
     guest.step("fsck").ok();
+    // The safety checks of real devices apply: it holds a filesystem.
+    let guarded = &guest.step("guarded").output;
+    assert!(
+        guarded.contains("refusing to write /dev/ublkb0")
+            && guarded.contains("--destroy-data=/dev/ublkb0")
+            && !guarded.contains("status 0"),
+        "{guarded}"
+    );
     // While served, the device says which simulated drive it is, with its counters.
     let id = &guest.step("identify").ok().output;
     for expected in [
