@@ -23,8 +23,7 @@ mod summary;
 mod ublk;
 
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use error::ServeError;
@@ -121,12 +120,14 @@ pub fn serve(
         nand_bytes_written: 0,
         gc_invocations: 0,
     };
-    // Published while the device exists, for `ssdlab identify` on it.
-    let (stop_publishing, stopped) = channel::<()>();
-    let stopped = Mutex::new(stopped);
-    let publisher: Arc<Mutex<Option<JoinHandle<()>>>> = Arc::default();
-    let publisher_slot = Arc::clone(&publisher);
-    let publisher_pacer = Arc::clone(&pacer);
+    // Published while the device exists, for `ssdlab identify` on it: the publisher waits
+    // for the device's path, then publishes until `stop_publishing` is dropped.
+    let (device_path, publisher_inbox) = channel::<String>();
+    let stop_publishing = device_path.clone();
+    let publisher = {
+        let pacer = Arc::clone(&pacer);
+        std::thread::spawn(move || publish(&publisher_inbox, &pacer, status))
+    };
     let since = Instant::now();
     let result = ublk::run(
         Arc::clone(&pacer),
@@ -135,21 +136,12 @@ pub fn serve(
         opts.queues,
         opts.depth,
         move |s: Started| {
-            let status = ServedDrive {
-                device: s.block_device.clone(),
-                ..status
-            };
-            let stopped = stopped.into_inner().unwrap_or_else(|e| e.into_inner());
-            let handle =
-                std::thread::spawn(move || publish_until(&stopped, &publisher_pacer, status));
-            *publisher_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+            let _ = device_path.send(s.block_device.clone());
             started(s);
         },
     );
     drop(stop_publishing);
-    if let Some(h) = publisher.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        let _ = h.join();
-    }
+    let _ = publisher.join();
     let pacing = result?;
     Ok(Summary {
         served: since.elapsed(),
@@ -159,9 +151,14 @@ pub fn serve(
     })
 }
 
-/// Publish the served drive's status each second until `stopped` says the device is gone,
-/// then withdraw it. A status that cannot be published is said once, and serving goes on.
-fn publish_until(stopped: &Receiver<()>, pacer: &pacer::Pacer, mut status: ServedDrive) {
+/// Once the device's path comes, publish the served drive's status each second until the
+/// inbox's senders are gone, then withdraw it. A status that cannot be published is said
+/// once, and serving goes on.
+fn publish(inbox: &Receiver<String>, pacer: &pacer::Pacer, status: ServedDrive) {
+    let Ok(device) = inbox.recv() else {
+        return; // the device never came
+    };
+    let mut status = ServedDrive { device, ..status };
     loop {
         pacer.update(&mut status);
         if let Err(e) = status.publish() {
@@ -171,7 +168,7 @@ fn publish_until(stopped: &Receiver<()>, pacer: &pacer::Pacer, mut status: Serve
             );
             return;
         }
-        if stopped.recv_timeout(Duration::from_secs(1)) != Err(RecvTimeoutError::Timeout) {
+        if inbox.recv_timeout(Duration::from_secs(1)) != Err(RecvTimeoutError::Timeout) {
             break;
         }
     }
