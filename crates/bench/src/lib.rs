@@ -2,7 +2,7 @@
 //! in it as they are measured ([`live`]), comparisons across drives ([`compare`]), charts
 //! ([`chart`]), the review report ([`report`]), the web page ([`web`]) and exports for other
 //! tools ([`export`]); [`power`] reads the power tests' figures; [`term`] makes imported
-//! text safe to print.
+//! text safe to print; [`twin_files`] writes a fitted twin and its report.
 
 pub mod chart;
 pub mod compare;
@@ -12,5 +12,6 @@ pub mod live;
 mod power;
 pub mod report;
 pub mod term;
+pub mod twin_files;
 mod view;
 pub mod web;

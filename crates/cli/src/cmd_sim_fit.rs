@@ -1,8 +1,9 @@
 //! `ssdlab sim fit`: a simulated twin of a drive, from its results or from published claims.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context as _};
+use anyhow::bail;
+use bench::twin_files::TwinFiles;
 use suite::fit::{self, Budget, Target};
 
 #[derive(Debug, clap::Args)]
@@ -62,12 +63,7 @@ pub struct FitArgs {
 }
 
 pub fn run(a: FitArgs) -> anyhow::Result<()> {
-    if a.output.extension().and_then(|e| e.to_str()) != Some("toml") {
-        bail!(
-            "-o {}: the twin is a .toml file (e.g. -o twin.toml), which `--target sim:twin.toml` runs",
-            a.output.display()
-        );
-    }
+    let files = TwinFiles::beside(&a.output).map_err(|e| anyhow::anyhow!("-o {e}"))?;
     let target = match (&a.claims, a.results.is_empty()) {
         _ if a.bench_drive.is_some() => {
             let query = a.bench_drive.clone().unwrap_or_default();
@@ -85,31 +81,14 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             Target::from_results(&results).map_err(anyhow::Error::msg)?
         }
         (Some(claims), _) => {
-            let claims = match claims.as_str() {
-                "seeds" => suite::fidelity::claims().map_err(anyhow::Error::msg)?,
-                path => {
-                    let text = std::fs::read_to_string(path)
-                        .with_context(|| format!("--claims {path}"))?;
-                    suite::fidelity::parse_claims(&text)
-                        .map_err(|e| anyhow::anyhow!("--claims {path}: {e}"))?
-                }
-            };
             let drive = a.drive.as_deref().unwrap_or_default();
-            Target::from_claims(&claims, drive).map_err(anyhow::Error::msg)?
+            Target::from_claims_file(claims, drive)
+                .map_err(|e| anyhow::anyhow!("--claims {e}"))?
         }
         (None, true) => bail!(
             "nothing to fit: give results directories of the drive (ssdlab sim fit RESULTS... -o twin.toml), --bench-drive DRIVE, or --claims FILE --drive NAME"
         ),
-        (None, false) => {
-            let mut all = Vec::new();
-            for dir in &a.results {
-                all.extend(
-                    suite::results_dir::read_results(dir)
-                        .with_context(|| format!("reading {}", dir.display()))?,
-                );
-            }
-            Target::from_results(&all).map_err(anyhow::Error::msg)?
-        }
+        (None, false) => Target::from_results_dirs(&a.results).map_err(anyhow::Error::msg)?,
     };
     if target.capacity_bytes.is_none() && !a.from.contains("capacity=") {
         let start = sim::resolve(a.from.strip_prefix("sim:").unwrap_or(&a.from))
@@ -128,7 +107,6 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             .collect::<Result<_, _>>()
             .map_err(|e| anyhow::anyhow!("--params: {e}"))?
     };
-    let with = |ext: &str| a.output.with_extension(ext);
     let request = fit::Request {
         from: a.from.strip_prefix("sim:").unwrap_or(&a.from).to_string(),
         target,
@@ -142,7 +120,8 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         },
         screen: a.screen,
-        cache: Some(with("evals.jsonl")),
+        cache: Some(files.evaluations.clone()),
+        measurer: None,
     };
     eprintln!(
         "fitting a twin of {} from {}: {} figures ({} held out), at most {} simulated drives",
@@ -169,15 +148,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         );
     })
     .map_err(anyhow::Error::msg)?;
-    let report_md = with("fit.md");
-    let chart = with("fit.svg");
-    write(&a.output, &fit.toml(&file_name(&report_md)))?;
-    write(&chart, &loss_chart(&fit.report))?;
-    write(&report_md, &fit.report.markdown(Some(&file_name(&chart))))?;
-    write(
-        &with("fit.json"),
-        &serde_json::to_string_pretty(&fit.report)?,
-    )?;
+    files.write(&fit).map_err(anyhow::Error::msg)?;
     let r = &fit.report;
     let screened = if r.screen > 1 {
         format!(
@@ -198,49 +169,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         "wrote {} (run it: --target sim:{}) and its report {}",
         a.output.display(),
         a.output.display(),
-        report_md.display()
+        files.report.display()
     );
     Ok(())
-}
-
-/// The best loss by evaluations, as a line; with screening, the confirmed losses as dots.
-fn loss_chart(r: &suite::fit::FitReport) -> String {
-    use bench::chart::{Axis, Series, XYChart};
-    let points = |h: &[(usize, f64)]| {
-        h.iter()
-            .map(|&(n, loss)| (n as f64, loss))
-            .collect::<Vec<_>>()
-    };
-    let screened = r.screen > 1;
-    let mut chart = XYChart::new(
-        &format!("Fitting a twin of {}", r.drive),
-        Axis::linear("simulated drives evaluated"),
-        Axis::linear("best loss (weighted mean relative error)"),
-    )
-    .series(Series::line(
-        if screened {
-            "best screened loss (corrected)"
-        } else {
-            "best loss"
-        },
-        points(&r.history),
-    ));
-    if screened {
-        chart.push(Series::dots(
-            "best confirmed at full length",
-            points(&r.confirmed),
-        ));
-    }
-    chart.to_svg()
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name().map_or_else(
-        || p.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
-
-fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }

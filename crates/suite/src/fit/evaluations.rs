@@ -1,14 +1,15 @@
 //! The simulated drives a fit measures: a drive's figures are a pure function of its spec
 //! (the drive's own seed is in it), so each is measured once, kept in memory and, when asked,
 //! in a file of JSON lines that a stopped fit reads back to resume where it was. A drive is
-//! measured at full length or screened ([`Screen`]), each kept apart.
+//! measured at full length or screened ([`Screen`]), each kept apart; on this machine, or
+//! wherever a [`Measurer`] sends it (the Python package's Dask client).
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -37,16 +38,24 @@ fn is_full_length(factor: &u32) -> bool {
 
 type Key = (String, Measure, u32);
 
+/// Measures a drive elsewhere than on this thread: `(spec, measurement, time scale)` to what
+/// [`Measure::run_shortened`] gives for them, which it must equal (the Python package sends
+/// it to a Dask cluster). An `Err` is a drive the simulator refused.
+pub type Measurer = Arc<dyn Fn(&str, Measure, f64) -> Result<Figures, String> + Send + Sync>;
+
 /// The measured drives: (spec, measurement, screen factor) -> figures.
 pub struct Evaluations {
     known: Mutex<HashMap<Key, Figures>>,
     file: Option<Mutex<File>>,
     invalid: AtomicUsize,
+    /// Where drives are measured; here when none.
+    measurer: Option<Measurer>,
 }
 
 impl Evaluations {
-    /// Open, reading back what `path` holds (a file a fit left), or empty.
-    pub fn open(path: Option<&Path>) -> Result<Evaluations, String> {
+    /// Open, reading back what `path` holds (a file a fit left), or empty; drives not known
+    /// are measured by `measurer`, here when none.
+    pub fn open(path: Option<&Path>, measurer: Option<Measurer>) -> Result<Evaluations, String> {
         let mut known = HashMap::new();
         let file = match path {
             None => None,
@@ -82,6 +91,7 @@ impl Evaluations {
             known: Mutex::new(known),
             file,
             invalid: AtomicUsize::new(0),
+            measurer,
         })
     }
 
@@ -123,9 +133,12 @@ impl Evaluations {
         if let Some(f) = self.known.lock().expect("evaluations").get(&key) {
             return Ok(f.clone());
         }
-        let f: Figures = screen
-            .spec(spec)
-            .and_then(|s| m.run_shortened(&s, screen.time_scale()))?
+        let spec = screen.spec(spec)?;
+        let measured = match &self.measurer {
+            Some(elsewhere) => elsewhere(&spec, m, screen.time_scale()),
+            None => m.run_shortened(&spec, screen.time_scale()),
+        };
+        let f: Figures = measured?
             .into_iter()
             // JSON has no NaN: a figure the run did not give is left out.
             .filter(|(_, v)| v.is_finite())

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Instant;
 
-pub use evaluations::Evaluations;
+pub use evaluations::{Evaluations, Measurer};
 pub use loss::{error, figure, loss, twin_value, weights};
 pub use report::{median_error, FitReport, ParamRow, TermRow};
 pub use screen::Screen;
@@ -35,7 +35,7 @@ use crate::fidelity::{Figures, Measure};
 const INVALID_LOSS: f64 = 10.0;
 
 /// What to fit.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Request {
     /// The drive to start from (what follows `sim:`: a preset, with overrides).
     pub from: String,
@@ -48,6 +48,9 @@ pub struct Request {
     pub screen: Option<u32>,
     /// Where evaluations are kept (JSON lines), so a stopped fit resumes where it was.
     pub cache: Option<PathBuf>,
+    /// Where drives are measured: on `budget.jobs` threads here when none; elsewhere, the
+    /// jobs are the drives in flight.
+    pub measurer: Option<Measurer>,
 }
 
 /// A fit's outcome: the twin's keys and the report.
@@ -122,7 +125,7 @@ pub fn fit(req: &Request, progress: &mut dyn FnMut(&Progress)) -> Result<Fit, St
         return Err(format!("nothing to search: {}", space.left_out.join("; ")));
     }
     let fit_measures = measures(&fitted_terms)?;
-    let evaluations = Evaluations::open(req.cache.as_deref())?;
+    let evaluations = Evaluations::open(req.cache.as_deref(), req.measurer.clone())?;
     let origin = space.origin();
     let drive_at = |x: &[f64]| {
         // The start itself, not its keys restated: it is measured once.

@@ -2,6 +2,7 @@
 //! `ssdlab suite`, real or simulated) or from published claims in the scorecard's format.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use crate::fidelity::measure::figures_of_results;
 use crate::fidelity::{Check, Claim};
@@ -120,6 +121,30 @@ pub const DECILES: [&str; 10] = [
 pub const DISTRIBUTION: &str = "steady_iops_distribution";
 
 impl Target {
+    /// The figures of the results in `dirs` (results directories of one drive).
+    pub fn from_results_dirs(dirs: &[PathBuf]) -> Result<Target, String> {
+        let mut all = Vec::new();
+        for dir in dirs {
+            let results = crate::results_dir::read_results(dir)
+                .map_err(|e| format!("reading {}: {e}", dir.display()))?;
+            all.extend(results);
+        }
+        Target::from_results(&all)
+    }
+
+    /// The claims about `drive` in `claims`: a file in the scorecard's format, or `seeds`
+    /// for the claims of the seeds ssdlab carries.
+    pub fn from_claims_file(claims: &str, drive: &str) -> Result<Target, String> {
+        let claims = match claims {
+            "seeds" => crate::fidelity::claims()?,
+            path => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+                crate::fidelity::parse_claims(&text).map_err(|e| format!("{path}: {e}"))?
+            }
+        };
+        Target::from_claims(&claims, drive)
+    }
+
     /// The figures of a drive's stored results: every figure a measurement gives, each a
     /// term with no tolerance, the steady states' deciles one distribution term.
     pub fn from_results(results: &[TestResult]) -> Result<Target, String> {
