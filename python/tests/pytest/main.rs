@@ -167,6 +167,11 @@ fn sweep() {
 }
 
 #[test]
+fn fit() {
+    pytest("test_fit.py");
+}
+
+#[test]
 fn bench() {
     // The Bench's PostgreSQL side: a database on a server of the tests' own.
     let Some(server) = test_support::postgres::shared() else {

@@ -1,0 +1,52 @@
+"""``ssdlab.sim.fit``: a simulated twin of a drive, as ``ssdlab sim fit`` fits it, its
+candidate drives measured on this machine's threads or as tasks of a Dask client.
+
+Each task measures one drive on one measurement: a pure function of its arguments (the
+simulator is deterministic for a seed), so a task lost with its worker re-runs elsewhere to
+the same figures, and a fit on a cluster finds the twin a fit here finds for the same seed.
+"""
+
+import os
+
+from ssdlab import _ssdlab
+
+
+def measure(spec, measurement, time_scale):
+    """A fit's task: the figures of a fresh drive ``spec`` on one measurement."""
+    return _ssdlab.measure_drive(spec, measurement, time_scale)
+
+
+def fit(results=(), output="twin.toml", *, claims=None, drive=None, start="default",
+        hold_out=(), params=(), evals=300, seed=1, jobs=None, screen=None, client=None,
+        on_progress=None):
+    """Fit a twin of a drive and write it to ``output`` (a ``.toml`` file), with its report
+    beside it, as ``ssdlab sim fit`` does; returns a :class:`Twin`.
+
+    The target is the drive's ``results`` (results directories, ``ssdlab suite -o DIR``), or
+    ``claims`` (a claims file in the scorecard's format, or ``"seeds"``) about ``drive``.
+    ``start`` is the preset the search starts from (with overrides, ``"default,op=9%"``);
+    ``hold_out`` the measurements kept out of the fit and predicted (``"heavy"``, ``"trim"``,
+    ...); ``params`` the keys searched (default: those of ``ssdlab sim fit``); ``evals`` the
+    simulated drives evaluated at most; ``screen`` the screen's factor (``--screen``).
+
+    With ``client`` (a ``distributed.Client``), each drive's measurements are Dask tasks and
+    ``jobs`` (default: the cluster's threads, twice over so none waits) is how many are in
+    flight; without, ``jobs`` threads here (default: the CPUs). The same seed gives the same
+    twin either way. ``on_progress(evaluated, budget, best_loss, eta_s)`` is called after
+    each generation.
+    """
+    send = None
+    if client is not None:
+        def send(spec, measurement, time_scale):
+            # pure: a task's key is its arguments, so a drive asked twice is measured once.
+            return client.submit(measure, spec, measurement, time_scale, pure=True).result()
+
+        if jobs is None:
+            jobs = 2 * max(1, sum(client.nthreads().values()))
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if isinstance(results, (str, os.PathLike)):
+        results = [results]
+    return _ssdlab.fit_twin(
+        os.fspath(output), [os.fspath(r) for r in results], claims, drive, start,
+        list(hold_out), list(params), evals, seed, jobs, screen, send, on_progress)

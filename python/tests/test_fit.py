@@ -1,0 +1,80 @@
+"""ssdlab.sim.fit: a twin fitted here and one fitted on a distributed.LocalCluster of two
+worker processes, one of them killed mid-fit, are the same twin, and the CLI's for the seed."""
+
+import os
+import signal
+
+import pytest
+from distributed import Client, LocalCluster
+
+import ssdlab
+from conftest import cli
+
+# The hidden drive: a small default drive with slower NAND channels and programs; its
+# transfer-size sweep (the cheapest test that tells the two apart) is the target.
+HIDDEN = "sim:default,capacity=2GiB,channel_mbps=90,t_prog=900us/2700us"
+FIT = dict(start="default,capacity=2GiB", params=["channel_mbps", "t_prog"], evals=18, seed=3)
+
+
+@pytest.fixture(scope="module")
+def hidden(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hidden")
+    cli("run", "transfer-sweep", "--target", HIDDEN, "-q", "--no-store", "--out", out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def here(hidden, tmp_path_factory):
+    out = tmp_path_factory.mktemp("here") / "twin.toml"
+    return ssdlab.sim.fit(hidden, out, jobs=2, **FIT)
+
+
+def test_a_fit_here_moves_toward_the_hidden_drive(here):
+    assert isinstance(here, ssdlab.sim.Twin)
+    assert here.loss_twin < here.loss_start
+    assert here.evaluations >= FIT["evals"]
+    report = here.to_dict()
+    assert report["seed"] == 3
+    assert {p["key"] for p in report["params"]} == {"channel_mbps", "t_prog"}
+    assert os.path.exists(here.report)
+    # The twin runs like any preset.
+    results = ssdlab.run("transfer-sweep", "sim:" + here.path)
+    assert results and all(r.complete for r in results)
+
+
+def test_the_cli_fits_the_same_twin(hidden, here, tmp_path):
+    out = tmp_path / "cli.toml"
+    cli("sim", "fit", hidden, "--from", FIT["start"], "--params", ",".join(FIT["params"]),
+        "--evals", FIT["evals"], "--seed", FIT["seed"], "--jobs", 2, "-o", out)
+    assert out.read_text() == open(here.path).read().replace("twin.fit.md", "cli.fit.md")
+
+
+def test_a_fit_on_dask_survives_a_killed_worker_and_finds_the_same_twin(hidden, here,
+                                                                       tmp_path):
+    killed = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        pids = client.run(os.getpid)
+
+        def kill_one(evaluated, budget, best_loss, eta_s):
+            # After the first generation, while the next one's drives are not measured yet.
+            if not killed:
+                worker, pid = sorted(pids.items())[0]
+                killed.append(worker)
+                os.kill(pid, signal.SIGKILL)
+
+        twin = ssdlab.sim.fit(hidden, tmp_path / "dask.toml", client=client,
+                              on_progress=kill_one, **FIT)
+        assert killed
+        client.wait_for_workers(2, timeout=120)
+        assert set(client.run(os.getpid).values()) != set(pids.values())
+    assert twin.spec == here.spec
+    assert (twin.loss_twin, twin.evaluations) == (here.loss_twin, here.evaluations)
+    assert open(twin.path).read() == open(here.path).read().replace("twin.fit.md", "dask.fit.md")
+
+
+def test_a_drive_the_simulator_refuses_is_an_error_not_a_lost_fit(hidden, tmp_path):
+    with pytest.raises(ssdlab.SsdlabError, match="no-such-preset"):
+        ssdlab.sim.fit(hidden, tmp_path / "t.toml", start="no-such-preset", evals=4)
+    with pytest.raises(ssdlab.SsdlabError, match="toml"):
+        ssdlab.sim.fit(hidden, tmp_path / "t.json", evals=4)
