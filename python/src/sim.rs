@@ -5,6 +5,7 @@
 //! them complete when they completed in that run.
 
 use engine::{Completion, Device, Io, Op};
+use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sim::SimSsd;
@@ -143,16 +144,16 @@ impl Drive {
     }
 
     /// Submit many IOs in order, IO `i` at `at_ns[i]` (or as soon as a slot is free), with
-    /// the GIL released; returns their completion times.
+    /// the GIL released; returns their completion times, a numpy array of uint64.
     #[pyo3(signature = (ops, offsets_bytes, lens_bytes, at_ns=None))]
-    fn submit_many(
+    fn submit_many<'py>(
         &mut self,
-        py: Python<'_>,
+        py: Python<'py>,
         ops: Vec<String>,
         offsets_bytes: Vec<u64>,
         lens_bytes: Vec<u32>,
         at_ns: Option<Vec<u64>>,
-    ) -> PyResult<Vec<u64>> {
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let n = ops.len();
         if offsets_bytes.len() != n
             || lens_bytes.len() != n
@@ -166,14 +167,16 @@ impl Drive {
             .iter()
             .map(|o| parse_op(o))
             .collect::<PyResult<Vec<_>>>()?;
-        py.detach(|| {
+        let done: Vec<u64> = py.detach(|| {
             (0..n)
                 .map(|i| {
                     let at = at_ns.as_ref().map(|a| a[i]);
                     self.submit_at(ops[i], offsets_bytes[i], lens_bytes[i], at)
                 })
-                .collect()
-        })
+                .collect::<PyResult<_>>()
+        })?;
+        // The vector becomes the array's memory, not copied.
+        Ok(PyArray1::from_vec(py, done))
     }
 
     /// Let time pass: until `until_ns` on the drive's clock (the drive works in the

@@ -34,8 +34,9 @@ def test_stepped_drive_completes_as_the_cli_run(cli_run):
     drive = Drive("default", capacity="2G", queue_depth=8)
     done = drive.submit_many(ios["op"].tolist(), ios["offset"].to_numpy(),
                              ios["len"].to_numpy(), ios["submit_ns"].to_numpy())
+    assert isinstance(done, np.ndarray) and done.dtype == np.uint64
     assert len(done) == len(ios)
-    np.testing.assert_array_equal(np.asarray(done), ios["complete_ns"].to_numpy())
+    np.testing.assert_array_equal(done, ios["complete_ns"].to_numpy())
     drive.wait()
     end = result["device_counters"]["end"]
     c = drive.counters
