@@ -2,7 +2,7 @@
 test suite, all computed by ssdlab's Rust crates (this package only converts types).
 
 Submodules: :mod:`ssdlab.trace`, :mod:`ssdlab.sim`, :mod:`ssdlab.bench`; :func:`ssdlab.sweep` runs grids of
-simulated drives and tests on Dask.
+simulated drives and tests on Dask, and :func:`ssdlab.sim.fit` fits a drive's twin, on Dask too.
 """
 
 from ssdlab._ssdlab import Result, SsdlabError, __version__, run, tests
