@@ -16,7 +16,7 @@ def measure(spec, measurement, time_scale):
     return _ssdlab.measure_drive(spec, measurement, time_scale)
 
 
-def fit(results=(), output="twin.toml", *, claims=None, drive=None, start="default",
+def fit(results=(), output=None, *, claims=None, drive=None, start="default",
         hold_out=(), params=(), evals=300, seed=1, jobs=None, screen=None, client=None,
         on_progress=None):
     """Fit a twin of a drive and write it to ``output`` (a ``.toml`` file), with its report
@@ -35,6 +35,8 @@ def fit(results=(), output="twin.toml", *, claims=None, drive=None, start="defau
     twin either way. ``on_progress(evaluated, budget, best_loss, eta_s)`` is called after
     each generation.
     """
+    if output is None:
+        raise _ssdlab.SsdlabError("output= is needed: the twin's .toml file (e.g. twin.toml)")
     send = None
     if client is not None:
         def send(spec, measurement, time_scale):

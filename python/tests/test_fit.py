@@ -78,3 +78,5 @@ def test_a_drive_the_simulator_refuses_is_an_error_not_a_lost_fit(hidden, tmp_pa
         ssdlab.sim.fit(hidden, tmp_path / "t.toml", start="no-such-preset", evals=4)
     with pytest.raises(ssdlab.SsdlabError, match="toml"):
         ssdlab.sim.fit(hidden, tmp_path / "t.json", evals=4)
+    with pytest.raises(ssdlab.SsdlabError, match="output= is needed"):
+        ssdlab.sim.fit(hidden, evals=4)
