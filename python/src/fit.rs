@@ -111,15 +111,7 @@ fn fit_twin(
         }
     }
     .map_err(msg)?;
-    let params = if params.is_empty() {
-        fit::DEFAULT_PARAMS.to_vec()
-    } else {
-        params
-            .iter()
-            .map(|k| fit::param(k.trim()))
-            .collect::<Result<_, _>>()
-            .map_err(|e| msg(format!("params: {e}")))?
-    };
+    let params = fit::params(&params).map_err(|e| msg(format!("params: {e}")))?;
     // A failure of the callable itself (a lost cluster, a bug), not a drive refused: kept,
     // later drives not sent, and raised when the search returns.
     let failed: Arc<Mutex<Option<PyErr>>> = Arc::default();

@@ -98,15 +98,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             engine::units::format_size(start.capacity_bytes),
         );
     }
-    let params = if a.params.is_empty() {
-        fit::DEFAULT_PARAMS.to_vec()
-    } else {
-        a.params
-            .iter()
-            .map(|k| fit::param(k.trim()))
-            .collect::<Result<_, _>>()
-            .map_err(|e| anyhow::anyhow!("--params: {e}"))?
-    };
+    let params = fit::params(&a.params).map_err(|e| anyhow::anyhow!("--params: {e}"))?;
     let request = fit::Request {
         from: a.from.strip_prefix("sim:").unwrap_or(&a.from).to_string(),
         target,

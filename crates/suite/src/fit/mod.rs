@@ -25,7 +25,7 @@ pub use loss::{error, figure, loss, twin_value, weights};
 pub use report::{median_error, FitReport, ParamRow, TermRow};
 pub use screen::Screen;
 pub use search::{Budget, Progress};
-pub use space::{param, Param, Reach, Space, DEFAULT_PARAMS};
+pub use space::{param, params, Param, Reach, Space, DEFAULT_PARAMS};
 pub use target::{Goal, Target, Term, DECILES, DISTRIBUTION};
 
 use crate::fidelity::{Figures, Measure};

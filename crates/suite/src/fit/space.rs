@@ -122,6 +122,14 @@ pub fn param(key: &str) -> Result<Param, String> {
     Ok(factor(key, 4.0))
 }
 
+/// The parameters of `keys` ([`param`] each), or [`DEFAULT_PARAMS`] when none are named.
+pub fn params(keys: &[String]) -> Result<Vec<Param>, String> {
+    if keys.is_empty() {
+        return Ok(DEFAULT_PARAMS.to_vec());
+    }
+    keys.iter().map(|k| param(k.trim())).collect()
+}
+
 /// One searched key with its start.
 #[derive(Clone, Debug)]
 struct Dimension {
