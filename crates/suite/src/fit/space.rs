@@ -2,8 +2,9 @@
 //!
 //! The optimiser moves every coordinate in [-1, 1], and 0 is the starting drive's value. A
 //! numeric key moves by a factor, its start times `reach`^x (each page type of `t_prog`
-//! alike), so the search is scale-free; the pseudo-SLC cache, which may start at none, is a
-//! share of the capacity on a log scale; another key that starts at 0 (a share of trimmed
+//! alike), so the search is scale-free; the spare area, which real drives have from 7% to
+//! over 40% whatever the start's, spans that whole range on a log scale; the pseudo-SLC
+//! cache, which may start at none, is a share of the capacity on a log scale; another key that starts at 0 (a share of trimmed
 //! units kept, a GC threshold off) rises linearly to the top of its range; a choice key takes
 //! the value x falls on.
 
@@ -14,6 +15,9 @@ use std::collections::BTreeMap;
 pub enum Reach {
     /// Its start times `reach`^x, x in [-1, 1].
     Factor(f64),
+    /// From `lo` to `hi` (the key's units) on a log scale, the start where its value falls:
+    /// for a key whose real values span more than a factor of the start's.
+    Span(f64, f64),
     /// None below x = -0.8, else a log share of the capacity from 0.1% to 25%.
     CacheShare,
     /// A key starting at 0, which no factor moves: 0 up to x = 0, then x times this, the top
@@ -50,8 +54,8 @@ const fn power(key: &'static str) -> Param {
 }
 
 /// What `sim fit` searches unless told otherwise: the parallelism, NAND timings, controller
-/// costs, spare area, buffers, GC style and policy, pseudo-SLC cache and energy terms, the
-/// parameters the review suite's figures depend on.
+/// costs, spare area, buffers, GC style, policy and burstiness, pseudo-SLC cache, TRIM style
+/// and energy terms, the parameters the review suite's figures depend on.
 pub const DEFAULT_PARAMS: &[Param] = &[
     factor("channels", 4.0),
     factor("dies", 4.0),
@@ -62,7 +66,13 @@ pub const DEFAULT_PARAMS: &[Param] = &[
     factor("channel_mbps", 4.0),
     factor("cmd_read", 4.0),
     factor("cmd_write", 4.0),
-    factor("op", 4.0),
+    // 2% (a drive whose cache blocks come out of its spare) to 100% (an enterprise drive
+    // over-provisioned by its user).
+    Param {
+        key: "op",
+        reach: Reach::Span(2.0, 100.0),
+        shows_in: None,
+    },
     factor("write_buffer", 8.0),
     Param {
         key: "slc_cache",
@@ -79,7 +89,31 @@ pub const DEFAULT_PARAMS: &[Param] = &[
         reach: Reach::Choice(&["greedy", "cost-benefit", "fifo"]),
         shows_in: None,
     },
+    // How bursty GC is: what scatters a steady state's seconds (its p1, p99 and deciles).
+    factor("gc_burst", 4.0),
+    Param {
+        key: "gc_jitter",
+        reach: Reach::Span(1.0, 100.0),
+        shows_in: None,
+    },
+    Param {
+        key: "gc_burst_rate",
+        reach: Reach::Span(1.1, 10.0),
+        shows_in: None,
+    },
+    // Partial TRIM (the 840 EVO's): only the TRIM test tells it.
+    Param {
+        key: "trim",
+        reach: Reach::Choice(sim::TrimStyle::NAMES),
+        shows_in: Some("trim"),
+    },
+    Param {
+        key: "trim_keep",
+        reach: Reach::FromZero(100.0),
+        shows_in: Some("trim"),
+    },
     power("p_idle"),
+    power("p_slumber"),
     power("p_active"),
     power("p_ctrl"),
     power("e_prog"),
@@ -183,7 +217,7 @@ impl Space {
                 },
                 _ => match sim::preset::quantities(param.key, text) {
                     Ok(n)
-                        if matches!(param.reach, Reach::CacheShare)
+                        if matches!(param.reach, Reach::CacheShare | Reach::Span(..))
                             || n.iter().all(|&x| x > 0.0) =>
                     {
                         Start::Numbers(n)
@@ -242,6 +276,8 @@ impl Space {
                     2.0 * (*i as f64 + 0.5) / values.len() as f64 - 1.0
                 }
                 (Start::Numbers(n), Reach::CacheShare) => self.cache_coordinate(n[0]),
+                (Start::Numbers(n), Reach::Span(lo, hi)) => span_coordinate(n[0], lo, hi),
+                (Start::Numbers(n), Reach::FromZero(top)) => (n[0] / top).clamp(0.0, 1.0),
                 _ => 0.0,
             })
             .collect()
@@ -275,6 +311,9 @@ impl Space {
                         let scaled: Vec<f64> = n.iter().map(|v| v * reach.powf(x)).collect();
                         sim::preset::spec_text(key, &scaled)
                     }
+                    (_, Reach::Span(lo, hi)) => {
+                        sim::preset::spec_text(key, &[lo * (hi / lo).powf((x + 1.0) / 2.0)])
+                    }
                     (_, Reach::FromZero(top)) => sim::preset::spec_text(key, &[x.max(0.0) * top]),
                     (Start::Choice(_), Reach::Factor(_)) => {
                         unreachable!("a factor starts at numbers")
@@ -294,6 +333,11 @@ impl Space {
         let share = share.clamp(CACHE_MIN, CACHE_MAX);
         -0.8 + 1.8 * (share / CACHE_MIN).ln() / (CACHE_MAX / CACHE_MIN).ln()
     }
+}
+
+/// Where `value` sits on a log span from `lo` to `hi`, held at its ends.
+fn span_coordinate(value: f64, lo: f64, hi: f64) -> f64 {
+    2.0 * (value.clamp(lo, hi) / lo).ln() / (hi / lo).ln() - 1.0
 }
 
 /// The top of `key`'s range when the range starts at 0 (a share, a threshold that may be
@@ -348,7 +392,11 @@ mod tests {
         let space = Space::new(DEFAULT_PARAMS, &start(), 256 << 30, &[]);
         let o = space.overrides(&[1.0, -1.0, 1.0, -1.0]);
         assert_eq!(o[0].1, "2400000ns/8000000ns");
-        assert_eq!(o[1].1, "1.75%");
+        assert_eq!(
+            o[1].1, "2%",
+            "the spare area spans real drives', not a factor of 7%"
+        );
+        assert_eq!(space.overrides(&[0.0, 1.0, 0.0, 0.0])[1].1, "100%");
         assert_eq!(o[2].1, (64u64 << 30).to_string());
         assert_eq!(o[3].1, "paced");
     }
@@ -358,8 +406,9 @@ mod tests {
         let trim = param("trim").unwrap();
         let mut at = start();
         at.insert("trim".into(), "on".into());
-        let space = Space::new(&[trim], &at, 256 << 30, &[]);
+        let space = Space::new(&[trim], &at, 256 << 30, &["trim"]);
         assert_eq!(space.overrides(&space.origin())[0].1, "on");
+        assert!(Space::new(&[trim], &at, 256 << 30, &["corners"]).is_empty());
         let ends: Vec<String> = [-1.0, 1.0]
             .iter()
             .map(|&x| space.overrides(&[x])[0].1.clone())
@@ -376,12 +425,16 @@ mod tests {
     fn a_key_starting_at_zero_rises_from_it() {
         let mut at = start();
         at.insert("trim_keep".into(), "0%".into());
-        let space = Space::new(&[param("trim_keep").unwrap()], &at, 256 << 30, &[]);
+        let space = Space::new(&[param("trim_keep").unwrap()], &at, 256 << 30, &["trim"]);
         assert_eq!(space.keys(), ["trim_keep"], "{:?}", space.left_out);
         let at = |x: f64| space.overrides(&[x])[0].1.clone();
         assert_eq!(at(space.origin()[0]), "0%");
         assert_eq!(at(-0.7), "0%");
         assert_eq!(at(0.3), "30%");
         assert_eq!(at(1.0), "100%");
+        let mut evo = start();
+        evo.insert("trim_keep".into(), "55%".into());
+        let space = Space::new(&[param("trim_keep").unwrap()], &evo, 256 << 30, &["trim"]);
+        assert_eq!(space.overrides(&space.origin())[0].1, "55%");
     }
 }
