@@ -26,7 +26,7 @@ def fit(results=(), output=None, *, claims=None, drive=None, start="default",
     ``claims`` (a claims file in the scorecard's format, or ``"seeds"``) about ``drive``.
     ``start`` is the preset the search starts from (with overrides, ``"default,op=9%"``);
     ``hold_out`` the measurements kept out of the fit and predicted (``"heavy"``, ``"trim"``,
-    ...); ``params`` the keys searched (default: those of ``ssdlab sim fit``); ``evals`` the
+    ...), or figures by the beginning of their names (``"power.seq"``); ``params`` the keys searched (default: those of ``ssdlab sim fit``); ``evals`` the
     simulated drives evaluated at most; ``screen`` the screen's factor (``--screen``).
 
     With ``client`` (a ``distributed.Client``), each drive's measurements are Dask tasks and

@@ -34,12 +34,15 @@ pub struct FitArgs {
     #[arg(long, default_value = "default")]
     from: String,
     /// Measurements kept out of the fit and predicted (heavy, light, destroyer, trim, power,
-    /// consistency25, corners, atto, asssd, consistency).
+    /// consistency25, corners, atto, asssd, consistency), or figures by the beginning of
+    /// their names (power.seq: the power tests' sequential write, the idle and random-write
+    /// power fitted).
     #[arg(long = "hold-out", value_delimiter = ',')]
     hold_out: Vec<String>,
     /// Keys to search (default: the parallelism, NAND timings, controller costs, spare area,
-    /// buffers, GC, pseudo-SLC cache and, with power figures, the energy terms); any numeric
-    /// key, and the choices trim, slc_region, slc_full and slc_drain.
+    /// buffers, GC and its burstiness, pseudo-SLC cache and, with TRIM or power figures, the
+    /// TRIM style or the energy terms); any numeric key, and the choices trim, slc_region,
+    /// slc_full and slc_drain.
     #[arg(long, value_delimiter = ',')]
     params: Vec<String>,
     /// Simulated drives to evaluate at most (screened ones, when screening).
@@ -124,7 +127,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             .target
             .terms
             .iter()
-            .filter(|t| request.hold_out.iter().any(|h| h == t.prefix()))
+            .filter(|t| request.hold_out.iter().any(|h| t.is_held_by(h)))
             .count(),
         a.evals
     );

@@ -40,7 +40,8 @@ pub struct Request {
     /// The drive to start from (what follows `sim:`: a preset, with overrides).
     pub from: String,
     pub target: Target,
-    /// Measurements (prefixes: `heavy`, `trim`, `power`) kept out of the fit and predicted.
+    /// Measurements (prefixes: `heavy`, `trim`, `power`) or figures (the beginning of their
+    /// names: `power.seq`) kept out of the fit and predicted.
     pub hold_out: Vec<String>,
     pub params: Vec<Param>,
     pub budget: Budget,
@@ -97,16 +98,16 @@ pub fn fit(req: &Request, progress: &mut dyn FnMut(&Progress)) -> Result<Fit, St
         .map(|(k, v, _)| (k.clone(), v.clone()))
         .collect();
 
-    let held = |t: &Term| req.hold_out.iter().any(|h| h == t.prefix());
+    let held = |t: &Term| req.hold_out.iter().any(|h| t.is_held_by(h));
     let (held_terms, fitted_terms): (Vec<Term>, Vec<Term>) =
         req.target.terms.iter().cloned().partition(held);
     if fitted_terms.is_empty() {
         return Err("every figure of the target is held out: hold out fewer measurements".into());
     }
     for h in &req.hold_out {
-        if !held_terms.iter().any(|t| t.prefix() == h) {
+        if !held_terms.iter().any(|t| t.is_held_by(h)) {
             return Err(format!(
-                "--hold-out {h}: the target has no {h} figure (it has {})",
+                "--hold-out {h}: the target has no {h} figure (it has {}; `power.seq` holds out the figures whose names begin so)",
                 prefixes(&req.target.terms).join(", ")
             ));
         }

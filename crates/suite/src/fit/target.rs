@@ -49,6 +49,16 @@ impl Term {
         self.figure.split('.').next().unwrap_or("")
     }
 
+    /// Whether a hold-out names this term: its measurement (`power`), or the beginning of its
+    /// figure's name (`power.seq`: the sequential write's figures of the power tests).
+    pub fn is_held_by(&self, hold_out: &str) -> bool {
+        if hold_out.contains('.') {
+            self.figure.starts_with(hold_out)
+        } else {
+            self.prefix() == hold_out
+        }
+    }
+
     /// The goal in words, for the report.
     pub fn goal_text(&self) -> String {
         use crate::fidelity::fmt_num;
@@ -284,5 +294,24 @@ impl Target {
             ));
         }
         Ok(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hold_out_names_a_measurement_or_the_beginning_of_figures() {
+        let term = |figure: &str| Term {
+            figure: figure.into(),
+            goal: Goal::AtLeast(1.0),
+            source: String::new(),
+        };
+        let (seq, idle) = (term("power.seq_write_w"), term("power.idle_w"));
+        assert!(seq.is_held_by("power") && idle.is_held_by("power"));
+        assert!(seq.is_held_by("power.seq") && !idle.is_held_by("power.seq"));
+        assert!(!term("powerful.x").is_held_by("power"));
+        assert!(!term("consistency25.steady_mean").is_held_by("consistency"));
     }
 }
