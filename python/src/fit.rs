@@ -3,6 +3,7 @@
 //! or by a Python callable (`ssdlab.sim.fit` gives one that sends them to a Dask client); and
 //! `measure_drive`, what such a callable runs where it sends a drive.
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -154,13 +155,25 @@ fn fit_twin(
     };
     let fitted = py.detach(|| {
         fit::fit(&request, &mut |p| {
-            let Some(callback) = &on_progress else { return };
-            Python::attach(|py| {
-                let args = (p.evaluations, p.budget, p.best_loss, p.eta_s);
-                if let Err(e) = callback.call1(py, args) {
-                    failed.lock().expect("failed").get_or_insert(e);
+            // After each generation: Ctrl-C (a KeyboardInterrupt), or the callback's own
+            // error, stops the search; the drives measured are kept for the fit's next run.
+            let stop = Python::attach(|py| {
+                py.check_signals()?;
+                match &on_progress {
+                    Some(callback) => callback
+                        .call1(py, (p.evaluations, p.budget, p.best_loss, p.eta_s))
+                        .map(drop),
+                    None => Ok(()),
                 }
-            })
+            });
+            match stop {
+                Ok(()) if failed.lock().expect("failed").is_none() => ControlFlow::Continue(()),
+                Ok(()) => ControlFlow::Break(()),
+                Err(e) => {
+                    failed.lock().expect("failed").get_or_insert(e);
+                    ControlFlow::Break(())
+                }
+            }
         })
     });
     if let Some(e) = failed.lock().expect("failed").take() {

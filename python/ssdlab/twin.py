@@ -34,6 +34,10 @@ def fit(results=(), output=None, *, claims=None, drive=None, start="default",
     flight; without, ``jobs`` threads here (default: the CPUs). The same seed gives the same
     twin either way. ``on_progress(evaluated, budget, best_loss, eta_s)`` is called after
     each generation.
+
+    Ctrl-C (or an exception in ``on_progress``) stops the fit after the generation in flight
+    and is raised; the drives measured are kept beside ``output`` (``*.evals.jsonl``), so the
+    same call again resumes where it was.
     """
     if output is None:
         raise _ssdlab.SsdlabError("output= is needed: the twin's .toml file (e.g. twin.toml)")

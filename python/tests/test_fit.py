@@ -1,6 +1,7 @@
 """ssdlab.sim.fit: a twin fitted here and one fitted on a distributed.LocalCluster of two
 worker processes, one of them killed mid-fit, are the same twin, and the CLI's for the seed."""
 
+import json
 import os
 import signal
 
@@ -80,3 +81,26 @@ def test_a_drive_the_simulator_refuses_is_an_error_not_a_lost_fit(hidden, tmp_pa
         ssdlab.sim.fit(hidden, tmp_path / "t.json", evals=4)
     with pytest.raises(ssdlab.SsdlabError, match="output= is needed"):
         ssdlab.sim.fit(hidden, evals=4)
+
+
+def test_ctrl_c_stops_the_fit_and_the_same_call_resumes_it(hidden, here, tmp_path):
+    out = tmp_path / "stopped.toml"
+    generations = []
+
+    def interrupt(evaluated, budget, best_loss, eta_s):
+        generations.append(evaluated)
+        if len(generations) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        ssdlab.sim.fit(hidden, out, jobs=2, on_progress=interrupt, **FIT)
+    assert len(generations) == 1, "the fit went on after Ctrl-C"
+    assert not out.exists()
+    kept = (tmp_path / "stopped.evals.jsonl").read_text().splitlines()
+    assert len(kept) >= generations[0]
+    # Run again: the drives kept are not measured again, and the twin is the same.
+    twin = ssdlab.sim.fit(hidden, out, jobs=2, **FIT)
+    assert twin.spec == here.spec and twin.evaluations == here.evaluations
+    lines = [json.loads(l) for l in (tmp_path / "stopped.evals.jsonl").read_text().splitlines()]
+    measured = [(l["spec"], l["measure"], l.get("screen", 1)) for l in lines]
+    assert len(measured) > len(kept) and len(set(measured)) == len(measured)

@@ -141,6 +141,8 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             p.evaluations_per_min,
             crate::progress::duration(p.eta_s)
         );
+        // Ctrl-C ends the process; the drives measured are in the evaluations file.
+        std::ops::ControlFlow::Continue(())
     })
     .map_err(anyhow::Error::msg)?;
     files.write(&fit).map_err(anyhow::Error::msg)?;

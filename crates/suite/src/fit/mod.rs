@@ -17,6 +17,7 @@ mod space;
 mod target;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -24,7 +25,7 @@ pub use evaluations::{Evaluations, Measurer};
 pub use loss::{error, figure, loss, twin_value, weights};
 pub use report::{median_error, FitReport, ParamRow, TermRow};
 pub use screen::Screen;
-pub use search::{Budget, Progress};
+pub use search::{Budget, Progress, STOPPED};
 pub use space::{param, params, Param, Reach, Space, DEFAULT_PARAMS};
 pub use target::{Goal, Target, Term, DECILES, DISTRIBUTION};
 
@@ -80,7 +81,11 @@ fn measures(terms: &[Term]) -> Result<Vec<Measure>, String> {
 }
 
 /// Fit: search from `req.from` for the drive whose figures come closest to the target's.
-pub fn fit(req: &Request, progress: &mut dyn FnMut(&Progress)) -> Result<Fit, String> {
+/// `progress`, after each generation, may stop it: the fit then returns [`STOPPED`].
+pub fn fit(
+    req: &Request,
+    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
+) -> Result<Fit, String> {
     let started = Instant::now();
     let (preset, mut keys) = split_spec(&req.from)?;
     let start_cfg = sim::resolve(&req.from).map_err(|e| e.to_string())?;

@@ -12,6 +12,7 @@
 //! multi-fidelity "space mapping" correction).
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
@@ -147,7 +148,7 @@ pub fn search(
     screened: FiguresAt,
     loss: &(dyn Fn(&Figures) -> f64 + Sync),
     budget: Budget,
-    progress: &mut dyn FnMut(&Progress),
+    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
     let pool = search::pool(budget.jobs)?;
     let full_loss = |f: &Result<Figures, String>| f.as_ref().map_or(INVALID_LOSS, loss);

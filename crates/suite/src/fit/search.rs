@@ -3,6 +3,7 @@
 //! `jobs` threads. Deterministic for a seed: the points are drawn before they are evaluated
 //! and the evaluations are pure.
 
+use std::ops::ControlFlow;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -49,6 +50,10 @@ pub struct Found {
     pub stopped: String,
 }
 
+/// What a search stopped by its caller (progress gave [`ControlFlow::Break`]) returns; the
+/// drives it measured are kept, so the same fit resumes.
+pub const STOPPED: &str = "the fit was stopped";
+
 /// The search's first step, in coordinates of [-1, 1]: a third of the way to either edge.
 pub const INITIAL_STEP: f64 = 0.3;
 
@@ -57,13 +62,13 @@ const RANKED: usize = 16;
 
 /// Minimise `loss` over [-1, 1]^n from `origin`, with a first step of `step`. A point outside
 /// the box is evaluated at its nearest point inside, plus a penalty for the distance, so the
-/// search comes back.
+/// search comes back. `progress`, after each generation, may stop it ([`STOPPED`]).
 pub fn minimise(
     origin: &[f64],
     step: f64,
     loss: &(dyn Fn(&[f64]) -> f64 + Sync),
     budget: Budget,
-    progress: &mut dyn FnMut(&Progress),
+    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
     let pool = pool(budget.jobs)?;
     let evaluated = Mutex::new(Vec::new());
@@ -89,7 +94,7 @@ pub fn minimise(
             .map_or(f64::INFINITY, |b| b.value);
         history.push((evaluations, best_loss));
         let per_min = evaluations as f64 / start.elapsed().as_secs_f64().max(1e-9) * 60.0;
-        progress(&Progress {
+        let went_on = progress(&Progress {
             generation: state.generation(),
             evaluations,
             budget: budget.evaluations,
@@ -97,6 +102,9 @@ pub fn minimise(
             evaluations_per_min: per_min,
             eta_s: budget.evaluations.saturating_sub(evaluations) as f64 / per_min.max(1e-9) * 60.0,
         });
+        if went_on.is_break() {
+            return Err(STOPPED.into());
+        }
         if let Some(end) = end {
             break end;
         }
@@ -168,7 +176,10 @@ mod tests {
             seed: 7,
             jobs: 2,
         };
-        let run = || minimise(&[0.0; 3], INITIAL_STEP, &loss, budget, &mut |_| {}).unwrap();
+        let run = || {
+            let go_on = &mut |_: &Progress| ControlFlow::Continue(());
+            minimise(&[0.0; 3], INITIAL_STEP, &loss, budget, go_on).unwrap()
+        };
         let (a, b) = (run(), run());
         assert_eq!(a.ranked[0].0, a.best);
         assert!(a
@@ -182,5 +193,26 @@ mod tests {
         }
         assert_eq!(a.best, b.best);
         assert!(a.history.windows(2).all(|w| w[1].1 <= w[0].1));
+    }
+
+    #[test]
+    fn progress_may_stop_the_search_after_a_generation() {
+        let mut generations = 0;
+        let stopped = minimise(
+            &[0.0; 2],
+            INITIAL_STEP,
+            &|x: &[f64]| x.iter().map(|v| (v - 0.5).powi(2)).sum(),
+            Budget {
+                evaluations: 1000,
+                seed: 1,
+                jobs: 1,
+            },
+            &mut |_| {
+                generations += 1;
+                ControlFlow::Break(())
+            },
+        );
+        assert_eq!(stopped.unwrap_err(), STOPPED);
+        assert_eq!(generations, 1);
     }
 }
