@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""The recovery table from fits' reports: each held-out figure's error, per twin, and its
+median across twins; then each twin's median over its held-out figures.
+
+    python3 benches/recovery-table.py A.fit.json B.fit.json ...
+
+Medians are upper medians (of an even count, the higher middle one), as `sim fit` reports
+them. Prints Markdown. Only held-out figures are in it: what a twin was fitted to is not a
+prediction.
+"""
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def main(paths):
+    fits = {Path(p).name.removesuffix(".fit.json"): json.load(open(p)) for p in paths}
+    errors = {}  # figure -> {twin: error}
+    for name, fit in fits.items():
+        for row in fit["held_out"]:
+            errors.setdefault(row["figure"], {})[name] = row["twin_error"]
+    names = list(fits)
+    print("| held-out figure | " + " | ".join(names) + " | median |")
+    print("|---" * (len(names) + 2) + "|")
+    for figure in sorted(errors):
+        by = errors[figure]
+        cells = [f"{100 * by[n]:.1f}%" if n in by else "" for n in names]
+        print(f"| {figure} | " + " | ".join(cells) + f" | {100 * statistics.median_high(by.values()):.1f}% |")
+    medians = [statistics.median_high(r["twin_error"] for r in fits[n]["held_out"]) for n in names]
+    print("| **median over the twin's figures** | "
+          + " | ".join(f"**{100 * m:.1f}%**" for m in medians) + " | |")
+    start = [statistics.median_high(r["start_error"] for r in fits[n]["held_out"]) for n in names]
+    print("| the start's (`default`), for comparison | "
+          + " | ".join(f"{100 * m:.1f}%" for m in start) + " | |")
+    within = sum(1 for by in errors.values() if statistics.median_high(by.values()) <= 0.10)
+    print(f"\n{within} of {len(errors)} figures have a median error across twins of 10% or less.")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The recovery table of `ssdlab sim fit` (#27): for each preset, its review suite is the
+# target of a fit from `default` that never sees the Storage Bench traces, the TRIM test,
+# the 25%-spare consistency run or the power tests' sequential write; the table is each
+# held-out figure's error (the twin's against the hidden preset's), per preset and the
+# median across presets. Each fit takes 30-45 minutes of two cores.
+#
+#   benches/recovery.sh DIR PRESET...     # suites and fits in DIR, kept for a re-run
+#
+# A preset whose twin DIR/PRESET.toml exists is not fitted again (its table row is read
+# back); a suite in DIR/PRESET is not run again.
+set -euo pipefail
+dir=${1:?usage: benches/recovery.sh DIR PRESET...}
+shift
+here=$(cd "$(dirname "$0")/.." && pwd)
+(cd "$here" && cargo build --release --quiet -p ssdlab)
+ssdlab=$here/target/release/ssdlab
+mkdir -p "$dir"
+cd "$dir"
+HOLD_OUT=heavy,light,trim,consistency25,power.seq
+for preset in "$@"; do
+    [ -d "$preset" ] || "$ssdlab" suite --target "sim:$preset" --out "$preset" -q --no-store
+    if [ ! -f "$preset.toml" ]; then
+        /usr/bin/time -f "$preset: %e s wall, %U s user" -o "$preset.time" \
+            "$ssdlab" sim fit "$preset" --from default --hold-out "$HOLD_OUT" \
+            --evals 300 --seed 1 --jobs 2 -o "$preset.toml"
+    fi
+done
+python3 "$here/benches/recovery-table.py" "${@/%/.fit.json}"
