@@ -2,10 +2,10 @@
 //!
 //! The optimiser moves every coordinate in [-1, 1], and 0 is the starting drive's value. A
 //! numeric key moves by a factor, its start times `reach`^x (each page type of `t_prog`
-//! alike), so the search is scale-free; the spare area, which real drives have from 7% to
-//! over 40% whatever the start's, spans that whole range on a log scale; the pseudo-SLC
-//! cache, which may start at none, is a share of the capacity on a log scale; another key that starts at 0 (a share of trimmed
-//! units kept, a GC threshold off) rises linearly to the top of its range; a choice key takes
+//! alike), so the search is scale-free; a key whose real values span more than that
+//! whatever the start's (the spare area: 7% to over 40%) spans its range on a log scale; the
+//! pseudo-SLC cache, which may start at none, is a share of the capacity on a log scale;
+//! another key that starts at 0 (a share of trimmed units kept, a GC threshold off) rises linearly to the top of its range; a choice key takes
 //! the value x falls on.
 
 use std::collections::BTreeMap;
@@ -45,6 +45,14 @@ const fn factor(key: &'static str, reach: f64) -> Param {
     }
 }
 
+const fn span(key: &'static str, lo: f64, hi: f64) -> Param {
+    Param {
+        key,
+        reach: Reach::Span(lo, hi),
+        shows_in: None,
+    }
+}
+
 const fn power(key: &'static str) -> Param {
     Param {
         key,
@@ -68,11 +76,7 @@ pub const DEFAULT_PARAMS: &[Param] = &[
     factor("cmd_write", 4.0),
     // 2% (a drive whose cache blocks come out of its spare) to 100% (an enterprise drive
     // over-provisioned by its user).
-    Param {
-        key: "op",
-        reach: Reach::Span(2.0, 100.0),
-        shows_in: None,
-    },
+    span("op", 2.0, 100.0),
     factor("write_buffer", 8.0),
     Param {
         key: "slc_cache",
@@ -91,16 +95,8 @@ pub const DEFAULT_PARAMS: &[Param] = &[
     },
     // How bursty GC is: what scatters a steady state's seconds (its p1, p99 and deciles).
     factor("gc_burst", 4.0),
-    Param {
-        key: "gc_jitter",
-        reach: Reach::Span(1.0, 100.0),
-        shows_in: None,
-    },
-    Param {
-        key: "gc_burst_rate",
-        reach: Reach::Span(1.1, 10.0),
-        shows_in: None,
-    },
+    span("gc_jitter", 1.0, 100.0),
+    span("gc_burst_rate", 1.1, 10.0),
     // Partial TRIM (the 840 EVO's): only the TRIM test tells it.
     Param {
         key: "trim",
@@ -121,9 +117,8 @@ pub const DEFAULT_PARAMS: &[Param] = &[
 ];
 
 /// Keys of named choices `--params` may add, with their choices (`cell` is not one: it
-/// resets the NAND timings searched beside it).
-const CHOICES: [(&str, &[&str]); 4] = [
-    ("trim", sim::TrimStyle::NAMES),
+/// resets the NAND timings searched beside it; `trim` is in [`DEFAULT_PARAMS`]).
+const CHOICES: [(&str, &[&str]); 3] = [
     ("slc_region", sim::SlcRegion::NAMES),
     ("slc_full", sim::SlcWhenFull::NAMES),
     ("slc_drain", sim::SlcDrain::NAMES),
@@ -149,7 +144,7 @@ pub fn param(key: &str) -> Result<Param, String> {
         .ok_or_else(|| format!("'{key}' is not a key of the simulated drive (`ssdlab sim show default` lists them)"))?;
     if !sim::preset::RANGES.iter().any(|r| r.key == key) {
         return Err(format!(
-            "{key} is not a numeric key: sim fit searches numbers and gc, gc_style, {}",
+            "{key} is not a numeric key: sim fit searches numbers and gc, gc_style, trim, {}",
             CHOICES.map(|(k, _)| k).join(", ")
         ));
     }
