@@ -306,3 +306,56 @@ fn a_drive_in_the_bench_is_a_target() {
     ]);
     assert!(text(&o).contains("no drive matches"), "{}", text(&o));
 }
+
+/// The energy model's prices change nothing a drive does, so they are fitted after its
+/// behaviour on a model linear in them: a drive drawing more at idle and under load is
+/// priced exactly from three runs of its power tests (the start and each price moved).
+#[test]
+fn prices_are_fitted_on_a_linear_model_of_the_power_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("hidden");
+    for test in [
+        "power-idle",
+        "power-slumber",
+        "power-random-write",
+        "power-seq-write",
+    ] {
+        ok(&run(&[
+            "run",
+            test,
+            "--target",
+            "sim:default,capacity=2GiB,p_idle=0.6W,p_active=2W",
+            "-q",
+            "--no-store",
+            "--out",
+            results.to_str().unwrap(),
+        ]));
+    }
+    let twin = dir.path().join("twin.toml");
+    fit_with(&[results.to_str().unwrap()], "p_idle,p_active", "10", &twin);
+    let text = std::fs::read_to_string(&twin).unwrap();
+    let watts = |key: &str| {
+        value(&text, key)
+            .trim_end_matches("mW")
+            .parse::<f64>()
+            .unwrap()
+    };
+    assert!((watts("p_idle") / 600.0 - 1.0).abs() < 0.01, "{text}");
+    assert!((watts("p_active") / 2000.0 - 1.0).abs() < 0.01, "{text}");
+
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("twin.fit.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["price_runs"], 3, "{report}");
+    assert_eq!(report["evaluations"], 0, "no behaviour to search: {report}");
+    let watts_rows = report["fitted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["figure"].as_str().unwrap().ends_with("_w"));
+    for row in watts_rows {
+        assert!(row["twin_error"].as_f64().unwrap() < 0.005, "{row}");
+    }
+    let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
+    assert!(md.contains("from 3 runs of the twin's power tests"), "{md}");
+}

@@ -5,11 +5,13 @@
 //! A file per concept: `target` is what the fit aims at (a drive's results, or published
 //! claims), `space` the keys searched and how far, `loss` how far a simulated drive is from
 //! the target, `search` the optimiser, `screen` the cheap evaluations a large drive's search
-//! ranks with, `evaluations` the simulated drives measured (a pure function of a spec, cached
+//! ranks with, `prices` the energy model's watts and joules, fitted after the drive's
+//! behaviour, `evaluations` the simulated drives measured (a pure function of a spec, cached
 //! so a fit resumes), `report` what the fit found and the twin's file.
 
 mod evaluations;
 mod loss;
+mod prices;
 mod report;
 mod screen;
 mod search;
@@ -117,20 +119,30 @@ pub fn fit(
             ));
         }
     }
-    let fitted_prefixes = prefixes(&fitted_terms);
-    let space = Space::new(
-        &req.params,
-        &start,
-        start_cfg.capacity_bytes,
-        &fitted_prefixes
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
-    if space.is_empty() {
-        return Err(format!("nothing to search: {}", space.left_out.join("; ")));
+    // The drive's behaviour is searched on the figures that do not read watts; its prices,
+    // which change nothing it does, after it on those that do (`prices`).
+    let (price_params, behaviour_params): (Vec<Param>, Vec<Param>) =
+        req.params.iter().partition(|p| prices::is_price(p.key));
+    let (priced_terms, behaviour_terms): (Vec<Term>, Vec<Term>) =
+        fitted_terms.iter().cloned().partition(Term::is_priced);
+    let space_for = |params: &[Param], terms: &[Term]| {
+        let prefixes = prefixes(terms);
+        let prefixes: Vec<&str> = prefixes.iter().map(String::as_str).collect();
+        Space::new(params, &start, start_cfg.capacity_bytes, &prefixes)
+    };
+    let space = space_for(&behaviour_params, &behaviour_terms);
+    let price_space = space_for(&price_params, &priced_terms);
+    let left_out: Vec<String> = space
+        .left_out
+        .iter()
+        .chain(&price_space.left_out)
+        .cloned()
+        .collect();
+    let search_behaviour = !space.is_empty() && !behaviour_terms.is_empty();
+    if !search_behaviour && price_space.is_empty() {
+        return Err(format!("nothing to search: {}", left_out.join("; ")));
     }
-    let fit_measures = measures(&fitted_terms)?;
+    let fit_measures = measures(&behaviour_terms)?;
     let evaluations = Evaluations::open(req.cache.as_deref(), req.measurer.clone())?;
     let origin = space.origin();
     let drive_at = |x: &[f64]| {
@@ -146,9 +158,11 @@ pub fn fit(
     };
     let screen = Screen::choose(&base, req.screen)?;
     let full_at = |x: &[f64]| evaluations.figures(&drive_at(x), &fit_measures);
-    let found = if screen.is_on() {
+    let found = if !search_behaviour {
+        search::Found::start(origin.clone(), "only the prices were searched")
+    } else if screen.is_on() {
         let screened_at = |x: &[f64]| evaluations.screened(&drive_at(x), &fit_measures, screen);
-        let loss_of = |f: &Figures| loss(&fitted_terms, f);
+        let loss_of = |f: &Figures| loss(&behaviour_terms, f);
         screen::search(
             &origin,
             &full_at,
@@ -158,7 +172,7 @@ pub fn fit(
             progress,
         )?
     } else {
-        let loss_at = |x: &[f64]| full_at(x).map_or(INVALID_LOSS, |f| loss(&fitted_terms, &f));
+        let loss_at = |x: &[f64]| full_at(x).map_or(INVALID_LOSS, |f| loss(&behaviour_terms, &f));
         search::minimise(
             &origin,
             search::INITIAL_STEP,
@@ -168,14 +182,67 @@ pub fn fit(
         )?
     };
 
-    // The twin and the start, on every measurement, fitted and held out.
+    // The twin's behaviour, then its prices.
+    let behaviour_spec = drive_at(&found.best);
+    let behaviour = if search_behaviour {
+        space.overrides(&found.best)
+    } else {
+        vec![]
+    };
+    let keys_with = |overrides: &[(String, String)]| {
+        let mut k = keys.clone();
+        for (key, value) in overrides {
+            set(&mut k, key, value.clone());
+        }
+        k
+    };
+    let mut twin_values = behaviour.clone();
+    let mut price_runs = 0;
+    if !price_space.is_empty() {
+        let priced_at = |y: &[f64]| {
+            spec_of(
+                &preset,
+                &keys_with(&[&behaviour[..], &price_space.overrides(y)].concat()),
+            )
+        };
+        let price_measures = measures(&priced_terms)?;
+        let priced = prices::fit(
+            &price_space,
+            &|y| evaluations.figures(&priced_at(y), &price_measures),
+            &priced_terms,
+            req.budget.seed,
+            req.budget.jobs,
+        )?;
+        twin_values.extend(price_space.overrides(&priced.best));
+        price_runs = priced.runs;
+    }
+    let twin_spec = if twin_values == behaviour {
+        behaviour_spec.clone()
+    } else {
+        spec_of(&preset, &keys_with(&twin_values))
+    };
+
+    // The twin and the start, on every measurement, fitted and held out. Prices change
+    // nothing a drive does, so the twin's figures but those in watts are its behaviour's,
+    // measured already.
     let all_measures = measures(&req.target.terms)?;
-    let twin_spec = drive_at(&found.best);
-    let (twin, before) = rayon::join(
-        || evaluations.figures(&twin_spec, &all_measures),
-        || evaluations.figures(&base, &all_measures),
-    );
-    let (twin, before) = (twin?, before?);
+    let (all_priced, _): (Vec<Term>, Vec<Term>) =
+        req.target.terms.iter().cloned().partition(Term::is_priced);
+    let twin = || -> Result<Figures, String> {
+        let mut f = evaluations.figures(&behaviour_spec, &all_measures)?;
+        if twin_spec != behaviour_spec {
+            f.extend(evaluations.figures(&twin_spec, &measures(&all_priced)?)?);
+        }
+        Ok(f)
+    };
+    let (twin, before) = if behaviour_spec == base {
+        // The start is the twin's behaviour: measured once.
+        let before = evaluations.figures(&base, &all_measures)?;
+        (twin()?, before)
+    } else {
+        let (twin, before) = rayon::join(twin, || evaluations.figures(&base, &all_measures));
+        (twin?, before?)
+    };
     let rows = |terms: &[Term]| -> Vec<TermRow> {
         let w = weights(terms);
         terms
@@ -184,15 +251,12 @@ pub fn fit(
             .map(|(t, weight)| TermRow::new(t, weight, &before, &twin))
             .collect()
     };
-    let fitted_keys: BTreeSet<String> = space.keys().iter().map(|k| k.to_string()).collect();
-    let twin_values = space.overrides(&found.best);
-    let params = space
-        .keys()
+    let fitted_keys: BTreeSet<String> = twin_values.iter().map(|(k, _)| k.clone()).collect();
+    let params = twin_values
         .iter()
-        .zip(&twin_values)
-        .map(|(key, (_, value))| ParamRow {
-            key: key.to_string(),
-            start: start.get(*key).cloned().unwrap_or_default(),
+        .map(|(key, value)| ParamRow {
+            key: key.clone(),
+            start: start.get(key).cloned().unwrap_or_default(),
             twin: value.clone(),
         })
         .collect();
@@ -205,7 +269,7 @@ pub fn fit(
         twin: spec_of(&preset, &keys),
         seed: req.budget.seed,
         params,
-        left_out: space.left_out.clone(),
+        left_out,
         skipped: req.target.skipped.clone(),
         loss_start: loss(&fitted_terms, &before),
         loss_twin: loss(&fitted_terms, &twin),
@@ -215,6 +279,7 @@ pub fn fit(
         screen: screen.factor,
         confirmed: found.confirmed,
         finalists: found.finalists,
+        price_runs,
         evaluations: found.evaluations,
         invalid: evaluations.invalid(),
         stopped: found.stopped,

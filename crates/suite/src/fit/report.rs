@@ -82,6 +82,9 @@ pub struct FitReport {
     pub confirmed: Vec<(usize, f64)>,
     /// With screening, the drives run at full length to confirm them.
     pub finalists: usize,
+    /// Runs of the twin's priced measurements that gave the prices' linear model (0: no
+    /// prices fitted).
+    pub price_runs: usize,
     pub evaluations: usize,
     /// Drives the simulator refused during the search.
     pub invalid: usize,
@@ -116,6 +119,13 @@ impl FitReport {
                 "The candidates were screened on drives {0} times smaller, with tests {0} times shorter, their figures corrected by the ratio of full-length to screened figures at the best drive confirmed so far; {1} finalists ran at full length, and the twin is the best of them. The loss history is the screened (corrected) loss; the confirmed losses are at full length.\n",
                 self.screen,
                 self.finalists
+            );
+        }
+        if self.price_runs > 0 {
+            let _ = writeln!(
+                s,
+                "The energy model's prices (its watts and joules) change nothing a drive does, so they were fitted after the rest, to the figures in watts, on a model linear in them from {} runs of the twin's power tests (at the start's prices and with each moved); prices the figures cannot tell apart stay as near the start as the figures allow. The loss history is of the other figures.\n",
+                self.price_runs
             );
         }
         let _ = writeln!(s, "The twin: `sim:{}`\n", self.twin);

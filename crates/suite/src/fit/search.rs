@@ -50,6 +50,21 @@ pub struct Found {
     pub stopped: String,
 }
 
+impl Found {
+    /// A search that did not run: the start, and why.
+    pub fn start(origin: Vec<f64>, why: &str) -> Found {
+        Found {
+            best: origin,
+            ranked: vec![],
+            evaluations: 0,
+            history: vec![],
+            confirmed: vec![],
+            finalists: 0,
+            stopped: why.into(),
+        }
+    }
+}
+
 /// What a search stopped by its caller (progress gave [`ControlFlow::Break`]) returns; the
 /// drives it measured are kept, so the same fit resumes.
 pub const STOPPED: &str = "the fit was stopped";

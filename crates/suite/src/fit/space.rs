@@ -53,10 +53,10 @@ const fn span(key: &'static str, lo: f64, hi: f64) -> Param {
     }
 }
 
-const fn power(key: &'static str) -> Param {
+const fn power(key: &'static str, reach: Reach) -> Param {
     Param {
         key,
-        reach: Reach::Factor(4.0),
+        reach,
         shows_in: Some("power"),
     }
 }
@@ -72,8 +72,10 @@ pub const DEFAULT_PARAMS: &[Param] = &[
     factor("t_erase", 4.0),
     factor("slc_t_prog", 4.0),
     factor("channel_mbps", 4.0),
-    factor("cmd_read", 4.0),
-    factor("cmd_write", 4.0),
+    // A command's controller time: from today's NVMe controllers' microsecond to a light
+    // SATA controller's 60 us a write (the Ultra Plus's 88SS9175).
+    span("cmd_read", 1e3, 200e3),
+    span("cmd_write", 1e3, 200e3),
     // 2% (a drive whose cache blocks come out of its spare) to 100% (an enterprise drive
     // over-provisioned by its user).
     span("op", 2.0, 100.0),
@@ -93,6 +95,13 @@ pub const DEFAULT_PARAMS: &[Param] = &[
         reach: Reach::Choice(&["greedy", "cost-benefit", "fifo"]),
         shows_in: None,
     },
+    // Firmware time per relocated unit (SanDisk's 16-22 us): what sets a steady state
+    // whose GC the controller, not the NAND, paces.
+    Param {
+        key: "gc_unit",
+        reach: Reach::FromZero(100e3),
+        shows_in: None,
+    },
     // How bursty GC is: what scatters a steady state's seconds (its p1, p99 and deciles).
     factor("gc_burst", 4.0),
     span("gc_jitter", 1.0, 100.0),
@@ -108,12 +117,15 @@ pub const DEFAULT_PARAMS: &[Param] = &[
         reach: Reach::FromZero(100.0),
         shows_in: Some("trim"),
     },
-    power("p_idle"),
-    power("p_slumber"),
-    power("p_active"),
-    power("p_ctrl"),
-    power("e_prog"),
-    power("e_read"),
+    // The energy model's prices, fitted after the rest (`prices`): the idle floors from a
+    // low-power client controller's to an enterprise one's, each told by its own figure;
+    // the load terms by a factor, as today's drives draw several times 2013's.
+    power("p_idle", Reach::Span(0.05, 5.0)),
+    power("p_slumber", Reach::Span(0.002, 1.0)),
+    power("p_active", Reach::Factor(8.0)),
+    power("p_ctrl", Reach::Factor(8.0)),
+    power("e_prog", Reach::Factor(8.0)),
+    power("e_read", Reach::Factor(8.0)),
 ];
 
 /// Keys of named choices `--params` may add, with their choices (`cell` is not one: it
@@ -125,7 +137,8 @@ const CHOICES: [(&str, &[&str]); 3] = [
 ];
 
 /// The parameter of `key` in [`DEFAULT_PARAMS`], a search of its choices for a key of named
-/// choices, or a factor-of-4 search for another numeric key.
+/// choices, or a factor-of-4 search for another numeric key (a price only with power
+/// figures to fit).
 pub fn param(key: &str) -> Result<Param, String> {
     if let Some(p) = DEFAULT_PARAMS.iter().find(|p| p.key == key) {
         return Ok(*p);
@@ -148,7 +161,11 @@ pub fn param(key: &str) -> Result<Param, String> {
             CHOICES.map(|(k, _)| k).join(", ")
         ));
     }
-    Ok(factor(key, 4.0))
+    Ok(if super::prices::is_price(key) {
+        power(key, Reach::Factor(4.0))
+    } else {
+        factor(key, 4.0)
+    })
 }
 
 /// The parameters of `keys` ([`param`] each), or [`DEFAULT_PARAMS`] when none are named.
@@ -217,7 +234,7 @@ impl Space {
                     {
                         Start::Numbers(n)
                     }
-                    Ok(n) => match zero_range_top(param.key) {
+                    Ok(n) => match own_top(param.reach).or_else(|| zero_range_top(param.key)) {
                         Some(top) if n.iter().all(|&x| x == 0.0) => {
                             dims.push(Dimension {
                                 param: Param {
@@ -335,6 +352,14 @@ fn span_coordinate(value: f64, lo: f64, hi: f64) -> f64 {
     2.0 * (value.clamp(lo, hi) / lo).ln() / (hi / lo).ln() - 1.0
 }
 
+/// The top a key starting at 0 rises to, where its parameter says.
+fn own_top(reach: Reach) -> Option<f64> {
+    match reach {
+        Reach::FromZero(top) => Some(top),
+        _ => None,
+    }
+}
+
 /// The top of `key`'s range when the range starts at 0 (a share, a threshold that may be
 /// off): how far a key starting at 0 is searched.
 fn zero_range_top(key: &str) -> Option<f64> {
@@ -431,5 +456,32 @@ mod tests {
         evo.insert("trim_keep".into(), "55%".into());
         let space = Space::new(&[param("trim_keep").unwrap()], &evo, 256 << 30, &["trim"]);
         assert_eq!(space.overrides(&space.origin())[0].1, "55%");
+        // Its own top where the parameter gives one: a firmware's microseconds per unit, not
+        // the range's 10 ms.
+        let mut firmware = start();
+        firmware.insert("gc_unit".into(), "0ns".into());
+        let space = Space::new(&[param("gc_unit").unwrap()], &firmware, 256 << 30, &[]);
+        assert_eq!(space.overrides(&[0.2])[0].1, "20000ns");
+    }
+
+    #[test]
+    fn controller_costs_span_real_controllers() {
+        let mut at = start();
+        at.insert("cmd_write".into(), "12us".into());
+        let space = Space::new(&[param("cmd_write").unwrap()], &at, 256 << 30, &[]);
+        let ns = |x: f64| {
+            space.overrides(&[x])[0]
+                .1
+                .trim_end_matches("ns")
+                .parse::<f64>()
+                .unwrap()
+        };
+        assert!((ns(space.origin()[0]) - 12e3).abs() < 1.0);
+        assert!(
+            ns(1.0) >= 60e3 && ns(-1.0) <= 2e3,
+            "{} {}",
+            ns(-1.0),
+            ns(1.0)
+        );
     }
 }

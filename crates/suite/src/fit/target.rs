@@ -49,6 +49,13 @@ impl Term {
         self.figure.split('.').next().unwrap_or("")
     }
 
+    /// Whether the term reads a figure in watts (`_w`, the figures' convention), itself or
+    /// the figure it is compared with: what the energy model's prices change.
+    pub fn is_priced(&self) -> bool {
+        let watts = |f: &str| f.ends_with("_w");
+        watts(&self.figure) || matches!(&self.goal, Goal::Than { figure, .. } if watts(figure))
+    }
+
     /// Whether a hold-out names this term: its measurement (`power`), or the beginning of its
     /// figure's name (`power.seq`: the sequential write's figures of the power tests).
     pub fn is_held_by(&self, hold_out: &str) -> bool {
