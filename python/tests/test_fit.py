@@ -83,7 +83,17 @@ def test_a_drive_the_simulator_refuses_is_an_error_not_a_lost_fit(hidden, tmp_pa
         ssdlab.sim.fit(hidden, evals=4)
 
 
-def test_ctrl_c_stops_the_fit_and_the_same_call_resumes_it(hidden, here, tmp_path):
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C's KeyboardInterrupt, as an interactive session has it: Python installs it only
+    when it starts with SIGINT's default action, and a background job of a shell without job
+    control (as CI may be) inherits SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_stops_the_fit_and_the_same_call_resumes_it(hidden, here, tmp_path, ctrl_c):
     out = tmp_path / "stopped.toml"
     generations = []
 
