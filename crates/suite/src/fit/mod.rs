@@ -145,16 +145,20 @@ pub fn fit(
     let fit_measures = measures(&behaviour_terms)?;
     let evaluations = Evaluations::open(req.cache.as_deref(), req.measurer.clone())?;
     let origin = space.origin();
+    // The start's keys with `overrides` set.
+    let keys_with = |overrides: &[(String, String)]| {
+        let mut k = keys.clone();
+        for (key, value) in overrides {
+            set(&mut k, key, value.clone());
+        }
+        k
+    };
     let drive_at = |x: &[f64]| {
         // The start itself, not its keys restated: it is measured once.
         if x == origin.as_slice() {
             return base.clone();
         }
-        let mut k = keys.clone();
-        for (key, value) in space.overrides(x) {
-            set(&mut k, &key, value);
-        }
-        spec_of(&preset, &k)
+        spec_of(&preset, &keys_with(&space.overrides(x)))
     };
     let screen = Screen::choose(&base, req.screen)?;
     let full_at = |x: &[f64]| evaluations.figures(&drive_at(x), &fit_measures);
@@ -188,13 +192,6 @@ pub fn fit(
         space.overrides(&found.best)
     } else {
         vec![]
-    };
-    let keys_with = |overrides: &[(String, String)]| {
-        let mut k = keys.clone();
-        for (key, value) in overrides {
-            set(&mut k, key, value.clone());
-        }
-        k
     };
     let mut twin_values = behaviour.clone();
     let mut price_runs = 0;
