@@ -332,7 +332,9 @@ fn prices_are_fitted_on_a_linear_model_of_the_power_tests() {
         ]));
     }
     let twin = dir.path().join("twin.toml");
-    fit_with(&[results.to_str().unwrap()], "p_idle,p_active", "10", &twin);
+    // The sequential write's watts held out: predicted, with what the prices leave open.
+    let target = [results.to_str().unwrap(), "--hold-out", "power.seq"];
+    fit_with(&target, "p_idle,p_active", "10", &twin);
     let text = std::fs::read_to_string(&twin).unwrap();
     let watts = |key: &str| {
         value(&text, key)
@@ -356,6 +358,28 @@ fn prices_are_fitted_on_a_linear_model_of_the_power_tests() {
     for row in watts_rows {
         assert!(row["twin_error"].as_f64().unwrap() < 0.005, "{row}");
     }
+    // Idle and one load point tell both prices, so the held-out watts are pinned: each
+    // spread holds the twin's figure and the hidden drive's, within a few percent.
+    let spreads = report["price_spreads"].as_array().unwrap();
+    assert!(
+        spreads.iter().any(|s| s["figure"] == "power.seq_write_w"),
+        "{report}"
+    );
+    for s in spreads {
+        let row = report["held_out"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["figure"] == s["figure"])
+            .unwrap();
+        let (low, high) = (s["low"].as_f64().unwrap(), s["high"].as_f64().unwrap());
+        for v in [&row["twin"], &row["drive"]] {
+            let v = v.as_f64().unwrap();
+            assert!(low <= v * 1.005 && v <= high * 1.005, "{s} {row}");
+        }
+        assert!(high / low < 1.1, "{s}");
+    }
     let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
     assert!(md.contains("from 3 runs of the twin's power tests"), "{md}");
+    assert!(md.contains("What the prices leave open"), "{md}");
 }

@@ -25,6 +25,7 @@ use std::time::Instant;
 
 pub use evaluations::{Evaluations, Measurer};
 pub use loss::{error, figure, loss, twin_value, weights};
+pub use prices::Spread;
 pub use report::{median_error, FitReport, ParamRow, TermRow};
 pub use screen::Screen;
 pub use search::{Budget, Progress, STOPPED};
@@ -195,6 +196,7 @@ pub fn fit(
     };
     let mut twin_values = behaviour.clone();
     let mut price_runs = 0;
+    let mut price_spreads = vec![];
     if !price_space.is_empty() {
         let priced_at = |y: &[f64]| {
             spec_of(
@@ -203,15 +205,22 @@ pub fn fit(
             )
         };
         let price_measures = measures(&priced_terms)?;
+        let held_priced: Vec<Term> = held_terms
+            .iter()
+            .filter(|t| t.is_priced())
+            .cloned()
+            .collect();
         let priced = prices::fit(
             &price_space,
             &|y| evaluations.figures(&priced_at(y), &price_measures),
             &priced_terms,
+            &held_priced,
             req.budget.seed,
             req.budget.jobs,
         )?;
         twin_values.extend(price_space.overrides(&priced.best));
         price_runs = priced.runs;
+        price_spreads = priced.spreads;
     }
     let twin_spec = if twin_values == behaviour {
         behaviour_spec.clone()
@@ -277,6 +286,7 @@ pub fn fit(
         confirmed: found.confirmed,
         finalists: found.finalists,
         price_runs,
+        price_spreads,
         evaluations: found.evaluations,
         invalid: evaluations.invalid(),
         stopped: found.stopped,

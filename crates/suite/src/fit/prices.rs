@@ -10,13 +10,20 @@
 //! pulled, slightly, to the start: prices the figures cannot separate move as little as the
 //! figures allow (the least-squares distance in the search's coordinates, ridge regression's
 //! rule) instead of landing wherever the search stopped.
+//!
+//! What they leave open is reported, not hidden: on the same model, a held-out figure in
+//! watts is pushed as low and as high as prices that meet the fitted figures as well as the
+//! twin's allow ([`Spread`]), so a prediction that rests on a split the figures cannot tell
+//! says how far it could be off.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
-use super::loss::{error, weights};
+use serde::Serialize;
+
+use super::loss::{error, figure, loss, weights};
 use super::search::{self, Budget, INITIAL_STEP};
 use super::space::Space;
 use super::target::Term;
@@ -35,6 +42,20 @@ const PULL: f64 = 1e-3;
 
 /// Drives of the linear model the search evaluates (each a few microseconds).
 const MODEL_EVALUATIONS: usize = 4000;
+
+/// Prices fit the fitted figures as well as the twin's when their loss on them is at most
+/// this much above the twin's (a point of mean relative error: within a power meter's
+/// accuracy).
+const AS_WELL: f64 = 0.01;
+
+/// A held-out figure's range over the prices that fit the fitted figures as well as the
+/// twin's ([`AS_WELL`]), within the space's reach.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    pub figure: String,
+    pub low: f64,
+    pub high: f64,
+}
 
 /// The priced figures of a drive, linear in its prices.
 struct Linear {
@@ -60,19 +81,23 @@ impl Linear {
     }
 }
 
-/// What pricing found: the prices' coordinates in `space`, and the drives measured for the
-/// model.
+/// What pricing found: the prices' coordinates in `space`, the drives measured for the
+/// model, and what the prices leave open of each held-out figure the model gives.
 pub struct Priced {
     pub best: Vec<f64>,
     pub runs: usize,
+    pub spreads: Vec<Spread>,
 }
 
 /// Fit the prices of `space` to `terms` (figures that depend on them): `figures_at` measures
-/// the twin at a point of `space`. Deterministic for `seed`; `jobs` drives at once.
+/// the twin at a point of `space`; `held` are held-out terms, whose figures' [`Spread`]s are
+/// given where the priced measurements give them. Deterministic for `seed`; `jobs` drives at
+/// once.
 pub fn fit(
     space: &Space,
     figures_at: &(dyn Fn(&[f64]) -> Result<Figures, String> + Sync),
     terms: &[Term],
+    held: &[Term],
     seed: u64,
     jobs: usize,
 ) -> Result<Priced, String> {
@@ -138,20 +163,56 @@ pub fn fit(
             .sum();
         squared / total + PULL * pull
     };
-    let found = search::minimise(
-        &origin,
-        INITIAL_STEP,
-        &objective,
-        Budget {
+    let on_model = |from: &[f64], objective: &(dyn Fn(&[f64]) -> f64 + Sync)| {
+        let budget = Budget {
             evaluations: MODEL_EVALUATIONS,
             seed,
             jobs: 1,
-        },
-        &mut |_| ControlFlow::Continue(()),
-    )?;
+        };
+        search::minimise(from, INITIAL_STEP, objective, budget, &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .map(|found| found.best)
+    };
+    let best = on_model(&origin, &objective)?;
+
+    // Each held-out figure the model gives, as low and as high as prices that fit as well go.
+    let fitted_loss =
+        |x: &[f64]| prices(x).map_or(f64::INFINITY, |p| loss(terms, &model.figures(&p)));
+    let bound = fitted_loss(&best) + AS_WELL;
+    let at_best = model.figures(&prices(&best)?);
+    let mut spreads = Vec::new();
+    for t in held {
+        let Some(twin) = figure(&at_best, &t.figure).filter(|v| *v != 0.0) else {
+            continue;
+        };
+        let value = |x: &[f64]| {
+            prices(x)
+                .ok()
+                .and_then(|p| figure(&model.figures(&p), &t.figure))
+        };
+        let mut ends = [twin; 2];
+        for (end, sign) in ends.iter_mut().zip([1.0, -1.0]) {
+            // CMA-ES ranks: any price that fits worse ranks below every one that fits as well.
+            let objective = |x: &[f64]| match (fitted_loss(x), value(x)) {
+                (l, Some(v)) if l <= bound => sign * v / twin.abs(),
+                (l, _) => 10.0 + l,
+            };
+            let x = on_model(&best, &objective)?;
+            if fitted_loss(&x) <= bound {
+                *end = value(&x).unwrap_or(twin);
+            }
+        }
+        spreads.push(Spread {
+            figure: t.figure.clone(),
+            low: ends[0].min(twin),
+            high: ends[1].max(twin),
+        });
+    }
     Ok(Priced {
-        best: found.best,
+        best,
         runs: probes.len(),
+        spreads,
     })
 }
 
@@ -184,6 +245,16 @@ mod tests {
             ("power.idle_w", p["p_idle"]),
             ("power.load_w", p["p_idle"] + p["p_active"] + p["p_ctrl"]),
             ("power.load_iops", 1000.0),
+            // Held out: the same load at half the rate, and another load whose activity
+            // weighs the controller's term three times as much.
+            (
+                "power.half_w",
+                p["p_idle"] + 0.5 * (p["p_active"] + p["p_ctrl"]),
+            ),
+            (
+                "power.other_w",
+                p["p_idle"] + p["p_active"] + 3.0 * p["p_ctrl"],
+            ),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -210,7 +281,8 @@ mod tests {
             runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             Ok(watts(&space, x))
         };
-        let priced = fit(&space, &at, &terms, 1, 2).unwrap();
+        let held = [term("power.half_w", 2.15), term("power.other_w", 7.0)];
+        let priced = fit(&space, &at, &terms, &held, 1, 2).unwrap();
         assert_eq!(priced.runs, 4, "the start and each price moved");
         assert_eq!(runs.into_inner(), 4, "the model's drives are not measured");
         let f = watts(&space, &priced.best);
@@ -227,8 +299,22 @@ mod tests {
         assert!((p["p_active"] - 2.37).abs() < 0.05, "{p:?}");
         assert!((p["p_ctrl"] - 0.63).abs() < 0.05, "{p:?}");
         // The same seed, the same prices.
-        let again = fit(&space, &|x| Ok(watts(&space, x)), &terms, 1, 2).unwrap();
+        let again = fit(&space, &|x| Ok(watts(&space, x)), &terms, &held, 1, 2).unwrap();
         assert_eq!(again.best, priced.best);
+        assert_eq!(again.spreads, priced.spreads);
+
+        // What the prices leave open: nothing of a figure the fitted ones tell (the same
+        // load at half the rate), a wide range of one that splits the load another way.
+        let [half, other] = &priced.spreads[..] else {
+            panic!("{:?}", priced.spreads)
+        };
+        assert_eq!(half.figure, "power.half_w");
+        assert!(half.low > 2.1 && half.high < 2.2, "{half:?}");
+        assert!(half.low <= f["power.half_w"] && f["power.half_w"] <= half.high);
+        assert_eq!(other.figure, "power.other_w");
+        // The split ranges over the factor of 8 either way: p_ctrl from 0.0625 W up to the
+        // load's 3 W, so the other load from about 3.8 W to about 9.6 W.
+        assert!(other.low < 4.5 && other.high > 8.5, "{other:?}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::loss::{error, twin_value};
+use super::prices::Spread;
 use super::target::{Goal, Term};
 use super::Fit;
 use crate::fidelity::{fmt_num, Figures};
@@ -85,6 +86,9 @@ pub struct FitReport {
     /// Runs of the twin's priced measurements that gave the prices' linear model (0: no
     /// prices fitted).
     pub price_runs: usize,
+    /// Held-out figures in watts, as low and as high as prices that fit the fitted figures
+    /// as well as the twin's make them.
+    pub price_spreads: Vec<Spread>,
     pub evaluations: usize,
     /// Drives the simulator refused during the search.
     pub invalid: usize,
@@ -147,6 +151,7 @@ impl FitReport {
             if let Some(m) = median_error(&self.held_out) {
                 let _ = writeln!(s, "\nMedian held-out error: {:.1}%.", m * 100.0);
             }
+            self.spreads_markdown(&mut s);
         }
         if !self.skipped.is_empty() {
             s.push_str("\n## Not used\n\n");
@@ -169,6 +174,30 @@ impl FitReport {
             }
         }
         s
+    }
+}
+
+impl FitReport {
+    /// What the prices leave open of the held-out figures in watts.
+    fn spreads_markdown(&self, s: &mut String) {
+        if self.price_spreads.is_empty() {
+            return;
+        }
+        s.push_str("\n### What the prices leave open\n\nPrices that meet the fitted figures in watts as well as the twin's (their loss within 0.01 of its) put these held-out figures anywhere between:\n\n| figure | drive | twin | lowest | highest |\n|---|---|---|---|---|\n");
+        let num = |v: Option<f64>| v.map_or("-".into(), fmt_num);
+        for sp in &self.price_spreads {
+            let row = self.held_out.iter().find(|r| r.figure == sp.figure);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} |",
+                sp.figure,
+                num(row.and_then(|r| r.drive)),
+                num(row.and_then(|r| r.twin)),
+                fmt_num(sp.low),
+                fmt_num(sp.high)
+            );
+        }
+        s.push_str("\nA wide range is a prediction the fitted figures cannot make: they do not tell the prices it depends on apart (one load point does not split a load's watts between the controller and the NAND).\n");
     }
 }
 

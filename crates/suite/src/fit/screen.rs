@@ -131,6 +131,11 @@ impl Correction {
 /// correction measured there, then runs its finalists at full length.
 const ROUNDS: usize = 3;
 
+/// Searches from the start in the first round ([`search::from_starts`]): a large drive's
+/// fit searches the screen, where a start is cheap, from two, so one bad basin does not
+/// decide the twin; later rounds refine around the best confirmed drive from one.
+const FIRST_ROUND_STARTS: usize = 2;
+
 /// Finalists of a round confirmed at full length (a constant, so the twin does not depend
 /// on the number of threads).
 const FINALISTS: usize = 4;
@@ -186,16 +191,24 @@ pub fn search(
         };
         // Later rounds search closer: the correction holds near the drive it was measured at.
         let step = INITIAL_STEP / (1 << round) as f64;
-        let found = search::minimise(&best, step, &screened_loss, round_budget, &mut |p| {
-            progress(&Progress {
-                evaluations: offset + p.evaluations,
-                budget: budget.evaluations,
-                eta_s: budget.evaluations.saturating_sub(offset + p.evaluations) as f64
-                    / p.evaluations_per_min.max(1e-9)
-                    * 60.0,
-                ..*p
-            })
-        })?;
+        let starts = if round == 0 { FIRST_ROUND_STARTS } else { 1 };
+        let found = search::from_starts(
+            &best,
+            step,
+            &screened_loss,
+            round_budget,
+            starts,
+            &mut |p| {
+                progress(&Progress {
+                    evaluations: offset + p.evaluations,
+                    budget: budget.evaluations,
+                    eta_s: budget.evaluations.saturating_sub(offset + p.evaluations) as f64
+                        / p.evaluations_per_min.max(1e-9)
+                        * 60.0,
+                    ..*p
+                })
+            },
+        )?;
         let finalists: Vec<Vec<f64>> = found
             .ranked
             .iter()
