@@ -36,6 +36,26 @@ def main(paths):
           + " | ".join(f"{100 * m:.1f}%" for m in start) + " | |")
     within = sum(1 for by in errors.values() if statistics.median_high(by.values()) <= 0.10)
     print(f"\n{within} of {len(errors)} figures have a median error across twins of 10% or less.")
+    spreads(fits)
+
+
+def spreads(fits):
+    """What the prices leave open: the held-out sequential-write watts, the twin's and the
+    range that prices fitting as well give, and whether the hidden drive's is in it."""
+    rows = []
+    for name, fit in fits.items():
+        held = {r["figure"]: r for r in fit["held_out"]}
+        for s in fit.get("price_spreads", []):
+            if s["figure"] != "power.seq_write_w":
+                continue
+            r = held[s["figure"]]
+            inside = s["low"] <= r["drive"] <= s["high"]
+            rows.append(f"| {name} | {r['drive']:.2f} | {r['twin']:.2f} ({100 * r['twin_error']:.1f}%) "
+                        f"| {s['low']:.2f} to {s['high']:.2f} | {'yes' if inside else 'no'} |")
+    if rows:
+        print("\n| twin | power.seq_write_w, drive | twin | prices fitting as well | drive's in it |")
+        print("|---|---|---|---|---|")
+        print("\n".join(rows))
 
 
 if __name__ == "__main__":
