@@ -198,16 +198,7 @@ pub fn search(
             &screened_loss,
             round_budget,
             starts,
-            &mut |p| {
-                progress(&Progress {
-                    evaluations: offset + p.evaluations,
-                    budget: budget.evaluations,
-                    eta_s: budget.evaluations.saturating_sub(offset + p.evaluations) as f64
-                        / p.evaluations_per_min.max(1e-9)
-                        * 60.0,
-                    ..*p
-                })
-            },
+            &mut |p| progress(&p.within(offset, budget.evaluations)),
         )?;
         let finalists: Vec<Vec<f64>> = found
             .ranked

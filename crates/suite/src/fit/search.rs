@@ -31,6 +31,20 @@ pub struct Progress {
     pub eta_s: f64,
 }
 
+impl Progress {
+    /// A part's progress as the whole's: `done` drives before the part, of `budget` in all.
+    pub fn within(&self, done: usize, budget: usize) -> Progress {
+        let evaluations = done + self.evaluations;
+        Progress {
+            evaluations,
+            budget,
+            eta_s: budget.saturating_sub(evaluations) as f64 / self.evaluations_per_min.max(1e-9)
+                * 60.0,
+            ..*self
+        }
+    }
+}
+
 /// What a search found.
 #[derive(Clone, Debug)]
 pub struct Found {
@@ -182,16 +196,7 @@ pub fn from_starts(
                 seed,
                 ..budget
             },
-            &mut |p| {
-                progress(&Progress {
-                    evaluations: done + p.evaluations,
-                    budget: budget.evaluations,
-                    eta_s: budget.evaluations.saturating_sub(done + p.evaluations) as f64
-                        / p.evaluations_per_min.max(1e-9)
-                        * 60.0,
-                    ..*p
-                })
-            },
+            &mut |p| progress(&p.within(done, budget.evaluations)),
         )?;
         merged = Some(match merged {
             None => found,
