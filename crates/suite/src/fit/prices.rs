@@ -196,7 +196,7 @@ pub fn fit(
             // CMA-ES ranks: any price that fits worse ranks below every one that fits as well.
             let objective = |x: &[f64]| match (fitted_loss(x), value(x)) {
                 (l, Some(v)) if l <= bound => sign * v / twin.abs(),
-                (l, _) => 10.0 + l,
+                (l, _) => 1e6 + l,
             };
             let x = on_model(&best, &objective)?;
             if fitted_loss(&x) <= bound {
