@@ -175,9 +175,7 @@ impl FitReport {
         }
         s
     }
-}
 
-impl FitReport {
     /// What the prices leave open of the held-out figures in watts.
     fn spreads_markdown(&self, s: &mut String) {
         if self.price_spreads.is_empty() {

@@ -143,10 +143,7 @@ pub fn minimise(
         .ok_or("the search stopped before evaluating any drive")?;
     let evaluations = state.function_evals();
     drop(state);
-    let mut ranked = evaluated.into_inner().expect("evaluated");
-    ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| cmp_points(&a.0, &b.0)));
-    ranked.dedup_by(|a, b| a.0 == b.0);
-    ranked.truncate(RANKED);
+    let ranked = rank(evaluated.into_inner().expect("evaluated"));
     Ok(Found {
         best: best.point.iter().map(|v| v.clamp(-1.0, 1.0)).collect(),
         ranked,
@@ -211,10 +208,7 @@ pub fn from_starts(
 fn merge(a: Found, b: Found) -> Found {
     let best_of = |f: &Found| f.history.last().map_or(f64::INFINITY, |h| h.1);
     let (a_best, b_best) = (best_of(&a), best_of(&b));
-    let mut ranked = [a.ranked, b.ranked].concat();
-    ranked.sort_by(|x, y| x.1.total_cmp(&y.1).then_with(|| cmp_points(&x.0, &y.0)));
-    ranked.dedup_by(|x, y| x.0 == y.0);
-    ranked.truncate(RANKED);
+    let ranked = rank([a.ranked, b.ranked].concat());
     let history = a
         .history
         .iter()
@@ -242,6 +236,15 @@ pub fn pool(jobs: usize) -> Result<rayon::ThreadPool, String> {
         .num_threads(jobs.max(1))
         .build()
         .map_err(|e| format!("cannot start {jobs} search threads: {e}"))
+}
+
+/// The best [`RANKED`] of `points`, best first, each once (ties in the order of their
+/// coordinates, so the list is the same for a seed however the threads ran).
+fn rank(mut points: Vec<(Vec<f64>, f64)>) -> Vec<(Vec<f64>, f64)> {
+    points.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| cmp_points(&a.0, &b.0)));
+    points.dedup_by(|a, b| a.0 == b.0);
+    points.truncate(RANKED);
+    points
 }
 
 fn cmp_points(a: &[f64], b: &[f64]) -> std::cmp::Ordering {
