@@ -231,11 +231,11 @@ tolerance = 5
 [[claim]]
 id = "compared"
 kind = "review"
-claim = "faster than another drive"
+claim = "slower than another drive"
 source = "this test"
 on = ["default"]
 metric = "spec.seq_read_mbps"
-check = "greater"
+check = "less"
 than = "ultra-plus-64"
 "#,
     )
@@ -250,10 +250,12 @@ than = "ultra-plus-64"
     );
     assert!(o.contains("loss 0.000"), "{o}");
     let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
+    // Fitted against the other drive's figure, as its preset simulates it.
     assert!(
-        md.contains("claim compared: compares default with another drive"),
+        md.contains("claim compared, against ultra-plus-64's preset"),
         "{md}"
     );
+    assert!(o.contains("measuring ultra-plus-64 (spec)"), "{o}");
 }
 
 #[test]

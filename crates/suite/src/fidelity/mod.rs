@@ -170,7 +170,7 @@ pub fn number(v: &toml::Value) -> Option<f64> {
 }
 
 /// "drive", "drive:metric", or ":metric" (the same drive, `drive`).
-fn split_than(than: &str, drive: &str, metric: &str) -> (String, String) {
+pub fn split_than(than: &str, drive: &str, metric: &str) -> (String, String) {
     match than.split_once(':') {
         Some(("", m)) => (drive.to_string(), m.to_string()),
         Some((d, m)) => (d.to_string(), m.to_string()),
@@ -305,6 +305,30 @@ pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
         pass,
         simulated: words.join("; "),
     }
+}
+
+/// `name` of the preset `drive` (a figure as the claims name them), from `measured` or by
+/// running the measurements it needs on a fresh simulated drive and keeping their figures
+/// there; `heard` hears of each measurement before it runs.
+pub fn preset_figure(
+    drive: &str,
+    name: &str,
+    measured: &mut Measured,
+    heard: &mut dyn FnMut(Measure),
+) -> Result<f64, String> {
+    if let Some(v) = measured.get(drive).and_then(|f| figure(f, name)) {
+        return Ok(v);
+    }
+    sim::resolve(drive).map_err(|e| format!("'{drive}' is not a preset: {e}"))?;
+    for m in Measure::needed_by(name)? {
+        heard(m);
+        let f = m.run(drive)?;
+        measured.entry(drive.to_string()).or_default().extend(f);
+    }
+    measured
+        .get(drive)
+        .and_then(|f| figure(f, name))
+        .ok_or_else(|| format!("its measurement gives no {name}"))
 }
 
 /// The measurements a set of claims needs: (drive, measure) pairs.

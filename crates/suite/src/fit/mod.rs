@@ -30,7 +30,7 @@ pub use report::{median_error, FitReport, ParamRow, TermRow};
 pub use screen::Screen;
 pub use search::{Budget, Progress, STOPPED};
 pub use space::{param, params, Param, Reach, Space, DEFAULT_PARAMS};
-pub use target::{Goal, Target, Term, DECILES, DISTRIBUTION};
+pub use target::{Goal, OtherFigure, Target, Term, DECILES, DISTRIBUTION};
 
 use crate::fidelity::{Figures, Measure};
 

@@ -25,6 +25,12 @@ pub enum Reach {
     FromZero(f64),
     /// One of these values.
     Choice(&'static [&'static str]),
+    /// TRIM, by the share of trimmed units the drive keeps: none up to x = 0 (`trim=on`), x
+    /// times 100% between (`trim=partial`, `trim_keep`), all at x = 1 (`trim=off`). One
+    /// coordinate, so partial TRIM lies between its neighbours: as a choice beside a share,
+    /// it is reached only where both coordinates move together, and a search from `on`
+    /// stops at `off`, the choice next to it.
+    TrimKept,
 }
 
 /// A key the search may change.
@@ -106,15 +112,10 @@ pub const DEFAULT_PARAMS: &[Param] = &[
     factor("gc_burst", 4.0),
     span("gc_jitter", 1.0, 100.0),
     span("gc_burst_rate", 1.1, 10.0),
-    // Partial TRIM (the 840 EVO's): only the TRIM test tells it.
+    // Whole, partial (the 840 EVO's) or no TRIM: only the TRIM test tells it.
     Param {
         key: "trim",
-        reach: Reach::Choice(sim::TrimStyle::NAMES),
-        shows_in: Some("trim"),
-    },
-    Param {
-        key: "trim_keep",
-        reach: Reach::FromZero(100.0),
+        reach: Reach::TrimKept,
         shows_in: Some("trim"),
     },
     // The energy model's prices, fitted after the rest (`prices`): the idle floors from a
@@ -129,7 +130,8 @@ pub const DEFAULT_PARAMS: &[Param] = &[
 ];
 
 /// Keys of named choices `--params` may add, with their choices (`cell` is not one: it
-/// resets the NAND timings searched beside it; `trim` is in [`DEFAULT_PARAMS`]).
+/// resets the NAND timings searched beside it; `trim` is in [`DEFAULT_PARAMS`], with
+/// `trim_keep`).
 const CHOICES: [(&str, &[&str]); 3] = [
     ("slc_region", sim::SlcRegion::NAMES),
     ("slc_full", sim::SlcWhenFull::NAMES),
@@ -220,6 +222,13 @@ impl Space {
                 continue;
             };
             let start = match param.reach {
+                Reach::TrimKept => match trim_kept(text, start.get("trim_keep")) {
+                    Ok(kept) => Start::Numbers(vec![kept]),
+                    Err(why) => {
+                        left_out.push(format!("{}: {why}", param.key));
+                        continue;
+                    }
+                },
                 Reach::Choice(values) => match values.iter().position(|v| v == text) {
                     Some(i) => Start::Choice(i),
                     None => {
@@ -290,18 +299,19 @@ impl Space {
                 (Start::Numbers(n), Reach::CacheShare) => self.cache_coordinate(n[0]),
                 (Start::Numbers(n), Reach::Span(lo, hi)) => span_coordinate(n[0], lo, hi),
                 (Start::Numbers(n), Reach::FromZero(top)) => (n[0] / top).clamp(0.0, 1.0),
+                (Start::Numbers(n), Reach::TrimKept) => n[0] / 100.0,
                 _ => 0.0,
             })
             .collect()
     }
 
-    /// The drive at `x` as `key=value` overrides (coordinates beyond [-1, 1] are held at
-    /// the edge).
+    /// The drive at `x` as `key=value` overrides, one per key but TRIM's two (coordinates
+    /// beyond [-1, 1] are held at the edge).
     pub fn overrides(&self, x: &[f64]) -> Vec<(String, String)> {
         self.dims
             .iter()
             .zip(x)
-            .map(|(d, &x)| {
+            .flat_map(|(d, &x)| {
                 let x = x.clamp(-1.0, 1.0);
                 let key = d.param.key;
                 let value = match (&d.start, d.param.reach) {
@@ -327,11 +337,12 @@ impl Space {
                         sim::preset::spec_text(key, &[lo * (hi / lo).powf((x + 1.0) / 2.0)])
                     }
                     (_, Reach::FromZero(top)) => sim::preset::spec_text(key, &[x.max(0.0) * top]),
+                    (_, Reach::TrimKept) => return trim_overrides(x),
                     (Start::Choice(_), Reach::Factor(_)) => {
                         unreachable!("a factor starts at numbers")
                     }
                 };
-                (key.to_string(), value)
+                vec![(key.to_string(), value)]
             })
             .collect()
     }
@@ -345,6 +356,40 @@ impl Space {
         let share = share.clamp(CACHE_MIN, CACHE_MAX);
         -0.8 + 1.8 * (share / CACHE_MIN).ln() / (CACHE_MAX / CACHE_MIN).ln()
     }
+}
+
+/// The share of trimmed units a drive keeps, in percent, for its `trim` and `trim_keep`.
+fn trim_kept(trim: &str, keep: Option<&String>) -> Result<f64, String> {
+    match sim::TrimStyle::parse(trim) {
+        Some(sim::TrimStyle::Immediate) => Ok(0.0),
+        Some(sim::TrimStyle::Ignored) => Ok(100.0),
+        Some(sim::TrimStyle::Partial) => {
+            let keep = keep.map_or("0%", |k| k.as_str());
+            let kept = sim::preset::quantities("trim_keep", keep)?;
+            Ok(kept.first().copied().unwrap_or(0.0).clamp(0.0, 100.0))
+        }
+        _ => Err(format!(
+            "starts at {trim}, which is not on the line from on through partial to off"
+        )),
+    }
+}
+
+/// `trim` and `trim_keep` at `x` of [`Reach::TrimKept`].
+fn trim_overrides(x: f64) -> Vec<(String, String)> {
+    let kept = x.clamp(0.0, 1.0) * 100.0;
+    let style = match kept {
+        k if k <= 0.0 => "on",
+        k if k >= 100.0 => "off",
+        _ => "partial",
+    };
+    let keep = if style == "partial" { kept } else { 0.0 };
+    vec![
+        ("trim".to_string(), style.to_string()),
+        (
+            "trim_keep".to_string(),
+            sim::preset::spec_text("trim_keep", &[keep]),
+        ),
+    ]
 }
 
 /// Where `value` sits on a log span from `lo` to `hi`, held at its ends.
@@ -423,22 +468,56 @@ mod tests {
 
     #[test]
     fn params_may_add_keys_of_named_choices_but_not_other_words() {
-        let trim = param("trim").unwrap();
-        let mut at = start();
-        at.insert("trim".into(), "on".into());
-        let space = Space::new(&[trim], &at, 256 << 30, &["trim"]);
-        assert_eq!(space.overrides(&space.origin())[0].1, "on");
-        assert!(Space::new(&[trim], &at, 256 << 30, &["corners"]).is_empty());
+        let space = Space::new(
+            &[param("slc_full").unwrap()],
+            &[("slc_full".to_string(), "bypass".to_string())].into(),
+            256 << 30,
+            &[],
+        );
+        assert_eq!(space.keys(), ["slc_full"], "{:?}", space.left_out);
         let ends: Vec<String> = [-1.0, 1.0]
             .iter()
             .map(|&x| space.overrides(&[x])[0].1.clone())
             .collect();
         assert!(ends
             .iter()
-            .all(|v| sim::TrimStyle::NAMES.contains(&v.as_str())));
+            .all(|v| sim::SlcWhenFull::NAMES.contains(&v.as_str())));
         assert_ne!(ends[0], ends[1]);
         let err = param("link").unwrap_err();
         assert!(err.contains("slc_region"), "{err}");
+    }
+
+    #[test]
+    fn trim_runs_from_whole_through_partial_to_none() {
+        let trim = param("trim").unwrap();
+        let at = |style: &str, keep: &str| -> BTreeMap<String, String> {
+            [("trim", style), ("trim_keep", keep)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let space = Space::new(&[trim], &at("on", "0%"), 256 << 30, &["trim"]);
+        assert!(Space::new(&[trim], &at("on", "0%"), 256 << 30, &["corners"]).is_empty());
+        let drive = |space: &Space, x: f64| {
+            let o = space.overrides(&[x]);
+            format!("{} {}", o[0].1, o[1].1)
+        };
+        assert_eq!(drive(&space, space.origin()[0]), "on 0%");
+        assert_eq!(drive(&space, -0.4), "on 0%");
+        assert_eq!(drive(&space, 0.3), "partial 30%");
+        assert_eq!(drive(&space, 1.0), "off 0%");
+        // An EVO's partial TRIM starts where its share puts it; an ignored TRIM at the top.
+        let evo = Space::new(&[trim], &at("partial", "55%"), 256 << 30, &["trim"]);
+        assert_eq!(drive(&evo, evo.origin()[0]), "partial 55%");
+        let off = Space::new(&[trim], &at("off", "0%"), 256 << 30, &["trim"]);
+        assert_eq!(drive(&off, off.origin()[0]), "off 0%");
+        let deferred = Space::new(&[trim], &at("deferred", "0%"), 256 << 30, &["trim"]);
+        assert!(deferred.is_empty());
+        assert!(
+            deferred.left_out[0].contains("deferred"),
+            "{:?}",
+            deferred.left_out
+        );
     }
 
     #[test]

@@ -150,8 +150,13 @@ impl Target {
     }
 
     /// The claims about `drive` in `claims`: a file in the scorecard's format, or `seeds`
-    /// for the claims of the seeds ssdlab carries.
-    pub fn from_claims_file(claims: &str, drive: &str) -> Result<Target, String> {
+    /// for the claims of the seeds ssdlab carries; `other` gives another drive's figure for
+    /// the claims comparing the two ([`Target::from_claims`]).
+    pub fn from_claims_file(
+        claims: &str,
+        drive: &str,
+        other: &mut OtherFigure,
+    ) -> Result<Target, String> {
         let claims = match claims {
             "seeds" => crate::fidelity::claims()?,
             path => {
@@ -159,7 +164,7 @@ impl Target {
                 crate::fidelity::parse_claims(&text).map_err(|e| format!("{path}: {e}"))?
             }
         };
-        Target::from_claims(&claims, drive)
+        Target::from_claims(&claims, drive, other)
     }
 
     /// The figures of a drive's stored results: every figure a measurement gives, each a
@@ -245,9 +250,15 @@ impl Target {
     }
 
     /// The published claims about `drive` (a preset's name, as the claims say `on`): each
-    /// claim on that drive alone, checked against a figure of its own or a bound; claims
-    /// that compare drives are left out (the twin is one drive).
-    pub fn from_claims(claims: &[Claim], drive: &str) -> Result<Target, String> {
+    /// claim on that drive, checked against a figure of its own, a bound, or another drive's
+    /// figure as `other` gives it (`drive`, `figure`): the scorecard checks a claim that one
+    /// drive draws as little idle power as another against the other's preset, and the fit
+    /// aims at the same figure.
+    pub fn from_claims(
+        claims: &[Claim],
+        drive: &str,
+        other: &mut OtherFigure,
+    ) -> Result<Target, String> {
         let num = crate::fidelity::number;
         let mut t = Target {
             drive: drive.to_string(),
@@ -256,12 +267,8 @@ impl Target {
         for c in claims.iter().filter(|c| c.on.iter().any(|d| d == drive)) {
             let published = c.published.as_ref().and_then(num);
             let tolerance = c.tolerance.unwrap_or(15.0) / 100.0;
-            let same_drive = |than: &str| match than.split_once(':') {
-                Some(("", m)) => Some(m.to_string()),
-                Some((d, m)) if d == drive => Some(m.to_string()),
-                None if than == drive => Some(c.metric.clone()),
-                _ => None,
-            };
+            let factor = c.factor.unwrap_or(1.0);
+            let mut source = format!("claim {}", c.id);
             let goal = match (c.check, published) {
                 (Check::Value, Some(value)) => Some(Goal::Value { value, tolerance }),
                 (Check::AtMost, Some(v)) => Some(Goal::AtMost(v)),
@@ -271,38 +278,76 @@ impl Target {
                     .as_ref()
                     .and_then(|v| v.as_array())
                     .and_then(|r| Some(Goal::Between(num(r.first()?)?, num(r.get(1)?)?))),
-                (Check::Less | Check::Greater | Check::Near, _) => c
-                    .than
-                    .as_deref()
-                    .and_then(same_drive)
-                    .map(|figure| Goal::Than {
-                        figure,
-                        check: c.check,
-                        factor: c.factor.unwrap_or(1.0),
-                        tolerance,
-                    }),
+                (Check::Less | Check::Greater | Check::Near, _) => match c.than.as_deref() {
+                    None => None,
+                    Some(than) => {
+                        let (d, figure) = crate::fidelity::split_than(than, drive, &c.metric);
+                        if d == drive {
+                            Some(Goal::Than {
+                                figure,
+                                check: c.check,
+                                factor,
+                                tolerance,
+                            })
+                        } else {
+                            let b = other(&d, &figure)
+                                .map_err(|e| format!("claim {}: {d}'s {figure}: {e}", c.id))?;
+                            source = format!(
+                                "{source}, against {d}'s preset ({figure} {})",
+                                crate::fidelity::fmt_num(b)
+                            );
+                            Some(match c.check {
+                                Check::Less => Goal::AtMost(factor * b),
+                                Check::Greater => Goal::AtLeast(factor * b),
+                                _ => Goal::Value {
+                                    value: b,
+                                    tolerance,
+                                },
+                            })
+                        }
+                    }
+                },
+                (Check::Lowest | Check::Highest, _) => {
+                    let mut others = Vec::new();
+                    for d in c.among.iter().filter(|d| *d != drive) {
+                        others.push(
+                            other(d, &c.metric)
+                                .map_err(|e| format!("claim {}: {d}'s {}: {e}", c.id, c.metric))?,
+                        );
+                    }
+                    source = format!("{source}, against {} drives' presets", others.len());
+                    let lowest = others.iter().copied().fold(f64::INFINITY, f64::min);
+                    let highest = others.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    (!others.is_empty()).then(|| match c.check {
+                        Check::Lowest => Goal::AtMost(lowest),
+                        _ => Goal::AtLeast(highest),
+                    })
+                }
                 _ => None,
             };
             match goal {
                 Some(goal) => t.terms.push(Term {
                     figure: c.metric.clone(),
                     goal,
-                    source: format!("claim {}", c.id),
+                    source,
                 }),
-                _ => t.skipped.push(format!(
-                    "claim {}: compares {drive} with another drive (a twin is one drive)",
-                    c.id
-                )),
+                None => t
+                    .skipped
+                    .push(format!("claim {}: no figure or bound to fit", c.id)),
             }
         }
         if t.terms.is_empty() {
             return Err(format!(
-                "no claim is about {drive} alone: name a drive the claims list in `on`"
+                "no claim is about {drive}: name a drive the claims list in `on`"
             ));
         }
         Ok(t)
     }
 }
+
+/// Another drive's figure (`drive`, `figure`), as its preset simulates it: what a claim
+/// comparing the fitted drive with another is fitted against.
+pub type OtherFigure<'a> = dyn FnMut(&str, &str) -> Result<f64, String> + 'a;
 
 #[cfg(test)]
 mod tests {
@@ -320,5 +365,84 @@ mod tests {
         assert!(seq.is_held_by("power.seq") && !idle.is_held_by("power.seq"));
         assert!(!term("powerful.x").is_held_by("power"));
         assert!(!term("consistency25.steady_mean").is_held_by("consistency"));
+    }
+
+    #[test]
+    fn a_claim_comparing_drives_aims_at_the_other_drive_s_figure() {
+        let claims = crate::fidelity::parse_claims(
+            r#"
+[[claim]]
+id = "idle-like"
+kind = "review"
+claim = "idles like its sibling"
+source = "this test"
+on = ["a"]
+metric = "power.idle_w"
+check = "near"
+tolerance = 20
+than = "b"
+
+[[claim]]
+id = "faster"
+kind = "review"
+claim = "reads faster than half its own writes"
+source = "this test"
+on = ["a"]
+metric = "spec.seq_read_mbps"
+check = "greater"
+factor = 0.5
+than = ":spec.seq_write_mbps"
+
+[[claim]]
+id = "flattest"
+kind = "review"
+claim = "the flattest"
+source = "this test"
+on = ["a"]
+metric = "consistency.steady_cv"
+check = "lowest"
+among = ["a", "b", "c"]
+"#,
+        )
+        .unwrap();
+        let mut asked = vec![];
+        let mut other = |d: &str, figure: &str| {
+            asked.push(format!("{d} {figure}"));
+            match d {
+                "b" => Ok(0.3),
+                _ => Ok(0.1),
+            }
+        };
+        let t = Target::from_claims(&claims, "a", &mut other).unwrap();
+        assert_eq!(
+            asked,
+            [
+                "b power.idle_w",
+                "b consistency.steady_cv",
+                "c consistency.steady_cv"
+            ]
+        );
+        assert_eq!(
+            t.terms[0].goal,
+            Goal::Value {
+                value: 0.3,
+                tolerance: 0.2
+            }
+        );
+        assert!(
+            t.terms[0].source.contains("against b's preset"),
+            "{}",
+            t.terms[0].source
+        );
+        assert!(
+            matches!(&t.terms[1].goal, Goal::Than { figure, factor, .. } if figure == "spec.seq_write_mbps" && *factor == 0.5)
+        );
+        assert_eq!(t.terms[2].goal, Goal::AtMost(0.1));
+        let mut unknown = |d: &str, _: &str| Err(format!("'{d}' is not a preset"));
+        let err = Target::from_claims(&claims, "a", &mut unknown).unwrap_err();
+        assert!(
+            err.contains("claim idle-like: b's power.idle_w: 'b' is not a preset"),
+            "{err}"
+        );
     }
 }
