@@ -132,8 +132,9 @@ impl Correction {
 const ROUNDS: usize = 3;
 
 /// Searches from the start in the first round ([`search::from_starts`]): a large drive's
-/// fit searches the screen, where a start is cheap, from two, so one bad basin does not
-/// decide the twin; later rounds refine around the best confirmed drive from one.
+/// fit searches the screen, where a start is cheap, from two, each exploring a quarter of
+/// the round before the better goes on, so one bad basin does not decide the twin; later
+/// rounds refine around the best confirmed drive from one.
 const FIRST_ROUND_STARTS: usize = 2;
 
 /// Finalists of a round confirmed at full length (a constant, so the twin does not depend

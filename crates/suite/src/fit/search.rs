@@ -4,7 +4,7 @@
 //! and the evaluations are pure.
 
 use std::ops::ControlFlow;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use cmaes::{CMAESOptions, DVector, TerminationReason};
@@ -99,73 +99,17 @@ pub fn minimise(
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
-    let pool = pool(budget.jobs)?;
-    let evaluated = Mutex::new(Vec::new());
-    let objective = |x: &DVector<f64>| {
-        let inside: Vec<f64> = x.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
-        let outside: f64 = x.iter().zip(&inside).map(|(a, b)| (a - b).powi(2)).sum();
-        let value = loss(&inside) + outside;
-        evaluated.lock().expect("evaluated").push((inside, value));
-        value
-    };
-    let mut state = CMAESOptions::new(origin.to_vec(), step)
-        .seed(budget.seed)
-        .max_function_evals(budget.evaluations)
-        .build(objective)
-        .map_err(|e| format!("the search cannot start: {e:?}"))?;
-    let start = Instant::now();
-    let mut history = Vec::new();
-    let end = loop {
-        let end = pool.install(|| state.next_parallel());
-        let evaluations = state.function_evals();
-        let best_loss = state
-            .overall_best_individual()
-            .map_or(f64::INFINITY, |b| b.value);
-        history.push((evaluations, best_loss));
-        let per_min = evaluations as f64 / start.elapsed().as_secs_f64().max(1e-9) * 60.0;
-        let went_on = progress(&Progress {
-            generation: state.generation(),
-            evaluations,
-            budget: budget.evaluations,
-            best_loss,
-            evaluations_per_min: per_min,
-            eta_s: budget.evaluations.saturating_sub(evaluations) as f64 / per_min.max(1e-9) * 60.0,
-        });
-        if went_on.is_break() {
-            return Err(STOPPED.into());
-        }
-        if let Some(end) = end {
-            break end;
-        }
-    };
-    let best = end
-        .overall_best
-        .ok_or("the search stopped before evaluating any drive")?;
-    let evaluations = state.function_evals();
-    drop(state);
-    let ranked = rank(evaluated.into_inner().expect("evaluated"));
-    Ok(Found {
-        best: best.point.iter().map(|v| v.clamp(-1.0, 1.0)).collect(),
-        ranked,
-        evaluations,
-        history,
-        confirmed: vec![],
-        finalists: 0,
-        stopped: end
-            .reasons
-            .iter()
-            .map(reason)
-            .collect::<Vec<_>>()
-            .join(", "),
-    })
+    from_starts(origin, step, loss, budget, 1, progress)
 }
 
-/// Searches from `origin` that start apart: `starts` of them, each with its own seed and a
-/// share of the budget, merged into one [`Found`] whose best is the best of all. A search ends
-/// in the basin its first generations fall into, and a drive's figures can have several (the
-/// Ultra Plus's 16,667 random writes a second, at any queue depth: three dies, or 60 us of
+/// Searches from `origin` that start apart: `starts` of them, each with its own seed. Each
+/// explores a short share of the budget ([`EXPLORED`]), and the one with the best drive so
+/// far goes on with the rest; the others' drives stay in the ranking. A search ends in the
+/// basin its first generations fall into, and a drive's figures can have several (the Ultra
+/// Plus's 16,667 random writes a second, at any queue depth: three dies, or 60 us of
 /// controller time a write, which only the second gives its sequential writes); where one
-/// start falls into the wrong one, another may not.
+/// start falls into the wrong one, another may not. Shared evenly, the starts each went half
+/// as deep, and the S3700's twin lost the basin one start had found.
 pub fn from_starts(
     origin: &[f64],
     step: f64,
@@ -174,59 +118,196 @@ pub fn from_starts(
     starts: usize,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
+    let pool = pool(budget.jobs)?;
     let starts = starts.max(1);
-    let mut merged: Option<Found> = None;
+    let explored = if starts == 1 {
+        0
+    } else {
+        (budget.evaluations as f64 * EXPLORED / starts as f64).ceil() as usize
+    };
+    // The one that goes on may spend what the others did not.
+    let deepest = budget
+        .evaluations
+        .saturating_sub((starts - 1) * explored)
+        .max(1);
+    let mut runs = Vec::with_capacity(starts);
+    let mut done = 0;
     for k in 0..starts {
-        let done = merged.as_ref().map_or(0, |m| m.evaluations);
-        let share = (budget.evaluations.saturating_sub(done) / (starts - k)).max(1);
         // The first start's seed is the fit's own, so one start is the plain search; the
         // others' are far from the rounds' (seed + round).
         let seed = budget
             .seed
             .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let found = minimise(
-            origin,
-            step,
-            loss,
-            Budget {
-                evaluations: share,
-                seed,
-                ..budget
-            },
-            &mut |p| progress(&p.within(done, budget.evaluations)),
-        )?;
-        merged = Some(match merged {
-            None => found,
-            Some(m) => merge(m, found),
-        });
+        let mut run = Run::new(origin, step, loss, seed, deepest)?;
+        let until = if starts == 1 { deepest } else { explored };
+        run.advance(until, &pool, &mut |p| {
+            progress(&p.within(done, budget.evaluations))
+        })?;
+        done += run.evaluations();
+        runs.push(run);
     }
-    Ok(merged.expect("at least one start"))
-}
-
-/// Two searches as one: the best of both, their drives ranked together, the second's
-/// history after the first's.
-fn merge(a: Found, b: Found) -> Found {
-    let best_of = |f: &Found| f.history.last().map_or(f64::INFINITY, |h| h.1);
-    let (a_best, b_best) = (best_of(&a), best_of(&b));
-    let ranked = rank([a.ranked, b.ranked].concat());
-    let history = a
-        .history
-        .iter()
-        .copied()
-        .chain(
-            b.history
+    // The best so far goes on (the first of equals: one start is the plain search).
+    let on = (0..starts)
+        .min_by(|&a, &b| runs[a].best_loss().total_cmp(&runs[b].best_loss()))
+        .expect("at least one start");
+    let before = done - runs[on].evaluations();
+    runs[on].advance(deepest, &pool, &mut |p| {
+        progress(&p.within(before, budget.evaluations))
+    })?;
+    // One history: the starts in the order they ran, the one that went on last.
+    let last = runs.remove(on);
+    runs.push(last);
+    let (mut history, mut ranked, mut stopped) = (vec![], vec![], String::new());
+    let mut best_before = f64::INFINITY;
+    let mut offset = 0;
+    for run in runs {
+        let found = run.finish()?;
+        history.extend(
+            found
+                .history
                 .iter()
-                .map(|&(n, l)| (a.evaluations + n, l.min(a_best))),
-        )
-        .collect();
-    Found {
-        best: if b_best < a_best { b.best } else { a.best },
+                .map(|&(n, l)| (offset + n, l.min(best_before))),
+        );
+        best_before = history.last().map_or(best_before, |h| h.1);
+        offset += found.evaluations;
+        ranked.extend(found.ranked);
+        stopped = found.stopped;
+    }
+    let ranked = rank(ranked);
+    Ok(Found {
+        best: ranked
+            .first()
+            .map(|r| r.0.clone())
+            .ok_or("the search stopped before evaluating any drive")?,
         ranked,
-        evaluations: a.evaluations + b.evaluations,
+        evaluations: offset,
         history,
         confirmed: vec![],
         finalists: 0,
-        stopped: b.stopped,
+        stopped,
+    })
+}
+
+/// The share of a search's budget its starts explore, shared among them, before the best
+/// goes on: enough generations for a start's drives to show its basin (two of the first
+/// round's ~14-drive generations each), and most of the budget left to go deep in it.
+const EXPLORED: f64 = 0.5;
+
+/// One CMA-ES search under way: its state, and the drives it has evaluated.
+struct Run<'a> {
+    state: cmaes::CMAES<Box<Objective<'a>>>,
+    evaluated: Arc<Mutex<Vec<Point>>>,
+    history: Vec<(usize, f64)>,
+    started: Instant,
+    budget: usize,
+    end: Option<cmaes::TerminationData>,
+}
+
+/// A point searched and its loss.
+type Point = (Vec<f64>, f64);
+
+type Objective<'a> = dyn Fn(&DVector<f64>) -> f64 + Send + Sync + 'a;
+
+impl<'a> Run<'a> {
+    fn new(
+        origin: &[f64],
+        step: f64,
+        loss: &'a (dyn Fn(&[f64]) -> f64 + Sync),
+        seed: u64,
+        budget: usize,
+    ) -> Result<Run<'a>, String> {
+        let evaluated = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&evaluated);
+        let objective: Box<Objective<'a>> = Box::new(move |x: &DVector<f64>| {
+            let inside: Vec<f64> = x.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
+            let outside: f64 = x.iter().zip(&inside).map(|(a, b)| (a - b).powi(2)).sum();
+            let value = loss(&inside) + outside;
+            kept.lock().expect("evaluated").push((inside, value));
+            value
+        });
+        let state = CMAESOptions::new(origin.to_vec(), step)
+            .seed(seed)
+            .max_function_evals(budget)
+            .build(objective)
+            .map_err(|e| format!("the search cannot start: {e:?}"))?;
+        Ok(Run {
+            state,
+            evaluated,
+            history: vec![],
+            started: Instant::now(),
+            budget,
+            end: None,
+        })
+    }
+
+    fn evaluations(&self) -> usize {
+        self.state.function_evals()
+    }
+
+    fn best_loss(&self) -> f64 {
+        self.state
+            .overall_best_individual()
+            .map_or(f64::INFINITY, |b| b.value)
+    }
+
+    /// Generations until `until` drives are evaluated or the search ends, each on `pool`,
+    /// `progress` told after each (as this search's own: the caller places it in the whole).
+    fn advance(
+        &mut self,
+        until: usize,
+        pool: &rayon::ThreadPool,
+        progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
+    ) -> Result<(), String> {
+        while self.end.is_none() && self.evaluations() < until {
+            self.end = pool.install(|| self.state.next_parallel());
+            let evaluations = self.evaluations();
+            let best_loss = self.best_loss();
+            self.history.push((evaluations, best_loss));
+            let per_min =
+                evaluations as f64 / self.started.elapsed().as_secs_f64().max(1e-9) * 60.0;
+            let went_on = progress(&Progress {
+                generation: self.state.generation(),
+                evaluations,
+                budget: self.budget,
+                best_loss,
+                evaluations_per_min: per_min,
+                eta_s: self.budget.saturating_sub(evaluations) as f64 / per_min.max(1e-9) * 60.0,
+            });
+            if went_on.is_break() {
+                return Err(STOPPED.into());
+            }
+        }
+        Ok(())
+    }
+
+    /// What it found, where it stands.
+    fn finish(self) -> Result<Found, String> {
+        let best = self
+            .state
+            .overall_best_individual()
+            .ok_or("the search stopped before evaluating any drive")?;
+        let best = best.point.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
+        let evaluations = self.evaluations();
+        let stopped = match &self.end {
+            Some(end) => end
+                .reasons
+                .iter()
+                .map(reason)
+                .collect::<Vec<_>>()
+                .join(", "),
+            None => "another start went on".into(),
+        };
+        drop(self.state);
+        let evaluated = std::mem::take(&mut *self.evaluated.lock().expect("evaluated"));
+        Ok(Found {
+            best,
+            ranked: rank(evaluated),
+            evaluations,
+            history: self.history,
+            confirmed: vec![],
+            finalists: 0,
+            stopped,
+        })
     }
 }
 
@@ -308,34 +389,41 @@ mod tests {
             let deep = 3.0 * ((x[0] - 0.6).powi(2) + (x[1] - 0.6).powi(2));
             shallow.min(deep)
         };
-        let budget = |seed| Budget {
-            evaluations: 400,
-            seed,
-            jobs: 2,
-        };
         let go_on = &mut |_: &Progress| ControlFlow::Continue(());
         let deep = |f: &Found| loss(&f.best) < 0.1;
         // Of 16 seeds, one search reaches the deep basin for 5; two starts, sharing the same
-        // budget, for those 5 and 2 more.
-        let mut rescued = 0;
-        for seed in 1..=16 {
-            let one = minimise(&[0.0; 2], INITIAL_STEP, &loss, budget(seed), go_on).unwrap();
-            let two = from_starts(&[0.0; 2], INITIAL_STEP, &loss, budget(seed), 2, go_on).unwrap();
-            assert!(two.evaluations <= 400 + 2 * 6, "{}", two.evaluations);
-            assert_eq!(two.ranked[0].0, two.best);
-            assert!(two.history.windows(2).all(|w| w[1].1 <= w[0].1));
-            assert!(loss(&two.best) <= loss(&two.ranked.last().unwrap().0));
-            if !deep(&one) && deep(&two) {
-                rescued += 1;
+        // budget, for those 5 and 2 more, with a budget to spare (400 drives) or one too
+        // short to halve (60, ten generations: the better start goes on with the rest).
+        for evaluations in [60, 400] {
+            let mut rescued = 0;
+            for seed in 1..=16 {
+                let budget = Budget {
+                    evaluations,
+                    seed,
+                    jobs: 2,
+                };
+                let one = minimise(&[0.0; 2], INITIAL_STEP, &loss, budget, go_on).unwrap();
+                let two = from_starts(&[0.0; 2], INITIAL_STEP, &loss, budget, 2, go_on).unwrap();
+                assert!(
+                    two.evaluations <= evaluations + 2 * 6,
+                    "{}",
+                    two.evaluations
+                );
+                assert_eq!(two.ranked[0].0, two.best);
+                assert!(two.history.windows(2).all(|w| w[1].1 <= w[0].1));
+                assert_eq!(two.history.last().unwrap().1, two.ranked[0].1);
+                if !deep(&one) && deep(&two) {
+                    rescued += 1;
+                }
+                if deep(&one) {
+                    assert!(deep(&two), "seed {seed}: the first start is the one search");
+                }
             }
-            if deep(&one) {
-                assert!(deep(&two), "seed {seed}: the first start is the one search");
-            }
+            assert_eq!(
+                rescued, 2,
+                "{evaluations} drives: the seeds whose second start found the deep basin"
+            );
         }
-        assert_eq!(
-            rescued, 2,
-            "the seeds whose second start found the deep basin"
-        );
     }
 
     #[test]

@@ -318,7 +318,7 @@ impl Target {
                     source = format!("{source}, against {} drives' presets", others.len());
                     let lowest = others.iter().copied().fold(f64::INFINITY, f64::min);
                     let highest = others.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    (!others.is_empty()).then(|| match c.check {
+                    (!others.is_empty()).then_some(match c.check {
                         Check::Lowest => Goal::AtMost(lowest),
                         _ => Goal::AtLeast(highest),
                     })
