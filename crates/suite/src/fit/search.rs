@@ -32,6 +32,15 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// The same, with the best of this and an `earlier` loss: a start's progress shows the
+    /// best of every start.
+    pub fn at_best(self, earlier: f64) -> Progress {
+        Progress {
+            best_loss: self.best_loss.min(earlier),
+            ..self
+        }
+    }
+
     /// A part's progress as the whole's: `done` drives before the part, of `budget` in all.
     pub fn within(&self, done: usize, budget: usize) -> Progress {
         let evaluations = done + self.evaluations;
@@ -140,8 +149,9 @@ pub fn from_starts(
             .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut run = Run::new(origin, step, loss, seed, deepest)?;
         let until = if starts == 1 { deepest } else { explored };
+        let earlier = best_of(&runs);
         run.advance(until, &pool, &mut |p| {
-            progress(&p.within(done, budget.evaluations))
+            progress(&p.within(done, budget.evaluations).at_best(earlier))
         })?;
         done += run.evaluations();
         runs.push(run);
@@ -151,8 +161,9 @@ pub fn from_starts(
         .min_by(|&a, &b| runs[a].best_loss().total_cmp(&runs[b].best_loss()))
         .expect("at least one start");
     let before = done - runs[on].evaluations();
+    let earlier = best_of(&runs);
     runs[on].advance(deepest, &pool, &mut |p| {
-        progress(&p.within(before, budget.evaluations))
+        progress(&p.within(before, budget.evaluations).at_best(earlier))
     })?;
     // One history: the starts in the order they ran, the one that went on last.
     let last = runs.remove(on);
@@ -186,6 +197,13 @@ pub fn from_starts(
         finalists: 0,
         stopped,
     })
+}
+
+/// The best loss of `runs`.
+fn best_of(runs: &[Run]) -> f64 {
+    runs.iter()
+        .map(Run::best_loss)
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// The share of a search's budget its starts explore, shared among them, before the best
@@ -403,7 +421,14 @@ mod tests {
                     jobs: 2,
                 };
                 let one = minimise(&[0.0; 2], INITIAL_STEP, &loss, budget, go_on).unwrap();
-                let two = from_starts(&[0.0; 2], INITIAL_STEP, &loss, budget, 2, go_on).unwrap();
+                let mut shown = vec![];
+                let two = from_starts(&[0.0; 2], INITIAL_STEP, &loss, budget, 2, &mut |p| {
+                    shown.push(p.best_loss);
+                    ControlFlow::Continue(())
+                })
+                .unwrap();
+                // Progress shows the best of every start so far, never a later start's worse.
+                assert!(shown.windows(2).all(|w| w[1] <= w[0]), "{shown:?}");
                 assert!(
                     two.evaluations <= evaluations + 2 * 6,
                     "{}",
