@@ -38,9 +38,25 @@ fn deciles(figures: &Figures, prefix: &str) -> Option<Vec<f64>> {
         .collect()
 }
 
+/// The share of a goal's tolerance the fit aims within: a twin on the edge of a claim's
+/// band meets it or not by the screened search's error (the msata 120 twin's random writes,
+/// 0.4% past a 15% band, with a loss that counted nothing inside), so the search counts what
+/// lies past half the band, and the report the claim's own.
+const AIM: f64 = 0.5;
+
 /// The error of one term on a simulated drive's figures: 0 when met; a figure the
 /// simulation did not give counts as the largest error.
 pub fn error(term: &Term, figures: &Figures) -> f64 {
+    error_within(term, figures, 1.0)
+}
+
+/// The error the search minimises: [`error`], past [`AIM`] of a tolerance.
+pub fn aimed_error(term: &Term, figures: &Figures) -> f64 {
+    error_within(term, figures, AIM)
+}
+
+/// The error with `share` of each tolerance.
+fn error_within(term: &Term, figures: &Figures, share: f64) -> f64 {
     let rel = |a: f64, b: f64| (a - b).abs() / b.abs().max(1e-12);
     let e = match &term.goal {
         Goal::Distribution(goal) => term
@@ -54,7 +70,7 @@ pub fn error(term: &Term, figures: &Figures) -> f64 {
                 w1 / mean.max(1e-12)
             }),
         goal => figure(figures, &term.figure).and_then(|s| match goal {
-            Goal::Value { value, tolerance } => Some((rel(s, *value) - tolerance).max(0.0)),
+            Goal::Value { value, tolerance } => Some((rel(s, *value) - share * tolerance).max(0.0)),
             Goal::AtMost(v) => Some(if s <= *v { 0.0 } else { rel(s, *v) }),
             Goal::AtLeast(v) => Some(if s >= *v { 0.0 } else { rel(s, *v) }),
             Goal::Between(lo, hi) => Some(if s < *lo {
@@ -74,7 +90,7 @@ pub fn error(term: &Term, figures: &Figures) -> f64 {
                 match check {
                     Check::Less if s >= bound => rel(s, bound).max(0.01),
                     Check::Greater if s <= bound => rel(s, bound).max(0.01),
-                    Check::Near => (rel(s, b) - tolerance).max(0.0),
+                    Check::Near => (rel(s, b) - share * tolerance).max(0.0),
                     _ => 0.0,
                 }
             }),
@@ -93,14 +109,14 @@ pub fn weights(terms: &[Term]) -> Vec<f64> {
     terms.iter().map(|t| 1.0 / per[t.prefix()] as f64).collect()
 }
 
-/// The loss of `figures`: the weighted mean of the terms' errors.
+/// The loss of `figures`: the weighted mean of the terms' errors ([`aimed_error`]).
 pub fn loss(terms: &[Term], figures: &Figures) -> f64 {
     let w = weights(terms);
     let total: f64 = w.iter().sum();
     terms
         .iter()
         .zip(&w)
-        .map(|(t, w)| w * error(t, figures))
+        .map(|(t, w)| w * aimed_error(t, figures))
         .sum::<f64>()
         / total.max(1e-12)
 }
@@ -133,6 +149,11 @@ mod tests {
             error(&term("corners.seq_read_mbps", value(500.0, 0.15)), &f),
             0.0
         );
+        // The search aims within half the band: 10% off a 15% band is a claim met, and
+        // 2.5% past what the search aims at.
+        let met = term("corners.seq_read_mbps", value(500.0, 0.15));
+        assert!((aimed_error(&met, &f) - 0.025).abs() < 1e-9);
+        assert!((loss(&[met], &f) - 0.025).abs() < 1e-9);
         assert_eq!(error(&term("power.idle_w", Goal::AtMost(0.6)), &f), 0.0);
         assert!((error(&term("power.idle_w", Goal::AtMost(0.25)), &f) - 1.0).abs() < 1e-9);
         assert_eq!(

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 
 use serde::Serialize;
 
-use super::loss::{error, figure, loss, weights};
+use super::loss::{aimed_error, figure, loss, weights};
 use super::search::{self, Budget, INITIAL_STEP};
 use super::space::Space;
 use super::target::Term;
@@ -159,7 +159,7 @@ pub fn fit(
         let squared: f64 = terms
             .iter()
             .zip(&w)
-            .map(|(t, w)| w * error(t, &f).powi(2))
+            .map(|(t, w)| w * aimed_error(t, &f).powi(2))
             .sum();
         squared / total + PULL * pull
     };
