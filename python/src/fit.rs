@@ -101,7 +101,9 @@ fn fit_twin(
         (Some(claims), true) => {
             let drive =
                 drive.ok_or_else(|| msg("claims= needs drive=: the drive they are about"))?;
-            Target::from_claims_file(&claims, &drive)
+            // Claims comparing the drive with another aim at the other's preset.
+            let mut other = suite::fidelity::preset_figures(|_, _| {});
+            Target::from_claims_file(&claims, &drive, &mut other)
         }
         (None, false) => Target::from_results_dirs(&results),
         (Some(_), false) => return Err(msg("give results or claims=, not both")),

@@ -87,12 +87,9 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             let drive = a.drive.as_deref().unwrap_or_default();
             // Claims comparing the drive with another aim at the other's preset, as the
             // scorecard checks them.
-            let mut measured = suite::fidelity::Measured::new();
-            let mut other = |d: &str, figure: &str| {
-                suite::fidelity::preset_figure(d, figure, &mut measured, &mut |m| {
-                    eprintln!("measuring {d} ({}): a claim compares the drive with it", m.prefix())
-                })
-            };
+            let mut other = suite::fidelity::preset_figures(|d, m| {
+                eprintln!("measuring {d} ({}): a claim compares the drive with it", m.prefix())
+            });
             Target::from_claims_file(claims, drive, &mut other)
                 .map_err(|e| anyhow::anyhow!("--claims {e}"))?
         }

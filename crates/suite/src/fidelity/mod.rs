@@ -307,28 +307,28 @@ pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
     }
 }
 
-/// `name` of the preset `drive` (a figure as the claims name them), from `measured` or by
-/// running the measurements it needs on a fresh simulated drive and keeping their figures
-/// there; `heard` hears of each measurement before it runs.
-pub fn preset_figure(
-    drive: &str,
-    name: &str,
-    measured: &mut Measured,
-    heard: &mut dyn FnMut(Measure),
-) -> Result<f64, String> {
-    if let Some(v) = measured.get(drive).and_then(|f| figure(f, name)) {
-        return Ok(v);
+/// Figures of presets (`drive`, a figure as the claims name them), each measurement run once
+/// on a fresh simulated drive: the other drives of claims a twin is fitted to
+/// ([`crate::fit::Target::from_claims`]). `heard` hears of each measurement before it runs.
+pub fn preset_figures<'a>(
+    mut heard: impl FnMut(&str, Measure) + 'a,
+) -> impl FnMut(&str, &str) -> Result<f64, String> + 'a {
+    let mut measured = Measured::new();
+    move |drive: &str, name: &str| {
+        if let Some(v) = measured.get(drive).and_then(|f| figure(f, name)) {
+            return Ok(v);
+        }
+        sim::resolve(drive).map_err(|e| format!("'{drive}' is not a preset: {e}"))?;
+        for m in Measure::needed_by(name)? {
+            heard(drive, m);
+            let f = m.run(drive)?;
+            measured.entry(drive.to_string()).or_default().extend(f);
+        }
+        measured
+            .get(drive)
+            .and_then(|f| figure(f, name))
+            .ok_or_else(|| format!("its measurement gives no {name}"))
     }
-    sim::resolve(drive).map_err(|e| format!("'{drive}' is not a preset: {e}"))?;
-    for m in Measure::needed_by(name)? {
-        heard(m);
-        let f = m.run(drive)?;
-        measured.entry(drive.to_string()).or_default().extend(f);
-    }
-    measured
-        .get(drive)
-        .and_then(|f| figure(f, name))
-        .ok_or_else(|| format!("its measurement gives no {name}"))
 }
 
 /// The measurements a set of claims needs: (drive, measure) pairs.
