@@ -300,11 +300,6 @@ impl<'a> Run<'a> {
 
     /// What it found, where it stands.
     fn finish(self) -> Result<Found, String> {
-        let best = self
-            .state
-            .overall_best_individual()
-            .ok_or("the search stopped before evaluating any drive")?;
-        let best = best.point.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
         let evaluations = self.evaluations();
         let stopped = match &self.end {
             Some(end) => end
@@ -315,11 +310,16 @@ impl<'a> Run<'a> {
                 .join(", "),
             None => "another start went on".into(),
         };
-        drop(self.state);
-        let evaluated = std::mem::take(&mut *self.evaluated.lock().expect("evaluated"));
+        let ranked = rank(std::mem::take(
+            &mut *self.evaluated.lock().expect("evaluated"),
+        ));
         Ok(Found {
-            best,
-            ranked: rank(evaluated),
+            // The ranking's first: the best point evaluated, clamped into the box.
+            best: ranked
+                .first()
+                .map(|r| r.0.clone())
+                .ok_or("the search stopped before evaluating any drive")?,
+            ranked,
             evaluations,
             history: self.history,
             confirmed: vec![],
