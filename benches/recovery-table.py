@@ -7,8 +7,15 @@ median across twins; then each twin's median over its held-out figures.
 Medians are upper medians (of an even count, the higher middle one), as `sim fit` reports
 them. Prints Markdown. Only held-out figures are in it: what a twin was fitted to is not a
 prediction.
+
+Fits run with `--reference PRESET` (the hidden preset) also score it, with its own values of
+the searched keys on the start's others; then each miss (over 10%) is marked with whose it
+is: (s) the search's, the reference fits better and predicts within 10%; (t) the fitted
+tests', they prefer the twin though the reference predicts within 10%; (k) the keys', the
+reference misses too, so keys not searched matter.
 """
 
+import collections
 import json
 import statistics
 import sys
@@ -18,15 +25,20 @@ from pathlib import Path
 def main(paths):
     fits = {Path(p).name.removesuffix(".fit.json"): json.load(open(p)) for p in paths}
     errors = {}  # figure -> {twin: error}
+    causes = {}  # (figure, twin) -> s, t or k
     for name, fit in fits.items():
         for row in fit["held_out"]:
             errors.setdefault(row["figure"], {})[name] = row["twin_error"]
+            cause = whose(fit, row)
+            if cause:
+                causes[row["figure"], name] = cause
     names = list(fits)
     print("| held-out figure | " + " | ".join(names) + " | median |")
     print("|---" * (len(names) + 2) + "|")
     for figure in sorted(errors):
         by = errors[figure]
-        cells = [f"{100 * by[n]:.1f}%" if n in by else "" for n in names]
+        cells = [f"{100 * by[n]:.1f}%" + (f" ({causes[figure, n]})" if (figure, n) in causes else "")
+                 if n in by else "" for n in names]
         print(f"| {figure} | " + " | ".join(cells) + f" | {100 * statistics.median_high(by.values()):.1f}% |")
     medians = [statistics.median_high(r["twin_error"] for r in fits[n]["held_out"]) for n in names]
     print("| **median over the twin's figures** | "
@@ -34,9 +46,31 @@ def main(paths):
     start = [statistics.median_high(r["start_error"] for r in fits[n]["held_out"]) for n in names]
     print("| the start's (`default`), for comparison | "
           + " | ".join(f"{100 * m:.1f}%" for m in start) + " | |")
+    if any(fit.get("reference") for fit in fits.values()):
+        ref = [fits[n].get("reference") for n in names]
+        print("| loss: the twin's / the reference's | "
+              + " | ".join(f"{fits[n]['loss_twin']:.3f} / {r['loss']:.3f}" if r else "" for n, r in zip(names, ref))
+              + " | |")
+        print("| the reference's median over the figures | "
+              + " | ".join(f"{100 * statistics.median_high(x['reference_error'] for x in fits[n]['held_out']):.1f}%"
+                           if r else "" for n, r in zip(names, ref)) + " | |")
     within = sum(1 for by in errors.values() if statistics.median_high(by.values()) <= 0.10)
     print(f"\n{within} of {len(errors)} figures have a median error across twins of 10% or less.")
+    if causes:
+        count = collections.Counter(causes.values())
+        print(f"Misses over 10%: {count['s']} the search's (s), {count['t']} the fitted tests' (t), "
+              f"{count['k']} the keys' not searched (k).")
     spreads(fits)
+
+
+def whose(fit, row, line=0.10):
+    """Whose miss a held-out figure over `line` is, when the fit scored a reference."""
+    reference, ref_error = fit.get("reference"), row.get("reference_error")
+    if row["twin_error"] <= line or reference is None or ref_error is None:
+        return None
+    if ref_error > line:
+        return "k"
+    return "s" if reference["loss"] < fit["loss_twin"] else "t"
 
 
 def spreads(fits):

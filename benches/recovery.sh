@@ -3,7 +3,8 @@
 # target of a fit from `default` that never sees the Storage Bench traces, the TRIM test,
 # the 25%-spare consistency run or the power tests' sequential write; the table is each
 # held-out figure's error (the twin's against the hidden preset's), per preset and the
-# median across presets. Each fit takes 30-45 minutes of two cores.
+# median across presets, each miss marked with whose it is (the search's, the fitted
+# tests' or the keys' not searched: --reference). Each fit takes 15-40 minutes of two cores.
 #
 #   benches/recovery.sh DIR PRESET...     # suites and fits in DIR, kept for a re-run
 #
@@ -23,7 +24,7 @@ for preset in "$@"; do
     if [ ! -f "$preset.toml" ]; then
         /usr/bin/time -f "$preset: %e s wall, %U s user" -o "$preset.time" \
             "$ssdlab" sim fit "$preset" --from default --hold-out "$HOLD_OUT" \
-            --evals 300 --seed 1 --jobs 2 -o "$preset.toml"
+            --evals 300 --seed 1 --jobs 2 --reference "$preset" -o "$preset.toml"
     fi
 done
 python3 "$here/benches/recovery-table.py" "${@/%/.fit.json}"

@@ -78,7 +78,7 @@ fn measure_drive(
 
 /// Fit a twin; see `ssdlab.sim.fit`, which documents the arguments.
 #[pyfunction]
-#[pyo3(signature = (output, results, claims, drive, start, hold_out, params, evals, seed, jobs, screen, measure, on_progress))]
+#[pyo3(signature = (output, results, claims, drive, start, hold_out, params, evals, seed, jobs, screen, measure, on_progress, reference=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_twin(
     py: Python<'_>,
@@ -95,6 +95,7 @@ fn fit_twin(
     screen: Option<u32>,
     measure: Option<Py<PyAny>>,
     on_progress: Option<Py<PyAny>>,
+    reference: Option<String>,
 ) -> PyResult<Twin> {
     let files = TwinFiles::beside(&output).map_err(msg)?;
     let target = match (claims, results.is_empty()) {
@@ -154,6 +155,7 @@ fn fit_twin(
         screen,
         cache: Some(files.evaluations.clone()),
         measurer,
+        reference,
     };
     let fitted = py.detach(|| {
         fit::fit(&request, &mut |p| {

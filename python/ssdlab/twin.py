@@ -18,7 +18,7 @@ def measure(spec, measurement, time_scale):
 
 def fit(results=(), output=None, *, claims=None, drive=None, start="default",
         hold_out=(), params=(), evals=300, seed=1, jobs=None, screen=None, client=None,
-        on_progress=None):
+        on_progress=None, reference=None):
     """Fit a twin of a drive and write it to ``output`` (a ``.toml`` file), with its report
     beside it, as ``ssdlab sim fit`` does; returns a :class:`Twin`.
 
@@ -27,7 +27,9 @@ def fit(results=(), output=None, *, claims=None, drive=None, start="default",
     ``start`` is the preset the search starts from (with overrides, ``"default,op=9%"``);
     ``hold_out`` the measurements kept out of the fit and predicted (``"heavy"``, ``"trim"``,
     ...), or figures by the beginning of their names (``"power.seq"``); ``params`` the keys searched (default: those of ``ssdlab sim fit``); ``evals`` the
-    simulated drives evaluated at most; ``screen`` the screen's factor (``--screen``).
+    simulated drives evaluated at most; ``screen`` the screen's factor (``--screen``);
+    ``reference`` the preset the results came from, when known (``--reference``: a recovery
+    test's report scores it beside the twin).
 
     With ``client`` (a ``distributed.Client``), each drive's measurements are Dask tasks and
     ``jobs`` (default: the cluster's threads, twice over so none waits) is how many are in
@@ -55,4 +57,4 @@ def fit(results=(), output=None, *, claims=None, drive=None, start="default",
         results = [results]
     return _ssdlab.fit_twin(
         os.fspath(output), [os.fspath(r) for r in results], claims, drive, start,
-        list(hold_out), list(params), evals, seed, jobs, screen, send, on_progress)
+        list(hold_out), list(params), evals, seed, jobs, screen, send, on_progress, reference)

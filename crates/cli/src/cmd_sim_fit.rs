@@ -56,6 +56,12 @@ pub struct FitArgs {
     /// full length; default: what keeps the screened drive at 16 GiB or more).
     #[arg(long, value_name = "FACTOR", value_parser = clap::value_parser!(u32).range(1..=1024))]
     screen: Option<u32>,
+    /// The drive the results came from, when known (a recovery test: the preset whose suite
+    /// is the target): the report compares the twin's keys with its, and scores it with its
+    /// own values of the searched keys, so a held-out miss is the search's, the fitted
+    /// figures' or the keys' not searched.
+    #[arg(long, value_name = "PRESET")]
+    reference: Option<String>,
     /// Drives evaluated at once (default: the CPUs).
     #[arg(long)]
     jobs: Option<usize>,
@@ -122,6 +128,10 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         screen: a.screen,
         cache: Some(files.evaluations.clone()),
         measurer: None,
+        reference: a
+            .reference
+            .as_deref()
+            .map(|r| r.strip_prefix("sim:").unwrap_or(r).to_string()),
     };
     eprintln!(
         "fitting a twin of {} from {}: {} figures ({} held out), at most {} simulated drives",
@@ -166,6 +176,12 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
     );
     if let Some(m) = suite::fit::median_error(&r.held_out) {
         println!("held-out figures: median error {:.1}%", m * 100.0);
+    }
+    if let Some(reference) = &r.reference {
+        println!(
+            "the reference {}, with its own values of the searched keys: loss {:.3}",
+            reference.drive, reference.loss
+        );
     }
     println!(
         "wrote {} (run it: --target sim:{}) and its report {}",

@@ -210,6 +210,57 @@ fn a_screened_fit_confirms_its_finalists_at_full_length() {
     assert_recovered(&a_text);
 }
 
+/// A recovery test names the drive the results came from (`--reference`): its values of the
+/// searched keys, on the start's others, are measured and scored beside the twin. Here they
+/// are the hidden drive itself, so its loss is 0 and a short search's twin is worse: the
+/// search's miss, said so.
+#[test]
+fn the_reference_is_scored_as_the_search_could_have_found_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("hidden");
+    measure_hidden(&["--no-store"], &results);
+    let twin = dir.path().join("twin.toml");
+    let target = [results.to_str().unwrap(), "--reference", HIDDEN];
+    let o = fit_with(&target, "channel_mbps,t_prog", "8", &twin);
+    assert!(
+        o.contains("with its own values of the searched keys: loss 0.000"),
+        "{o}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("twin.fit.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["reference"]["loss"].as_f64(), Some(0.0), "{report}");
+    assert!(report["loss_twin"].as_f64().unwrap() > 0.0, "{report}");
+    let channel = report["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["key"] == "channel_mbps")
+        .unwrap();
+    assert_eq!(channel["reference"], "90", "{channel}");
+    assert!(
+        report["fitted"][0]["reference_error"].as_f64() == Some(0.0),
+        "{report}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
+    assert!(md.contains("the search did not find it"), "{md}");
+
+    let o = run(&[
+        "sim",
+        "fit",
+        results.to_str().unwrap(),
+        "--reference",
+        "no-such-drive",
+        "-o",
+        dir.path().join("t.toml").to_str().unwrap(),
+    ]);
+    assert!(
+        text(&o).contains("--reference no-such-drive"),
+        "{}",
+        text(&o)
+    );
+}
+
 #[test]
 fn published_claims_are_a_target() {
     let dir = tempfile::tempdir().unwrap();

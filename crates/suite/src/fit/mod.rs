@@ -7,11 +7,13 @@
 //! the target, `search` the optimiser, `screen` the cheap evaluations a large drive's search
 //! ranks with, `prices` the energy model's watts and joules, fitted after the drive's
 //! behaviour, `evaluations` the simulated drives measured (a pure function of a spec, cached
-//! so a fit resumes), `report` what the fit found and the twin's file.
+//! so a fit resumes), `reference` the drive a recovery test's results came from, `report`
+//! what the fit found and the twin's file.
 
 mod evaluations;
 mod loss;
 mod prices;
+mod reference;
 mod report;
 mod screen;
 mod search;
@@ -26,6 +28,7 @@ use std::time::Instant;
 pub use evaluations::{Evaluations, Measurer};
 pub use loss::{error, figure, loss, twin_value, weights};
 pub use prices::Spread;
+pub use reference::Reference;
 pub use report::{median_error, FitReport, ParamRow, TermRow};
 pub use screen::Screen;
 pub use search::{Budget, Progress, STOPPED};
@@ -56,6 +59,9 @@ pub struct Request {
     /// Where drives are measured: on `budget.jobs` threads here when none; elsewhere, the
     /// jobs are the drives in flight.
     pub measurer: Option<Measurer>,
+    /// The drive the target's results came from, when known (a recovery test's hidden
+    /// preset): a preset, with overrides ([`Reference`]).
+    pub reference: Option<String>,
 }
 
 /// A fit's outcome: the twin's keys and the report.
@@ -92,6 +98,11 @@ pub fn fit(
     let started = Instant::now();
     let (preset, mut keys) = split_spec(&req.from)?;
     let start_cfg = sim::resolve(&req.from).map_err(|e| e.to_string())?;
+    let reference_values = req
+        .reference
+        .as_deref()
+        .map(reference::values)
+        .transpose()?;
     if let Some(cap) = req.target.capacity_bytes {
         if cap != start_cfg.capacity_bytes {
             set(&mut keys, "capacity", cap.to_string());
@@ -249,12 +260,31 @@ pub fn fit(
         let (twin, before) = rayon::join(twin, || evaluations.figures(&base, &all_measures));
         (twin?, before?)
     };
+    // The reference, as the search could have found it: its values of the keys searched.
+    let reference = match (&req.reference, &reference_values) {
+        (Some(drive), Some(values)) => {
+            let mut searched = price_space.overrides(&price_space.origin());
+            if search_behaviour {
+                searched.extend(space.overrides(&origin));
+            }
+            let spec = spec_of(&preset, &keys_with(&reference::project(&searched, values)));
+            let figures = evaluations.figures(&spec, &all_measures)?;
+            let r = Reference {
+                drive: drive.clone(),
+                spec,
+                loss: loss(&fitted_terms, &figures),
+            };
+            Some((r, figures))
+        }
+        _ => None,
+    };
     let rows = |terms: &[Term]| -> Vec<TermRow> {
         let w = weights(terms);
+        let reference = reference.as_ref().map(|(_, f)| f);
         terms
             .iter()
             .zip(w)
-            .map(|(t, weight)| TermRow::new(t, weight, &before, &twin))
+            .map(|(t, weight)| TermRow::new(t, weight, &before, &twin, reference))
             .collect()
     };
     let fitted_keys: BTreeSet<String> = twin_values.iter().map(|(k, _)| k.clone()).collect();
@@ -264,11 +294,13 @@ pub fn fit(
             key: key.clone(),
             start: start.get(key).cloned().unwrap_or_default(),
             twin: value.clone(),
+            reference: reference_values.as_ref().and_then(|r| r.get(key).cloned()),
         })
         .collect();
     for (key, value) in twin_values {
         set(&mut keys, &key, value);
     }
+    let (fitted, held_out) = (rows(&fitted_terms), rows(&held_terms));
     let report = FitReport {
         drive: req.target.drive.clone(),
         from: req.from.clone(),
@@ -279,8 +311,9 @@ pub fn fit(
         skipped: req.target.skipped.clone(),
         loss_start: loss(&fitted_terms, &before),
         loss_twin: loss(&fitted_terms, &twin),
-        fitted: rows(&fitted_terms),
-        held_out: rows(&held_terms),
+        reference: reference.map(|(r, _)| r),
+        fitted,
+        held_out,
         history: found.history,
         screen: screen.factor,
         confirmed: found.confirmed,

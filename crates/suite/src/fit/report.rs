@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::loss::{error, twin_value};
 use super::prices::Spread;
+use super::reference::Reference;
 use super::target::{Goal, Term};
 use super::Fit;
 use crate::fidelity::{fmt_num, Figures};
@@ -18,6 +19,8 @@ pub struct ParamRow {
     pub key: String,
     pub start: String,
     pub twin: String,
+    /// The reference's value ([`Reference`]), when the fit has one.
+    pub reference: Option<String>,
 }
 
 /// A term of the loss: the drive's figure, the start's and the twin's, and their errors.
@@ -35,10 +38,19 @@ pub struct TermRow {
     pub start_error: f64,
     pub twin_error: f64,
     pub weight: f64,
+    /// The reference's figure and error ([`Reference`]), when the fit has one.
+    pub reference: Option<f64>,
+    pub reference_error: Option<f64>,
 }
 
 impl TermRow {
-    pub fn new(t: &Term, weight: f64, start: &Figures, twin: &Figures) -> TermRow {
+    pub fn new(
+        t: &Term,
+        weight: f64,
+        start: &Figures,
+        twin: &Figures,
+        reference: Option<&Figures>,
+    ) -> TermRow {
         let drive = match &t.goal {
             Goal::Value { value, .. } => Some(*value),
             Goal::Distribution(q) => Some(q.iter().sum::<f64>() / q.len().max(1) as f64),
@@ -54,6 +66,8 @@ impl TermRow {
             start_error: error(t, start),
             twin_error: error(t, twin),
             weight,
+            reference: reference.and_then(|f| twin_value(t, f)),
+            reference_error: reference.map(|f| error(t, f)),
         }
     }
 }
@@ -72,6 +86,8 @@ pub struct FitReport {
     pub skipped: Vec<String>,
     pub loss_start: f64,
     pub loss_twin: f64,
+    /// The drive the results came from, scored as the search could have found it.
+    pub reference: Option<Reference>,
     pub fitted: Vec<TermRow>,
     pub held_out: Vec<TermRow>,
     /// The best loss after each generation: (evaluations, loss); screened when `screen` > 1.
@@ -133,9 +149,31 @@ impl FitReport {
             );
         }
         let _ = writeln!(s, "The twin: `sim:{}`\n", self.twin);
-        s.push_str("## Parameters\n\n| key | start | twin |\n|---|---|---|\n");
+        if let Some(r) = &self.reference {
+            let verdict = if r.loss < self.loss_twin {
+                "The space holds a drive that fits better than the twin: the search did not find it."
+            } else {
+                "The fitted figures prefer the twin: where it predicts worse than the reference, they cannot tell the two apart."
+            };
+            let _ = writeln!(
+                s,
+                "The reference, `{}` (the drive the results came from), measured with its own values of the searched keys and the start's of the others (`sim:{}`): loss {:.3} on the fitted figures, the twin's {:.3}. {verdict} Where the reference misses a figure too, the keys not searched matter.\n",
+                r.drive, r.spec, r.loss, self.loss_twin
+            );
+        }
+        let with_reference = self.reference.is_some();
+        s.push_str("## Parameters\n\n| key | start | twin |");
+        s.push_str(if with_reference {
+            " reference |\n|---|---|---|---|\n"
+        } else {
+            "\n|---|---|---|\n"
+        });
         for p in &self.params {
-            let _ = writeln!(s, "| {} | {} | {} |", p.key, p.start, p.twin);
+            let _ = write!(s, "| {} | {} | {} |", p.key, p.start, p.twin);
+            if with_reference {
+                let _ = write!(s, " {} |", p.reference.as_deref().unwrap_or("-"));
+            }
+            s.push('\n');
         }
         if !self.left_out.is_empty() {
             s.push_str("\nNot searched:\n\n");
@@ -205,12 +243,24 @@ fn table(s: &mut String, rows: &[TermRow]) {
     if let (true, Some(r)) = (one_source, rows.first()) {
         let _ = writeln!(s, "From {}.\n", r.source);
     }
-    s.push_str("| figure | drive | start | twin | start error | twin error | weight |");
-    s.push_str(if one_source {
-        "\n|---|---|---|---|---|---|---|\n"
-    } else {
-        " from |\n|---|---|---|---|---|---|---|---|\n"
-    });
+    let with_reference = rows.iter().any(|r| r.reference_error.is_some());
+    let mut columns = vec![
+        "figure",
+        "drive",
+        "start",
+        "twin",
+        "start error",
+        "twin error",
+        "weight",
+    ];
+    if with_reference {
+        columns.extend(["reference", "reference error"]);
+    }
+    if !one_source {
+        columns.push("from");
+    }
+    let _ = writeln!(s, "| {} |", columns.join(" | "));
+    let _ = writeln!(s, "|{}", "---|".repeat(columns.len()));
     let num = |v: Option<f64>| v.map_or("-".into(), fmt_num);
     for r in rows {
         let _ = write!(
@@ -224,6 +274,12 @@ fn table(s: &mut String, rows: &[TermRow]) {
             r.twin_error * 100.0,
             r.weight,
         );
+        if with_reference {
+            let error = r
+                .reference_error
+                .map_or("-".into(), |e| format!("{:.1}%", e * 100.0));
+            let _ = write!(s, " {} | {error} |", num(r.reference));
+        }
         if !one_source {
             let _ = write!(s, " {} |", r.source);
         }
