@@ -49,11 +49,12 @@ def main(paths):
     if any(fit.get("reference") for fit in fits.values()):
         ref = [fits[n].get("reference") for n in names]
         print("| loss: the twin's / the reference's | "
-              + " | ".join(f"{fits[n]['loss_twin']:.3f} / {r['loss']:.3f}" if r else "" for n, r in zip(names, ref))
+              + " | ".join(f"{fits[n]['loss_twin']:.3f} / " + (f"{r['loss']:.3f}" if r["loss"] is not None else "refused")
+                           if r else "" for n, r in zip(names, ref))
               + " | |")
         print("| the reference's median over the figures | "
               + " | ".join(f"{100 * statistics.median_high(x['reference_error'] for x in fits[n]['held_out']):.1f}%"
-                           if r else "" for n, r in zip(names, ref)) + " | |")
+                           if r and r["loss"] is not None else "" for n, r in zip(names, ref)) + " | |")
     within = sum(1 for by in errors.values() if statistics.median_high(by.values()) <= 0.10)
     print(f"\n{within} of {len(errors)} figures have a median error across twins of 10% or less.")
     if causes:
@@ -66,7 +67,7 @@ def main(paths):
 def whose(fit, row, line=0.10):
     """Whose miss a held-out figure over `line` is, when the fit scored a reference."""
     reference, ref_error = fit.get("reference"), row.get("reference_error")
-    if row["twin_error"] <= line or reference is None or ref_error is None:
+    if row["twin_error"] <= line or not reference or reference["loss"] is None or ref_error is None:
         return None
     if ref_error > line:
         return "k"

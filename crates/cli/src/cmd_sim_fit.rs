@@ -178,10 +178,17 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         println!("held-out figures: median error {:.1}%", m * 100.0);
     }
     if let Some(reference) = &r.reference {
-        println!(
-            "the reference {}, with its own values of the searched keys: loss {:.3}",
-            reference.drive, reference.loss
-        );
+        match (reference.loss, &reference.refused) {
+            (Some(loss), _) => println!(
+                "the reference {}, with its own values of the searched keys: loss {loss:.3}",
+                reference.drive
+            ),
+            (None, refused) => println!(
+                "the reference {}, with its own values of the searched keys, was refused by the simulator: {}",
+                reference.drive,
+                refused.as_deref().unwrap_or_default()
+            ),
+        }
     }
     println!(
         "wrote {} (run it: --target sim:{}) and its report {}",

@@ -268,19 +268,21 @@ pub fn fit(
                 searched.extend(space.overrides(&origin));
             }
             let spec = spec_of(&preset, &keys_with(&reference::project(&searched, values)));
-            let figures = evaluations.figures(&spec, &all_measures)?;
+            // A drive the simulator refuses is reported, not the fit's failure.
+            let figures = evaluations.figures(&spec, &all_measures);
             let r = Reference {
                 drive: drive.clone(),
                 spec,
-                loss: loss(&fitted_terms, &figures),
+                loss: figures.as_ref().ok().map(|f| loss(&fitted_terms, f)),
+                refused: figures.as_ref().err().cloned(),
             };
-            Some((r, figures))
+            Some((r, figures.ok()))
         }
         _ => None,
     };
     let rows = |terms: &[Term]| -> Vec<TermRow> {
         let w = weights(terms);
-        let reference = reference.as_ref().map(|(_, f)| f);
+        let reference = reference.as_ref().and_then(|(_, f)| f.as_ref());
         terms
             .iter()
             .zip(w)

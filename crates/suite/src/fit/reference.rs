@@ -16,8 +16,10 @@ pub struct Reference {
     pub drive: String,
     /// The drive measured: its values of the searched keys, the start's of the others.
     pub spec: String,
-    /// Its loss on the fitted figures (the twin's is the report's `loss_twin`).
-    pub loss: f64,
+    /// Its loss on the fitted figures (the twin's is the report's `loss_twin`); none when
+    /// the simulator refused it (`refused` says why).
+    pub loss: Option<f64>,
+    pub refused: Option<String>,
 }
 
 /// Each key's value in `drive` (a spec), as its sources last set it.

@@ -150,16 +150,32 @@ impl FitReport {
         }
         let _ = writeln!(s, "The twin: `sim:{}`\n", self.twin);
         if let Some(r) = &self.reference {
-            let verdict = if r.loss < self.loss_twin {
-                "The space holds a drive that fits better than the twin: the search did not find it."
-            } else {
-                "The fitted figures prefer the twin: where it predicts worse than the reference, they cannot tell the two apart."
-            };
-            let _ = writeln!(
+            let _ = write!(
                 s,
-                "The reference, `{}` (the drive the results came from), measured with its own values of the searched keys and the start's of the others (`sim:{}`): loss {:.3} on the fitted figures, the twin's {:.3}. {verdict} Where the reference misses a figure too, the keys not searched matter.\n",
-                r.drive, r.spec, r.loss, self.loss_twin
+                "The reference, `{}` (the drive the results came from), measured with its own values of the searched keys and the start's of the others (`sim:{}`): ",
+                r.drive, r.spec
             );
+            match (r.loss, &r.refused) {
+                (Some(loss), _) => {
+                    let verdict = if loss < self.loss_twin {
+                        "The space holds a drive that fits better than the twin: the search did not find it."
+                    } else {
+                        "The fitted figures prefer the twin: where it predicts worse than the reference, they cannot tell the two apart."
+                    };
+                    let _ = writeln!(
+                        s,
+                        "loss {loss:.3} on the fitted figures, the twin's {:.3}. {verdict} Where the reference misses a figure too, the keys not searched matter.\n",
+                        self.loss_twin
+                    );
+                }
+                (None, refused) => {
+                    let _ = writeln!(
+                        s,
+                        "refused by the simulator ({}): the keys not searched make the drive.\n",
+                        refused.as_deref().unwrap_or("no reason given")
+                    );
+                }
+            }
         }
         let with_reference = self.reference.is_some();
         s.push_str("## Parameters\n\n| key | start | twin |");
