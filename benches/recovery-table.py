@@ -60,8 +60,18 @@ def main(paths):
     if causes:
         count = collections.Counter(causes.values())
         print(f"Misses over 10%: {count['s']} the search's (s), {count['t']} the fitted tests' (t), "
-              f"{count['k']} the keys' not searched (k).")
+              f"{count['k']} the keys' not searched (k). The keys not searched that make each "
+              "reference another drive than the start:\n")
+    unsearched(fits)
     spreads(fits)
+
+
+def unsearched(fits):
+    """The keys not searched that make each reference another drive than the start."""
+    for name, fit in fits.items():
+        keys = (fit.get("reference") or {}).get("unsearched") or []
+        if keys:
+            print(f"- {name}: " + ", ".join(f"`{u['key']}` {u['reference']} (start {u['start']})" for u in keys))
 
 
 def whose(fit, row, line=0.10):

@@ -268,6 +268,7 @@ pub fn fit(
                 searched.extend(space.overrides(&origin));
             }
             let spec = spec_of(&preset, &keys_with(&reference::project(&searched, values)));
+            let unsearched = reference::unsearched(&base, &start, values, &searched);
             // A drive the simulator refuses is reported, not the fit's failure.
             let figures = evaluations.figures(&spec, &all_measures);
             let r = Reference {
@@ -275,6 +276,7 @@ pub fn fit(
                 spec,
                 loss: figures.as_ref().ok().map(|f| loss(&fitted_terms, f)),
                 refused: figures.as_ref().err().cloned(),
+                unsearched,
             };
             Some((r, figures.ok()))
         }

@@ -20,6 +20,17 @@ pub struct Reference {
     /// the simulator refused it (`refused` says why).
     pub loss: Option<f64>,
     pub refused: Option<String>,
+    /// The keys not searched that make the reference another drive than the start: what a
+    /// miss the reference shares comes down to.
+    pub unsearched: Vec<Unsearched>,
+}
+
+/// A key not searched whose value differs between the start and the reference.
+#[derive(Clone, Debug, Serialize)]
+pub struct Unsearched {
+    pub key: String,
+    pub start: String,
+    pub reference: String,
 }
 
 /// Each key's value in `drive` (a spec), as its sources last set it.
@@ -37,6 +48,37 @@ pub fn project(
     searched
         .iter()
         .map(|(k, v)| (k.clone(), reference.get(k).unwrap_or(v).clone()))
+        .collect()
+}
+
+/// The keys of `reference` not in `searched` (nor the capacity, the target's) that, set on
+/// `base` (the start's spec), change the drive it builds: another value, not another way of
+/// writing the start's (3ms for 3000000ns).
+pub fn unsearched(
+    base: &str,
+    start: &BTreeMap<String, String>,
+    reference: &BTreeMap<String, String>,
+    searched: &[(String, String)],
+) -> Vec<Unsearched> {
+    // A drive as built, without the account of where its values came from.
+    let built = |spec: &str| {
+        sim::resolve(spec).ok().map(|mut cfg| {
+            cfg.sources.clear();
+            cfg.facts.clear();
+            cfg
+        })
+    };
+    let start_drive = built(base);
+    reference
+        .iter()
+        .filter(|(k, _)| *k != "capacity" && !searched.iter().any(|(s, _)| s == *k))
+        .filter(|(k, v)| start.get(*k) != Some(*v))
+        .filter(|(k, v)| built(&format!("{base},{k}={v}")) != start_drive)
+        .map(|(k, v)| Unsearched {
+            key: k.clone(),
+            start: start.get(k).cloned().unwrap_or_default(),
+            reference: v.clone(),
+        })
         .collect()
 }
 
@@ -62,5 +104,19 @@ mod tests {
         assert!(values("no-such-drive")
             .unwrap_err()
             .contains("--reference no-such-drive"));
+    }
+
+    #[test]
+    fn the_keys_not_searched_that_make_another_drive_are_named() {
+        let base = "default,capacity=2GiB";
+        let start = values(base).unwrap();
+        let reference = values("default,capacity=4GiB,page_size=8KiB,op=9%,t_erase=3ms").unwrap();
+        let searched = [("op".to_string(), "7%".to_string())];
+        let keys: Vec<String> = unsearched(base, &start, &reference, &searched)
+            .into_iter()
+            .map(|u| format!("{} {} {}", u.key, u.start, u.reference))
+            .collect();
+        // Not op (searched), nor capacity (the target's), nor t_erase (the start's value).
+        assert_eq!(keys, ["page_size 16KiB 8KiB"]);
     }
 }

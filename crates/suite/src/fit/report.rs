@@ -177,6 +177,18 @@ impl FitReport {
                 }
             }
         }
+        if let Some(r) = self.reference.as_ref().filter(|r| !r.unsearched.is_empty()) {
+            let keys: Vec<String> = r
+                .unsearched
+                .iter()
+                .map(|u| format!("`{}` {} (start {})", u.key, u.reference, u.start))
+                .collect();
+            let _ = writeln!(
+                s,
+                "Keys not searched that make the reference another drive than the start: {}.\n",
+                keys.join(", ")
+            );
+        }
         let with_reference = self.reference.is_some();
         s.push_str("## Parameters\n\n| key | start | twin |");
         s.push_str(if with_reference {
