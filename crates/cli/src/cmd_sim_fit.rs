@@ -40,9 +40,9 @@ pub struct FitArgs {
     #[arg(long = "hold-out", value_delimiter = ',')]
     hold_out: Vec<String>,
     /// Keys to search (default: the parallelism, NAND timings, controller costs, spare area,
-    /// buffers, NAND page size, GC and its burstiness, pseudo-SLC cache and, with TRIM or power figures, the
-    /// TRIM style or the energy terms); any numeric key, and the choices trim, slc_region,
-    /// slc_full and slc_drain.
+    /// buffers, GC and its burstiness, pseudo-SLC cache and, with TRIM or power figures, the
+    /// TRIM style or the energy terms); any numeric key, and the choices trim, page_size (4,
+    /// 8 or 16 KiB), slc_region, slc_full and slc_drain.
     #[arg(long, value_delimiter = ',')]
     params: Vec<String>,
     /// Simulated drives to evaluate at most (screened ones, when screening).
