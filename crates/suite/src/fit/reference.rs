@@ -3,7 +3,7 @@
 //! its own values of the searched keys on the start's others (the point of the space
 //! nearest it). Its loss against the twin's says whose a held-out miss is: the search's (it
 //! fits better and predicts), the fitted figures' (they prefer the twin, which predicts
-//! worse), or the space's (even it misses: the keys not searched matter).
+//! worse), or the keys' not searched (even it misses).
 
 use std::collections::BTreeMap;
 
