@@ -151,7 +151,8 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             "  generation {}: {}/{} drives, best loss {:.4}, {:.1} drives/min, about {} left",
             p.generation,
             p.evaluations,
-            p.budget,
+            // A budget below a generation still runs the generation.
+            p.budget.max(p.evaluations),
             p.best_loss,
             p.evaluations_per_min,
             crate::progress::duration(p.eta_s)

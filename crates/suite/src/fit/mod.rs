@@ -20,7 +20,7 @@ mod search;
 mod space;
 mod target;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -98,10 +98,11 @@ pub fn fit(
     let started = Instant::now();
     let (preset, mut keys) = split_spec(&req.from)?;
     let start_cfg = sim::resolve(&req.from).map_err(|e| e.to_string())?;
+    // The reference's name and each of its keys' values.
     let reference_values = req
         .reference
         .as_deref()
-        .map(reference::values)
+        .map(|drive| reference::values(drive).map(|values| (drive, values)))
         .transpose()?;
     if let Some(cap) = req.target.capacity_bytes {
         if cap != start_cfg.capacity_bytes {
@@ -110,12 +111,7 @@ pub fn fit(
     }
     let base = spec_of(&preset, &keys);
     let start_cfg = sim::resolve(&base).map_err(|e| e.to_string())?;
-    // Each key's value as the start sets it: the last word of its sources.
-    let start: BTreeMap<String, String> = start_cfg
-        .sources
-        .iter()
-        .map(|(k, v, _)| (k.clone(), v.clone()))
-        .collect();
+    let start = reference::values_of(&start_cfg);
 
     let held = |t: &Term| req.hold_out.iter().any(|h| t.is_held_by(h));
     let (held_terms, fitted_terms): (Vec<Term>, Vec<Term>) =
@@ -261,27 +257,24 @@ pub fn fit(
         (twin?, before?)
     };
     // The reference, as the search could have found it: its values of the keys searched.
-    let reference = match (&req.reference, &reference_values) {
-        (Some(drive), Some(values)) => {
-            let mut searched = price_space.overrides(&price_space.origin());
-            if search_behaviour {
-                searched.extend(space.overrides(&origin));
-            }
-            let spec = spec_of(&preset, &keys_with(&reference::project(&searched, values)));
-            let unsearched = reference::unsearched(&base, &start, values, &searched);
-            // A drive the simulator refuses is reported, not the fit's failure.
-            let figures = evaluations.figures(&spec, &all_measures);
-            let r = Reference {
-                drive: drive.clone(),
-                spec,
-                loss: figures.as_ref().ok().map(|f| loss(&fitted_terms, f)),
-                refused: figures.as_ref().err().cloned(),
-                unsearched,
-            };
-            Some((r, figures.ok()))
+    let reference = reference_values.as_ref().map(|(drive, values)| {
+        let mut searched = price_space.overrides(&price_space.origin());
+        if search_behaviour {
+            searched.extend(space.overrides(&origin));
         }
-        _ => None,
-    };
+        let spec = spec_of(&preset, &keys_with(&reference::project(&searched, values)));
+        let unsearched = reference::unsearched(&base, &start, values, &searched);
+        // A drive the simulator refuses is reported, not the fit's failure.
+        let figures = evaluations.figures(&spec, &all_measures);
+        let r = Reference {
+            drive: drive.to_string(),
+            spec,
+            loss: figures.as_ref().ok().map(|f| loss(&fitted_terms, f)),
+            refused: figures.as_ref().err().cloned(),
+            unsearched,
+        };
+        (r, figures.ok())
+    });
     let rows = |terms: &[Term]| -> Vec<TermRow> {
         let w = weights(terms);
         let reference = reference.as_ref().and_then(|(_, f)| f.as_ref());
@@ -298,7 +291,9 @@ pub fn fit(
             key: key.clone(),
             start: start.get(key).cloned().unwrap_or_default(),
             twin: value.clone(),
-            reference: reference_values.as_ref().and_then(|r| r.get(key).cloned()),
+            reference: reference_values
+                .as_ref()
+                .and_then(|(_, r)| r.get(key).cloned()),
         })
         .collect();
     for (key, value) in twin_values {

@@ -36,7 +36,15 @@ pub struct Unsearched {
 /// Each key's value in `drive` (a spec), as its sources last set it.
 pub fn values(drive: &str) -> Result<BTreeMap<String, String>, String> {
     let cfg = sim::resolve(drive).map_err(|e| format!("--reference {drive}: {e}"))?;
-    Ok(cfg.sources.into_iter().map(|(k, v, _)| (k, v)).collect())
+    Ok(values_of(&cfg))
+}
+
+/// Each key's value in a resolved drive: the last word of its sources.
+pub fn values_of(cfg: &sim::Config) -> BTreeMap<String, String> {
+    cfg.sources
+        .iter()
+        .map(|(k, v, _)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// `searched` (keys as the space sets them) with the reference's values; a key it does not
