@@ -133,6 +133,7 @@ impl Evaluations {
 
     /// One measurement of a drive, kept.
     fn measure(&self, spec: &str, m: Measure, screen: Screen) -> Result<Figures, String> {
+        let screen = screen.of(m);
         let key = (spec.to_string(), m, screen.factor);
         if let Some(f) = self.known.lock().expect("evaluations").get(&key) {
             return Ok(f.clone());
@@ -173,5 +174,31 @@ impl Evaluations {
     /// Drives the simulator refused (a layout that does not fit, a key out of range).
     pub fn invalid(&self) -> usize {
         self.invalid.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_screen_shrinks_every_measurement_but_the_whole_drive_fill() {
+        let drives = Evaluations::open(None, None).unwrap();
+        let spec = "default,slc_cache=1GiB";
+        let screen = Screen { factor: 4 };
+        let screened = drives
+            .screened(spec, &[Measure::Fill, Measure::AsSsd], screen)
+            .unwrap();
+        let fill = Measure::Fill.run(spec).unwrap();
+        assert!(fill.contains_key("fill.cache_gb"), "{fill:?}");
+        for (name, v) in &fill {
+            assert_eq!(screened[name], *v, "{name}");
+        }
+        // The sequential test is measured on the drive a quarter the size.
+        let small = Measure::AsSsd.run(&screen.spec(spec).unwrap()).unwrap();
+        for (name, v) in &small {
+            assert_eq!(screened[name], *v, "{name}");
+        }
+        assert_ne!(small, Measure::AsSsd.run(spec).unwrap());
     }
 }

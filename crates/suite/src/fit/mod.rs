@@ -248,33 +248,41 @@ pub fn fit(
         }
         Ok(f)
     };
-    let (twin, before) = if behaviour_spec == base {
-        // The start is the twin's behaviour: measured once.
-        let before = evaluations.figures(&base, &all_measures)?;
-        (twin()?, before)
-    } else {
-        let (twin, before) = rayon::join(twin, || evaluations.figures(&base, &all_measures));
-        (twin?, before?)
+    let twin_and_start = || -> Result<(Figures, Figures), String> {
+        if behaviour_spec == base {
+            // The start is the twin's behaviour: measured once.
+            let before = evaluations.figures(&base, &all_measures)?;
+            Ok((twin()?, before))
+        } else {
+            let (twin, before) = rayon::join(twin, || evaluations.figures(&base, &all_measures));
+            Ok((twin?, before?))
+        }
     };
     // The reference, as the search could have found it: its values of the keys searched.
-    let reference = reference_values.as_ref().map(|(drive, values)| {
-        let mut searched = price_space.overrides(&price_space.origin());
-        if search_behaviour {
-            searched.extend(space.overrides(&origin));
-        }
-        let spec = spec_of(&preset, &keys_with(&reference::project(&searched, values)));
-        let unsearched = reference::unsearched(&base, &start, values, &searched);
-        // A drive the simulator refuses is reported, not the fit's failure.
-        let figures = evaluations.figures(&spec, &all_measures);
-        let r = Reference {
-            drive: drive.to_string(),
-            spec,
-            loss: figures.as_ref().ok().map(|f| loss(&fitted_terms, f)),
-            refused: figures.as_ref().err().cloned(),
-            unsearched,
-        };
-        (r, figures.ok())
-    });
+    let reference = || {
+        reference_values.as_ref().map(|(drive, values)| {
+            let mut searched = price_space.overrides(&price_space.origin());
+            if search_behaviour {
+                searched.extend(space.overrides(&origin));
+            }
+            let spec = spec_of(&preset, &keys_with(&reference::project(&searched, values)));
+            let unsearched = reference::unsearched(&base, &start, values, &searched);
+            // A drive the simulator refuses is reported, not the fit's failure.
+            let figures = evaluations.figures(&spec, &all_measures);
+            let r = Reference {
+                drive: drive.to_string(),
+                spec,
+                loss: figures.as_ref().ok().map(|f| loss(&fitted_terms, f)),
+                refused: figures.as_ref().err().cloned(),
+                unsearched,
+            };
+            (r, figures.ok())
+        })
+    };
+    // Beside the twin and the start, so its measurements share the threads with theirs
+    // rather than wait for the last of them.
+    let (measured, reference) = rayon::join(twin_and_start, reference);
+    let (twin, before) = measured?;
     let rows = |terms: &[Term]| -> Vec<TermRow> {
         let w = weights(terms);
         let reference = reference.as_ref().and_then(|(_, f)| f.as_ref());
