@@ -7,6 +7,7 @@
 # tests' or the keys' not searched: --reference). Each fit takes 15-40 minutes of two cores.
 #
 #   benches/recovery.sh DIR PRESET...     # suites and fits in DIR, kept for a re-run
+#   FILL=1 benches/recovery.sh DIR ...    # a whole-drive fill fitted beside the suite
 #
 # A preset whose twin DIR/PRESET.toml exists is not fitted again (its table row is read
 # back); a suite in DIR/PRESET is not run again.
@@ -21,9 +22,15 @@ cd "$dir"
 HOLD_OUT=heavy,light,trim,consistency25,power.seq
 for preset in "$@"; do
     [ -d "$preset" ] || "$ssdlab" suite --target "sim:$preset" --out "$preset" -q --no-store
+    results=("$preset")
+    if [ -n "${FILL:-}" ]; then
+        [ -d "$preset-fill" ] || "$ssdlab" run whole-drive-fill --target "sim:$preset" \
+            --out "$preset-fill" -q --no-store
+        results+=("$preset-fill")
+    fi
     if [ ! -f "$preset.toml" ]; then
         /usr/bin/time -f "$preset: %e s wall, %U s user" -o "$preset.time" \
-            "$ssdlab" sim fit "$preset" --from default --hold-out "$HOLD_OUT" \
+            "$ssdlab" sim fit "${results[@]}" --from default --hold-out "$HOLD_OUT" \
             --evals 300 --seed 1 --jobs 2 --reference "$preset" -o "$preset.toml"
     fi
 done
