@@ -210,7 +210,8 @@ impl Measure {
             ),
             Measure::AsSsd => test(TestId::SeqIncompressible, Overrides::default()),
             Measure::Atto => test(TestId::TransferSweep, Overrides::default()),
-            // Bounded by the drive's bytes: a screened drive's is that much shorter.
+            // Bounded by the drive's bytes, not by time (a fit runs it at full length even
+            // while it screens: `Screen::of`).
             Measure::Fill => test(TestId::WholeDriveFill, Overrides::default()),
             Measure::Consistency => test(
                 TestId::Consistency,
