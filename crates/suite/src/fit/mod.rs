@@ -176,7 +176,8 @@ pub fn fit(
         let screened_at = |x: &[f64]| evaluations.screened(&drive_at(x), &fit_measures, screen);
         let loss_of = |f: &Figures| loss(&behaviour_terms, f);
         screen::search(
-            &origin,
+            &space.starts(&origin),
+            &space.held(),
             &full_at,
             &screened_at,
             &loss_of,
@@ -185,8 +186,9 @@ pub fn fit(
         )?
     } else {
         let loss_at = |x: &[f64]| full_at(x).map_or(INVALID_LOSS, |f| loss(&behaviour_terms, &f));
-        search::minimise(
-            &origin,
+        search::from_starts(
+            &space.starts(&origin),
+            &space.held(),
             search::INITIAL_STEP,
             &loss_at,
             req.budget,

@@ -141,10 +141,11 @@ impl Correction {
 /// correction measured there, then runs its finalists at full length.
 const ROUNDS: usize = 3;
 
-/// Searches from the start in the first round ([`search::from_starts`]): a large drive's
-/// fit searches the screen, where a start is cheap, from two, each exploring a quarter of
-/// the round before the better goes on, so one bad basin does not decide the twin; later
-/// rounds refine around the best confirmed drive from one.
+/// Searches in the first round ([`search::from_starts`]): a large drive's fit searches the
+/// screen, where a start is cheap, from two at least (one per outer choice, [`super::Reach::Outer`],
+/// or the start twice with two seeds), each exploring a share of the round before the best
+/// goes on, so one bad basin does not decide the twin; later rounds refine around the best
+/// confirmed drive from one.
 const FIRST_ROUND_STARTS: usize = 2;
 
 /// Finalists of a round confirmed at full length (a constant, so the twin does not depend
@@ -154,12 +155,14 @@ const FINALISTS: usize = 4;
 /// A drive's figures at a point of the search space, or why the simulator refused it.
 pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
 
-/// Minimise `loss` from `origin`, screening candidates with `screened` and confirming the
+/// Minimise `loss` from `starts` (the start first, then its outer choices' other values;
+/// `held` marks those coordinates), screening candidates with `screened` and confirming the
 /// finalists of each round with `full`. `budget.evaluations` counts screened drives; the
 /// full-length ones are `ROUNDS x FINALISTS` more, and [`Found::confirmed`] lists the best
 /// confirmed loss after each round.
 pub fn search(
-    origin: &[f64],
+    starts: &[Vec<f64>],
+    held: &[bool],
     full: FiguresAt,
     screened: FiguresAt,
     loss: &(dyn Fn(&Figures) -> f64 + Sync),
@@ -168,7 +171,7 @@ pub fn search(
 ) -> Result<Found, String> {
     let pool = search::pool(budget.jobs)?;
     let full_loss = |f: &Result<Figures, String>| f.as_ref().map_or(INVALID_LOSS, loss);
-    let mut best = origin.to_vec();
+    let mut best = starts.first().ok_or("a search needs a start")?.clone();
     let mut best_full = full(&best)?;
     let mut best_loss = loss(&best_full);
     let mut done = Found {
@@ -202,13 +205,17 @@ pub fn search(
         };
         // Later rounds search closer: the correction holds near the drive it was measured at.
         let step = INITIAL_STEP / (1 << round) as f64;
-        let starts = if round == 0 { FIRST_ROUND_STARTS } else { 1 };
+        let from = match round {
+            0 if starts.len() > 1 => starts.to_vec(),
+            0 => vec![best.clone(); FIRST_ROUND_STARTS],
+            _ => vec![best.clone()],
+        };
         let found = search::from_starts(
-            &best,
+            &from,
+            held,
             step,
             &screened_loss,
             round_budget,
-            starts,
             &mut |p| progress(&p.within(offset, budget.evaluations)),
         )?;
         let finalists: Vec<Vec<f64>> = found

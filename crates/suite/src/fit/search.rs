@@ -108,27 +108,34 @@ pub fn minimise(
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
-    from_starts(origin, step, loss, budget, 1, progress)
+    from_starts(&[origin.to_vec()], &[], step, loss, budget, progress)
 }
 
-/// Searches from `origin` that start apart: `starts` of them, each with its own seed. Each
-/// explores a short share of the budget ([`EXPLORED`]), and the one with the best drive so
-/// far goes on with the rest; the others' drives stay in the ranking. A search ends in the
-/// basin its first generations fall into, and a drive's figures can have several (the Ultra
-/// Plus's 16,667 random writes a second, at any queue depth: three dies, or 60 us of
-/// controller time a write, which only the second gives its sequential writes); where one
-/// start falls into the wrong one, another may not. Shared evenly, the starts each went half
-/// as deep, and the S3700's twin lost the basin one start had found.
+/// Searches from `starts` (points, or one point repeated), each with its own seed, holding
+/// the coordinates `held` marks where each start put them (an outer choice, such as the NAND
+/// page, that the search does not move: [`super::Reach::Outer`]). Each explores a short share
+/// of the budget ([`EXPLORED`]), and the one with the best drive so far goes on with the rest;
+/// the others' drives stay in the ranking. A search ends in the basin its first generations
+/// fall into, and a drive's figures can have several (the Ultra Plus's 16,667 random writes
+/// a second, at any queue depth: three dies, or 60 us of controller time a write, which only
+/// the second gives its sequential writes); where one start falls into the wrong one, another
+/// may not. Shared evenly, the starts each went half as deep, and the S3700's twin lost the
+/// basin one start had found.
 pub fn from_starts(
-    origin: &[f64],
+    starts: &[Vec<f64>],
+    held: &[bool],
     step: f64,
     loss: &(dyn Fn(&[f64]) -> f64 + Sync),
     budget: Budget,
-    starts: usize,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
+    let first = starts.first().ok_or("a search needs a start")?;
+    if (0..first.len()).all(|i| is_held(held, i)) {
+        return Ok(only_starts(starts, loss));
+    }
     let pool = pool(budget.jobs)?;
-    let starts = starts.max(1);
+    let origins = starts;
+    let starts = origins.len();
     let explored = if starts == 1 {
         0
     } else {
@@ -147,7 +154,7 @@ pub fn from_starts(
         let seed = budget
             .seed
             .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut run = Run::new(origin, step, loss, seed, deepest)?;
+        let mut run = Run::new(&origins[k], held, step, loss, seed, deepest)?;
         let until = if starts == 1 { deepest } else { explored };
         let earlier = best_of(&runs);
         run.advance(until, &pool, &mut |p| {
@@ -206,6 +213,25 @@ fn best_of(runs: &[Run]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Whether coordinate `i` is one `held` marks.
+fn is_held(held: &[bool], i: usize) -> bool {
+    held.get(i).copied().unwrap_or(false)
+}
+
+/// A search with every coordinate held: each start is a drive, evaluated once.
+fn only_starts(starts: &[Vec<f64>], loss: &(dyn Fn(&[f64]) -> f64 + Sync)) -> Found {
+    let ranked = rank(starts.iter().map(|x| (x.clone(), loss(x))).collect());
+    Found {
+        best: ranked[0].0.clone(),
+        history: vec![(starts.len(), ranked[0].1)],
+        ranked,
+        evaluations: starts.len(),
+        confirmed: vec![],
+        finalists: 0,
+        stopped: "every key searched is a start's choice: each start was evaluated".into(),
+    }
+}
+
 /// The share of a search's budget its starts explore, shared among them, before the best
 /// goes on: enough generations for a start's drives to show its basin (two of the first
 /// round's ~14-drive generations each), and most of the budget left to go deep in it.
@@ -229,6 +255,7 @@ type Objective<'a> = dyn Fn(&DVector<f64>) -> f64 + Send + Sync + 'a;
 impl<'a> Run<'a> {
     fn new(
         origin: &[f64],
+        held: &[bool],
         step: f64,
         loss: &'a (dyn Fn(&[f64]) -> f64 + Sync),
         seed: u64,
@@ -236,14 +263,22 @@ impl<'a> Run<'a> {
     ) -> Result<Run<'a>, String> {
         let evaluated = Arc::new(Mutex::new(Vec::new()));
         let kept = Arc::clone(&evaluated);
+        // CMA-ES moves the free coordinates; the held ones stay at the origin's.
+        let free: Vec<usize> = (0..origin.len()).filter(|&i| !is_held(held, i)).collect();
+        let whole = origin.to_vec();
+        let searched: Vec<f64> = free.iter().map(|&i| origin[i]).collect();
         let objective: Box<Objective<'a>> = Box::new(move |x: &DVector<f64>| {
-            let inside: Vec<f64> = x.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
-            let outside: f64 = x.iter().zip(&inside).map(|(a, b)| (a - b).powi(2)).sum();
+            let mut inside = whole.clone();
+            let mut outside = 0.0;
+            for (&i, &v) in free.iter().zip(x.iter()) {
+                inside[i] = v.clamp(-1.0, 1.0);
+                outside += (v - inside[i]).powi(2);
+            }
             let value = loss(&inside) + outside;
             kept.lock().expect("evaluated").push((inside, value));
             value
         });
-        let state = CMAESOptions::new(origin.to_vec(), step)
+        let state = CMAESOptions::new(searched, step)
             .seed(seed)
             .max_function_evals(budget)
             .build(objective)
@@ -422,7 +457,7 @@ mod tests {
                 };
                 let one = minimise(&[0.0; 2], INITIAL_STEP, &loss, budget, go_on).unwrap();
                 let mut shown = vec![];
-                let two = from_starts(&[0.0; 2], INITIAL_STEP, &loss, budget, 2, &mut |p| {
+                let two = from_starts(&vec![vec![0.0; 2]; 2], &[], INITIAL_STEP, &loss, budget, &mut |p| {
                     shown.push(p.best_loss);
                     ControlFlow::Continue(())
                 })
@@ -449,6 +484,27 @@ mod tests {
                 "{evaluations} drives: the seeds whose second start found the deep basin"
             );
         }
+    }
+
+    #[test]
+    fn a_held_coordinate_stays_where_each_start_put_it() {
+        // The best drive is at x[1] = 0.5, a value only the second start holds.
+        let loss = |x: &[f64]| (x[0] - 0.3).powi(2) + (x[1] - 0.5).powi(2) + (x[2] + 0.4).powi(2);
+        let starts = [vec![0.0, -0.5, 0.0], vec![0.0, 0.5, 0.0]];
+        let held = [false, true, false];
+        let budget = Budget {
+            evaluations: 400,
+            seed: 3,
+            jobs: 2,
+        };
+        let go_on = &mut |_: &Progress| ControlFlow::Continue(());
+        let found = from_starts(&starts, &held, INITIAL_STEP, &loss, budget, go_on).unwrap();
+        assert!(found.ranked.iter().all(|(x, _)| x[1] == 0.5 || x[1] == -0.5));
+        assert_eq!(found.best[1], 0.5);
+        assert!(loss(&found.best) < 1e-4, "{found:?}");
+        // Every coordinate held: the starts are the drives.
+        let all = from_starts(&starts, &[true; 3], INITIAL_STEP, &loss, budget, go_on).unwrap();
+        assert_eq!((all.evaluations, all.best.clone()), (2, starts[1].clone()));
     }
 
     #[test]

@@ -25,6 +25,12 @@ pub enum Reach {
     FromZero(f64),
     /// One of these values.
     Choice(&'static [&'static str]),
+    /// One of these values, each a start of the search that the search then holds
+    /// ([`Space::starts`]): a choice that changes what every other key means. The NAND page
+    /// sets a program's bytes, so the timings and dies that reach a drive's speed with one
+    /// page are not those that reach it with another; as a coordinate beside them it made
+    /// twins fit better and predict worse (BENCHMARKS #27).
+    Outer(&'static [&'static str]),
     /// TRIM, by the share of trimmed units the drive keeps: none up to x = 0 (`trim=on`), x
     /// times 100% between (`trim=partial`, `trim_keep`), all at x = 1 (`trim=off`). One
     /// coordinate, so partial TRIM lies between its neighbours: as a choice beside a share,
@@ -112,6 +118,12 @@ pub const DEFAULT_PARAMS: &[Param] = &[
     factor("gc_burst", 4.0),
     span("gc_jitter", 1.0, 100.0),
     span("gc_burst_rate", 1.1, 10.0),
+    // The NAND page: 8 KiB (2x nm MLC: the 840 Pro's, the S3700's) or 16 KiB (1x nm, 3D).
+    Param {
+        key: "page_size",
+        reach: Reach::Outer(&["8KiB", "16KiB"]),
+        shows_in: None,
+    },
     // Whole, partial (the 840 EVO's) or no TRIM: only the TRIM test tells it.
     Param {
         key: "trim",
@@ -130,14 +142,9 @@ pub const DEFAULT_PARAMS: &[Param] = &[
 ];
 
 /// Keys of named choices `--params` may add, with their choices (`cell` is not one: it
-/// resets the NAND timings searched beside it; `trim` is in [`DEFAULT_PARAMS`], with
-/// `trim_keep`).
-const CHOICES: [(&str, &[&str]); 4] = [
-    // The NAND page, which sets a program's bytes and a block's size (so GC's unit): the
-    // 840 Pro's twin lacked its 8 KiB. Not searched by default: searched, the 840 Pro's and
-    // the Ultra Plus's twins fitted better and predicted worse (BENCHMARKS #27); a page
-    // size known from the NAND is better given in the start.
-    ("page_size", &["4KiB", "8KiB", "16KiB"]),
+/// resets the NAND timings searched beside it; `trim` and `page_size` are in
+/// [`DEFAULT_PARAMS`], with `trim_keep`).
+const CHOICES: [(&str, &[&str]); 3] = [
     ("slc_region", sim::SlcRegion::NAMES),
     ("slc_full", sim::SlcWhenFull::NAMES),
     ("slc_drain", sim::SlcDrain::NAMES),
@@ -234,7 +241,10 @@ impl Space {
                         continue;
                     }
                 },
-                Reach::Choice(values) => match values.iter().position(|v| v == text) {
+                Reach::Choice(values) | Reach::Outer(values) => match values
+                    .iter()
+                    .position(|v| v == text)
+                {
                     Some(i) => Start::Choice(i),
                     None => {
                         left_out.push(format!("{}: starts at {text}, not a choice", param.key));
@@ -298,8 +308,8 @@ impl Space {
         self.dims
             .iter()
             .map(|d| match (&d.start, d.param.reach) {
-                (Start::Choice(i), Reach::Choice(values)) => {
-                    2.0 * (*i as f64 + 0.5) / values.len() as f64 - 1.0
+                (Start::Choice(i), Reach::Choice(values) | Reach::Outer(values)) => {
+                    choice_coordinate(*i, values.len())
                 }
                 (Start::Numbers(n), Reach::CacheShare) => self.cache_coordinate(n[0]),
                 (Start::Numbers(n), Reach::Span(lo, hi)) => span_coordinate(n[0], lo, hi),
@@ -308,6 +318,41 @@ impl Space {
                 _ => 0.0,
             })
             .collect()
+    }
+
+    /// Which coordinates the search holds where its start put them ([`Reach::Outer`]).
+    pub fn held(&self) -> Vec<bool> {
+        self.dims
+            .iter()
+            .map(|d| matches!(d.param.reach, Reach::Outer(_)))
+            .collect()
+    }
+
+    /// The starts around `x`: `x` itself, then `x` with each other combination of the outer
+    /// choices' values, in their order.
+    pub fn starts(&self, x: &[f64]) -> Vec<Vec<f64>> {
+        let mut starts = vec![x.to_vec()];
+        for (i, d) in self.dims.iter().enumerate() {
+            let Reach::Outer(values) = d.param.reach else {
+                continue;
+            };
+            let others: Vec<f64> = (0..values.len())
+                .map(|v| choice_coordinate(v, values.len()))
+                .filter(|&c| c != x[i])
+                .collect();
+            let with_others: Vec<Vec<f64>> = starts
+                .iter()
+                .flat_map(|s| {
+                    others.iter().map(move |&c| {
+                        let mut s = s.clone();
+                        s[i] = c;
+                        s
+                    })
+                })
+                .collect();
+            starts.extend(with_others);
+        }
+        starts
     }
 
     /// The drive at `x` as `key=value` overrides, one per key but TRIM's two (coordinates
@@ -320,7 +365,7 @@ impl Space {
                 let x = x.clamp(-1.0, 1.0);
                 let key = d.param.key;
                 let value = match (&d.start, d.param.reach) {
-                    (_, Reach::Choice(values)) => {
+                    (_, Reach::Choice(values) | Reach::Outer(values)) => {
                         let i = ((x + 1.0) / 2.0 * values.len() as f64) as usize;
                         values[i.min(values.len() - 1)].to_string()
                     }
@@ -395,6 +440,11 @@ fn trim_overrides(x: f64) -> Vec<(String, String)> {
             sim::preset::spec_text("trim_keep", &[keep]),
         ),
     ]
+}
+
+/// The coordinate of the `i`th of `n` choices: the middle of its share of [-1, 1].
+fn choice_coordinate(i: usize, n: usize) -> f64 {
+    2.0 * (i as f64 + 0.5) / n as f64 - 1.0
 }
 
 /// Where `value` sits on a log span from `lo` to `hi`, held at its ends.
@@ -490,6 +540,33 @@ mod tests {
         assert_ne!(ends[0], ends[1]);
         let err = param("link").unwrap_err();
         assert!(err.contains("slc_region"), "{err}");
+    }
+
+    #[test]
+    fn the_nand_page_is_a_start_the_search_holds() {
+        let mut at = start();
+        at.insert("page_size".into(), "16KiB".into());
+        let space = Space::new(DEFAULT_PARAMS, &at, 256 << 30, &["consistency"]);
+        let page = space.keys().iter().position(|k| *k == "page_size").unwrap();
+        let held = space.held();
+        assert_eq!(held.iter().filter(|h| **h).count(), 1);
+        assert!(held[page]);
+        let starts = space.starts(&space.origin());
+        assert_eq!(starts[0], space.origin());
+        let pages: Vec<String> = starts
+            .iter()
+            .map(|x| space.overrides(x)[page].1.clone())
+            .collect();
+        assert_eq!(pages, ["16KiB", "8KiB"]);
+        // Only the page differs between the starts.
+        for (i, (a, b)) in starts[0].iter().zip(&starts[1]).enumerate() {
+            assert_eq!(a == b, i != page);
+        }
+        // A page the choices do not hold is the start's own, not searched.
+        at.insert("page_size".into(), "4KiB".into());
+        let space = Space::new(DEFAULT_PARAMS, &at, 256 << 30, &["consistency"]);
+        assert!(!space.keys().contains(&"page_size"));
+        assert_eq!(space.starts(&space.origin()).len(), 1);
     }
 
     #[test]
