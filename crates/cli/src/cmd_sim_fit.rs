@@ -41,8 +41,8 @@ pub struct FitArgs {
     hold_out: Vec<String>,
     /// Keys to search (default: the parallelism, NAND timings, controller costs, spare area,
     /// buffers, GC and its burstiness, pseudo-SLC cache and, with TRIM or power figures, the
-    /// TRIM style or the energy terms); any numeric key, and the choices trim, page_size (4,
-    /// 8 or 16 KiB), slc_region, slc_full and slc_drain.
+    /// TRIM style or the energy terms, and the NAND page: 8 or 16 KiB, a start each); any
+    /// numeric key, and the choices trim, page_size, slc_region, slc_full and slc_drain.
     #[arg(long, value_delimiter = ',')]
     params: Vec<String>,
     /// Simulated drives to evaluate at most (screened ones, when screening).

@@ -29,7 +29,7 @@ pub use evaluations::{Evaluations, Measurer};
 pub use loss::{error, figure, loss, twin_value, weights};
 pub use prices::Spread;
 pub use reference::Reference;
-pub use report::{median_error, FitReport, ParamRow, TermRow};
+pub use report::{median_error, FitReport, ParamRow, StartRow, TermRow};
 pub use screen::Screen;
 pub use search::{Budget, Progress, STOPPED};
 pub use space::{param, params, Param, Reach, Space, DEFAULT_PARAMS};
@@ -327,6 +327,15 @@ pub fn fit(
         screen: screen.factor,
         confirmed: found.confirmed,
         finalists: found.finalists,
+        starts: found
+            .starts
+            .iter()
+            .map(|(x, loss)| StartRow {
+                keys: space.held_values(x),
+                loss: *loss,
+            })
+            .filter(|row| !row.keys.is_empty())
+            .collect(),
         price_runs,
         price_spreads,
         evaluations: found.evaluations,

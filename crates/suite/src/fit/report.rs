@@ -72,6 +72,14 @@ impl TermRow {
     }
 }
 
+/// A start of the search's first round ([`super::Reach::Outer`]): its outer choices and the
+/// best loss it reached exploring.
+#[derive(Clone, Debug, Serialize)]
+pub struct StartRow {
+    pub keys: Vec<(String, String)>,
+    pub loss: f64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct FitReport {
     pub drive: String,
@@ -99,6 +107,9 @@ pub struct FitReport {
     pub confirmed: Vec<(usize, f64)>,
     /// With screening, the drives run at full length to confirm them.
     pub finalists: usize,
+    /// The first round's starts, one per combination of outer choices (none when it had one
+    /// such start).
+    pub starts: Vec<StartRow>,
     /// Runs of the twin's priced measurements that gave the prices' linear model (0: no
     /// prices fitted).
     pub price_runs: usize,
@@ -139,6 +150,24 @@ impl FitReport {
                 "The candidates were screened on drives {0} times smaller, with tests {0} times shorter, their figures corrected by the ratio of full-length to screened figures at the best drive confirmed so far; {1} finalists ran at full length, and the twin is the best of them. The loss history is the screened (corrected) loss; the confirmed losses are at full length.\n",
                 self.screen,
                 self.finalists
+            );
+        }
+        if !self.starts.is_empty() {
+            let starts: Vec<String> = self
+                .starts
+                .iter()
+                .map(|start| {
+                    let keys: Vec<String> =
+                        start.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    format!("`{}` {:.3}", keys.join(","), start.loss)
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "The first round searched from {} starts, one for each value of the keys no coordinate moves, each exploring a share of the round before the best went on; the best {}loss each reached: {}.\n",
+                starts.len(),
+                if self.screen > 1 { "screened " } else { "" },
+                starts.join(", ")
             );
         }
         if self.price_runs > 0 {

@@ -182,6 +182,7 @@ pub fn search(
         confirmed: vec![(0, best_loss)],
         finalists: 0,
         stopped: String::new(),
+        starts: vec![],
     };
     let mut correction = Correction::default();
     for round in 0..ROUNDS {
@@ -210,14 +211,10 @@ pub fn search(
             0 => vec![best.clone(); FIRST_ROUND_STARTS],
             _ => vec![best.clone()],
         };
-        let found = search::from_starts(
-            &from,
-            held,
-            step,
-            &screened_loss,
-            round_budget,
-            &mut |p| progress(&p.within(offset, budget.evaluations)),
-        )?;
+        let found =
+            search::from_starts(&from, held, step, &screened_loss, round_budget, &mut |p| {
+                progress(&p.within(offset, budget.evaluations))
+            })?;
         let finalists: Vec<Vec<f64>> = found
             .ranked
             .iter()
@@ -233,6 +230,9 @@ pub fn search(
             if l < best_loss {
                 (best, best_loss, best_full) = (x, l, f?);
             }
+        }
+        if round == 0 {
+            done.starts = found.starts.clone();
         }
         done.evaluations += found.evaluations;
         done.history

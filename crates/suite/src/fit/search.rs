@@ -71,6 +71,9 @@ pub struct Found {
     pub finalists: usize,
     /// Why it stopped, in words.
     pub stopped: String,
+    /// With several starts, each and the best loss it reached exploring (the first of the
+    /// best went on).
+    pub starts: Vec<(Vec<f64>, f64)>,
 }
 
 impl Found {
@@ -84,6 +87,7 @@ impl Found {
             confirmed: vec![],
             finalists: 0,
             stopped: why.into(),
+            starts: vec![],
         }
     }
 }
@@ -148,13 +152,13 @@ pub fn from_starts(
         .max(1);
     let mut runs = Vec::with_capacity(starts);
     let mut done = 0;
-    for k in 0..starts {
+    for (k, origin) in origins.iter().enumerate() {
         // The first start's seed is the fit's own, so one start is the plain search; the
         // others' are far from the rounds' (seed + round).
         let seed = budget
             .seed
             .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut run = Run::new(&origins[k], held, step, loss, seed, deepest)?;
+        let mut run = Run::new(origin, held, step, loss, seed, deepest)?;
         let until = if starts == 1 { deepest } else { explored };
         let earlier = best_of(&runs);
         run.advance(until, &pool, &mut |p| {
@@ -163,6 +167,15 @@ pub fn from_starts(
         done += run.evaluations();
         runs.push(run);
     }
+    let explored: Vec<(Vec<f64>, f64)> = if starts > 1 {
+        origins
+            .iter()
+            .cloned()
+            .zip(runs.iter().map(Run::best_loss))
+            .collect()
+    } else {
+        vec![]
+    };
     // The best so far goes on (the first of equals: one start is the plain search).
     let on = (0..starts)
         .min_by(|&a, &b| runs[a].best_loss().total_cmp(&runs[b].best_loss()))
@@ -203,6 +216,7 @@ pub fn from_starts(
         confirmed: vec![],
         finalists: 0,
         stopped,
+        starts: explored,
     })
 }
 
@@ -229,6 +243,7 @@ fn only_starts(starts: &[Vec<f64>], loss: &(dyn Fn(&[f64]) -> f64 + Sync)) -> Fo
         confirmed: vec![],
         finalists: 0,
         stopped: "every key searched is a start's choice: each start was evaluated".into(),
+        starts: vec![],
     }
 }
 
@@ -360,6 +375,7 @@ impl<'a> Run<'a> {
             confirmed: vec![],
             finalists: 0,
             stopped,
+            starts: vec![],
         })
     }
 }
@@ -457,10 +473,17 @@ mod tests {
                 };
                 let one = minimise(&[0.0; 2], INITIAL_STEP, &loss, budget, go_on).unwrap();
                 let mut shown = vec![];
-                let two = from_starts(&vec![vec![0.0; 2]; 2], &[], INITIAL_STEP, &loss, budget, &mut |p| {
-                    shown.push(p.best_loss);
-                    ControlFlow::Continue(())
-                })
+                let two = from_starts(
+                    &vec![vec![0.0; 2]; 2],
+                    &[],
+                    INITIAL_STEP,
+                    &loss,
+                    budget,
+                    &mut |p| {
+                        shown.push(p.best_loss);
+                        ControlFlow::Continue(())
+                    },
+                )
                 .unwrap();
                 // Progress shows the best of every start so far, never a later start's worse.
                 assert!(shown.windows(2).all(|w| w[1] <= w[0]), "{shown:?}");
@@ -499,7 +522,10 @@ mod tests {
         };
         let go_on = &mut |_: &Progress| ControlFlow::Continue(());
         let found = from_starts(&starts, &held, INITIAL_STEP, &loss, budget, go_on).unwrap();
-        assert!(found.ranked.iter().all(|(x, _)| x[1] == 0.5 || x[1] == -0.5));
+        assert!(found
+            .ranked
+            .iter()
+            .all(|(x, _)| x[1] == 0.5 || x[1] == -0.5));
         assert_eq!(found.best[1], 0.5);
         assert!(loss(&found.best) < 1e-4, "{found:?}");
         // Every coordinate held: the starts are the drives.

@@ -171,7 +171,7 @@ pub fn param(key: &str) -> Result<Param, String> {
         .ok_or_else(|| format!("'{key}' is not a key of the simulated drive (`ssdlab sim show default` lists them)"))?;
     if !sim::preset::RANGES.iter().any(|r| r.key == key) {
         return Err(format!(
-            "{key} is not a numeric key: sim fit searches numbers and gc, gc_style, trim, {}",
+            "{key} is not a numeric key: sim fit searches numbers and gc, gc_style, trim, page_size, {}",
             CHOICES.map(|(k, _)| k).join(", ")
         ));
     }
@@ -241,16 +241,15 @@ impl Space {
                         continue;
                     }
                 },
-                Reach::Choice(values) | Reach::Outer(values) => match values
-                    .iter()
-                    .position(|v| v == text)
-                {
-                    Some(i) => Start::Choice(i),
-                    None => {
-                        left_out.push(format!("{}: starts at {text}, not a choice", param.key));
-                        continue;
+                Reach::Choice(values) | Reach::Outer(values) => {
+                    match values.iter().position(|v| v == text) {
+                        Some(i) => Start::Choice(i),
+                        None => {
+                            left_out.push(format!("{}: starts at {text}, not a choice", param.key));
+                            continue;
+                        }
                     }
-                },
+                }
                 _ => match sim::preset::quantities(param.key, text) {
                     Ok(n)
                         if matches!(param.reach, Reach::CacheShare | Reach::Span(..))
@@ -355,6 +354,21 @@ impl Space {
         starts
     }
 
+    /// The outer choices' values at `x` ([`Reach::Outer`]).
+    pub fn held_values(&self, x: &[f64]) -> Vec<(String, String)> {
+        self.dims
+            .iter()
+            .zip(x)
+            .filter_map(|(d, &x)| match d.param.reach {
+                Reach::Outer(values) => Some((
+                    d.param.key.to_string(),
+                    values[choice_index(x, values.len())].to_string(),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The drive at `x` as `key=value` overrides, one per key but TRIM's two (coordinates
     /// beyond [-1, 1] are held at the edge).
     pub fn overrides(&self, x: &[f64]) -> Vec<(String, String)> {
@@ -366,8 +380,7 @@ impl Space {
                 let key = d.param.key;
                 let value = match (&d.start, d.param.reach) {
                     (_, Reach::Choice(values) | Reach::Outer(values)) => {
-                        let i = ((x + 1.0) / 2.0 * values.len() as f64) as usize;
-                        values[i.min(values.len() - 1)].to_string()
+                        values[choice_index(x, values.len())].to_string()
                     }
                     (_, Reach::CacheShare) => {
                         let share = if x < -0.8 {
@@ -445,6 +458,11 @@ fn trim_overrides(x: f64) -> Vec<(String, String)> {
 /// The coordinate of the `i`th of `n` choices: the middle of its share of [-1, 1].
 fn choice_coordinate(i: usize, n: usize) -> f64 {
     2.0 * (i as f64 + 0.5) / n as f64 - 1.0
+}
+
+/// Which of `n` choices the coordinate `x` falls on.
+fn choice_index(x: f64, n: usize) -> usize {
+    (((x.clamp(-1.0, 1.0) + 1.0) / 2.0 * n as f64) as usize).min(n - 1)
 }
 
 /// Where `value` sits on a log span from `lo` to `hi`, held at its ends.
@@ -558,6 +576,10 @@ mod tests {
             .map(|x| space.overrides(x)[page].1.clone())
             .collect();
         assert_eq!(pages, ["16KiB", "8KiB"]);
+        assert_eq!(
+            space.held_values(&starts[1]),
+            [("page_size".to_string(), "8KiB".to_string())]
+        );
         // Only the page differs between the starts.
         for (i, (a, b)) in starts[0].iter().zip(&starts[1]).enumerate() {
             assert_eq!(a == b, i != page);
