@@ -115,7 +115,7 @@ pub fn minimise(
     from_starts(&[origin.to_vec()], &[], step, loss, budget, progress)
 }
 
-/// Searches from `starts` (points, or one point repeated), each with its own seed, holding
+/// Searches from `origins` (points, or one point repeated), each with its own seed, holding
 /// the coordinates `held` marks where each start put them (an outer choice, such as the NAND
 /// page, that the search does not move: [`super::Reach::Outer`]). Each explores a short share
 /// of the budget ([`EXPLORED`]), and the one with the best drive so far goes on with the rest;
@@ -126,19 +126,18 @@ pub fn minimise(
 /// may not. Shared evenly, the starts each went half as deep, and the S3700's twin lost the
 /// basin one start had found.
 pub fn from_starts(
-    starts: &[Vec<f64>],
+    origins: &[Vec<f64>],
     held: &[bool],
     step: f64,
     loss: &(dyn Fn(&[f64]) -> f64 + Sync),
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
-    let first = starts.first().ok_or("a search needs a start")?;
+    let first = origins.first().ok_or("a search needs a start")?;
     if (0..first.len()).all(|i| is_held(held, i)) {
-        return Ok(only_starts(starts, loss));
+        return Ok(only_starts(origins, loss));
     }
     let pool = pool(budget.jobs)?;
-    let origins = starts;
     let starts = origins.len();
     let explored = if starts == 1 {
         0
