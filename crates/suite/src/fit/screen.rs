@@ -142,10 +142,10 @@ impl Correction {
 const ROUNDS: usize = 3;
 
 /// Searches in the first round ([`search::from_starts`]): a large drive's fit searches the
-/// screen, where a start is cheap, from two at least (one per outer choice, [`super::Reach::Outer`],
-/// or the start twice with two seeds), each exploring a share of the round before the best
-/// goes on, so one bad basin does not decide the twin; later rounds refine around the best
-/// confirmed drive from one.
+/// screen, where a start is cheap, from two at least (one per value of the outer choices,
+/// [`super::Reach::Outer`], or the start twice with two seeds), each exploring a share of the
+/// round before the best goes on, so one bad basin does not decide the twin; later rounds
+/// refine around the best confirmed drive from one.
 const FIRST_ROUND_STARTS: usize = 2;
 
 /// Finalists of a round confirmed at full length (a constant, so the twin does not depend

@@ -74,8 +74,9 @@ const fn power(key: &'static str, reach: Reach) -> Param {
 }
 
 /// What `sim fit` searches unless told otherwise: the parallelism, NAND timings, controller
-/// costs, spare area, buffers, GC style, policy and burstiness, pseudo-SLC cache, TRIM style
-/// and energy terms, the parameters the review suite's figures depend on.
+/// costs, spare area, buffers, GC style, policy and burstiness, pseudo-SLC cache, NAND page
+/// (a start each, [`Reach::Outer`]), TRIM style and energy terms, the parameters the review
+/// suite's figures depend on.
 pub const DEFAULT_PARAMS: &[Param] = &[
     factor("channels", 4.0),
     factor("dies", 4.0),
