@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -144,9 +145,13 @@ const ROUNDS: usize = 3;
 /// Searches in the first round ([`search::from_starts`]): a large drive's fit searches the
 /// screen, where a start is cheap, from two at least (one per value of the outer choices,
 /// [`super::Reach::Outer`], or the start twice with two seeds), each exploring a share of the
-/// round before the best goes on, so one bad basin does not decide the twin; later rounds
+/// round with its screen corrected at itself before the best, judged by its best [`JUDGED`]
+/// drives at full length, goes on, so one bad basin does not decide the twin; later rounds
 /// refine around the best confirmed drive from one.
 const FIRST_ROUND_STARTS: usize = 2;
+
+/// Drives of each start of the first round run at full length to judge which goes on.
+const JUDGED: usize = 2;
 
 /// Finalists of a round confirmed at full length (a constant, so the twin does not depend
 /// on the number of threads).
@@ -194,10 +199,6 @@ pub fn search(
         if let Ok(at_best) = screened(&best) {
             correction = Correction::between(&best_full, &at_best);
         }
-        let screened_loss = |x: &[f64]| match screened(x) {
-            Ok(f) => loss(&correction.apply(&f)),
-            Err(_) => INVALID_LOSS,
-        };
         let offset = done.evaluations;
         let round_budget = Budget {
             evaluations: per_round,
@@ -211,17 +212,61 @@ pub fn search(
             0 => vec![best.clone(); FIRST_ROUND_STARTS],
             _ => vec![best.clone()],
         };
-        let found =
-            search::from_starts(&from, held, step, &screened_loss, round_budget, &mut |p| {
-                progress(&p.within(offset, budget.evaluations))
-            })?;
-        let finalists: Vec<Vec<f64>> = found
+        // Each start's screened figures are corrected at itself: a screen's error with one
+        // NAND page is not its error with another (a start the simulator refuses at full
+        // length keeps the best drive's correction).
+        let corrections: Vec<Correction> = pool.install(|| {
+            from.par_iter()
+                .map(|x| match (x == &best, full(x), screened(x)) {
+                    (false, Ok(f), Ok(s)) => Correction::between(&f, &s),
+                    _ => correction.clone(),
+                })
+                .collect()
+        });
+        let losses: Vec<_> = corrections
+            .iter()
+            .map(|correction| {
+                move |x: &[f64]| match screened(x) {
+                    Ok(f) => loss(&correction.apply(&f)),
+                    Err(_) => INVALID_LOSS,
+                }
+            })
+            .collect();
+        let from: Vec<search::Start> = from
+            .into_iter()
+            .zip(&losses)
+            .map(|(origin, loss)| search::Start { origin, loss })
+            .collect();
+        // Which start goes on is judged at full length, on its best drives: a screened loss
+        // ranks drives near where it was corrected, not one start's basin against another's.
+        let judged = Mutex::new(Vec::new());
+        let judge = |ranked: &[search::Point]| {
+            let top: Vec<Vec<f64>> = ranked.iter().take(JUDGED).map(|p| p.0.clone()).collect();
+            let losses: Vec<f64> =
+                pool.install(|| top.par_iter().map(|x| full_loss(&full(x))).collect());
+            judged.lock().expect("judged").extend(top);
+            losses.into_iter().fold(f64::INFINITY, f64::min)
+        };
+        let found = search::from_starts(&from, held, step, &judge, round_budget, &mut |p| {
+            progress(&p.within(offset, budget.evaluations))
+        })?;
+        // The judged drives (measured already) and the round's best are its finalists.
+        let ranked = found
             .ranked
             .iter()
-            .map(|(x, _)| x.clone())
-            .filter(|x| *x != best)
-            .take(FINALISTS)
-            .collect();
+            .map(|p| p.0.clone())
+            .filter(|x| *x != best);
+        let mut finalists: Vec<Vec<f64>> = vec![];
+        for x in judged
+            .into_inner()
+            .expect("judged")
+            .into_iter()
+            .chain(ranked.take(FINALISTS))
+        {
+            if x != best && !finalists.contains(&x) {
+                finalists.push(x);
+            }
+        }
         done.finalists += finalists.len();
         let measured: Vec<Result<Figures, String>> =
             pool.install(|| finalists.par_iter().map(|x| full(x)).collect());
