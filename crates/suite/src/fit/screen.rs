@@ -348,6 +348,45 @@ mod tests {
     }
 
     #[test]
+    fn each_start_is_screened_with_its_own_correction() {
+        // One figure, 3 at the truth, which only the second start's page (x[1] = 0.5)
+        // reaches (at x[0] = 0.5); the first's best is 2.5. The screen triples the second
+        // page's figure, so corrected at the first start it would look worse than the first
+        // page's, and the first page's twin would win.
+        let a = |x: &[f64]| 2.0 + x[0] + x[1];
+        let figures = |v: f64| -> Figures { [("a".to_string(), v)].into() };
+        let full = |x: &[f64]| Ok(figures(a(x)));
+        let screened = |x: &[f64]| Ok(figures(a(x) * if x[1] > 0.0 { 3.0 } else { 1.0 }));
+        let loss = |f: &Figures| (f["a"] - 3.0).powi(2);
+        let starts = [vec![0.0, -0.5], vec![0.0, 0.5]];
+        let budget = Budget {
+            evaluations: 150,
+            seed: 2,
+            jobs: 2,
+        };
+        let go_on = &mut |_: &Progress| ControlFlow::Continue(());
+        let found = search(
+            &starts,
+            &[false, true],
+            &full,
+            &screened,
+            &loss,
+            budget,
+            go_on,
+        );
+        let found = found.unwrap();
+        assert_eq!(found.best[1], 0.5, "{found:?}");
+        assert!((a(&found.best) - 3.0).abs() < 0.01, "{found:?}");
+        // Each start judged at full length: the second's best drives reached the truth.
+        assert_eq!(found.starts.len(), 2);
+        assert!(
+            found.starts[1].1 < 0.01 && found.starts[0].1 > 0.2,
+            "{:?}",
+            found.starts
+        );
+    }
+
+    #[test]
     fn a_correction_maps_screened_figures_to_full_length_ones() {
         let f = |pairs: &[(&str, f64)]| -> Figures {
             pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
