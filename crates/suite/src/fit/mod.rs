@@ -187,10 +187,10 @@ pub fn fit(
     } else {
         let loss_at = |x: &[f64]| full_at(x).map_or(INVALID_LOSS, |f| loss(&behaviour_terms, &f));
         search::from_starts(
-            &search::Start::each(&space.starts(&origin), &loss_at),
+            &space.starts(&origin),
             &space.held(),
             search::INITIAL_STEP,
-            &search::by_best_loss,
+            &loss_at,
             req.budget,
             progress,
         )?

@@ -73,7 +73,7 @@ impl TermRow {
 }
 
 /// A start of the search's first round ([`super::Reach::Outer`]): its outer choices and the
-/// loss that judged it (the best of its best drives at full length, with a screen).
+/// best loss it reached exploring.
 #[derive(Clone, Debug, Serialize)]
 pub struct StartRow {
     pub keys: Vec<(String, String)>,
@@ -164,13 +164,9 @@ impl FitReport {
                 .collect();
             let _ = writeln!(
                 s,
-                "The first round searched from {} starts, one for each value of the keys no coordinate moves, each exploring a share of the round before the best went on; {}: {}.\n",
+                "The first round searched from {} starts, one for each value of the keys no coordinate moves, each exploring a share of the round before the best went on; the best {}loss each reached: {}.\n",
                 starts.len(),
-                if self.screen > 1 {
-                    "each start's screen was corrected at itself, and the best full-length loss of its best drives decided"
-                } else {
-                    "the best loss each reached"
-                },
+                if self.screen > 1 { "screened " } else { "" },
                 starts.join(", ")
             );
         }

@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
-use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -145,13 +144,9 @@ const ROUNDS: usize = 3;
 /// Searches in the first round ([`search::from_starts`]): a large drive's fit searches the
 /// screen, where a start is cheap, from two at least (one per value of the outer choices,
 /// [`super::Reach::Outer`], or the start twice with two seeds), each exploring a share of the
-/// round with its screen corrected at itself before the best, judged by its best [`JUDGED`]
-/// drives at full length, goes on, so one bad basin does not decide the twin; later rounds
+/// round before the best goes on, so one bad basin does not decide the twin; later rounds
 /// refine around the best confirmed drive from one.
 const FIRST_ROUND_STARTS: usize = 2;
-
-/// Drives of each start of the first round run at full length to judge which goes on.
-const JUDGED: usize = 2;
 
 /// Finalists of a round confirmed at full length (a constant, so the twin does not depend
 /// on the number of threads).
@@ -199,6 +194,10 @@ pub fn search(
         if let Ok(at_best) = screened(&best) {
             correction = Correction::between(&best_full, &at_best);
         }
+        let screened_loss = |x: &[f64]| match screened(x) {
+            Ok(f) => loss(&correction.apply(&f)),
+            Err(_) => INVALID_LOSS,
+        };
         let offset = done.evaluations;
         let round_budget = Budget {
             evaluations: per_round,
@@ -212,61 +211,17 @@ pub fn search(
             0 => vec![best.clone(); FIRST_ROUND_STARTS],
             _ => vec![best.clone()],
         };
-        // Each start's screened figures are corrected at itself: a screen's error with one
-        // NAND page is not its error with another (a start the simulator refuses at full
-        // length keeps the best drive's correction).
-        let corrections: Vec<Correction> = pool.install(|| {
-            from.par_iter()
-                .map(|x| match (x == &best, full(x), screened(x)) {
-                    (false, Ok(f), Ok(s)) => Correction::between(&f, &s),
-                    _ => correction.clone(),
-                })
-                .collect()
-        });
-        let losses: Vec<_> = corrections
-            .iter()
-            .map(|correction| {
-                move |x: &[f64]| match screened(x) {
-                    Ok(f) => loss(&correction.apply(&f)),
-                    Err(_) => INVALID_LOSS,
-                }
-            })
-            .collect();
-        let from: Vec<search::Start> = from
-            .into_iter()
-            .zip(&losses)
-            .map(|(origin, loss)| search::Start { origin, loss })
-            .collect();
-        // Which start goes on is judged at full length, on its best drives: a screened loss
-        // ranks drives near where it was corrected, not one start's basin against another's.
-        let judged = Mutex::new(Vec::new());
-        let judge = |ranked: &[search::Point]| {
-            let top: Vec<Vec<f64>> = ranked.iter().take(JUDGED).map(|p| p.0.clone()).collect();
-            let losses: Vec<f64> =
-                pool.install(|| top.par_iter().map(|x| full_loss(&full(x))).collect());
-            judged.lock().expect("judged").extend(top);
-            losses.into_iter().fold(f64::INFINITY, f64::min)
-        };
-        let found = search::from_starts(&from, held, step, &judge, round_budget, &mut |p| {
-            progress(&p.within(offset, budget.evaluations))
-        })?;
-        // The judged drives (measured already) and the round's best are its finalists.
-        let ranked = found
+        let found =
+            search::from_starts(&from, held, step, &screened_loss, round_budget, &mut |p| {
+                progress(&p.within(offset, budget.evaluations))
+            })?;
+        let finalists: Vec<Vec<f64>> = found
             .ranked
             .iter()
-            .map(|p| p.0.clone())
-            .filter(|x| *x != best);
-        let mut finalists: Vec<Vec<f64>> = vec![];
-        for x in judged
-            .into_inner()
-            .expect("judged")
-            .into_iter()
-            .chain(ranked.take(FINALISTS))
-        {
-            if x != best && !finalists.contains(&x) {
-                finalists.push(x);
-            }
-        }
+            .map(|(x, _)| x.clone())
+            .filter(|x| *x != best)
+            .take(FINALISTS)
+            .collect();
         done.finalists += finalists.len();
         let measured: Vec<Result<Figures, String>> =
             pool.install(|| finalists.par_iter().map(|x| full(x)).collect());
@@ -345,45 +300,6 @@ mod tests {
             )
         );
         assert_eq!(Screen { factor: 1 }.spec("default").unwrap(), "default");
-    }
-
-    #[test]
-    fn each_start_is_screened_with_its_own_correction() {
-        // One figure, 3 at the truth, which only the second start's page (x[1] = 0.5)
-        // reaches (at x[0] = 0.5); the first's best is 2.5. The screen triples the second
-        // page's figure, so corrected at the first start it would look worse than the first
-        // page's, and the first page's twin would win.
-        let a = |x: &[f64]| 2.0 + x[0] + x[1];
-        let figures = |v: f64| -> Figures { [("a".to_string(), v)].into() };
-        let full = |x: &[f64]| Ok(figures(a(x)));
-        let screened = |x: &[f64]| Ok(figures(a(x) * if x[1] > 0.0 { 3.0 } else { 1.0 }));
-        let loss = |f: &Figures| (f["a"] - 3.0).powi(2);
-        let starts = [vec![0.0, -0.5], vec![0.0, 0.5]];
-        let budget = Budget {
-            evaluations: 150,
-            seed: 2,
-            jobs: 2,
-        };
-        let go_on = &mut |_: &Progress| ControlFlow::Continue(());
-        let found = search(
-            &starts,
-            &[false, true],
-            &full,
-            &screened,
-            &loss,
-            budget,
-            go_on,
-        );
-        let found = found.unwrap();
-        assert_eq!(found.best[1], 0.5, "{found:?}");
-        assert!((a(&found.best) - 3.0).abs() < 0.01, "{found:?}");
-        // Each start judged at full length: the second's best drives reached the truth.
-        assert_eq!(found.starts.len(), 2);
-        assert!(
-            found.starts[1].1 < 0.01 && found.starts[0].1 > 0.2,
-            "{:?}",
-            found.starts
-        );
     }
 
     #[test]

@@ -112,85 +112,53 @@ pub fn minimise(
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
-    let start = Start {
-        origin: origin.to_vec(),
-        loss,
-    };
-    from_starts(&[start], &[], step, &by_best_loss, budget, progress)
+    from_starts(&[origin.to_vec()], &[], step, loss, budget, progress)
 }
 
-/// Where one of a search's starts begins, and the loss its search minimises there (a fit's
-/// screened loss is corrected at its own start: [`super::screen`]).
-pub struct Start<'a> {
-    pub origin: Vec<f64>,
-    pub loss: &'a (dyn Fn(&[f64]) -> f64 + Sync),
-}
-
-impl<'a> Start<'a> {
-    /// Starts at `origins`, all minimising one `loss`.
-    pub fn each(origins: &[Vec<f64>], loss: &'a (dyn Fn(&[f64]) -> f64 + Sync)) -> Vec<Start<'a>> {
-        origins
-            .iter()
-            .map(|origin| Start {
-                origin: origin.clone(),
-                loss,
-            })
-            .collect()
-    }
-}
-
-/// A judge of which start goes on ([`from_starts`]): from a start's best drives so far (best
-/// first, with its search's losses), the loss that ranks it.
-pub type Judge<'a> = &'a dyn Fn(&[Point]) -> f64;
-
-/// The judge where each start's loss is the one to rank them by: the best it reached.
-pub fn by_best_loss(ranked: &[Point]) -> f64 {
-    ranked.first().map_or(f64::INFINITY, |p| p.1)
-}
-
-/// Searches from `starts` (points, or one point repeated), each with its own seed, holding
+/// Searches from `origins` (points, or one point repeated), each with its own seed, holding
 /// the coordinates `held` marks where each start put them (an outer choice, such as the NAND
 /// page, that the search does not move: [`super::Reach::Outer`]). Each explores a short share
-/// of the budget ([`EXPLORED`]), and the one `judge` ranks best goes on with the rest, its
-/// drives the ranking. A search ends in the basin its first generations fall into, and a
-/// drive's figures can have several (the Ultra Plus's 16,667 random writes a second, at any
-/// queue depth: three dies, or 60 us of controller time a write, which only the second gives
-/// its sequential writes); where one start falls into the wrong one, another may not. Shared evenly, the starts each went half as deep, and the S3700's twin lost the
+/// of the budget ([`EXPLORED`]), and the one with the best drive so far goes on with the rest;
+/// the others' drives stay in the ranking. A search ends in the basin its first generations
+/// fall into, and a drive's figures can have several (the Ultra Plus's 16,667 random writes
+/// a second, at any queue depth: three dies, or 60 us of controller time a write, which only
+/// the second gives its sequential writes); where one start falls into the wrong one, another
+/// may not. Shared evenly, the starts each went half as deep, and the S3700's twin lost the
 /// basin one start had found.
 pub fn from_starts(
-    starts: &[Start],
+    origins: &[Vec<f64>],
     held: &[bool],
     step: f64,
-    judge: Judge,
+    loss: &(dyn Fn(&[f64]) -> f64 + Sync),
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
-    let first = starts.first().ok_or("a search needs a start")?;
-    if (0..first.origin.len()).all(|i| is_held(held, i)) {
-        return Ok(only_starts(starts));
+    let first = origins.first().ok_or("a search needs a start")?;
+    if (0..first.len()).all(|i| is_held(held, i)) {
+        return Ok(only_starts(origins, loss));
     }
     let pool = pool(budget.jobs)?;
-    let count = starts.len();
-    let explored = if count == 1 {
+    let starts = origins.len();
+    let explored = if starts == 1 {
         0
     } else {
-        (budget.evaluations as f64 * EXPLORED / count as f64).ceil() as usize
+        (budget.evaluations as f64 * EXPLORED / starts as f64).ceil() as usize
     };
     // The one that goes on may spend what the others did not.
     let deepest = budget
         .evaluations
-        .saturating_sub((count - 1) * explored)
+        .saturating_sub((starts - 1) * explored)
         .max(1);
-    let mut runs = Vec::with_capacity(count);
+    let mut runs = Vec::with_capacity(starts);
     let mut done = 0;
-    for (k, start) in starts.iter().enumerate() {
+    for (k, origin) in origins.iter().enumerate() {
         // The first start's seed is the fit's own, so one start is the plain search; the
         // others' are far from the rounds' (seed + round).
         let seed = budget
             .seed
             .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut run = Run::new(&start.origin, held, step, start.loss, seed, deepest)?;
-        let until = if count == 1 { deepest } else { explored };
+        let mut run = Run::new(origin, held, step, loss, seed, deepest)?;
+        let until = if starts == 1 { deepest } else { explored };
         let earlier = best_of(&runs);
         run.advance(until, &pool, &mut |p| {
             progress(&p.within(done, budget.evaluations).at_best(earlier))
@@ -198,25 +166,19 @@ pub fn from_starts(
         done += run.evaluations();
         runs.push(run);
     }
-    // Each start as judged; the best goes on (the first of equals: one start is the plain
-    // search).
-    let judged: Vec<f64> = if count > 1 {
-        runs.iter().map(|run| judge(&run.ranked())).collect()
-    } else {
-        vec![0.0]
-    };
-    let on = (0..count)
-        .min_by(|&a, &b| judged[a].total_cmp(&judged[b]))
-        .expect("at least one start");
-    let explored: Vec<(Vec<f64>, f64)> = if count > 1 {
-        starts
+    let explored: Vec<(Vec<f64>, f64)> = if starts > 1 {
+        origins
             .iter()
-            .map(|s| s.origin.clone())
-            .zip(judged)
+            .cloned()
+            .zip(runs.iter().map(Run::best_loss))
             .collect()
     } else {
         vec![]
     };
+    // The best so far goes on (the first of equals: one start is the plain search).
+    let on = (0..starts)
+        .min_by(|&a, &b| runs[a].best_loss().total_cmp(&runs[b].best_loss()))
+        .expect("at least one start");
     let before = done - runs[on].evaluations();
     let earlier = best_of(&runs);
     runs[on].advance(deepest, &pool, &mut |p| {
@@ -238,11 +200,10 @@ pub fn from_starts(
         );
         best_before = history.last().map_or(best_before, |h| h.1);
         offset += found.evaluations;
-        // The ranking is the one that went on: the others' losses may not compare with its
-        // (each start's own), and the judge has seen their best.
-        ranked = found.ranked;
+        ranked.extend(found.ranked);
         stopped = found.stopped;
     }
+    let ranked = rank(ranked);
     Ok(Found {
         best: ranked
             .first()
@@ -271,13 +232,8 @@ fn is_held(held: &[bool], i: usize) -> bool {
 }
 
 /// A search with every coordinate held: each start is a drive, evaluated once.
-fn only_starts(starts: &[Start]) -> Found {
-    let ranked = rank(
-        starts
-            .iter()
-            .map(|s| (s.origin.clone(), (s.loss)(&s.origin)))
-            .collect(),
-    );
+fn only_starts(starts: &[Vec<f64>], loss: &(dyn Fn(&[f64]) -> f64 + Sync)) -> Found {
+    let ranked = rank(starts.iter().map(|x| (x.clone(), loss(x))).collect());
     Found {
         best: ranked[0].0.clone(),
         history: vec![(starts.len(), ranked[0].1)],
@@ -306,7 +262,7 @@ struct Run<'a> {
 }
 
 /// A point searched and its loss.
-pub type Point = (Vec<f64>, f64);
+type Point = (Vec<f64>, f64);
 
 type Objective<'a> = dyn Fn(&DVector<f64>) -> f64 + Send + Sync + 'a;
 
@@ -353,11 +309,6 @@ impl<'a> Run<'a> {
 
     fn evaluations(&self) -> usize {
         self.state.function_evals()
-    }
-
-    /// The best drives it has evaluated, best first.
-    fn ranked(&self) -> Vec<Point> {
-        rank(self.evaluated.lock().expect("evaluated").clone())
     }
 
     fn best_loss(&self) -> f64 {
@@ -522,10 +473,10 @@ mod tests {
                 let one = minimise(&[0.0; 2], INITIAL_STEP, &loss, budget, go_on).unwrap();
                 let mut shown = vec![];
                 let two = from_starts(
-                    &Start::each(&[vec![0.0; 2], vec![0.0; 2]], &loss),
+                    &vec![vec![0.0; 2]; 2],
                     &[],
                     INITIAL_STEP,
-                    &by_best_loss,
+                    &loss,
                     budget,
                     &mut |p| {
                         shown.push(p.best_loss);
@@ -569,8 +520,7 @@ mod tests {
             jobs: 2,
         };
         let go_on = &mut |_: &Progress| ControlFlow::Continue(());
-        let each = Start::each(&starts, &loss);
-        let found = from_starts(&each, &held, INITIAL_STEP, &by_best_loss, budget, go_on).unwrap();
+        let found = from_starts(&starts, &held, INITIAL_STEP, &loss, budget, go_on).unwrap();
         assert!(found
             .ranked
             .iter()
@@ -578,64 +528,8 @@ mod tests {
         assert_eq!(found.best[1], 0.5);
         assert!(loss(&found.best) < 1e-4, "{found:?}");
         // Every coordinate held: the starts are the drives.
-        let all = from_starts(
-            &each,
-            &[true; 3],
-            INITIAL_STEP,
-            &by_best_loss,
-            budget,
-            go_on,
-        );
-        let all = all.unwrap();
+        let all = from_starts(&starts, &[true; 3], INITIAL_STEP, &loss, budget, go_on).unwrap();
         assert_eq!((all.evaluations, all.best.clone()), (2, starts[1].clone()));
-    }
-
-    #[test]
-    fn the_judge_not_the_exploring_loss_chooses_the_start_that_goes_on() {
-        // The truth is best at x[1] = 0.5, the second start's; the first start's search sees
-        // a loss 2 too low everywhere (a screen corrected at another drive), so by what the
-        // starts saw exploring the first would go on.
-        let truth = |x: &[f64]| (x[0] - 0.3).powi(2) + (x[1] - 0.5).powi(2);
-        let flattered = |x: &[f64]| truth(x) - 2.0;
-        let starts = [
-            Start {
-                origin: vec![0.0, -0.5],
-                loss: &flattered,
-            },
-            Start {
-                origin: vec![0.0, 0.5],
-                loss: &truth,
-            },
-        ];
-        let budget = Budget {
-            evaluations: 200,
-            seed: 5,
-            jobs: 2,
-        };
-        let go_on = &mut |_: &Progress| ControlFlow::Continue(());
-        let held = [false, true];
-        let by_exploring = from_starts(&starts, &held, INITIAL_STEP, &by_best_loss, budget, go_on);
-        assert_eq!(by_exploring.unwrap().best[1], -0.5);
-        let judged = Mutex::new(vec![]);
-        let judge = |ranked: &[Point]| {
-            judged.lock().unwrap().push(ranked.len());
-            ranked
-                .iter()
-                .take(2)
-                .map(|(x, _)| truth(x))
-                .fold(f64::INFINITY, f64::min)
-        };
-        let found = from_starts(&starts, &held, INITIAL_STEP, &judge, budget, go_on).unwrap();
-        assert_eq!(
-            judged.into_inner().unwrap().len(),
-            2,
-            "each start judged once"
-        );
-        // The one that went on found the truth's best, and the ranking is its.
-        assert!(found.ranked.iter().all(|(x, _)| x[1] == 0.5));
-        assert!(truth(&found.best) < 1e-4, "{found:?}");
-        assert_eq!(found.starts.len(), 2);
-        assert!(found.starts[1].1 < found.starts[0].1, "{:?}", found.starts);
     }
 
     #[test]
