@@ -8,6 +8,9 @@
 #
 #   benches/recovery.sh DIR PRESET...     # suites and fits in DIR, kept for a re-run
 #   FILL=1 benches/recovery.sh DIR ...    # a whole-drive fill fitted beside the suite
+#   KNOWN=channels,dies,page_size,pages_per_block,cell benches/recovery.sh DIR ...
+#                                         # the preset's values of these keys given as known
+#                                         # hardware (`sim fit --known`), as a spec sheet would
 #
 # A preset whose twin DIR/PRESET.toml exists is not fitted again (its table row is read
 # back); a suite in DIR/PRESET is not run again.
@@ -28,10 +31,17 @@ for preset in "$@"; do
             --out "$preset-fill" -q --no-store
         results+=("$preset-fill")
     fi
+    known=()
+    if [ -n "${KNOWN:-}" ]; then
+        # Each key's value as `sim show` gives it, in its parameters' table.
+        values=$("$ssdlab" sim show "$preset" | awk -v keys=",$KNOWN," \
+            'index(keys, "," $1 ",") && NF >= 2 && !seen[$1]++ { printf "%s%s=%s", sep, $1, $2; sep = "," }')
+        known=(--known "$values")
+    fi
     if [ ! -f "$preset.toml" ]; then
         /usr/bin/time -f "$preset: %e s wall, %U s user" -o "$preset.time" \
             "$ssdlab" sim fit "${results[@]}" --from default --hold-out "$HOLD_OUT" \
-            --evals 300 --seed 1 --jobs 2 --reference "$preset" -o "$preset.toml"
+            --evals 300 --seed 1 --jobs 2 --reference "$preset" "${known[@]}" -o "$preset.toml"
     fi
 done
 python3 "$here/benches/recovery-table.py" "${@/%/.fit.json}"

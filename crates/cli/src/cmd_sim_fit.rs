@@ -45,6 +45,12 @@ pub struct FitArgs {
     /// numeric key, and the choices trim, page_size, slc_region, slc_full and slc_drain.
     #[arg(long, value_delimiter = ',')]
     params: Vec<String>,
+    /// What is known of the drive's hardware, as KEY=VALUE (a datasheet's NAND page, pages a
+    /// block and cell; the controller's channels; the dies a teardown counts): set in the
+    /// start and never searched. The figures cannot tell a drive's geometry (a twin with
+    /// another fits as well and predicts worse: BENCHMARKS #27), its spec sheet can.
+    #[arg(long, value_delimiter = ',', value_name = "KEY=VALUE")]
+    known: Vec<String>,
     /// Simulated drives to evaluate at most (screened ones, when screening).
     #[arg(long, default_value_t = 300)]
     evals: usize,
@@ -112,9 +118,14 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             engine::units::format_size(start.capacity_bytes),
         );
     }
-    let params = fit::params(&a.params).map_err(|e| anyhow::anyhow!("--params: {e}"))?;
+    let (from, params) = fit::known(
+        a.from.strip_prefix("sim:").unwrap_or(&a.from),
+        &a.params,
+        &a.known,
+    )
+    .map_err(anyhow::Error::msg)?;
     let request = fit::Request {
-        from: a.from.strip_prefix("sim:").unwrap_or(&a.from).to_string(),
+        from,
         target,
         hold_out: a.hold_out.clone(),
         params,

@@ -32,7 +32,7 @@ pub use reference::Reference;
 pub use report::{median_error, FitReport, ParamRow, StartRow, TermRow};
 pub use screen::Screen;
 pub use search::{Budget, Progress, STOPPED};
-pub use space::{param, params, Param, Reach, Space, DEFAULT_PARAMS};
+pub use space::{known, param, params, Param, Reach, Space, DEFAULT_PARAMS};
 pub use target::{Goal, OtherFigure, Target, Term, DECILES, DISTRIBUTION};
 
 use crate::fidelity::{Figures, Measure};

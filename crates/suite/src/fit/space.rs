@@ -191,6 +191,40 @@ pub fn params(keys: &[String]) -> Result<Vec<Param>, String> {
     keys.iter().map(|k| param(k.trim())).collect()
 }
 
+/// The start and the keys to search when `known` (KEY=VALUE each) states some of the drive's
+/// hardware: each is set in the start `from` and left out of the search, the default one or
+/// the keys `search` names (a key named in both is refused: it is either known or searched).
+pub fn known(
+    from: &str,
+    search: &[String],
+    known: &[String],
+) -> Result<(String, Vec<Param>), String> {
+    let mut start = from.to_string();
+    let mut keys = vec![];
+    for kv in known.iter().map(|kv| kv.trim()).filter(|kv| !kv.is_empty()) {
+        let (key, value) = kv.split_once('=').ok_or_else(|| {
+            format!("--known {kv}: give KEY=VALUE, as --known page_size=8KiB,channels=8")
+        })?;
+        let key = key.trim();
+        if search.iter().any(|k| k.trim() == key) {
+            return Err(format!(
+                "{key} is both --known and in --params: a key is known or searched, leave it out of one"
+            ));
+        }
+        start.push_str(&format!(",{key}={}", value.trim()));
+        keys.push(key.to_string());
+    }
+    sim::resolve(&start).map_err(|e| format!("--known: {e}"))?;
+    let params = params(search).map_err(|e| format!("--params: {e}"))?;
+    Ok((
+        start,
+        params
+            .into_iter()
+            .filter(|p| !keys.iter().any(|k| k == p.key))
+            .collect(),
+    ))
+}
+
 /// One searched key with its start.
 #[derive(Clone, Debug)]
 struct Dimension {
@@ -559,6 +593,35 @@ mod tests {
         assert_ne!(ends[0], ends[1]);
         let err = param("link").unwrap_err();
         assert!(err.contains("slc_region"), "{err}");
+    }
+
+    #[test]
+    fn known_hardware_is_set_in_the_start_and_never_searched() {
+        let known = |search: &[&str], facts: &[&str]| {
+            let s: Vec<String> = search.iter().map(|k| k.to_string()).collect();
+            let f: Vec<String> = facts.iter().map(|k| k.to_string()).collect();
+            super::known("default", &s, &f)
+        };
+        let (from, params) = known(&[], &["page_size=8KiB", " channels=8"]).unwrap();
+        assert_eq!(from, "default,page_size=8KiB,channels=8");
+        let keys: Vec<&str> = params.iter().map(|p| p.key).collect();
+        assert!(!keys.contains(&"page_size") && !keys.contains(&"channels"));
+        assert_eq!(keys.len(), DEFAULT_PARAMS.len() - 2);
+        assert!(keys.contains(&"dies"));
+        // Named keys less the known ones; a key both known and named is refused.
+        let (_, params) = known(&["dies", "op"], &["channels=8"]).unwrap();
+        assert_eq!(
+            params.iter().map(|p| p.key).collect::<Vec<_>>(),
+            ["dies", "op"]
+        );
+        let both = known(&["channels"], &["channels=8"]).unwrap_err();
+        assert!(both.contains("known or searched"), "{both}");
+        assert!(known(&[], &["channels"]).unwrap_err().contains("KEY=VALUE"));
+        let bad = known(&[], &["channels=many"]).unwrap_err();
+        assert!(
+            bad.starts_with("--known") && bad.contains("channels"),
+            "{bad}"
+        );
     }
 
     #[test]
