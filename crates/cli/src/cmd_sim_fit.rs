@@ -51,7 +51,8 @@ pub struct FitArgs {
     /// another fits as well and predicts worse: BENCHMARKS #27), its spec sheet can.
     #[arg(long, value_delimiter = ',', value_name = "KEY=VALUE")]
     known: Vec<String>,
-    /// Simulated drives to evaluate at most (screened ones, when screening).
+    /// Simulated drives the search evaluates at most (screened ones, when screening); the
+    /// polish after it a quarter more.
     #[arg(long, default_value_t = 300)]
     evals: usize,
     /// The search's seed: the same seed, target and start give the same twin.
@@ -158,6 +159,13 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         a.evals
     );
     let fit = fit::fit(&request, &mut |p| {
+        if p.polish {
+            eprintln!(
+                "  polish: {}/{} drives, best loss {:.4}",
+                p.evaluations, p.budget, p.best_loss
+            );
+            return std::ops::ControlFlow::Continue(());
+        }
         eprintln!(
             "  generation {}: {}/{} drives, best loss {:.4}, {:.1} drives/min, about {} left",
             p.generation,

@@ -121,6 +121,64 @@ pub fn loss(terms: &[Term], figures: &Figures) -> f64 {
         / total.max(1e-12)
 }
 
+/// The terms' errors with their signs (+ where the figure is above what it aims at), each
+/// scaled so that the sum of their squares is the weighted mean of the squared errors: the
+/// residuals a least-squares step reads ([`super::polish`]). A distribution gives one per
+/// decile. Always as many as the terms make, a figure missing counting its largest error.
+pub fn residuals(terms: &[Term], figures: &Figures) -> Vec<f64> {
+    let w = weights(terms);
+    let total: f64 = w.iter().sum::<f64>().max(1e-12);
+    let mut r = Vec::new();
+    for (t, w) in terms.iter().zip(&w) {
+        let scale = (w / total).sqrt();
+        if let Goal::Distribution(goal) = &t.goal {
+            let n = goal.len().max(1) as f64;
+            let mean = (goal.iter().sum::<f64>() / n).max(1e-12);
+            let q = t
+                .figure
+                .strip_suffix(DISTRIBUTION)
+                .and_then(|prefix| deciles(figures, prefix));
+            for (i, g) in goal.iter().enumerate() {
+                let e = q.as_ref().map_or(MAX_ERROR, |q| {
+                    ((q[i] - g) / mean).clamp(-MAX_ERROR, MAX_ERROR)
+                });
+                r.push(scale * e / n.sqrt());
+            }
+            continue;
+        }
+        let above = figure(figures, &t.figure).is_none_or(|s| s >= aimed_at(&t.goal, s, figures));
+        let e = aimed_error(t, figures);
+        r.push(scale * if above { e } else { -e });
+    }
+    r
+}
+
+/// The value a figure `s` is measured against under `goal`: which side of it the figure is
+/// gives its error's sign.
+fn aimed_at(goal: &Goal, s: f64, figures: &Figures) -> f64 {
+    match goal {
+        Goal::Value { value, .. } => *value,
+        Goal::AtMost(v) | Goal::AtLeast(v) => *v,
+        Goal::Between(lo, hi) => {
+            if s < *lo {
+                *lo
+            } else {
+                *hi
+            }
+        }
+        Goal::Than {
+            figure: other,
+            check,
+            factor,
+            ..
+        } => figure(figures, other).map_or(s, |b| match check {
+            Check::Near => b,
+            _ => factor * b,
+        }),
+        Goal::Distribution(_) => s,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +235,44 @@ mod tests {
         assert_eq!(twin_value(&t, &f), Some(1450.0));
         let e = error(&t, &f);
         assert!((e - 125.0 / 1450.0).abs() < 1e-9, "{e}");
+    }
+
+    #[test]
+    fn residuals_carry_the_errors_sign_and_the_terms_weights() {
+        let v = |value| Goal::Value {
+            value,
+            tolerance: 0.0,
+        };
+        let goal: Vec<f64> = (0..10).map(|i| 100.0 + 10.0 * i as f64).collect();
+        let terms = [
+            term("corners.a", v(100.0)),
+            term("corners.b", v(100.0)),
+            term("trim.a", Goal::AtLeast(50.0)),
+            term(
+                "consistency.steady_iops_distribution",
+                Goal::Distribution(goal.clone()),
+            ),
+        ];
+        let mut f = figures(&[("corners.a", 110.0), ("corners.b", 80.0), ("trim.a", 40.0)]);
+        for (d, g) in DECILES.iter().zip(&goal) {
+            f.insert(format!("consistency.{d}"), g + 29.0);
+        }
+        let r = residuals(&terms, &f);
+        assert_eq!(r.len(), 3 + 10);
+        // Weights 0.5, 0.5, 1, 1 of 3: corners.a 10% above, corners.b 20% below, trim 20% short.
+        assert!((r[0] - (0.5f64 / 3.0).sqrt() * 0.1).abs() < 1e-9, "{r:?}");
+        assert!((r[1] + (0.5f64 / 3.0).sqrt() * 0.2).abs() < 1e-9, "{r:?}");
+        assert!((r[2] + (1.0f64 / 3.0).sqrt() * 0.2).abs() < 1e-9, "{r:?}");
+        // Every decile 29 above a mean of 145: 0.2 each, and their squares add up to the
+        // term's weight times 0.2 squared.
+        let d: f64 = r[3..].iter().map(|x| x * x).sum();
+        assert!((d - 0.04 / 3.0).abs() < 1e-9, "{d}");
+        assert!(r[3..].iter().all(|&x| x > 0.0));
+        // A figure missing is its largest error, and the count holds.
+        let r = residuals(&terms, &figures(&[("corners.a", 100.0)]));
+        assert_eq!(r.len(), 13);
+        assert_eq!(r[0], 0.0);
+        assert!(r[1] > 0.0 && r[3] > 0.0);
     }
 
     #[test]

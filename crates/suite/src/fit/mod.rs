@@ -12,6 +12,7 @@
 
 mod evaluations;
 mod loss;
+mod polish;
 mod prices;
 mod reference;
 mod report;
@@ -26,7 +27,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 pub use evaluations::{Evaluations, Measurer};
-pub use loss::{error, figure, loss, twin_value, weights};
+pub use loss::{error, figure, loss, residuals, twin_value, weights};
 pub use prices::Spread;
 pub use reference::Reference;
 pub use report::{median_error, FitReport, ParamRow, StartRow, TermRow};
@@ -175,25 +176,36 @@ pub fn fit(
     } else if screen.is_on() {
         let screened_at = |x: &[f64]| evaluations.screened(&drive_at(x), &fit_measures, screen);
         let loss_of = |f: &Figures| loss(&behaviour_terms, f);
+        let residuals_of = |f: &Figures| residuals(&behaviour_terms, f);
         screen::search(
             &space.starts(&origin),
             &space.held(),
+            &space.smooth(),
             &full_at,
             &screened_at,
             &loss_of,
+            &residuals_of,
             req.budget,
             progress,
         )?
     } else {
         let loss_at = |x: &[f64]| full_at(x).map_or(INVALID_LOSS, |f| loss(&behaviour_terms, &f));
-        search::from_starts(
+        let found = search::from_starts(
             &space.starts(&origin),
             &space.held(),
             search::INITIAL_STEP,
             &loss_at,
             req.budget,
             progress,
-        )?
+        )?;
+        let polished = polish::polish(
+            &found.best,
+            &space.smooth(),
+            &|x| full_at(x).ok().map(|f| residuals(&behaviour_terms, &f)),
+            polish::budget(req.budget.evaluations),
+            &search::pool(req.budget.jobs)?,
+        );
+        polish::keep_if_better(found, polished, &loss_at)
     };
 
     // The twin's behaviour, then its prices.

@@ -16,6 +16,7 @@ use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
+use super::polish;
 use super::search::{self, Budget, Found, Progress, INITIAL_STEP};
 use super::INVALID_LOSS;
 use crate::fidelity::{Figures, Measure};
@@ -160,12 +161,15 @@ pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
 /// finalists of each round with `full`. `budget.evaluations` counts screened drives; the
 /// full-length ones are `ROUNDS x FINALISTS` more, and [`Found::confirmed`] lists the best
 /// confirmed loss after each round.
+#[allow(clippy::too_many_arguments)]
 pub fn search(
     starts: &[Vec<f64>],
     held: &[bool],
+    smooth: &[bool],
     full: FiguresAt,
     screened: FiguresAt,
     loss: &(dyn Fn(&Figures) -> f64 + Sync),
+    residuals: &(dyn Fn(&Figures) -> Vec<f64> + Sync),
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
@@ -240,8 +244,53 @@ pub fn search(
         done.confirmed.push((done.evaluations, best_loss));
         done.stopped = found.stopped;
     }
+    // The polish, screened with the correction at the best drive, confirmed at full length.
+    if let Ok(at_best) = screened(&best) {
+        correction = Correction::between(&best_full, &at_best);
+    }
+    let polish_budget = polish::budget(budget.evaluations);
+    // The polish's Jacobians run inside the optimiser's loop, which reports nothing between
+    // them: where it starts and where it ends are told.
+    let polish_end = done.evaluations + polish_budget;
+    let mut tell = |evaluations: usize, best_loss: f64| {
+        progress(&Progress {
+            generation: 0,
+            evaluations,
+            budget: polish_end,
+            best_loss,
+            evaluations_per_min: 0.0,
+            eta_s: 0.0,
+            polish: true,
+        })
+    };
+    if tell(done.evaluations, best_loss).is_break() {
+        return Err(search::STOPPED.into());
+    }
+    let polished = polish::polish(
+        &best,
+        smooth,
+        &|x| screened(x).ok().map(|f| residuals(&correction.apply(&f))),
+        polish_budget,
+        &pool,
+    );
+    done.evaluations += polished.evaluations;
+    let mut polish_note = format!("the polish: {}", polished.stopped);
+    if polished.best != best {
+        done.finalists += 1;
+        let f = full(&polished.best);
+        let l = full_loss(&f);
+        polish_note = format!("{polish_note}, its drive at full length {l:.4} for {best_loss:.4}");
+        if l < best_loss {
+            (best, best_loss) = (polished.best, l);
+        }
+        done.history.push((done.evaluations, best_loss));
+        done.confirmed.push((done.evaluations, best_loss));
+    }
+    if tell(done.evaluations, best_loss).is_break() {
+        return Err(search::STOPPED.into());
+    }
     done.stopped = format!(
-        "{ROUNDS} rounds of screening, {} finalists run at full length; the last round: {}",
+        "{ROUNDS} rounds of screening, {} finalists run at full length; the last round: {}; {polish_note}",
         done.finalists, done.stopped
     );
     done.best = best;

@@ -29,6 +29,8 @@ pub struct Progress {
     pub evaluations_per_min: f64,
     /// Seconds left at this rate if the budget is spent.
     pub eta_s: f64,
+    /// The polish after the search ([`super::polish`]), told where it starts and ends.
+    pub polish: bool,
 }
 
 impl Progress {
@@ -339,6 +341,7 @@ impl<'a> Run<'a> {
                 best_loss,
                 evaluations_per_min: per_min,
                 eta_s: self.budget.saturating_sub(evaluations) as f64 / per_min.max(1e-9) * 60.0,
+                polish: false,
             });
             if went_on.is_break() {
                 return Err(STOPPED.into());

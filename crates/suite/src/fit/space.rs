@@ -211,10 +211,18 @@ pub fn known(
                 "{key} is both --known and in --params: a key is known or searched, leave it out of one"
             ));
         }
-        start.push_str(&format!(",{key}={}", value.trim()));
+        let value = value.trim();
+        let now = sim::resolve(&start).map_err(|e| format!("--from {from}: {e}"))?;
+        let stated = sim::resolve(&format!("{start},{key}={value}"))
+            .map_err(|e| format!("--known {kv}: {e}"))?;
+        // A value the start has already is not restated: `cell` would reset the NAND
+        // timings (default's MLC LSB/MSB pages to one uniform time).
+        let value_of = |cfg: &sim::Config| super::reference::values_of(cfg).get(key).cloned();
+        if value_of(&now) != value_of(&stated) {
+            start.push_str(&format!(",{key}={value}"));
+        }
         keys.push(key.to_string());
     }
-    sim::resolve(&start).map_err(|e| format!("--known: {e}"))?;
     let params = params(search).map_err(|e| format!("--params: {e}"))?;
     Ok((
         start,
@@ -359,6 +367,20 @@ impl Space {
         self.dims
             .iter()
             .map(|d| matches!(d.param.reach, Reach::Outer(_)))
+            .collect()
+    }
+
+    /// Which coordinates move their key smoothly, so a derivative reads them ([`super::polish`]):
+    /// not a choice, nor a count (channels, dies, GC burst blocks), which moves in steps.
+    pub fn smooth(&self) -> Vec<bool> {
+        self.dims
+            .iter()
+            .map(|d| {
+                let counted = sim::preset::RANGES
+                    .iter()
+                    .any(|r| r.key == d.param.key && r.quantity == sim::Quantity::Count);
+                !counted && !matches!(d.param.reach, Reach::Choice(_) | Reach::Outer(_))
+            })
             .collect()
     }
 
@@ -602,7 +624,8 @@ mod tests {
             let f: Vec<String> = facts.iter().map(|k| k.to_string()).collect();
             super::known("default", &s, &f)
         };
-        let (from, params) = known(&[], &["page_size=8KiB", " channels=8"]).unwrap();
+        let (from, params) = known(&[], &["page_size=8KiB", " channels=8", "cell=mlc"]).unwrap();
+        // The start's own cell is not restated: it would reset its MLC's two program times.
         assert_eq!(from, "default,page_size=8KiB,channels=8");
         let keys: Vec<&str> = params.iter().map(|p| p.key).collect();
         assert!(!keys.contains(&"page_size") && !keys.contains(&"channels"));
