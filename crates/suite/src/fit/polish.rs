@@ -39,6 +39,8 @@ pub struct Polished {
     pub best: Vec<f64>,
     /// Drives evaluated, the Jacobians' included.
     pub evaluations: usize,
+    /// The sum of the squared residuals at the start and at the best drive.
+    pub squares: (f64, f64),
     /// Why it stopped, in words.
     pub stopped: String,
 }
@@ -59,6 +61,7 @@ pub fn polish(
         return Polished {
             best: x0.to_vec(),
             evaluations: 0,
+            squares: (f64::NAN, f64::NAN),
             stopped: "nothing to polish within the budget".into(),
         };
     }
@@ -71,6 +74,7 @@ pub fn polish(
         evaluations: AtomicUsize::new(0),
         budget,
         best: Mutex::new(None),
+        first: Mutex::new(None),
         last: Mutex::new(None),
     };
     let problem = Problem {
@@ -81,14 +85,20 @@ pub fn polish(
         .with_stepbound(FIRST_RADIUS)
         .with_scale_diag(false)
         .minimize(problem);
-    let best = problem
+    let first = problem
+        .first
+        .into_inner()
+        .expect("polish")
+        .unwrap_or(f64::NAN);
+    let (best, squares) = problem
         .best
         .into_inner()
         .expect("polish")
-        .map_or_else(|| x0.to_vec(), |(x, _)| x);
+        .unwrap_or_else(|| (x0.to_vec(), first));
     Polished {
         best,
         evaluations: problem.evaluations.into_inner(),
+        squares: (first, squares),
         stopped: format!("{:?}", report.termination),
     }
 }
@@ -102,7 +112,7 @@ pub fn keep_if_better(
 ) -> super::search::Found {
     found.evaluations += polished.evaluations;
     let before = loss(&found.best);
-    let mut note = format!("the polish: {}", polished.stopped);
+    let mut note = polished.note();
     if polished.best != found.best {
         let after = loss(&polished.best);
         note = format!("{note}, its drive {after:.4} for {before:.4}");
@@ -113,6 +123,16 @@ pub fn keep_if_better(
     }
     found.stopped = format!("{}; {note}", found.stopped);
     found
+}
+
+impl Polished {
+    /// How it ended, in words, with the sum of squares it reached.
+    pub fn note(&self) -> String {
+        format!(
+            "the polish: {} after {} drives, squares {:.5} to {:.5}",
+            self.stopped, self.evaluations, self.squares.0, self.squares.1
+        )
+    }
 }
 
 struct Problem<'a> {
@@ -126,6 +146,8 @@ struct Problem<'a> {
     budget: usize,
     /// The point of the smallest sum of squares evaluated (not a Jacobian's step), and it.
     best: Mutex<Option<(Vec<f64>, f64)>>,
+    /// The start's sum of squares.
+    first: Mutex<Option<f64>>,
     /// The last point whose residuals were asked for, and them: the Jacobian is asked for
     /// where the residuals were, so it does not measure that drive again.
     last: Mutex<Option<(Vec<f64>, Vec<f64>)>>,
@@ -169,6 +191,7 @@ impl LeastSquaresProblem<f64, Dyn, Dyn> for Problem<'_> {
         let x = self.point(&self.offset);
         let r = self.at(&x)?;
         let sum: f64 = r.iter().map(|v| v * v).sum();
+        self.first.lock().expect("polish").get_or_insert(sum);
         let mut best = self.best.lock().expect("polish");
         if best.as_ref().is_none_or(|(_, s)| sum < *s) {
             *best = Some((x.clone(), sum));

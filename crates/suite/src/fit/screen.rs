@@ -274,7 +274,7 @@ pub fn search(
         &pool,
     );
     done.evaluations += polished.evaluations;
-    let mut polish_note = format!("the polish: {}", polished.stopped);
+    let mut polish_note = polished.note();
     if polished.best != best {
         done.finalists += 1;
         let f = full(&polished.best);
