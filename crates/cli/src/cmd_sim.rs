@@ -47,7 +47,7 @@ pub enum SimCmd {
     },
     /// Fit a simulated twin of a drive to its results (or to published claims) and report,
     /// figure by figure, how well it reproduces them and predicts those held out.
-    Fit(crate::cmd_sim_fit::FitArgs),
+    Fit(Box<crate::cmd_sim_fit::FitArgs>),
     /// Serve a simulated drive as a Linux block device (/dev/ublkbN, through ublk_drv) in
     /// real time: each IO completes when the simulated drive would complete it. Ctrl-C
     /// stops it and prints IOs, bytes, write amplification and how closely it kept pace.
@@ -85,7 +85,7 @@ pub fn run(cmd: SimCmd) -> anyhow::Result<()> {
             record,
             twins,
         } => validate(presets, fast, jobs, markdown, json, record, &twins)?,
-        SimCmd::Fit(args) => crate::cmd_sim_fit::run(args)?,
+        SimCmd::Fit(args) => crate::cmd_sim_fit::run(*args)?,
         SimCmd::Serve(args) => crate::cmd_sim_serve::run(args)?,
     }
     Ok(())

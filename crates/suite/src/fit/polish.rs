@@ -255,8 +255,8 @@ mod tests {
         let pool = crate::fit::search::pool(2).unwrap();
         let smooth = [true, true, true, false];
         let p = polish(&[0.0, 0.0, 0.0, 0.1], &smooth, &r, 200, &pool);
-        for i in 0..3 {
-            assert!((p.best[i] - target[i]).abs() < 1e-3, "{p:?}");
+        for (x, t) in p.best.iter().zip(&target).take(3) {
+            assert!((x - t).abs() < 1e-3, "{p:?}");
         }
         assert_eq!(p.best[3], 0.1, "an integer key stays");
         assert!(p.evaluations <= 200);
