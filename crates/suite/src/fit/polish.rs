@@ -5,8 +5,7 @@
 //! CMA-ES reads one number of a drive, its loss; the drive gives dozens of figures, and which
 //! way each moves with each key is what a Jacobian reads. Near a minimum the search's steps
 //! are as large as its population's spread, so it stalls in a valley the figures' directions
-//! cross in a few steps (the 840 Pro's twin, all its geometry known: 0.050 for the drive's own
-//! keys' 0.006, BENCHMARKS #27). Integer keys (channels, dies, GC burst blocks) and choices
+//! cross in a few steps (the S3700's search ended at 0.086, its polish at 0.015: BENCHMARKS #27). Integer keys (channels, dies, GC burst blocks) and choices
 //! have no derivative: they stay where the search put them.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -67,8 +66,8 @@ pub fn polish(
     }
     let problem = Problem {
         x0: x0.to_vec(),
+        offset: DVector::zeros(free.len()),
         free,
-        offset: DVector::zeros(0),
         residuals,
         pool,
         evaluations: AtomicUsize::new(0),
@@ -76,10 +75,6 @@ pub fn polish(
         best: Mutex::new(None),
         first: Mutex::new(None),
         last: Mutex::new(None),
-    };
-    let problem = Problem {
-        offset: DVector::zeros(problem.free.len()),
-        ..problem
     };
     let (problem, report) = LevenbergMarquardt::new()
         .with_stepbound(FIRST_RADIUS)
