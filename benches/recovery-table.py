@@ -10,9 +10,10 @@ prediction.
 
 Fits run with `--reference PRESET` (the hidden preset) also score it, with its own values of
 the searched keys on the start's others; then each miss (over 10%) is marked with whose it
-is: (s) the search's, the reference fits better and predicts within 10%; (t) the fitted
-tests', they prefer the twin though the reference predicts within 10%; (k) the keys', the
-reference misses too, so keys not searched matter.
+is: (s) the search's, the reference fits better and predicts within 10%; (o) the space's,
+the same but the reference has values no point of the space sets (`outside`), so no search
+of it could find it; (t) the fitted tests', they prefer the twin though the reference
+predicts within 10%; (k) the keys', the reference misses too, so keys not searched matter.
 """
 
 import collections
@@ -59,9 +60,10 @@ def main(paths):
     print(f"\n{within} of {len(errors)} figures have a median error across twins of 10% or less.")
     if causes:
         count = collections.Counter(causes.values())
-        print(f"Misses over 10%: {count['s']} the search's (s), {count['t']} the fitted tests' (t), "
-              f"{count['k']} the keys' not searched (k). The keys not searched that make each "
-              "reference another drive than the start:\n")
+        print(f"Misses over 10%: {count['s']} the search's (s), {count['o']} the space's (o), "
+              f"{count['t']} the fitted tests' (t), {count['k']} the keys' not searched (k). "
+              "The keys not searched that make each reference another drive than the start, "
+              "and the searched keys whose reference values the space does not hold:\n")
     unsearched(fits)
     spreads(fits)
 
@@ -72,6 +74,9 @@ def unsearched(fits):
         keys = (fit.get("reference") or {}).get("unsearched") or []
         if keys:
             print(f"- {name}: " + ", ".join(f"`{u['key']}` {u['reference']} (start {u['start']})" for u in keys))
+        beyond = (fit.get("reference") or {}).get("outside") or []
+        if beyond:
+            print(f"- {name}, outside the space: " + "; ".join(f"`{o['key']}` {o['reference']} ({o['why']})" for o in beyond))
 
 
 def whose(fit, row, line=0.10):
@@ -81,7 +86,9 @@ def whose(fit, row, line=0.10):
         return None
     if ref_error > line:
         return "k"
-    return "s" if reference["loss"] < fit["loss_twin"] else "t"
+    if reference["loss"] >= fit["loss_twin"]:
+        return "t"
+    return "o" if reference.get("outside") else "s"
 
 
 def spreads(fits):

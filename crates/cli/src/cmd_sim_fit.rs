@@ -200,8 +200,14 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
     if let Some(reference) = &r.reference {
         match (reference.loss, &reference.refused) {
             (Some(loss), _) => println!(
-                "the reference {}, with its own values of the searched keys: loss {loss:.3}",
-                reference.drive
+                "the reference {}, with its own values of the searched keys: loss {loss:.3}{}",
+                reference.drive,
+                if reference.outside.is_empty() {
+                    String::new()
+                } else {
+                    let keys: Vec<&str> = reference.outside.iter().map(|o| o.key.as_str()).collect();
+                    format!(" (outside the space: {})", keys.join(", "))
+                }
             ),
             (None, refused) => println!(
                 "the reference {}, with its own values of the searched keys, was refused by the simulator: {}",

@@ -23,6 +23,18 @@ pub struct Reference {
     /// The keys not searched that make the reference another drive than the start: what a
     /// miss the reference shares comes down to.
     pub unsearched: Vec<Unsearched>,
+    /// The searched keys whose reference values no point of the space sets: when any is, a
+    /// reference fitting better than the twin is no drive the search could have found.
+    pub outside: Vec<Outside>,
+}
+
+/// A searched key whose value in the reference the space cannot set.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outside {
+    pub key: String,
+    pub reference: String,
+    /// Why, as [`super::space::Space::beyond`] says.
+    pub why: String,
 }
 
 /// A key not searched whose value differs between the start and the reference.
@@ -56,6 +68,26 @@ pub fn project(
     searched
         .iter()
         .map(|(k, v)| (k.clone(), reference.get(k).unwrap_or(v).clone()))
+        .collect()
+}
+
+/// The keys of `searched` whose `reference` values no point of `spaces` sets.
+pub fn outside(
+    spaces: &[&super::space::Space],
+    reference: &BTreeMap<String, String>,
+    searched: &[(String, String)],
+) -> Vec<Outside> {
+    searched
+        .iter()
+        .filter_map(|(key, _)| {
+            let value = reference.get(key)?;
+            let why = spaces.iter().find_map(|s| s.beyond(key, value))?;
+            Some(Outside {
+                key: key.clone(),
+                reference: value.clone(),
+                why,
+            })
+        })
         .collect()
 }
 

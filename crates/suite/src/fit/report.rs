@@ -186,7 +186,9 @@ impl FitReport {
             );
             match (r.loss, &r.refused) {
                 (Some(loss), _) => {
-                    let verdict = if loss < self.loss_twin {
+                    let verdict = if loss < self.loss_twin && !r.outside.is_empty() {
+                        "It fits better than the twin, but the space does not hold it (its values below): no search of this space could find it."
+                    } else if loss < self.loss_twin {
                         "The space holds a drive that fits better than the twin: the search did not find it."
                     } else {
                         "The fitted figures prefer the twin: where it predicts worse than the reference, they cannot tell the two apart."
@@ -216,6 +218,18 @@ impl FitReport {
                 s,
                 "Keys not searched that make the reference another drive than the start: {}.\n",
                 keys.join(", ")
+            );
+        }
+        if let Some(r) = self.reference.as_ref().filter(|r| !r.outside.is_empty()) {
+            let keys: Vec<String> = r
+                .outside
+                .iter()
+                .map(|o| format!("`{}` {} ({})", o.key, o.reference, o.why))
+                .collect();
+            let _ = writeln!(
+                s,
+                "Searched keys whose reference values the space does not hold: {}.\n",
+                keys.join("; ")
             );
         }
         let with_reference = self.reference.is_some();

@@ -469,6 +469,76 @@ impl Space {
             .collect()
     }
 
+    /// Why no point of the space sets `key` to `value` (as a spec writes it), or `None` when
+    /// one does or the key is not searched. A reference beyond the space is no drive the
+    /// search could have found: the 840 Pro's GC bursts as a share of its free space, where
+    /// the space counts blocks.
+    pub fn beyond(&self, key: &str, value: &str) -> Option<String> {
+        let d = self.dims.iter().find(|d| d.param.key == key)?;
+        let numbers = match (&d.start, d.param.reach) {
+            (_, Reach::Choice(values) | Reach::Outer(values)) => {
+                return (!values.contains(&value))
+                    .then(|| format!("the space chooses from {}", values.join(", ")));
+            }
+            (_, Reach::TrimKept) => return trim_kept(value, None).err(),
+            (Start::Choice(_), _) => return None,
+            (Start::Numbers(start), _) => (start, sim::preset::quantities(key, value)),
+        };
+        let text = |x: f64| sim::preset::spec_text(key, &[x]);
+        let (start, n) = match numbers {
+            (start, Ok(n)) if !n.is_empty() => (start, n),
+            _ => {
+                return Some(match d.param.reach {
+                    Reach::Span(lo, hi) => format!(
+                        "not a value the space moves: it searches {key} from {} to {}",
+                        text(lo),
+                        text(hi)
+                    ),
+                    _ => format!("not a value the space moves: it searches {key} as a number"),
+                })
+            }
+        };
+        // Ends a rounded value may sit on (spec texts keep four digits).
+        let within = |x: f64, lo: f64, hi: f64| x >= lo * (1.0 - 1e-3) && x <= hi * (1.0 + 1e-3);
+        match d.param.reach {
+            Reach::Factor(reach) => {
+                let ratios: Vec<f64> = n.iter().zip(start).map(|(v, s)| v / s).collect();
+                let (lo, hi) = ratios
+                    .iter()
+                    .fold((f64::MAX, 0.0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+                if n.len() != start.len() || hi > lo * (1.0 + 1e-2) {
+                    Some(format!(
+                        "not in the start's proportions ({}), which the space scales alike",
+                        sim::preset::spec_text(key, start)
+                    ))
+                } else if !within(lo, 1.0 / reach, reach) {
+                    Some(format!(
+                        "{lo:.2} times the start's ({}), beyond the factor of {reach} searched",
+                        sim::preset::spec_text(key, start)
+                    ))
+                } else {
+                    None
+                }
+            }
+            Reach::Span(lo, hi) => (!within(n[0], lo, hi))
+                .then(|| format!("the space searches {key} from {} to {}", text(lo), text(hi))),
+            Reach::FromZero(top) => (!within(n[0], 0.0, top))
+                .then(|| format!("the space searches {key} from 0 to {}", text(top))),
+            Reach::CacheShare => {
+                let share = n[0] / self.capacity_bytes.max(1.0);
+                (share > 0.0 && !within(share, CACHE_MIN, CACHE_MAX)).then(|| {
+                    format!(
+                        "{:.2}% of the capacity: the space searches none or {}% to {}%",
+                        share * 100.0,
+                        CACHE_MIN * 100.0,
+                        CACHE_MAX * 100.0
+                    )
+                })
+            }
+            Reach::Choice(_) | Reach::Outer(_) | Reach::TrimKept => None,
+        }
+    }
+
     /// Where a cache of `bytes` sits on the cache coordinate.
     fn cache_coordinate(&self, bytes: f64) -> f64 {
         let share = bytes / self.capacity_bytes.max(1.0);
@@ -678,6 +748,37 @@ mod tests {
         let space = Space::new(DEFAULT_PARAMS, &at, 256 << 30, &["consistency"]);
         assert!(!space.keys().contains(&"page_size"));
         assert_eq!(space.starts(&space.origin()).len(), 1);
+    }
+
+    #[test]
+    fn a_value_no_point_of_the_space_sets_is_named_with_why() {
+        let mut at = start();
+        at.insert("gc_burst".into(), "16".into());
+        at.insert("gc".into(), "greedy".into());
+        let space = Space::new(DEFAULT_PARAMS, &at, 256 << 30, &["consistency"]);
+        // Within reach: a factor, a span, a choice, a cache share, a key not searched.
+        assert_eq!(space.beyond("t_prog", "1.2ms/4ms"), None);
+        assert_eq!(space.beyond("gc_burst", "120"), None);
+        assert_eq!(space.beyond("gc_style", "paced"), None);
+        assert_eq!(space.beyond("slc_cache", "3GiB"), None);
+        assert_eq!(space.beyond("slc_cache", "0"), None);
+        assert_eq!(space.beyond("cell", "tlc"), None);
+        // Beyond it, each with its reason.
+        let why = |key, value| space.beyond(key, value).unwrap_or_default();
+        assert!(
+            why("gc_burst", "0.6%").contains("from 2 to 2048"),
+            "{}",
+            why("gc_burst", "0.6%")
+        );
+        assert!(why("gc_burst", "4096").contains("from 2 to 2048"));
+        assert!(why("t_prog", "1.3ms").contains("proportions (600000ns/2000000ns)"));
+        assert!(
+            why("t_prog", "6ms/20ms").contains("10.00 times"),
+            "{}",
+            why("t_prog", "6ms/20ms")
+        );
+        assert!(why("gc", "lru").contains("greedy, cost-benefit, fifo"));
+        assert!(why("slc_cache", "100GiB").contains("39.06% of the capacity"));
     }
 
     #[test]
