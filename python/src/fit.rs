@@ -78,7 +78,7 @@ fn measure_drive(
 
 /// Fit a twin; see `ssdlab.sim.fit`, which documents the arguments.
 #[pyfunction]
-#[pyo3(signature = (output, results, claims, drive, start, hold_out, params, evals, seed, jobs, screen, measure, on_progress, reference=None))]
+#[pyo3(signature = (output, results, claims, drive, start, hold_out, params, evals, seed, jobs, screen, measure, on_progress, reference=None, known=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn fit_twin(
     py: Python<'_>,
@@ -96,6 +96,7 @@ fn fit_twin(
     measure: Option<Py<PyAny>>,
     on_progress: Option<Py<PyAny>>,
     reference: Option<String>,
+    known: Vec<String>,
 ) -> PyResult<Twin> {
     let files = TwinFiles::beside(&output).map_err(msg)?;
     let target = match (claims, results.is_empty()) {
@@ -115,7 +116,13 @@ fn fit_twin(
         }
     }
     .map_err(msg)?;
-    let params = fit::params(&params).map_err(|e| msg(format!("params: {e}")))?;
+    // Known hardware is set in the start and left out of the search, as `--known` does.
+    let (from, params) = fit::known(start.strip_prefix("sim:").unwrap_or(&start), &params, &known)
+        .map_err(|e| {
+            // The arguments' Python names, not the command line's.
+            let e = e.replace("--known", "known").replace("--params", "params");
+            msg(e.replace("--from", "start"))
+        })?;
     // A failure of the callable itself (a lost cluster, a bug), not a drive refused: kept,
     // later drives not sent, and raised when the search returns.
     let failed: Arc<Mutex<Option<PyErr>>> = Arc::default();
@@ -143,7 +150,7 @@ fn fit_twin(
         })
     });
     let request = fit::Request {
-        from: start.strip_prefix("sim:").unwrap_or(&start).to_string(),
+        from,
         target,
         hold_out,
         params,

@@ -18,7 +18,7 @@ def measure(spec, measurement, time_scale):
 
 def fit(results=(), output=None, *, claims=None, drive=None, start="default",
         hold_out=(), params=(), evals=300, seed=1, jobs=None, screen=None, client=None,
-        on_progress=None, reference=None):
+        on_progress=None, reference=None, known=None):
     """Fit a twin of a drive and write it to ``output`` (a ``.toml`` file), with its report
     beside it, as ``ssdlab sim fit`` does; returns a :class:`Twin`.
 
@@ -29,7 +29,9 @@ def fit(results=(), output=None, *, claims=None, drive=None, start="default",
     ...), or figures by the beginning of their names (``"power.seq"``); ``params`` the keys searched (default: those of ``ssdlab sim fit``); ``evals`` the
     simulated drives evaluated at most; ``screen`` the screen's factor (``--screen``);
     ``reference`` the preset the results came from, when known (``--reference``: a recovery
-    test's report scores it beside the twin).
+    test's report scores it beside the twin); ``known`` the drive's hardware a spec sheet or
+    teardown gives (``--known``: ``{"page_size": "8KiB", "channels": 8}``, or
+    ``["page_size=8KiB", ...]``), set in the start and never searched.
 
     With ``client`` (a ``distributed.Client``), each drive's measurements are Dask tasks and
     ``jobs`` (default: the cluster's threads, twice over so none waits) is how many are in
@@ -55,6 +57,11 @@ def fit(results=(), output=None, *, claims=None, drive=None, start="default",
         jobs = os.cpu_count() or 1
     if isinstance(results, (str, os.PathLike)):
         results = [results]
+    if isinstance(known, dict):
+        known = [f"{key}={value}" for key, value in known.items()]
+    elif isinstance(known, str):
+        known = known.split(",")
     return _ssdlab.fit_twin(
         os.fspath(output), [os.fspath(r) for r in results], claims, drive, start,
-        list(hold_out), list(params), evals, seed, jobs, screen, send, on_progress, reference)
+        list(hold_out), list(params), evals, seed, jobs, screen, send, on_progress, reference,
+        list(known or ()))

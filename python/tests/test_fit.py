@@ -83,6 +83,18 @@ def test_a_drive_the_simulator_refuses_is_an_error_not_a_lost_fit(hidden, tmp_pa
         ssdlab.sim.fit(hidden, evals=4)
 
 
+def test_known_hardware_is_set_in_the_start_and_never_searched(hidden, tmp_path):
+    twin = ssdlab.sim.fit(hidden, tmp_path / "known.toml", start=FIT["start"],
+                          params=["channel_mbps"], known={"page_size": "8KiB"}, evals=6, seed=3)
+    report = twin.to_dict()
+    assert report["from"] == FIT["start"] + ",page_size=8KiB"
+    assert [p["key"] for p in report["params"]] == ["channel_mbps"]
+    with pytest.raises(ssdlab.SsdlabError, match="both known and in params"):
+        ssdlab.sim.fit(hidden, tmp_path / "t.toml", params=["channels"], known=["channels=4"])
+    with pytest.raises(ssdlab.SsdlabError, match="give KEY=VALUE"):
+        ssdlab.sim.fit(hidden, tmp_path / "t.toml", known="channels")
+
+
 @pytest.fixture
 def ctrl_c():
     """Ctrl-C's KeyboardInterrupt, as an interactive session has it: Python installs it only
