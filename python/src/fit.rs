@@ -117,12 +117,16 @@ fn fit_twin(
     }
     .map_err(msg)?;
     // Known hardware is set in the start and left out of the search, as `--known` does.
-    let (from, params) = fit::known(start.strip_prefix("sim:").unwrap_or(&start), &params, &known)
-        .map_err(|e| {
-            // The arguments' Python names, not the command line's.
-            let e = e.replace("--known", "known").replace("--params", "params");
-            msg(e.replace("--from", "start"))
-        })?;
+    let (from, params) = fit::known(
+        start.strip_prefix("sim:").unwrap_or(&start),
+        &params,
+        &known,
+    )
+    .map_err(|e| {
+        // The arguments' Python names, not the command line's.
+        let e = e.replace("--known", "known").replace("--params", "params");
+        msg(e.replace("--from", "start"))
+    })?;
     // A failure of the callable itself (a lost cluster, a bug), not a drive refused: kept,
     // later drives not sent, and raised when the search returns.
     let failed: Arc<Mutex<Option<PyErr>>> = Arc::default();

@@ -208,29 +208,26 @@ impl FitReport {
                 }
             }
         }
-        if let Some(r) = self.reference.as_ref().filter(|r| !r.unsearched.is_empty()) {
-            let keys: Vec<String> = r
-                .unsearched
-                .iter()
-                .map(|u| format!("`{}` {} (start {})", u.key, u.reference, u.start))
-                .collect();
-            let _ = writeln!(
-                s,
-                "Keys not searched that make the reference another drive than the start: {}.\n",
-                keys.join(", ")
-            );
-        }
-        if let Some(r) = self.reference.as_ref().filter(|r| !r.outside.is_empty()) {
-            let keys: Vec<String> = r
-                .outside
-                .iter()
-                .map(|o| format!("`{}` {} ({})", o.key, o.reference, o.why))
-                .collect();
-            let _ = writeln!(
-                s,
-                "Searched keys whose reference values the space does not hold: {}.\n",
-                keys.join("; ")
-            );
+        if let Some(r) = &self.reference {
+            let lists = [
+                (
+                    "Keys not searched that make the reference another drive than the start",
+                    r.unsearched
+                        .iter()
+                        .map(|u| format!("`{}` {} (start {})", u.key, u.reference, u.start))
+                        .collect::<Vec<_>>(),
+                ),
+                (
+                    "Searched keys whose reference values the space does not hold",
+                    r.outside
+                        .iter()
+                        .map(|o| format!("`{}` {} ({})", o.key, o.reference, o.why))
+                        .collect(),
+                ),
+            ];
+            for (heading, keys) in lists.iter().filter(|(_, keys)| !keys.is_empty()) {
+                let _ = writeln!(s, "{heading}: {}.\n", keys.join("; "));
+            }
         }
         let with_reference = self.reference.is_some();
         s.push_str("## Parameters\n\n| key | start | twin |");
