@@ -250,6 +250,23 @@ fn the_reference_is_scored_as_the_search_could_have_found_it() {
     let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
     assert!(md.contains("the search did not find it"), "{md}");
 
+    // A reference no point of the space holds (one program time, where the space scales the
+    // start's two alike) is named so: a better fit of it would be the space's, not the search's.
+    let outside = HIDDEN.replace("t_prog=900us/2700us", "t_prog=1.8ms");
+    let target = [results.to_str().unwrap(), "--reference", &outside];
+    let o = fit_with(
+        &target,
+        "channel_mbps,t_prog",
+        "8",
+        &dir.path().join("o.toml"),
+    );
+    assert!(o.contains("(outside the space: t_prog)"), "{o}");
+    let md = std::fs::read_to_string(dir.path().join("o.fit.md")).unwrap();
+    assert!(
+        md.contains("`t_prog` 1.8ms (not in the start's proportions (650000ns/1950000ns)"),
+        "{md}"
+    );
+
     let o = run(&[
         "sim",
         "fit",
