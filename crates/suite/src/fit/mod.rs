@@ -281,7 +281,7 @@ pub fn fit(
             }
             let spec = spec_of(&preset, &keys_with(&reference::project(&searched, values)));
             let unsearched = reference::unsearched(&base, &start, values, &searched);
-            let outside = reference::outside(&[&space, &price_space], values, &searched);
+            let outside = reference::outside(&[&space, &price_space], values, &searched, &spec);
             // A drive the simulator refuses is reported, not the fit's failure.
             let figures = evaluations.figures(&spec, &all_measures);
             let r = Reference {

@@ -71,14 +71,18 @@ pub fn project(
         .collect()
 }
 
-/// The keys of `searched` whose `reference` values no point of `spaces` sets.
+/// The keys of `searched` whose `reference` values no point of `spaces` sets, but those the
+/// drive measured (`spec`) does not read.
 pub fn outside(
     spaces: &[&super::space::Space],
     reference: &BTreeMap<String, String>,
     searched: &[(String, String)],
+    spec: &str,
 ) -> Vec<Outside> {
+    let drive = sim::resolve(spec).ok();
     searched
         .iter()
+        .filter(|(key, _)| !drive.as_ref().is_some_and(|d| d.ignores(key)))
         .filter_map(|(key, _)| {
             let value = reference.get(key)?;
             let why = spaces.iter().find_map(|s| s.beyond(key, value))?;
@@ -144,6 +148,26 @@ mod tests {
         assert!(values("no-such-drive")
             .unwrap_err()
             .contains("--reference no-such-drive"));
+    }
+
+    #[test]
+    fn a_reference_outside_the_space_is_named_unless_it_ignores_the_key() {
+        use crate::fit::space::{Space, DEFAULT_PARAMS};
+        let start = values("default,capacity=2GiB").unwrap();
+        let space = Space::new(DEFAULT_PARAMS, &start, 2 << 30, &["consistency"]);
+        let searched = space.overrides(&space.origin());
+        let outside = |drive: &str| -> Vec<String> {
+            let reference = values(drive).unwrap();
+            let spec = format!("default,capacity=2GiB,{drive}");
+            outside(&[&space], &reference, &searched, &spec)
+                .into_iter()
+                .map(|o| format!("{} {}", o.key, o.reference))
+                .collect()
+        };
+        // Bursts as a share of the free space: blocks are what the space moves.
+        assert_eq!(outside("gc_style=bursty,gc_burst=0.6%"), ["gc_burst 0.6%"]);
+        // Latency-first GC reads no burst: its bursts' values are no drive's.
+        assert!(outside("gc_style=latency-first,gc_burst=0.6%,gc_jitter=0%").is_empty());
     }
 
     #[test]
