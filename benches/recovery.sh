@@ -3,8 +3,9 @@
 # target of a fit from `default` that never sees the Storage Bench traces, the TRIM test,
 # the 25%-spare consistency run or the power tests' sequential write; the table is each
 # held-out figure's error (the twin's against the hidden preset's), per preset and the
-# median across presets, each miss marked with whose it is (the search's, the fitted
-# tests' or the keys' not searched: --reference). Each fit takes 15-40 minutes of two cores.
+# median across presets, each miss marked with whose it is (the search's, the space's, the
+# fitted tests' or the keys' not searched: --reference). Each fit takes 12-30 minutes of two
+# cores.
 #
 #   benches/recovery.sh DIR PRESET...     # suites and fits in DIR, kept for a re-run
 #   FILL=1 benches/recovery.sh DIR ...    # a whole-drive fill fitted beside the suite
