@@ -5,8 +5,9 @@
 //! CMA-ES reads one number of a drive, its loss; the drive gives dozens of figures, and which
 //! way each moves with each key is what a Jacobian reads. Near a minimum the search's steps
 //! are as large as its population's spread, so it stalls in a valley the figures' directions
-//! cross in a few steps (the S3700's search ended at 0.086, its polish at 0.015: BENCHMARKS #27). Integer keys (channels, dies, GC burst blocks) and choices
-//! have no derivative: they stay where the search put them.
+//! cross in a few steps (the S3700's search ended at 0.086, its polish at 0.015: BENCHMARKS
+//! #27). Integer keys (channels, dies, GC burst blocks) and choices have no derivative: they
+//! stay where the search put them.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
