@@ -12,6 +12,8 @@
 #   KNOWN=channels,dies,page_size,pages_per_block,cell benches/recovery.sh DIR ...
 #                                         # the preset's values of these keys given as known
 #                                         # hardware (`sim fit --known`), as a spec sheet would
+#   SEED=2 benches/recovery.sh DIR ...    # the search's seed (1 if not given): the same suites
+#                                         # at several seeds show how much a twin is a draw
 #
 # A preset whose twin DIR/PRESET.toml exists is not fitted again (its table row is read
 # back); a suite in DIR/PRESET is not run again.
@@ -42,7 +44,7 @@ for preset in "$@"; do
     if [ ! -f "$preset.toml" ]; then
         /usr/bin/time -f "$preset: %e s wall, %U s user" -o "$preset.time" \
             "$ssdlab" sim fit "${results[@]}" --from default --hold-out "$HOLD_OUT" \
-            --evals 300 --seed 1 --jobs 2 --reference "$preset" "${known[@]}" -o "$preset.toml"
+            --evals 300 --seed "${SEED:-1}" --jobs 2 --reference "$preset" "${known[@]}" -o "$preset.toml"
     fi
 done
 python3 "$here/benches/recovery-table.py" "${@/%/.fit.json}"

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""How much a twin of the recovery table is a draw: the same presets' fits at several seeds
+(`SEED=N benches/recovery.sh DIR ...`, one DIR a seed), compared.
+
+    python3 benches/recovery-seeds.py DIR1 DIR2 ...
+
+Prints Markdown: per preset, each seed's loss, held-out median and wall time; per held-out
+figure, its median across presets at each seed and for the twin a user would keep of the
+seeds' (the lowest loss on the fitted figures: what restarts that keep the best would give, at
+that many times the time). Medians are upper medians, as `sim fit` reports them.
+"""
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+LINE = 0.10
+
+
+def main(dirs):
+    seeds = [{p.name.removesuffix(".fit.json"): read(p) for p in sorted(Path(d).glob("*.fit.json"))}
+             for d in dirs]
+    presets = [name for name in seeds[0] if all(name in s for s in seeds)]
+    if not presets:
+        sys.exit("no preset was fitted in every directory")
+    kept = {name: min((s[name] for s in seeds), key=lambda fit: fit["loss_twin"]) for name in presets}
+    columns = [f"seed {s[presets[0]]['seed']}" for s in seeds]
+
+    print("| preset | " + " | ".join(f"{c}: loss, held-out median, wall" for c in columns) + " |")
+    print("|---" * (len(seeds) + 1) + "|")
+    for name in presets:
+        cells = [f"{s[name]['loss_twin']:.3f}, {100 * median(s[name]):.1f}%, {s[name]['wall_s']:.0f} s"
+                 for s in seeds]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+    figures = sorted({r["figure"] for fit in kept.values() for r in fit["held_out"]})
+    print("\n| held-out figure, median across presets | "
+          + " | ".join(columns) + " | the lowest loss's twin |")
+    print("|---" * (len(seeds) + 2) + "|")
+    within = [0] * (len(seeds) + 1)
+    for figure in figures:
+        values = [across(s, presets, figure) for s in seeds] + [across(kept, presets, figure)]
+        for i, v in enumerate(values):
+            within[i] += v <= LINE
+        print(f"| {figure} | " + " | ".join(f"{100 * v:.1f}%" for v in values) + " |")
+    print("| **figures within 10%** | " + " | ".join(f"**{w} of {len(figures)}**" for w in within) + " |")
+    print("| **median over the twins' held-out medians** | "
+          + " | ".join(f"**{100 * statistics.median_high(median(s[n]) for n in presets):.1f}%**"
+                       for s in seeds + [kept]) + " |")
+
+
+def read(path):
+    """A fit's report, its wall time the fit's own: `recovery.sh` times each fit (`.time`),
+    and a report written again from the drives a fit measured took under a second."""
+    fit = json.load(open(path))
+    timed = path.with_name(path.name.removesuffix(".fit.json") + ".time")
+    if timed.exists():
+        fit["wall_s"] = float(timed.read_text().split(" s wall")[0].split()[-1])
+    return fit
+
+
+def median(fit):
+    return statistics.median_high(r["twin_error"] for r in fit["held_out"])
+
+
+def across(fits, presets, figure):
+    return statistics.median_high(r["twin_error"] for n in presets
+                                  for r in fits[n]["held_out"] if r["figure"] == figure)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
