@@ -209,8 +209,7 @@ impl BlockManager {
     /// The victim index's pick (see [`VictimIndex::pick`]).
     #[inline]
     pub fn pick_victim(&mut self) -> Option<u32> {
-        self.victims
-            .pick(&self.close_seq, &self.valid, self.close_counter)
+        self.victims.pick(&self.valid, self.close_counter)
     }
 
     /// Stale (overwritten or trimmed) units in closed main-array blocks: the victim index
@@ -242,7 +241,8 @@ impl BlockManager {
         if self.slc_mode[b as usize] {
             self.slc_closed[die as usize].push_front(b);
         } else {
-            self.victims.insert(b, self.valid[b as usize]);
+            self.victims
+                .insert(b, self.valid[b as usize], self.close_seq[b as usize]);
         }
     }
 
@@ -324,7 +324,8 @@ impl BlockManager {
         if stream == Stream::Slc {
             self.slc_closed[die as usize].push_back(b);
         } else {
-            self.victims.insert(b, self.valid[b as usize]);
+            self.victims
+                .insert(b, self.valid[b as usize], self.close_seq[b as usize]);
         }
     }
 

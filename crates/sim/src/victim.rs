@@ -2,8 +2,11 @@
 //!
 //! - **greedy** (default): the block with the fewest valid units, found in O(1) amortised
 //!   from buckets of blocks indexed by valid count (doubly linked lists in flat arrays);
-//! - **cost-benefit** (Rosenblum/Kawaguchi): maximise `(1-u)/2u * age`, by a scan of every
-//!   closed block (slower: O(blocks) per victim);
+//! - **cost-benefit** (Rosenblum/Kawaguchi): maximise `(1-u)/2u * age`. Within a bucket of
+//!   blocks with the same valid count the score grows with age alone, so only each bucket's
+//!   oldest block can win: buckets kept ordered by closing time (O(log n) a change) make a
+//!   pick one look per bucket, where a scan of every closed block made a 240 GB drive's
+//!   simulation several times slower than greedy's;
 //! - **fifo**: the block closed longest ago (LRW in Desnoyers' terms) that has anything to
 //!   reclaim: a block whose every unit is still valid is passed over (to the back of the
 //!   queue), since cleaning it would erase a block to free none. Without that, cold data
@@ -12,7 +15,7 @@
 //!
 //! When GC runs and what it costs is `ftl/gc.rs`.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 use serde::Serialize;
 
@@ -58,10 +61,15 @@ pub(crate) struct VictimIndex {
     len: usize,
     /// Valid units in the indexed blocks, so their stale space is known without a scan.
     valid_units: u64,
+    /// Cost-benefit only: each bucket's blocks in the order of their score within it
+    /// ([`VictimIndex::age_key`]), and when each indexed block was closed.
+    by_age: Vec<BTreeSet<(u64, u32)>>,
+    closed_at: Vec<u64>,
 }
 
 impl VictimIndex {
     pub fn new(policy: GcPolicy, blocks: u32, block_units: u32) -> VictimIndex {
+        let cost_benefit = policy == GcPolicy::CostBenefit;
         VictimIndex {
             policy,
             head: vec![NONE; block_units as usize + 1],
@@ -71,6 +79,39 @@ impl VictimIndex {
             fifo: VecDeque::new(),
             len: 0,
             valid_units: 0,
+            by_age: match cost_benefit {
+                true => vec![BTreeSet::new(); block_units as usize + 1],
+                false => Vec::new(),
+            },
+            closed_at: match cost_benefit {
+                true => vec![0; blocks as usize],
+                false => Vec::new(),
+            },
+        }
+    }
+
+    /// A block's place in its cost-benefit bucket: the oldest first, since the score grows
+    /// with age; where every score of the bucket is the same (no valid unit: infinite; all
+    /// valid: zero) the lowest block number first, the scan's tie-break.
+    fn age_key(&self, b: u32, v: u32) -> (u64, u32) {
+        let full = (self.head.len() - 1) as u32;
+        match v == 0 || v == full {
+            true => (0, b),
+            false => (self.closed_at[b as usize], b),
+        }
+    }
+
+    fn age_link(&mut self, b: u32, v: u32) {
+        if !self.by_age.is_empty() {
+            let key = self.age_key(b, v);
+            self.by_age[v as usize].insert(key);
+        }
+    }
+
+    fn age_unlink(&mut self, b: u32, v: u32) {
+        if !self.by_age.is_empty() {
+            let key = self.age_key(b, v);
+            self.by_age[v as usize].remove(&key);
         }
     }
 
@@ -105,9 +146,14 @@ impl VictimIndex {
         }
     }
 
-    /// A block was closed (filled) holding `valid` valid units.
-    pub fn insert(&mut self, b: u32, valid: u32) {
+    /// A block closed (filled) at `closed_at` of the closing sequence holds `valid` valid
+    /// units.
+    pub fn insert(&mut self, b: u32, valid: u32, closed_at: u64) {
         self.link(b, valid);
+        if !self.closed_at.is_empty() {
+            self.closed_at[b as usize] = closed_at;
+            self.age_link(b, valid);
+        }
         if self.policy == GcPolicy::Fifo {
             self.fifo.push_back(b);
         }
@@ -120,12 +166,14 @@ impl VictimIndex {
     pub fn decremented(&mut self, b: u32, valid: u32) {
         self.unlink(b, valid + 1);
         self.link(b, valid);
+        self.age_unlink(b, valid + 1);
+        self.age_link(b, valid);
         self.valid_units -= 1;
     }
 
     /// The next victim by the policy, without removing it. `valid` is every block's valid
-    /// units.
-    pub fn pick(&mut self, close_seq: &[u64], valid: &[u32], now_seq: u64) -> Option<u32> {
+    /// units, `now_seq` the closing sequence's count now.
+    pub fn pick(&mut self, valid: &[u32], now_seq: u64) -> Option<u32> {
         if self.len == 0 {
             return None;
         }
@@ -149,21 +197,17 @@ impl VictimIndex {
                 self.head.get(self.min_hint).copied()
             }
             GcPolicy::CostBenefit => {
-                let units = (self.head.len() - 1) as f64;
                 let mut best = (f64::NEG_INFINITY, NONE);
-                for v in 0..self.head.len() {
-                    let mut b = self.head[v];
-                    while b != NONE {
-                        let score = if v == 0 {
-                            f64::INFINITY
-                        } else {
-                            let age = (now_seq - close_seq[b as usize] + 1) as f64;
-                            (units - v as f64) * age / (2.0 * v as f64)
-                        };
+                for (v, bucket) in self.by_age.iter().enumerate() {
+                    if let Some(&(_, b)) = bucket.first() {
+                        let score = cost_benefit(
+                            v,
+                            self.by_age.len() - 1,
+                            now_seq - self.closed_at[b as usize],
+                        );
                         if score > best.0 || (score == best.0 && b < best.1) {
                             best = (score, b);
                         }
-                        b = self.next[b as usize];
                     }
                 }
                 (best.1 != NONE).then_some(best.1)
@@ -174,6 +218,7 @@ impl VictimIndex {
     /// Remove a block about to be cleaned.
     pub fn remove(&mut self, b: u32, valid: u32) {
         self.unlink(b, valid);
+        self.age_unlink(b, valid);
         if self.policy == GcPolicy::Fifo {
             if self.fifo.front() == Some(&b) {
                 self.fifo.pop_front();
@@ -186,6 +231,16 @@ impl VictimIndex {
     }
 }
 
+/// Rosenblum's cost-benefit score of a block with `v` of `units` valid, closed `age`
+/// closings ago: what cleaning it frees, weighted by how long it has stayed cold, per unit
+/// it costs to read and rewrite.
+fn cost_benefit(v: usize, units: usize, age: u64) -> f64 {
+    if v == 0 {
+        return f64::INFINITY;
+    }
+    (units - v) as f64 * (age + 1) as f64 / (2.0 * v as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,17 +250,16 @@ mod tests {
         let mut index = VictimIndex::new(GcPolicy::Fifo, 4, 8);
         let valid = [8, 5, 8, 3];
         for b in 0..4 {
-            index.insert(b, valid[b as usize]);
+            index.insert(b, valid[b as usize], 0);
         }
-        let seq = [0; 4];
         // Block 0, the oldest, is all valid: block 1 is the oldest with stale units.
-        assert_eq!(index.pick(&seq, &valid, 0), Some(1));
+        assert_eq!(index.pick(&valid, 0), Some(1));
         index.remove(1, 5);
         // Block 2 is full too: block 3 next, the full ones waiting behind it.
-        assert_eq!(index.pick(&seq, &valid, 0), Some(3));
+        assert_eq!(index.pick(&valid, 0), Some(3));
         index.remove(3, 3);
         // Only full blocks left: the oldest of them, as plain FIFO.
-        assert_eq!(index.pick(&seq, &valid, 0), Some(0));
+        assert_eq!(index.pick(&valid, 0), Some(0));
     }
 
     #[test]
@@ -213,8 +267,90 @@ mod tests {
         let mut index = VictimIndex::new(GcPolicy::Greedy, 3, 8);
         let valid = [6, 2, 7];
         for b in 0..3 {
-            index.insert(b, valid[b as usize]);
+            index.insert(b, valid[b as usize], 0);
         }
-        assert_eq!(index.pick(&[0; 3], &valid, 0), Some(1));
+        assert_eq!(index.pick(&valid, 0), Some(1));
+    }
+
+    /// The cost-benefit pick as it was: a scan of every indexed block, the highest score,
+    /// the lowest block number among equals.
+    fn scan(
+        indexed: &[bool],
+        valid: &[u32],
+        closed_at: &[u64],
+        units: usize,
+        now: u64,
+    ) -> Option<u32> {
+        let mut best = (f64::NEG_INFINITY, NONE);
+        for b in (0..indexed.len()).filter(|&b| indexed[b]) {
+            let score = cost_benefit(valid[b] as usize, units, now - closed_at[b]);
+            if score > best.0 || (score == best.0 && (b as u32) < best.1) {
+                best = (score, b as u32);
+            }
+        }
+        (best.1 != NONE).then_some(best.1)
+    }
+
+    #[test]
+    fn cost_benefit_picks_what_a_scan_of_every_block_picks() {
+        let (blocks, units) = (64, 8);
+        let mut rng = engine::pattern::Rng::new(7);
+        let mut index = VictimIndex::new(GcPolicy::CostBenefit, blocks, units);
+        let mut indexed = vec![false; blocks as usize];
+        let mut valid = vec![0u32; blocks as usize];
+        let mut closed_at = vec![0u64; blocks as usize];
+        let mut now = 0;
+        let mut picks = 0;
+        for _ in 0..20_000 {
+            let b = rng.below(u64::from(blocks)) as usize;
+            match (indexed[b], rng.below(4)) {
+                // Closed full or nearly (a cleaning stopped short keeps its age).
+                (false, 0) => {
+                    if rng.below(2) == 0 {
+                        now += 1;
+                        closed_at[b] = now;
+                    }
+                    valid[b] = units - rng.below(3) as u32;
+                    index.insert(b as u32, valid[b], closed_at[b]);
+                    indexed[b] = true;
+                }
+                // Overwritten: one unit stale.
+                (true, 1 | 2) if valid[b] > 0 => {
+                    valid[b] -= 1;
+                    index.decremented(b as u32, valid[b]);
+                }
+                // Cleaned: the pick leaves, as the GC takes it.
+                (true, 3) => {
+                    let want = scan(&indexed, &valid, &closed_at, units as usize, now);
+                    assert_eq!(index.pick(&valid, now), want);
+                    let v = want.unwrap() as usize;
+                    index.remove(v as u32, valid[v]);
+                    indexed[v] = false;
+                    picks += 1;
+                }
+                _ => {}
+            }
+        }
+        assert!(picks > 1000, "{picks} picks");
+    }
+
+    #[test]
+    fn cost_benefit_ties_go_to_the_lowest_block() {
+        // All valid: every score is 0, and the oldest (block 2) does not win the tie.
+        let mut index = VictimIndex::new(GcPolicy::CostBenefit, 3, 8);
+        for (b, closed_at) in [(0, 3), (1, 2), (2, 1)] {
+            index.insert(b, 8, closed_at);
+        }
+        assert_eq!(index.pick(&[8; 3], 4), Some(0));
+        // Nothing valid in blocks 2 and 1 (emptied in that order): infinite scores, the
+        // lower number first.
+        let mut valid = [8; 3];
+        for b in [2, 1] {
+            while valid[b] > 0 {
+                valid[b] -= 1;
+                index.decremented(b as u32, valid[b]);
+            }
+        }
+        assert_eq!(index.pick(&valid, 4), Some(1));
     }
 }
