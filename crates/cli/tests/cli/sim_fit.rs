@@ -249,6 +249,9 @@ fn the_reference_is_scored_as_the_search_could_have_found_it() {
     );
     let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
     assert!(md.contains("the search did not find it"), "{md}");
+    // Where the time went: what ran, and the slowest drive named.
+    assert!(report["time"]["full_length"].as_u64() > Some(0), "{report}");
+    assert!(md.contains("## Where the time went"), "{md}");
 
     // A reference no point of the space holds (one program time, where the space scales the
     // start's two alike) is named so: a better fit of it would be the space's, not the search's.

@@ -66,6 +66,13 @@ pub const ALL: &[Measure] = &[
     Measure::Power,
 ];
 
+/// A measurement is written as its figures' prefix, `consistency`.
+impl serde::Serialize for Measure {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.prefix())
+    }
+}
+
 impl Measure {
     pub fn prefix(self) -> &'static str {
         match self {

@@ -2,7 +2,8 @@
 //! (the drive's own seed is in it), so each is measured once, kept in memory and, when asked,
 //! in a file of JSON lines that a stopped fit reads back to resume where it was. A drive is
 //! measured at full length or screened ([`Screen`]), each kept apart; on this machine, or
-//! wherever a [`Measurer`] sends it (the Python package's Dask client).
+//! wherever a [`Measurer`] sends it (the Python package's Dask client). How long each took
+//! is kept beside its figures, so a slow fit shows which drives made it slow ([`TimeSpent`]).
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -10,6 +11,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -26,6 +28,9 @@ struct Line {
     #[serde(default = "full_length", skip_serializing_if = "is_full_length")]
     screen: u32,
     figures: Figures,
+    /// How long the measurement took (absent in files of fits before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seconds: Option<f64>,
 }
 
 fn full_length() -> u32 {
@@ -43,9 +48,37 @@ type Key = (String, Measure, u32);
 /// it to a Dask cluster). An `Err` is a drive the simulator refused.
 pub type Measurer = Arc<dyn Fn(&str, Measure, f64) -> Result<Figures, String> + Send + Sync>;
 
+/// One measurement a fit ran, and its wall seconds on the thread that ran it (or the round
+/// trip to where a [`Measurer`] ran it).
+#[derive(Clone, Debug, Serialize)]
+pub struct Spent {
+    pub spec: String,
+    pub measure: Measure,
+    /// The screen's factor (1: full length).
+    pub screen: u32,
+    pub seconds: f64,
+}
+
+/// Where a fit's simulation time went: the measurements it ran (not those read back from a
+/// file), screened and at full length, and the slowest of them.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TimeSpent {
+    pub screened: usize,
+    pub screened_s: f64,
+    pub full_length: usize,
+    pub full_length_s: f64,
+    /// The slowest measurements, the slowest first.
+    pub slowest: Vec<Spent>,
+}
+
+/// How many of the slowest measurements a [`TimeSpent`] names.
+const SLOWEST: usize = 3;
+
 /// The measured drives: (spec, measurement, screen factor) -> figures.
 pub struct Evaluations {
     known: Mutex<HashMap<Key, Figures>>,
+    /// The measurements run here, in the order they finished.
+    spent: Mutex<Vec<Spent>>,
     file: Option<Mutex<File>>,
     invalid: AtomicUsize,
     /// Where drives are measured; here when none.
@@ -89,6 +122,7 @@ impl Evaluations {
         };
         Ok(Evaluations {
             known: Mutex::new(known),
+            spent: Mutex::new(Vec::new()),
             file,
             invalid: AtomicUsize::new(0),
             measurer,
@@ -138,17 +172,25 @@ impl Evaluations {
         if let Some(f) = self.known.lock().expect("evaluations").get(&key) {
             return Ok(f.clone());
         }
-        let spec = screen.spec(spec)?;
+        let drive = screen.spec(spec)?;
+        let started = Instant::now();
         let measured = match &self.measurer {
-            Some(elsewhere) => elsewhere(&spec, m, screen.time_scale()),
-            None => m.run_shortened(&spec, screen.time_scale()),
+            Some(elsewhere) => elsewhere(&drive, m, screen.time_scale()),
+            None => m.run_shortened(&drive, screen.time_scale()),
         };
+        let seconds = started.elapsed().as_secs_f64();
         let f: Figures = measured?
             .into_iter()
             // JSON has no NaN: a figure the run did not give is left out.
             .filter(|(_, v)| v.is_finite())
             .collect();
-        self.keep(&key, &f)?;
+        self.keep(&key, &f, seconds)?;
+        self.spent.lock().expect("evaluations").push(Spent {
+            spec: spec.to_string(),
+            measure: m,
+            screen: screen.factor,
+            seconds,
+        });
         self.known
             .lock()
             .expect("evaluations")
@@ -156,7 +198,7 @@ impl Evaluations {
         Ok(f)
     }
 
-    fn keep(&self, (spec, m, screen): &Key, figures: &Figures) -> Result<(), String> {
+    fn keep(&self, (spec, m, screen): &Key, figures: &Figures, seconds: f64) -> Result<(), String> {
         let Some(file) = &self.file else {
             return Ok(());
         };
@@ -165,6 +207,7 @@ impl Evaluations {
             measure: m.prefix().to_string(),
             screen: *screen,
             figures: figures.clone(),
+            seconds: Some(seconds),
         })
         .map_err(|e| e.to_string())?;
         writeln!(file.lock().expect("evaluations file"), "{line}")
@@ -174,6 +217,26 @@ impl Evaluations {
     /// Drives the simulator refused (a layout that does not fit, a key out of range).
     pub fn invalid(&self) -> usize {
         self.invalid.load(Ordering::Relaxed)
+    }
+
+    /// Where the time of the measurements run here went.
+    pub fn time_spent(&self) -> TimeSpent {
+        let spent = self.spent.lock().expect("evaluations");
+        let mut time = TimeSpent::default();
+        for s in spent.iter() {
+            if s.screen == 1 {
+                time.full_length += 1;
+                time.full_length_s += s.seconds;
+            } else {
+                time.screened += 1;
+                time.screened_s += s.seconds;
+            }
+        }
+        let mut slowest = spent.clone();
+        slowest.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+        slowest.truncate(SLOWEST);
+        time.slowest = slowest;
+        time
     }
 }
 
@@ -200,5 +263,40 @@ mod tests {
             assert_eq!(screened[name], *v, "{name}");
         }
         assert_ne!(small, Measure::AsSsd.run(spec).unwrap());
+    }
+
+    #[test]
+    fn the_time_of_what_ran_here_is_kept_and_of_what_was_read_back_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("evals.jsonl");
+        let spec = "default";
+        let drives = Evaluations::open(Some(&path), None).unwrap();
+        let screen = Screen { factor: 4 };
+        drives.screened(spec, &[Measure::AsSsd], screen).unwrap();
+        drives.figures(spec, &[Measure::AsSsd]).unwrap();
+        drives.figures(spec, &[Measure::AsSsd]).unwrap();
+        let time = drives.time_spent();
+        assert_eq!((time.screened, time.full_length), (1, 1));
+        let [slow, fast] = &time.slowest[..] else {
+            panic!("{:?}", time.slowest)
+        };
+        assert!(
+            slow.seconds >= fast.seconds && fast.seconds > 0.0,
+            "{time:?}"
+        );
+        assert_eq!(
+            time.screened_s + time.full_length_s,
+            slow.seconds + fast.seconds
+        );
+        // Each line of the file says how long its measurement took.
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text.lines().filter(|l| l.contains("\"seconds\":")).count(),
+            2
+        );
+        // A fit that reads them back runs nothing, and counts no time.
+        let again = Evaluations::open(Some(&path), None).unwrap();
+        again.screened(spec, &[Measure::AsSsd], screen).unwrap();
+        assert_eq!(again.time_spent().screened, 0);
     }
 }

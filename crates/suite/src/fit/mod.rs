@@ -356,6 +356,7 @@ pub fn fit(
         invalid: evaluations.invalid(),
         stopped: found.stopped,
         wall_s: started.elapsed().as_secs_f64(),
+        time: evaluations.time_spent(),
     };
     Ok(Fit {
         preset,

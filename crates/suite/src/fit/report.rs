@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use super::evaluations::TimeSpent;
 use super::loss::{error, twin_value};
 use super::prices::Spread;
 use super::reference::Reference;
@@ -121,6 +122,8 @@ pub struct FitReport {
     pub invalid: usize,
     pub stopped: String,
     pub wall_s: f64,
+    /// Where the simulation time went.
+    pub time: TimeSpent,
 }
 
 /// The median of the twin's errors over `rows`, as a share.
@@ -279,7 +282,39 @@ impl FitReport {
                 let _ = writeln!(s, "| {n} | {l:.4} |");
             }
         }
+        self.time_markdown(&mut s);
         s
+    }
+
+    /// Where the simulation time went, and the drives that took most of it.
+    fn time_markdown(&self, s: &mut String) {
+        let t = &self.time;
+        if t.slowest.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "\n## Where the time went\n\n{} measurements ran in {:.0} s of simulation (each measurement's seconds, summed over the threads that ran them; those read back from the evaluations file not counted): {} screened in {:.0} s, {} at full length in {:.0} s (the finalists, the prices' runs and the start's, the twin's and the reference's measurements). The slowest:\n\n| measurement | screen | seconds | drive |\n|---|---|---|---|",
+            t.screened + t.full_length,
+            t.screened_s + t.full_length_s,
+            t.screened,
+            t.screened_s,
+            t.full_length,
+            t.full_length_s
+        );
+        for m in &t.slowest {
+            let screen = match m.screen {
+                1 => "full length".to_string(),
+                f => format!("1/{f}"),
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {screen} | {:.1} | `sim:{}` |",
+                m.measure.prefix(),
+                m.seconds,
+                m.spec
+            );
+        }
     }
 
     /// What the prices leave open of the held-out figures in watts.
