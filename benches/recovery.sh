@@ -4,8 +4,8 @@
 # the 25%-spare consistency run or the power tests' sequential write; the table is each
 # held-out figure's error (the twin's against the hidden preset's), per preset and the
 # median across presets, each miss marked with whose it is (the search's, the space's, the
-# fitted tests' or the keys' not searched: --reference). Each fit took 12-30 minutes of two
-# cores at seed 1; one at seed 2 took 79 (some candidates are slow at full length: BENCHMARKS).
+# fitted tests' or the keys' not searched: --reference). Each fit took 9-25 minutes of two
+# cores at seeds 1 and 2 (each report's "Where the time went" names its slowest drives).
 #
 #   benches/recovery.sh DIR PRESET...     # suites and fits in DIR, kept for a re-run
 #   FILL=1 benches/recovery.sh DIR ...    # a whole-drive fill fitted beside the suite
