@@ -61,15 +61,17 @@ pub(crate) struct VictimIndex {
     len: usize,
     /// Valid units in the indexed blocks, so their stale space is known without a scan.
     valid_units: u64,
-    /// Cost-benefit only: each bucket's blocks in the order of their score within it
-    /// ([`VictimIndex::age_key`]), and when each indexed block was closed.
+    /// Cost-benefit's buckets, in place of the lists: each bucket's blocks in the order of
+    /// their score within it ([`VictimIndex::age_key`]).
     by_age: Vec<BTreeSet<(u64, u32)>>,
-    closed_at: Vec<u64>,
 }
 
 impl VictimIndex {
     pub fn new(policy: GcPolicy, blocks: u32, block_units: u32) -> VictimIndex {
-        let cost_benefit = policy == GcPolicy::CostBenefit;
+        let buckets = match policy {
+            GcPolicy::CostBenefit => block_units as usize + 1,
+            _ => 0,
+        };
         VictimIndex {
             policy,
             head: vec![NONE; block_units as usize + 1],
@@ -79,38 +81,38 @@ impl VictimIndex {
             fifo: VecDeque::new(),
             len: 0,
             valid_units: 0,
-            by_age: match cost_benefit {
-                true => vec![BTreeSet::new(); block_units as usize + 1],
-                false => Vec::new(),
-            },
-            closed_at: match cost_benefit {
-                true => vec![0; blocks as usize],
-                false => Vec::new(),
-            },
+            by_age: vec![BTreeSet::new(); buckets],
         }
     }
 
     /// A block's place in its cost-benefit bucket: the oldest first, since the score grows
     /// with age; where every score of the bucket is the same (no valid unit: infinite; all
     /// valid: zero) the lowest block number first, the scan's tie-break.
-    fn age_key(&self, b: u32, v: u32) -> (u64, u32) {
+    fn age_key(&self, b: u32, v: u32, closed_at: u64) -> (u64, u32) {
         let full = (self.head.len() - 1) as u32;
-        match v == 0 || v == full {
-            true => (0, b),
-            false => (self.closed_at[b as usize], b),
+        if v == 0 || v == full {
+            (0, b)
+        } else {
+            (closed_at, b)
         }
     }
 
-    fn age_link(&mut self, b: u32, v: u32) {
-        if !self.by_age.is_empty() {
-            let key = self.age_key(b, v);
+    /// File block `b`, closed at `closed_at`, in the bucket of `v` valid units.
+    fn file(&mut self, b: u32, v: u32, closed_at: u64) {
+        if self.by_age.is_empty() {
+            self.link(b, v);
+        } else {
+            let key = self.age_key(b, v, closed_at);
             self.by_age[v as usize].insert(key);
         }
     }
 
-    fn age_unlink(&mut self, b: u32, v: u32) {
-        if !self.by_age.is_empty() {
-            let key = self.age_key(b, v);
+    /// Take block `b` out of the bucket of `v` valid units.
+    fn unfile(&mut self, b: u32, v: u32, closed_at: u64) {
+        if self.by_age.is_empty() {
+            self.unlink(b, v);
+        } else {
+            let key = self.age_key(b, v, closed_at);
             self.by_age[v as usize].remove(&key);
         }
     }
@@ -149,11 +151,7 @@ impl VictimIndex {
     /// A block closed (filled) at `closed_at` of the closing sequence holds `valid` valid
     /// units.
     pub fn insert(&mut self, b: u32, valid: u32, closed_at: u64) {
-        self.link(b, valid);
-        if !self.closed_at.is_empty() {
-            self.closed_at[b as usize] = closed_at;
-            self.age_link(b, valid);
-        }
+        self.file(b, valid, closed_at);
         if self.policy == GcPolicy::Fifo {
             self.fifo.push_back(b);
         }
@@ -161,13 +159,17 @@ impl VictimIndex {
         self.valid_units += u64::from(valid);
     }
 
-    /// A closed block lost one valid unit (it now has `valid`).
+    /// A closed block lost one valid unit: it now has `valid`. `close_seq` is when every
+    /// block was closed; only cost-benefit reads it (this is a host write's path, so
+    /// greedy's skips the load).
     #[inline]
-    pub fn decremented(&mut self, b: u32, valid: u32) {
-        self.unlink(b, valid + 1);
-        self.link(b, valid);
-        self.age_unlink(b, valid + 1);
-        self.age_link(b, valid);
+    pub fn decremented(&mut self, b: u32, valid: u32, close_seq: &[u64]) {
+        let closed_at = match self.by_age.is_empty() {
+            true => 0,
+            false => close_seq[b as usize],
+        };
+        self.unfile(b, valid + 1, closed_at);
+        self.file(b, valid, closed_at);
         self.valid_units -= 1;
     }
 
@@ -199,12 +201,9 @@ impl VictimIndex {
             GcPolicy::CostBenefit => {
                 let mut best = (f64::NEG_INFINITY, NONE);
                 for (v, bucket) in self.by_age.iter().enumerate() {
-                    if let Some(&(_, b)) = bucket.first() {
-                        let score = cost_benefit(
-                            v,
-                            self.by_age.len() - 1,
-                            now_seq - self.closed_at[b as usize],
-                        );
+                    // A tied bucket's key has no age, and its score needs none.
+                    if let Some(&(closed_at, b)) = bucket.first() {
+                        let score = cost_benefit(v, self.by_age.len() - 1, now_seq - closed_at);
                         if score > best.0 || (score == best.0 && b < best.1) {
                             best = (score, b);
                         }
@@ -215,10 +214,9 @@ impl VictimIndex {
         }
     }
 
-    /// Remove a block about to be cleaned.
-    pub fn remove(&mut self, b: u32, valid: u32) {
-        self.unlink(b, valid);
-        self.age_unlink(b, valid);
+    /// Remove a block (closed at `closed_at`) about to be cleaned.
+    pub fn remove(&mut self, b: u32, valid: u32, closed_at: u64) {
+        self.unfile(b, valid, closed_at);
         if self.policy == GcPolicy::Fifo {
             if self.fifo.front() == Some(&b) {
                 self.fifo.pop_front();
@@ -254,10 +252,10 @@ mod tests {
         }
         // Block 0, the oldest, is all valid: block 1 is the oldest with stale units.
         assert_eq!(index.pick(&valid, 0), Some(1));
-        index.remove(1, 5);
+        index.remove(1, 5, 0);
         // Block 2 is full too: block 3 next, the full ones waiting behind it.
         assert_eq!(index.pick(&valid, 0), Some(3));
-        index.remove(3, 3);
+        index.remove(3, 3, 0);
         // Only full blocks left: the oldest of them, as plain FIFO.
         assert_eq!(index.pick(&valid, 0), Some(0));
     }
@@ -317,14 +315,14 @@ mod tests {
                 // Overwritten: one unit stale.
                 (true, 1 | 2) if valid[b] > 0 => {
                     valid[b] -= 1;
-                    index.decremented(b as u32, valid[b]);
+                    index.decremented(b as u32, valid[b], &closed_at);
                 }
                 // Cleaned: the pick leaves, as the GC takes it.
                 (true, 3) => {
                     let want = scan(&indexed, &valid, &closed_at, units as usize, now);
                     assert_eq!(index.pick(&valid, now), want);
                     let v = want.unwrap() as usize;
-                    index.remove(v as u32, valid[v]);
+                    index.remove(v as u32, valid[v], closed_at[v]);
                     indexed[v] = false;
                     picks += 1;
                 }
@@ -348,7 +346,7 @@ mod tests {
         for b in [2, 1] {
             while valid[b] > 0 {
                 valid[b] -= 1;
-                index.decremented(b as u32, valid[b]);
+                index.decremented(b as u32, valid[b], &[3, 2, 1]);
             }
         }
         assert_eq!(index.pick(&valid, 4), Some(1));
