@@ -39,9 +39,10 @@ pub struct FitArgs {
     /// power fitted).
     #[arg(long = "hold-out", value_delimiter = ',')]
     hold_out: Vec<String>,
-    /// Keys to search (default: the parallelism, NAND timings, controller costs, spare area,
-    /// buffers, GC and its burstiness, pseudo-SLC cache and, with TRIM or power figures, the
-    /// TRIM style or the energy terms, and the NAND page: 8 or 16 KiB, a start each); any
+    /// Keys to search (default: the parallelism and planes, NAND timings, block size,
+    /// controller costs, mapping journal, spare area, buffers, GC and its burstiness,
+    /// pseudo-SLC cache and the writes it takes and, with TRIM or power figures, the TRIM
+    /// style or the energy terms, and the NAND page: 8 or 16 KiB, a start each); any
     /// numeric key, and the choices trim, page_size, slc_region, slc_full and slc_drain.
     #[arg(long, value_delimiter = ',')]
     params: Vec<String>,

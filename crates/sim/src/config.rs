@@ -319,14 +319,16 @@ impl Config {
     }
 
     /// Whether this drive's other settings leave `key` unread: a bursty GC's knobs under
-    /// another style, the share partial TRIM keeps under another TRIM. Its value then says
-    /// nothing of the drive (a fit's reference outside the space by it is not outside).
+    /// another style, the share partial TRIM keeps under another TRIM, the writes a cache
+    /// takes where there is none. Its value then says nothing of the drive (a fit's
+    /// reference outside the space by it is not outside).
     pub fn ignores(&self, key: &str) -> bool {
         match key {
             "gc_burst" | "gc_jitter" | "gc_burst_rate" | "gc_burst_above" => {
                 self.gc.style != GcStyle::Bursty
             }
             "trim_keep" => self.trim.style != TrimStyle::Partial,
+            "slc_max_write" => self.slc.bytes == 0,
             _ => false,
         }
     }

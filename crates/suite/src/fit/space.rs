@@ -74,9 +74,10 @@ const fn power(key: &'static str, reach: Reach) -> Param {
 }
 
 /// What `sim fit` searches unless told otherwise: the parallelism, NAND timings, controller
-/// costs, spare area, buffers, GC style, policy and burstiness, pseudo-SLC cache, NAND page
-/// (a start each, [`Reach::Outer`]), TRIM style and energy terms, the parameters the review
-/// suite's figures depend on.
+/// costs, planes, block size and journal, spare area, buffers, GC style, policy and
+/// burstiness, pseudo-SLC cache and the writes it takes, NAND page (a start each,
+/// [`Reach::Outer`]), TRIM style and energy terms, the parameters the review suite's
+/// figures depend on.
 pub const DEFAULT_PARAMS: &[Param] = &[
     factor("channels", 4.0),
     factor("dies", 4.0),
@@ -96,6 +97,34 @@ pub const DEFAULT_PARAMS: &[Param] = &[
     Param {
         key: "slc_cache",
         reach: Reach::CacheShare,
+        shows_in: None,
+    },
+    // Planes a die programs at once (the Ultra Plus's light controller: one) and pages a
+    // block: with the dies, the program stripe and the erase unit GC cleans, which the
+    // transfer-size sweep and the consistency run's bursts show.
+    Param {
+        key: "planes",
+        reach: Reach::Choice(&["1", "2", "4"]),
+        shows_in: None,
+    },
+    Param {
+        key: "pages_per_block",
+        reach: Reach::Choice(&["64", "128", "192", "256", "384"]),
+        shows_in: None,
+    },
+    // The mapping table's journal, programmed beside the host's data: a few percent of
+    // extra writes (SanDisk keeps it in nCache).
+    Param {
+        key: "meta",
+        reach: Reach::FromZero(5.0),
+        shows_in: None,
+    },
+    // The cache's policy: which host writes it takes. SanDisk's nCache takes small writes
+    // only (the sequential ones go straight to MLC); most caches take all (0, the end of
+    // the list as the largest). The transfer-size sweep and the sequential tests tell it.
+    Param {
+        key: "slc_max_write",
+        reach: Reach::Choice(&["16KiB", "32KiB", "64KiB", "128KiB", "0"]),
         shows_in: None,
     },
     Param {
@@ -666,6 +695,25 @@ mod tests {
         assert_eq!(space.overrides(&[0.0, 1.0, 0.0, 0.0])[1].1, "100%");
         assert_eq!(o[2].1, (64u64 << 30).to_string());
         assert_eq!(o[3].1, "paced");
+    }
+
+    #[test]
+    fn a_cache_taking_every_write_is_the_largest_choice_and_a_journal_rises_from_none() {
+        let at = |value: &str| -> BTreeMap<String, String> {
+            [("slc_max_write".to_string(), value.to_string())].into()
+        };
+        let space = Space::new(DEFAULT_PARAMS, &at("0"), 256 << 30, &[]);
+        assert_eq!(space.keys(), ["slc_max_write"]);
+        assert_eq!(space.overrides(&space.origin())[0].1, "0");
+        // From every write, the search reaches the small writes SanDisk's nCache takes.
+        assert_eq!(space.overrides(&[0.5])[0].1, "128KiB");
+        assert_eq!(space.overrides(&[-1.0])[0].1, "16KiB");
+        let journal: BTreeMap<String, String> = [("meta".to_string(), "0%".to_string())].into();
+        let space = Space::new(DEFAULT_PARAMS, &journal, 256 << 30, &[]);
+        assert_eq!(space.overrides(&space.origin())[0].1, "0%");
+        assert_eq!(space.overrides(&[0.2])[0].1, "1%");
+        let nc = Space::new(DEFAULT_PARAMS, &at("64KiB"), 256 << 30, &[]);
+        assert_eq!(nc.overrides(&nc.origin())[0].1, "64KiB");
     }
 
     #[test]
