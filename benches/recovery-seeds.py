@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """How much a twin of the recovery table is a draw: the same presets' fits at several seeds
-(`SEED=N benches/recovery.sh DIR ...`, one DIR a seed), compared.
+(`SEED=N benches/recovery.sh DIR ...`, one DIR a seed), compared; or at one seed by two
+builds, each column then named by its DIR.
 
     python3 benches/recovery-seeds.py DIR1 DIR2 ...
 
@@ -29,6 +30,8 @@ def main(dirs):
     kept = {name: min((s[name] for s in seeds), key=lambda fit: fit["loss_twin"]) for name in presets}
     mean = {name: ensemble([s[name] for s in seeds]) for name in presets}
     columns = [f"seed {s[presets[0]]['seed']}" for s in seeds]
+    if len(set(columns)) < len(columns):  # one seed's fits at two builds: say which is which
+        columns = [f"{Path(d).name} ({c})" for d, c in zip(dirs, columns)]
 
     print("| preset | " + " | ".join(f"{c}: loss, held-out median, wall" for c in columns) + " |")
     print("|---" * (len(seeds) + 1) + "|")

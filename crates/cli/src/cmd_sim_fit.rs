@@ -39,11 +39,12 @@ pub struct FitArgs {
     /// power fitted).
     #[arg(long = "hold-out", value_delimiter = ',')]
     hold_out: Vec<String>,
-    /// Keys to search (default: the parallelism and planes, NAND timings, block size,
-    /// controller costs, mapping journal, spare area, buffers, GC and its burstiness,
-    /// pseudo-SLC cache and the writes it takes and, with TRIM or power figures, the TRIM
-    /// style or the energy terms, and the NAND page: 8 or 16 KiB, a start each); any
-    /// numeric key, and the choices trim, page_size, slc_region, slc_full and slc_drain.
+    /// Keys to search (default: the parallelism, NAND timings, controller costs, spare area,
+    /// buffers, GC and its burstiness, pseudo-SLC cache and, with TRIM or power figures, the
+    /// TRIM style or the energy terms, and the NAND page: 8 or 16 KiB, a start each); any
+    /// numeric key (planes, pages_per_block, meta and slc_max_write each with a reach of its
+    /// own), the choices trim, page_size, slc_region, slc_full and slc_drain, and `default`
+    /// for the default ones (--params default,planes adds planes to them).
     #[arg(long, value_delimiter = ',')]
     params: Vec<String>,
     /// What is known of the drive's hardware, as KEY=VALUE (a datasheet's NAND page, pages a
