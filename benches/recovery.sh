@@ -14,6 +14,8 @@
 #                                         # hardware (`sim fit --known`), as a spec sheet would
 #   SEED=2 benches/recovery.sh DIR ...    # the search's seed (1 if not given): the same suites
 #                                         # at several seeds show how much a twin is a draw
+#   PARAMS=default,planes,slc_max_write benches/recovery.sh DIR ...
+#                                         # the keys searched (`sim fit --params`)
 #
 # A preset whose twin DIR/PRESET.toml exists is not fitted again (its table row is read
 # back); a suite in DIR/PRESET is not run again.
@@ -34,6 +36,8 @@ for preset in "$@"; do
             --out "$preset-fill" -q --no-store
         results+=("$preset-fill")
     fi
+    params=()
+    [ -z "${PARAMS:-}" ] || params=(--params "$PARAMS")
     known=()
     if [ -n "${KNOWN:-}" ]; then
         # Each key's value as `sim show` gives it, in its parameters' table.
@@ -44,7 +48,7 @@ for preset in "$@"; do
     if [ ! -f "$preset.toml" ]; then
         /usr/bin/time -f "$preset: %e s wall, %U s user" -o "$preset.time" \
             "$ssdlab" sim fit "${results[@]}" --from default --hold-out "$HOLD_OUT" \
-            --evals 300 --seed "${SEED:-1}" --jobs 2 --reference "$preset" "${known[@]}" -o "$preset.toml"
+            --evals 300 --seed "${SEED:-1}" --jobs 2 --reference "$preset" "${params[@]}" "${known[@]}" -o "$preset.toml"
     fi
 done
 python3 "$here/benches/recovery-table.py" "${@/%/.fit.json}"
