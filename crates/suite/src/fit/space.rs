@@ -65,6 +65,14 @@ const fn span(key: &'static str, lo: f64, hi: f64) -> Param {
     }
 }
 
+const fn choice(key: &'static str, values: &'static [&'static str]) -> Param {
+    Param {
+        key,
+        reach: Reach::Choice(values),
+        shows_in: None,
+    }
+}
+
 const fn power(key: &'static str, reach: Reach) -> Param {
     Param {
         key,
@@ -98,16 +106,8 @@ pub const DEFAULT_PARAMS: &[Param] = &[
         reach: Reach::CacheShare,
         shows_in: None,
     },
-    Param {
-        key: "gc_style",
-        reach: Reach::Choice(&["paced", "bursty", "latency-first"]),
-        shows_in: None,
-    },
-    Param {
-        key: "gc",
-        reach: Reach::Choice(&["greedy", "cost-benefit", "fifo"]),
-        shows_in: None,
-    },
+    choice("gc_style", &["paced", "bursty", "latency-first"]),
+    choice("gc", &["greedy", "cost-benefit", "fifo"]),
     // Firmware time per relocated unit (SanDisk's 16-22 us): what sets a steady state
     // whose GC the controller, not the NAND, paces.
     Param {
@@ -144,24 +144,19 @@ pub const DEFAULT_PARAMS: &[Param] = &[
     power("e_read", Reach::Factor(8.0)),
 ];
 
-/// Mechanisms `--params` may add, with the reach each needs, not searched by default: with
-/// them the Ultra Plus's hidden drive predicts every held-out figure, but the search, at
-/// the same budget in four more coordinates, finds worse twins of drives without them (the
-/// S3700's held-out median 2.2% to 29.1% at seed 1: BENCHMARKS #27).
-const MECHANISMS: &[Param] = &[
+/// Keys `--params` may add that the default search leaves out, with the reach each needs.
+/// The mechanisms (planes to the cache's write limit): with them the Ultra Plus's hidden
+/// drive predicts every held-out figure, but the search, at the same budget in four more
+/// coordinates, finds worse twins of drives without them (the S3700's held-out median 2.2%
+/// to 29.1% at seed 1: BENCHMARKS #27). Then the keys of named choices (`cell` is not one:
+/// it resets the NAND timings searched beside it; `trim` and `page_size` are in
+/// [`DEFAULT_PARAMS`], with `trim_keep`).
+const MORE_PARAMS: &[Param] = &[
     // Planes a die programs at once (the Ultra Plus's light controller: one) and pages a
     // block: with the dies, the program stripe and the erase unit GC cleans, which the
     // transfer-size sweep and the consistency run's bursts show.
-    Param {
-        key: "planes",
-        reach: Reach::Choice(&["1", "2", "4"]),
-        shows_in: None,
-    },
-    Param {
-        key: "pages_per_block",
-        reach: Reach::Choice(&["64", "128", "192", "256", "384"]),
-        shows_in: None,
-    },
+    choice("planes", &["1", "2", "4"]),
+    choice("pages_per_block", &["64", "128", "192", "256", "384"]),
     // The mapping table's journal, programmed beside the host's data: a few percent of
     // extra writes (SanDisk keeps it in nCache).
     Param {
@@ -172,39 +167,21 @@ const MECHANISMS: &[Param] = &[
     // The cache's policy: which host writes it takes. SanDisk's nCache takes small writes
     // only (the sequential ones go straight to MLC); most caches take all (0, the end of
     // the list as the largest). The transfer-size sweep and the sequential tests tell it.
-    Param {
-        key: "slc_max_write",
-        reach: Reach::Choice(&["16KiB", "32KiB", "64KiB", "128KiB", "0"]),
-        shows_in: None,
-    },
+    choice("slc_max_write", &["16KiB", "32KiB", "64KiB", "128KiB", "0"]),
+    choice("slc_region", sim::SlcRegion::NAMES),
+    choice("slc_full", sim::SlcWhenFull::NAMES),
+    choice("slc_drain", sim::SlcDrain::NAMES),
 ];
 
-/// Keys of named choices `--params` may add, with their choices (`cell` is not one: it
-/// resets the NAND timings searched beside it; `trim` and `page_size` are in
-/// [`DEFAULT_PARAMS`], with `trim_keep`).
-const CHOICES: [(&str, &[&str]); 3] = [
-    ("slc_region", sim::SlcRegion::NAMES),
-    ("slc_full", sim::SlcWhenFull::NAMES),
-    ("slc_drain", sim::SlcDrain::NAMES),
-];
-
-/// The parameter of `key` in [`DEFAULT_PARAMS`] or [`MECHANISMS`], a search of its choices
-/// for a key of named choices, or a factor-of-4 search for another numeric key (a price only
-/// with power figures to fit).
+/// The parameter of `key` in [`DEFAULT_PARAMS`] or [`MORE_PARAMS`], or a factor-of-4 search
+/// for another numeric key (a price only with power figures to fit).
 pub fn param(key: &str) -> Result<Param, String> {
     if let Some(p) = DEFAULT_PARAMS
         .iter()
-        .chain(MECHANISMS)
+        .chain(MORE_PARAMS)
         .find(|p| p.key == key)
     {
         return Ok(*p);
-    }
-    if let Some((key, values)) = CHOICES.iter().find(|(k, _)| *k == key) {
-        return Ok(Param {
-            key,
-            reach: Reach::Choice(values),
-            shows_in: None,
-        });
     }
     let key: &'static str = sim::KEYS
         .iter()
@@ -214,7 +191,12 @@ pub fn param(key: &str) -> Result<Param, String> {
     if !sim::preset::RANGES.iter().any(|r| r.key == key) {
         return Err(format!(
             "{key} is not a numeric key: sim fit searches numbers and gc, gc_style, trim, page_size, {}",
-            CHOICES.map(|(k, _)| k).join(", ")
+            MORE_PARAMS
+                .iter()
+                .filter(|p| !sim::preset::RANGES.iter().any(|r| r.key == p.key))
+                .map(|p| p.key)
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     Ok(if super::prices::is_price(key) {
