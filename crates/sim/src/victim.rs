@@ -68,15 +68,16 @@ pub(crate) struct VictimIndex {
 
 impl VictimIndex {
     pub fn new(policy: GcPolicy, blocks: u32, block_units: u32) -> VictimIndex {
-        let buckets = match policy {
-            GcPolicy::CostBenefit => block_units as usize + 1,
-            _ => 0,
+        // Cost-benefit's ordered buckets or the other policies' lists, not both.
+        let (buckets, listed) = match policy {
+            GcPolicy::CostBenefit => (block_units as usize + 1, 0),
+            _ => (0, blocks as usize),
         };
         VictimIndex {
             policy,
             head: vec![NONE; block_units as usize + 1],
-            next: vec![NONE; blocks as usize],
-            prev: vec![NONE; blocks as usize],
+            next: vec![NONE; listed],
+            prev: vec![NONE; listed],
             min_hint: 0,
             fifo: VecDeque::new(),
             len: 0,
