@@ -66,6 +66,7 @@ def main(paths):
               "and the searched keys whose reference values the space does not hold:\n")
     unsearched(fits)
     spreads(fits)
+    agreement(fits)
 
 
 def unsearched(fits):
@@ -108,6 +109,21 @@ def spreads(fits):
         print("\n| twin | power.seq_write_w, drive | twin | prices fitting as well | drive's in it |")
         print("|---|---|---|---|---|")
         print("\n".join(rows))
+
+
+def agreement(fits):
+    """With several seeds (`sim fit --seeds`): the held-out figures by how far apart the
+    seeds' twins put them, and how many of each the twin meets within 10%."""
+    rows = [r for fit in fits.values() for r in fit["held_out"] if r.get("spread") is not None]
+    if not rows:
+        return
+    print("\n| the seeds' twins' spread | held-out figures | the twin within 10% | median error |")
+    print("|---|---|---|---|")
+    for low, high, label in [(-1, 0.05, "within 5%"), (0.05, 0.2, "5% to 20%"), (0.2, float("inf"), "over 20%")]:
+        part = [r["twin_error"] for r in rows if low < r["spread"] <= high]
+        if part:
+            print(f"| {label} | {len(part)} | {sum(e <= 0.10 for e in part)} "
+                  f"| {100 * statistics.median_high(part):.1f}% |")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@
 #                                         # hardware (`sim fit --known`), as a spec sheet would
 #   SEED=2 benches/recovery.sh DIR ...    # the search's seed (1 if not given): the same suites
 #                                         # at several seeds show how much a twin is a draw
+#   SEEDS=2 benches/recovery.sh DIR ...   # a search at each of 2 seeds (`sim fit --seeds`): the
+#                                         # lower loss's twin, each figure's spread across both
 #   PARAMS=default,planes,slc_max_write benches/recovery.sh DIR ...
 #                                         # the keys searched (`sim fit --params`)
 #
@@ -48,7 +50,7 @@ for preset in "$@"; do
     if [ ! -f "$preset.toml" ]; then
         /usr/bin/time -f "$preset: %e s wall, %U s user" -o "$preset.time" \
             "$ssdlab" sim fit "${results[@]}" --from default --hold-out "$HOLD_OUT" \
-            --evals 300 --seed "${SEED:-1}" --jobs 2 --reference "$preset" "${params[@]}" "${known[@]}" -o "$preset.toml"
+            --evals 300 --seed "${SEED:-1}" --seeds "${SEEDS:-1}" --jobs 2 --reference "$preset" "${params[@]}" "${known[@]}" -o "$preset.toml"
     fi
 done
 python3 "$here/benches/recovery-table.py" "${@/%/.fit.json}"

@@ -60,6 +60,12 @@ pub struct FitArgs {
     /// The search's seed: the same seed, target and start give the same twin.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Fit at this many seeds (--seed and the ones after it), each a whole search: the twin
+    /// is the lowest loss's, and the report gives every figure the spread of the seeds'
+    /// twins. Figures they agree on are ones the results pin; where they disagree, the
+    /// results do not tell, and the twin's figure is a draw (BENCHMARKS #27).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16))]
+    seeds: u64,
     /// Screen candidates on drives this many times smaller, with tests as many times
     /// shorter, and run only each round's finalists at full length (1: every candidate at
     /// full length; default: what keeps the screened drive at 16 GiB or more).
@@ -160,28 +166,16 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             .count(),
         a.evals
     );
-    let fit = fit::fit(&request, &mut |p| {
-        if p.polish {
-            eprintln!(
-                "  polish: {}/{} drives, best loss {:.4}",
-                p.evaluations, p.budget, p.best_loss
-            );
-            return std::ops::ControlFlow::Continue(());
+    let mut fits = vec![];
+    for seed in a.seed..a.seed + a.seeds {
+        if a.seeds > 1 {
+            eprintln!("seed {seed} ({} of {}):", seed - a.seed + 1, a.seeds);
         }
-        eprintln!(
-            "  generation {}: {}/{} drives, best loss {:.4}, {:.1} drives/min, about {} left",
-            p.generation,
-            p.evaluations,
-            // A budget below a generation still runs the generation.
-            p.budget.max(p.evaluations),
-            p.best_loss,
-            p.evaluations_per_min,
-            crate::progress::duration(p.eta_s)
-        );
-        // Ctrl-C ends the process; the drives measured are in the evaluations file.
-        std::ops::ControlFlow::Continue(())
-    })
-    .map_err(anyhow::Error::msg)?;
+        let mut request = request.clone();
+        request.budget.seed = seed;
+        fits.push(fit::fit(&request, &mut show_progress).map_err(anyhow::Error::msg)?);
+    }
+    let fit = fit::keep_best(fits).map_err(anyhow::Error::msg)?;
     files.write(&fit).map_err(anyhow::Error::msg)?;
     let r = &fit.report;
     let screened = if r.screen > 1 {
@@ -198,6 +192,21 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
     );
     if let Some(m) = suite::fit::median_error(&r.held_out) {
         println!("held-out figures: median error {:.1}%", m * 100.0);
+    }
+    if !r.seeds.is_empty() {
+        let losses: Vec<String> = r.seeds.iter().map(|s| format!("{:.3}", s.loss)).collect();
+        let (fitted, held) = (fit::agreement(&r.fitted), fit::agreement(&r.held_out));
+        println!(
+            "the twin is seed {}'s of {} (losses {}); the seeds' twins agree within {:.0}% on {} of {} fitted figures and {} of {} held out",
+            r.seed,
+            r.seeds.len(),
+            losses.join(", "),
+            fit::AGREE * 100.0,
+            fitted.agreed,
+            fitted.agreed + fitted.disagreed,
+            held.agreed,
+            held.agreed + held.disagreed
+        );
     }
     if let Some(reference) = &r.reference {
         match (reference.loss, &reference.refused) {
@@ -225,4 +234,27 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         files.report.display()
     );
     Ok(())
+}
+
+/// A line of progress after each generation of the search, and at the polish's start and end.
+fn show_progress(p: &fit::Progress) -> std::ops::ControlFlow<()> {
+    if p.polish {
+        eprintln!(
+            "  polish: {}/{} drives, best loss {:.4}",
+            p.evaluations, p.budget, p.best_loss
+        );
+        return std::ops::ControlFlow::Continue(());
+    }
+    eprintln!(
+        "  generation {}: {}/{} drives, best loss {:.4}, {:.1} drives/min, about {} left",
+        p.generation,
+        p.evaluations,
+        // A budget below a generation still runs the generation.
+        p.budget.max(p.evaluations),
+        p.best_loss,
+        p.evaluations_per_min,
+        crate::progress::duration(p.eta_s)
+    );
+    // Ctrl-C ends the process; the drives measured are in the evaluations file.
+    std::ops::ControlFlow::Continue(())
 }

@@ -149,6 +149,45 @@ fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
     assert_eq!(result["target"]["details"]["fit report"], "a.fit.md");
 }
 
+/// At several seeds (`--seeds 2`), each a whole search: the twin is the lower loss's, the
+/// first seed's search is the one a fit at that seed alone runs, and every figure carries
+/// the spread of the two twins.
+#[test]
+fn several_seeds_keep_the_lower_loss_and_give_each_figure_their_spread() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("hidden");
+    measure_hidden(&["--no-store"], &results);
+    let results = results.to_str().unwrap();
+    let (one, two) = (dir.path().join("one.toml"), dir.path().join("two.toml"));
+    fit_with(&[results], "channel_mbps,t_prog", "20", &one);
+    let printed = fit_with(
+        &[results, "--seeds", "2"],
+        "channel_mbps,t_prog",
+        "20",
+        &two,
+    );
+    assert!(printed.contains("agree within 5% on"), "{printed}");
+
+    let json = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(name)).unwrap()).unwrap()
+    };
+    let (alone, both) = (json("one.fit.json"), json("two.fit.json"));
+    let seeds = both["seeds"].as_array().unwrap();
+    let seed_of = |i: usize| seeds[i]["seed"].as_u64().unwrap();
+    let loss_of = |i: usize| seeds[i]["loss"].as_f64().unwrap();
+    assert_eq!((seed_of(0), seed_of(1)), (3, 4), "{both}");
+    assert_eq!(loss_of(0), alone["loss_twin"].as_f64().unwrap());
+    let best = if loss_of(1) < loss_of(0) { 1 } else { 0 };
+    assert_eq!(both["seed"].as_u64().unwrap(), seed_of(best));
+    assert_eq!(both["loss_twin"].as_f64().unwrap(), loss_of(best));
+    for row in both["fitted"].as_array().unwrap() {
+        assert!(row["spread"].as_f64().unwrap() >= 0.0, "{row}");
+    }
+    assert!(alone["fitted"][0]["spread"].is_null(), "{alone}");
+    let report = std::fs::read_to_string(dir.path().join("two.fit.md")).unwrap();
+    assert!(report.contains("## Several seeds"), "{report}");
+}
+
 /// Screening (`--screen 4`): candidates run on drives 4 times smaller with tests 4 times
 /// shorter, each round's finalists at full length; the twin is a confirmed drive, and as
 /// good a recovery as a fit at full length. (8 GiB: a quarter of the default's 2 GiB has

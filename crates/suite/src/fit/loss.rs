@@ -13,7 +13,7 @@ use crate::fidelity::{Check, Figures};
 
 /// The largest error one term counts: a drive ten times off is no worse to the search
 /// than three times, and one wild figure must not drown the rest.
-const MAX_ERROR: f64 = 3.0;
+pub(super) const MAX_ERROR: f64 = 3.0;
 
 /// A finite figure of `figures` (a run that did not give one gives none).
 pub fn figure(figures: &Figures, name: &str) -> Option<f64> {

@@ -7,8 +7,9 @@
 //! the target, `search` the optimiser, `screen` the cheap evaluations a large drive's search
 //! ranks with, `prices` the energy model's watts and joules, fitted after the drive's
 //! behaviour, `evaluations` the simulated drives measured (a pure function of a spec, cached
-//! so a fit resumes), `reference` the drive a recovery test's results came from, `report`
-//! what the fit found and the twin's file.
+//! so a fit resumes), `reference` the drive a recovery test's results came from, `seeds` a
+//! fit at several seeds and the figures their twins agree on, `report` what the fit found
+//! and the twin's file.
 
 mod evaluations;
 mod loss;
@@ -18,6 +19,7 @@ mod reference;
 mod report;
 mod screen;
 mod search;
+mod seeds;
 mod space;
 mod target;
 
@@ -33,6 +35,7 @@ pub use reference::Reference;
 pub use report::{median_error, FitReport, ParamRow, StartRow, TermRow};
 pub use screen::Screen;
 pub use search::{Budget, Progress, STOPPED};
+pub use seeds::{agreement, keep_best, Agreement, SeedRun, AGREE};
 pub use space::{known, param, params, Param, Reach, Space, DEFAULT_PARAMS};
 pub use target::{Goal, OtherFigure, Target, Term, DECILES, DISTRIBUTION};
 
@@ -357,6 +360,7 @@ pub fn fit(
         stopped: found.stopped,
         wall_s: started.elapsed().as_secs_f64(),
         time: evaluations.time_spent(),
+        seeds: vec![],
     };
     Ok(Fit {
         preset,

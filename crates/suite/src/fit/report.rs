@@ -10,6 +10,7 @@ use super::evaluations::TimeSpent;
 use super::loss::{error, twin_value};
 use super::prices::Spread;
 use super::reference::Reference;
+use super::seeds::{agreement, SeedRun, AGREE};
 use super::target::{Goal, Term};
 use super::Fit;
 use crate::fidelity::{fmt_num, Figures};
@@ -42,6 +43,9 @@ pub struct TermRow {
     /// The reference's figure and error ([`Reference`]), when the fit has one.
     pub reference: Option<f64>,
     pub reference_error: Option<f64>,
+    /// How far apart the twins of a fit at several seeds put the figure, as a share of the
+    /// drive's ([`super::seeds`]); none with one seed.
+    pub spread: Option<f64>,
 }
 
 impl TermRow {
@@ -69,6 +73,7 @@ impl TermRow {
             weight,
             reference: reference.and_then(|f| twin_value(t, f)),
             reference_error: reference.map(|f| error(t, f)),
+            spread: None,
         }
     }
 }
@@ -121,9 +126,12 @@ pub struct FitReport {
     /// Drives the simulator refused during the search.
     pub invalid: usize,
     pub stopped: String,
+    /// With several seeds, the time of them all.
     pub wall_s: f64,
-    /// Where the simulation time went.
+    /// Where the simulation time went (the twin's seed's search).
     pub time: TimeSpent,
+    /// With several seeds ([`super::seeds`]), each one's search; empty with one.
+    pub seeds: Vec<SeedRun>,
 }
 
 /// The median of the twin's errors over `rows`, as a share.
@@ -262,6 +270,7 @@ impl FitReport {
             }
             self.spreads_markdown(&mut s);
         }
+        self.seeds_markdown(&mut s);
         if !self.skipped.is_empty() {
             s.push_str("\n## Not used\n\n");
             for l in &self.skipped {
@@ -317,6 +326,50 @@ impl FitReport {
         }
     }
 
+    /// The seeds' twins: each one's loss, and which figures they agree on.
+    fn seeds_markdown(&self, s: &mut String) {
+        if self.seeds.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "\n## Several seeds\n\nThe search ran at {} seeds; the twin is the lowest loss's, seed {}. A figure's spread in the tables above is how far apart the seeds' twins put it, as a share of the drive's. Where twins fitted to the same results disagree on a figure, the results did not lead the searches to one value of it: read the twin's figure as a draw, whatever its error here.\n\n| seed | loss | held-out median error | wall time |\n|---|---|---|---|",
+            self.seeds.len(),
+            self.seed
+        );
+        for run in &self.seeds {
+            let median = run
+                .held_out_median
+                .map_or("-".into(), |m| format!("{:.1}%", m * 100.0));
+            let _ = writeln!(
+                s,
+                "| {} | {:.3} | {median} | {:.0} s |",
+                run.seed, run.loss, run.wall_s
+            );
+        }
+        let (fitted, held) = (agreement(&self.fitted), agreement(&self.held_out));
+        let _ = write!(
+            s,
+            "\nThe twins agree within {:.0}% on {} of the {} fitted figures",
+            AGREE * 100.0,
+            fitted.agreed,
+            fitted.agreed + fitted.disagreed
+        );
+        if held.agreed + held.disagreed > 0 {
+            let _ = write!(
+                s,
+                " and {} of the {} held out; the twin meets {} of those {} within 10% of the drive, and {} of the other {}",
+                held.agreed,
+                held.agreed + held.disagreed,
+                held.agreed_within,
+                held.agreed,
+                held.disagreed_within,
+                held.disagreed
+            );
+        }
+        s.push_str(".\n");
+    }
+
     /// What the prices leave open of the held-out figures in watts.
     fn spreads_markdown(&self, s: &mut String) {
         if self.price_spreads.is_empty() {
@@ -359,6 +412,10 @@ fn table(s: &mut String, rows: &[TermRow]) {
     if with_reference {
         columns.extend(["reference", "reference error"]);
     }
+    let with_spread = rows.iter().any(|r| r.spread.is_some());
+    if with_spread {
+        columns.push("seeds' spread");
+    }
     if !one_source {
         columns.push("from");
     }
@@ -382,6 +439,12 @@ fn table(s: &mut String, rows: &[TermRow]) {
                 .reference_error
                 .map_or("-".into(), |e| format!("{:.1}%", e * 100.0));
             let _ = write!(s, " {} | {error} |", num(r.reference));
+        }
+        if with_spread {
+            let spread = r
+                .spread
+                .map_or("-".into(), |x| format!("{:.1}%", x * 100.0));
+            let _ = write!(s, " {spread} |");
         }
         if !one_source {
             let _ = write!(s, " {} |", r.source);
