@@ -78,7 +78,7 @@ fn measure_drive(
 
 /// Fit a twin; see `ssdlab.sim.fit`, which documents the arguments.
 #[pyfunction]
-#[pyo3(signature = (output, results, claims, drive, start, hold_out, params, evals, seed, jobs, screen, measure, on_progress, reference=None, known=Vec::new()))]
+#[pyo3(signature = (output, results, claims, drive, start, hold_out, params, evals, seed, jobs, screen, measure, on_progress, reference=None, known=Vec::new(), seeds=1))]
 #[allow(clippy::too_many_arguments)]
 fn fit_twin(
     py: Python<'_>,
@@ -97,7 +97,11 @@ fn fit_twin(
     on_progress: Option<Py<PyAny>>,
     reference: Option<String>,
     known: Vec<String>,
+    seeds: u64,
 ) -> PyResult<Twin> {
+    if !(1..=16).contains(&seeds) {
+        return Err(msg(format!("seeds={seeds}: give 1 to 16 searches")));
+    }
     let files = TwinFiles::beside(&output).map_err(msg)?;
     let target = match (claims, results.is_empty()) {
         (Some(claims), true) => {
@@ -169,7 +173,7 @@ fn fit_twin(
         reference,
     };
     let fitted = py.detach(|| {
-        fit::fit(&request, &mut |p| {
+        let mut progress = |p: &fit::Progress| {
             // After each generation: Ctrl-C (a KeyboardInterrupt), or the callback's own
             // error, stops the search; the drives measured are kept for the fit's next run.
             let stop = Python::attach(|py| {
@@ -189,7 +193,16 @@ fn fit_twin(
                     ControlFlow::Break(())
                 }
             }
-        })
+        };
+        // A search at each seed, as `sim fit --seeds` runs them.
+        let fits = (seed..seed + seeds)
+            .map(|seed| {
+                let mut request = request.clone();
+                request.budget.seed = seed;
+                fit::fit(&request, &mut progress)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        fit::keep_best(fits)
     });
     if let Some(e) = failed.lock().expect("failed").take() {
         return Err(e);

@@ -18,7 +18,7 @@ def measure(spec, measurement, time_scale):
 
 def fit(results=(), output=None, *, claims=None, drive=None, start="default",
         hold_out=(), params=(), evals=300, seed=1, jobs=None, screen=None, client=None,
-        on_progress=None, reference=None, known=None):
+        on_progress=None, reference=None, known=None, seeds=1):
     """Fit a twin of a drive and write it to ``output`` (a ``.toml`` file), with its report
     beside it, as ``ssdlab sim fit`` does; returns a :class:`Twin`.
 
@@ -31,7 +31,9 @@ def fit(results=(), output=None, *, claims=None, drive=None, start="default",
     ``reference`` the preset the results came from, when known (``--reference``: a recovery
     test's report scores it beside the twin); ``known`` the drive's hardware a spec sheet or
     teardown gives (``--known``: ``{"page_size": "8KiB", "channels": 8}``, or
-    ``["page_size=8KiB", ...]``), set in the start and never searched.
+    ``["page_size=8KiB", ...]``), set in the start and never searched; ``seeds`` how many
+    searches, at ``seed`` and the seeds after it (``--seeds``): the twin is the lowest loss's,
+    and every figure of its report has the seeds' twins' ``spread``.
 
     With ``client`` (a ``distributed.Client``), each drive's measurements are Dask tasks and
     ``jobs`` (default: the cluster's threads, twice over so none waits) is how many are in
@@ -64,4 +66,4 @@ def fit(results=(), output=None, *, claims=None, drive=None, start="default",
     return _ssdlab.fit_twin(
         os.fspath(output), [os.fspath(r) for r in results], claims, drive, start,
         list(hold_out), list(params), evals, seed, jobs, screen, send, on_progress, reference,
-        list(known or ()))
+        list(known or ()), seeds)

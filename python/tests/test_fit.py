@@ -50,6 +50,17 @@ def test_the_cli_fits_the_same_twin(hidden, here, tmp_path):
     assert out.read_text() == open(here.path).read().replace("twin.fit.md", "cli.fit.md")
 
 
+def test_two_seeds_keep_the_lower_loss_and_give_each_figure_its_spread(hidden, here, tmp_path):
+    twin = ssdlab.sim.fit(hidden, tmp_path / "two.toml", jobs=2, seeds=2, **FIT)
+    report = twin.to_dict()
+    assert [s["seed"] for s in report["seeds"]] == [3, 4]
+    # The first seed's search is the one a fit at that seed alone runs.
+    assert report["seeds"][0]["loss"] == here.loss_twin
+    assert twin.loss_twin == min(s["loss"] for s in report["seeds"])
+    assert all(row["spread"] >= 0 for row in report["fitted"])
+    assert here.to_dict()["fitted"][0]["spread"] is None
+
+
 def test_a_fit_on_dask_survives_a_killed_worker_and_finds_the_same_twin(hidden, here,
                                                                        tmp_path):
     killed = []
