@@ -184,6 +184,12 @@ fn several_seeds_keep_the_lower_loss_and_give_each_figure_their_spread() {
         assert!(row["spread"].as_f64().unwrap() >= 0.0, "{row}");
     }
     assert!(alone["fitted"][0]["spread"].is_null(), "{alone}");
+    // Each key's value in each seed's twin, the kept one's among them.
+    for p in both["params"].as_array().unwrap() {
+        let values = p["seeds"].as_array().unwrap();
+        assert_eq!(values.len(), 2, "{p}");
+        assert_eq!(values[best], p["twin"], "{p}");
+    }
     let report = std::fs::read_to_string(dir.path().join("two.fit.md")).unwrap();
     assert!(report.contains("## Several seeds"), "{report}");
 }

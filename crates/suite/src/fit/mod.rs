@@ -321,6 +321,7 @@ pub fn fit(
             reference: reference_values
                 .as_ref()
                 .and_then(|(_, r)| r.get(key).cloned()),
+            seeds: vec![],
         })
         .collect();
     for (key, value) in twin_values {

@@ -23,6 +23,9 @@ pub struct ParamRow {
     pub twin: String,
     /// The reference's value ([`Reference`]), when the fit has one.
     pub reference: Option<String>,
+    /// With several seeds, each seed's twin's value, in the seeds' order (a key some twin
+    /// did not set: its start's); empty with one.
+    pub seeds: Vec<String>,
 }
 
 /// A term of the loss: the drive's figure, the start's and the twin's, and their errors.
@@ -241,16 +244,27 @@ impl FitReport {
             }
         }
         let with_reference = self.reference.is_some();
-        s.push_str("## Parameters\n\n| key | start | twin |");
-        s.push_str(if with_reference {
-            " reference |\n|---|---|---|---|\n"
-        } else {
-            "\n|---|---|---|\n"
-        });
+        let with_seeds = !self.seeds.is_empty();
+        let mut columns = vec!["key", "start", "twin"];
+        if with_reference {
+            columns.push("reference");
+        }
+        if with_seeds {
+            columns.push("the seeds' twins");
+        }
+        let _ = writeln!(
+            s,
+            "## Parameters\n\n| {} |\n|{}",
+            columns.join(" | "),
+            "---|".repeat(columns.len())
+        );
         for p in &self.params {
             let _ = write!(s, "| {} | {} | {} |", p.key, p.start, p.twin);
             if with_reference {
                 let _ = write!(s, " {} |", p.reference.as_deref().unwrap_or("-"));
+            }
+            if with_seeds {
+                let _ = write!(s, " {} |", p.seeds.join(" / "));
             }
             s.push('\n');
         }

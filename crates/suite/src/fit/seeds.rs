@@ -28,7 +28,8 @@ pub struct SeedRun {
 }
 
 /// The twin of the lowest loss among `fits` (one a seed, of one request), its report given
-/// each figure's spread across all the twins, every seed's run, and their time together.
+/// each figure's spread across all the twins, each key's value in each, every seed's run,
+/// and their time together.
 pub fn keep_best(fits: Vec<Fit>) -> Result<Fit, String> {
     let runs: Vec<SeedRun> = fits
         .iter()
@@ -60,6 +61,15 @@ pub fn keep_best(fits: Vec<Fit>) -> Result<Fit, String> {
                 .collect()
         };
         let r = &mut fit.report;
+        for p in &mut r.params {
+            p.seeds = fits
+                .iter()
+                .map(|f| {
+                    let row = f.report.params.iter().find(|q| q.key == p.key);
+                    row.map_or(&p.start, |q| &q.twin).clone()
+                })
+                .collect();
+        }
         for row in &mut r.fitted {
             row.spread = spread(row.drive, &twins(|f| &f.report.fitted, &row.figure));
         }
