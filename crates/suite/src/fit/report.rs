@@ -125,6 +125,7 @@ pub struct FitReport {
     /// Held-out figures in watts, as low and as high as prices that fit the fitted figures
     /// as well as the twin's make them.
     pub price_spreads: Vec<Spread>,
+    /// Drives the search evaluated (with several seeds, all of theirs).
     pub evaluations: usize,
     /// Drives the simulator refused during the search.
     pub invalid: usize,

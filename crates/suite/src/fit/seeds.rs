@@ -29,7 +29,7 @@ pub struct SeedRun {
 
 /// The twin of the lowest loss among `fits` (one a seed, of one request), its report given
 /// each figure's spread across all the twins, each key's value in each, every seed's run,
-/// and their time together.
+/// and their drives and time together.
 pub fn keep_best(fits: Vec<Fit>) -> Result<Fit, String> {
     let runs: Vec<SeedRun> = fits
         .iter()
@@ -77,6 +77,7 @@ pub fn keep_best(fits: Vec<Fit>) -> Result<Fit, String> {
             row.spread = spread(row.drive, &twins(|f| &f.report.held_out, &row.figure));
         }
         r.wall_s = runs.iter().map(|run| run.wall_s).sum();
+        r.evaluations = fits.iter().map(|f| f.report.evaluations).sum();
         r.seeds = runs;
     }
     Ok(fit)
