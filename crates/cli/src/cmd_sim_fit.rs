@@ -60,10 +60,11 @@ pub struct FitArgs {
     /// The search's seed: the same seed, target and start give the same twin.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Fit at this many seeds (--seed and the ones after it), each a whole search: the twin
-    /// is the lowest loss's, and the report gives every figure the spread of the seeds'
-    /// twins. Figures they agree on are ones the results pin; where they disagree, the
-    /// results do not tell, and the twin's figure is a draw (BENCHMARKS #27).
+    /// Fit at this many seeds (--seed and the ones after it), each a whole search (as many
+    /// times the time): the twin is the lowest loss's, and the report gives every figure the
+    /// spread of the seeds' twins. Where they disagree, the results do not pin the figure
+    /// and the twin's is a draw; agreeing, they may share a mistake (a key no fitted figure
+    /// reads is the start's in every seed: the report's "Not searched"). BENCHMARKS #27.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16))]
     seeds: u64,
     /// Screen candidates on drives this many times smaller, with tests as many times
