@@ -348,7 +348,7 @@ impl FitReport {
         }
         let _ = writeln!(
             s,
-            "\n## Several seeds\n\nThe search ran at {} seeds; the twin is the lowest loss's, seed {}. A figure's spread in the tables above is how far apart the seeds' twins put it, as a share of the drive's. Where twins fitted to the same results disagree on a figure, the results did not lead the searches to one value of it: read the twin's figure as a draw, whatever its error here.\n\n| seed | loss | held-out median error | wall time |\n|---|---|---|---|",
+            "\n## Several seeds\n\nThe search ran at {} seeds; the twin is the lowest loss's, seed {}. A figure's spread in the tables above is how far apart the seeds' twins put it, as a share of the drive's. Where twins fitted to the same results disagree on a figure, the results did not lead the searches to one value of it: read the twin's figure as a draw, whatever its error here. Twins that agree may still share a mistake: a key no fitted figure reads (\"Not searched\" above) is the start's in every seed.\n\n| seed | loss | held-out median error | wall time |\n|---|---|---|---|",
             self.seeds.len(),
             self.seed
         );
