@@ -13,8 +13,8 @@ use super::Fit;
 
 /// Twins whose figures lie within this share of the drive's agree on it. (The six recovery
 /// presets at two seeds: of the held-out figures their twins agreed on so, the twin met 48
-/// of 58 within 10% of the drive's; of those they put over 20% apart, 11 of 45: BENCHMARKS
-/// #27.)
+/// of 58 within 10% of the drive's, of those they put over 20% apart 11 of 45; at three
+/// seeds, 38 of 40 and 21 of 54: BENCHMARKS #27.)
 pub const AGREE: f64 = 0.05;
 
 /// One seed's search and its twin.
