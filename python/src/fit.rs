@@ -99,9 +99,6 @@ fn fit_twin(
     known: Vec<String>,
     seeds: u64,
 ) -> PyResult<Twin> {
-    if !(1..=16).contains(&seeds) {
-        return Err(msg(format!("seeds={seeds}: give 1 to 16 searches")));
-    }
     let files = TwinFiles::beside(&output).map_err(msg)?;
     let target = match (claims, results.is_empty()) {
         (Some(claims), true) => {
@@ -195,14 +192,7 @@ fn fit_twin(
             }
         };
         // A search at each seed, as `sim fit --seeds` runs them.
-        let fits = (seed..seed + seeds)
-            .map(|seed| {
-                let mut request = request.clone();
-                request.budget.seed = seed;
-                fit::fit(&request, &mut progress)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        fit::keep_best(fits)
+        fit::fit_seeds(&request, seeds, &mut |_| {}, &mut progress)
     });
     if let Some(e) = failed.lock().expect("failed").take() {
         return Err(e);

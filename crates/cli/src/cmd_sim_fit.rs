@@ -65,7 +65,7 @@ pub struct FitArgs {
     /// spread of the seeds' twins. Where they disagree, the results do not pin the figure
     /// and the twin's is a draw; agreeing, they may share a mistake (a key no fitted figure
     /// reads is the start's in every seed: the report's "Not searched"). BENCHMARKS #27.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=fit::MAX_SEEDS))]
     seeds: u64,
     /// Screen candidates on drives this many times smaller, with tests as many times
     /// shorter, and run only each round's finalists at full length (1: every candidate at
@@ -167,16 +167,14 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             .count(),
         a.evals
     );
-    let mut fits = vec![];
-    for seed in a.seed..a.seed + a.seeds {
+    let first = a.seed;
+    let mut on_seed = |seed: u64| {
         if a.seeds > 1 {
-            eprintln!("seed {seed} ({} of {}):", seed - a.seed + 1, a.seeds);
+            eprintln!("seed {seed} ({} of {}):", seed - first + 1, a.seeds);
         }
-        let mut request = request.clone();
-        request.budget.seed = seed;
-        fits.push(fit::fit(&request, &mut show_progress).map_err(anyhow::Error::msg)?);
-    }
-    let fit = fit::keep_best(fits).map_err(anyhow::Error::msg)?;
+    };
+    let fit = fit::fit_seeds(&request, a.seeds, &mut on_seed, &mut show_progress)
+        .map_err(anyhow::Error::msg)?;
     files.write(&fit).map_err(anyhow::Error::msg)?;
     let r = &fit.report;
     let screened = if r.screen > 1 {

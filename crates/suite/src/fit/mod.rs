@@ -35,7 +35,7 @@ pub use reference::Reference;
 pub use report::{median_error, FitReport, ParamRow, StartRow, TermRow};
 pub use screen::Screen;
 pub use search::{Budget, Progress, STOPPED};
-pub use seeds::{agreement, keep_best, Agreement, SeedRun, AGREE};
+pub use seeds::{agreement, fit_seeds, Agreement, SeedRun, AGREE, MAX_SEEDS};
 pub use space::{known, param, params, Param, Reach, Space, DEFAULT_PARAMS};
 pub use target::{Goal, OtherFigure, Target, Term, DECILES, DISTRIBUTION};
 

@@ -5,11 +5,17 @@
 //! spread across their twins: a statement, figure by figure, of how far to trust the twin,
 //! which needs no figure held out.
 
+use std::ops::ControlFlow;
+
 use serde::Serialize;
 
 use super::loss::MAX_ERROR;
 use super::report::{median_error, TermRow};
-use super::Fit;
+use super::search::Progress;
+use super::{fit, Fit, Request};
+
+/// The most seeds a fit runs: each is a whole search.
+pub const MAX_SEEDS: u64 = 16;
 
 /// Twins whose figures lie within this share of the drive's agree on it. (The six recovery
 /// presets at two seeds: of the held-out figures their twins agreed on so, the twin met 48
@@ -27,10 +33,36 @@ pub struct SeedRun {
     pub wall_s: f64,
 }
 
+/// Fit `req` at `seeds` seeds, its budget's seed and the ones after it, each a whole search
+/// sharing its evaluations file; `on_seed` is told each seed before its search. The twin is
+/// the lowest loss's ([`keep_best`]).
+pub fn fit_seeds(
+    req: &Request,
+    seeds: u64,
+    on_seed: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
+) -> Result<Fit, String> {
+    if !(1..=MAX_SEEDS).contains(&seeds) {
+        return Err(format!(
+            "{seeds} seeds: give 1 to {MAX_SEEDS} (each is a whole search)"
+        ));
+    }
+    let first = req.budget.seed;
+    let fits = (first..first + seeds)
+        .map(|seed| {
+            on_seed(seed);
+            let mut req = req.clone();
+            req.budget.seed = seed;
+            fit(&req, progress)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    keep_best(fits)
+}
+
 /// The twin of the lowest loss among `fits` (one a seed, of one request), its report given
 /// each figure's spread across all the twins, each key's value in each, every seed's run,
 /// and their drives and time together.
-pub fn keep_best(fits: Vec<Fit>) -> Result<Fit, String> {
+fn keep_best(fits: Vec<Fit>) -> Result<Fit, String> {
     let runs: Vec<SeedRun> = fits
         .iter()
         .map(|f| SeedRun {
