@@ -33,13 +33,15 @@ def fit(results=(), output=None, *, claims=None, drive=None, start="default",
     teardown gives (``--known``: ``{"page_size": "8KiB", "channels": 8}``, or
     ``["page_size=8KiB", ...]``), set in the start and never searched; ``seeds`` how many
     searches, at ``seed`` and the seeds after it (``--seeds``): the twin is the lowest loss's,
-    and every figure of its report has the seeds' twins' ``spread``.
+    and every figure of its report has the seeds' twins' ``spread``. Every figure also has
+    ``open``: the key the fit did not search that moves it most on the twin, at a value that
+    fits the fitted figures as well (the report's ``alternatives`` are the drives tried).
 
     With ``client`` (a ``distributed.Client``), each drive's measurements are Dask tasks and
     ``jobs`` (default: the cluster's threads, twice over so none waits) is how many are in
     flight; without, ``jobs`` threads here (default: the CPUs). The same seed gives the same
     twin either way. ``on_progress(evaluated, budget, best_loss, eta_s)`` is called after
-    each generation.
+    each generation (and once before the keys not searched are tried, ``budget`` their drives).
 
     Ctrl-C (or an exception in ``on_progress``) stops the fit after the generation in flight
     and is raised; the drives measured are kept beside ``output`` (``*.evals.jsonl``), so the

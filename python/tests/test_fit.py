@@ -37,6 +37,9 @@ def test_a_fit_here_moves_toward_the_hidden_drive(here):
     report = here.to_dict()
     assert report["seed"] == 3
     assert {p["key"] for p in report["params"]} == {"channel_mbps", "t_prog"}
+    # The keys not searched, each moved on the twin: the drives tried and their losses.
+    tried = {a["drive"]: a for a in report["alternatives"]}
+    assert "planes=1" in tried and tried["planes=1"]["loss"] > 0, tried
     assert os.path.exists(here.report)
     # The twin runs like any preset.
     results = ssdlab.run("transfer-sweep", "sim:" + here.path)

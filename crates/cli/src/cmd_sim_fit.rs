@@ -64,7 +64,8 @@ pub struct FitArgs {
     /// times the time): the twin is the lowest loss's, and the report gives every figure the
     /// spread of the seeds' twins. Where they disagree, the results do not pin the figure
     /// and the twin's is a draw; agreeing, they may share a mistake (a key no fitted figure
-    /// reads is the start's in every seed: the report's "Not searched"). BENCHMARKS #27.
+    /// reads is the start's in every seed: the report's "What the results leave open" moves
+    /// each such key on the twin). BENCHMARKS #27.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=fit::MAX_SEEDS))]
     seeds: u64,
     /// Screen candidates on drives this many times smaller, with tests as many times
@@ -207,6 +208,24 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             held.agreed + held.disagreed
         );
     }
+    if !r.alternatives.is_empty() {
+        let rows = || r.fitted.iter().chain(&r.held_out);
+        let open = rows().filter(|row| row.open.is_some()).count();
+        let mut keys: Vec<&str> = r
+            .alternatives
+            .iter()
+            .filter(|a| a.as_well)
+            .filter_map(|a| a.drive.split('=').next())
+            .collect();
+        keys.dedup();
+        println!(
+            "keys not searched, each moved on the twin: {} drives, {} fitting as well ({}); they leave {open} of {} figures open",
+            r.alternatives.len(),
+            r.alternatives.iter().filter(|a| a.as_well).count(),
+            if keys.is_empty() { "none".to_string() } else { keys.join(", ") },
+            rows().count()
+        );
+    }
     if let Some(reference) = &r.reference {
         match (reference.loss, &reference.refused) {
             (Some(loss), _) => println!(
@@ -237,12 +256,22 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
 
 /// A line of progress after each generation of the search, and at the polish's start and end.
 fn show_progress(p: &fit::Progress) -> std::ops::ControlFlow<()> {
-    if p.polish {
-        eprintln!(
-            "  polish: {}/{} drives, best loss {:.4}",
-            p.evaluations, p.budget, p.best_loss
-        );
-        return std::ops::ControlFlow::Continue(());
+    match p.phase {
+        fit::Phase::Search => {}
+        fit::Phase::Polish => {
+            eprintln!(
+                "  polish: {}/{} drives, best loss {:.4}",
+                p.evaluations, p.budget, p.best_loss
+            );
+            return std::ops::ControlFlow::Continue(());
+        }
+        fit::Phase::Open => {
+            eprintln!(
+                "  the twin with each key not searched set otherwise: {} drives",
+                p.budget
+            );
+            return std::ops::ControlFlow::Continue(());
+        }
     }
     eprintln!(
         "  generation {}: {}/{} drives, best loss {:.4}, {:.1} drives/min, about {} left",

@@ -506,3 +506,57 @@ fn prices_are_fitted_on_a_linear_model_of_the_power_tests() {
     assert!(md.contains("from 3 runs of the twin's power tests"), "{md}");
     assert!(md.contains("What the prices leave open"), "{md}");
 }
+
+/// A key no fitted figure reads stays the start's in the twin: the hidden drive ignores
+/// TRIM, the twin (fitted to the sweep, TRIM held out) keeps the start's whole TRIM and
+/// misses the TRIM test; the check of the keys not searched names TRIM as what leaves its
+/// figures open, and no sweep figure.
+#[test]
+fn the_keys_not_searched_name_the_figures_the_results_leave_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("hidden");
+    let hidden = format!("{HIDDEN},trim=off");
+    for test in ["transfer-sweep", "trim"] {
+        let mut args = vec![
+            "run",
+            test,
+            "--target",
+            &hidden,
+            "-q",
+            "--no-store",
+            "--out",
+        ];
+        args.push(results.to_str().unwrap());
+        ok(&run(&args));
+    }
+    let twin = dir.path().join("twin.toml");
+    let target = [results.to_str().unwrap(), "--hold-out", "trim"];
+    fit_with(&target, "channel_mbps,t_prog,trim", "12", &twin);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("twin.fit.json")).unwrap())
+            .unwrap();
+    let alternatives: Vec<&str> = report["alternatives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["drive"].as_str().unwrap())
+        .collect();
+    assert!(alternatives.contains(&"trim=off"), "{alternatives:?}");
+    assert!(alternatives.contains(&"planes=1"), "{alternatives:?}");
+    let after = report["held_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["figure"] == "trim.after_60s_mbps")
+        .unwrap();
+    assert!(after["twin_error"].as_f64().unwrap() > 0.5, "{after}");
+    let open = &after["open"];
+    assert!(open["by"].as_str().unwrap().starts_with("trim="), "{after}");
+    assert!(open["change"].as_f64().unwrap() > 0.5, "{after}");
+    for row in report["fitted"].as_array().unwrap() {
+        let by = row["open"]["by"].as_str().unwrap_or("");
+        assert!(!by.starts_with("trim"), "TRIM moved a sweep figure: {row}");
+    }
+    let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
+    assert!(md.contains("## What the results leave open"), "{md}");
+}

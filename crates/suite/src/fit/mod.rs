@@ -13,6 +13,7 @@
 
 mod evaluations;
 mod loss;
+mod open;
 mod polish;
 mod prices;
 mod reference;
@@ -30,11 +31,12 @@ use std::time::Instant;
 
 pub use evaluations::{Evaluations, Measurer};
 pub use loss::{error, figure, loss, residuals, twin_value, weights};
+pub use open::{Alternative, Opened};
 pub use prices::Spread;
 pub use reference::Reference;
 pub use report::{median_error, FitReport, ParamRow, StartRow, TermRow};
 pub use screen::Screen;
-pub use search::{Budget, Progress, STOPPED};
+pub use search::{Budget, Phase, Progress, STOPPED};
 pub use seeds::{agreement, fit_seeds, Agreement, SeedRun, AGREE, MAX_SEEDS};
 pub use space::{known, param, params, Param, Reach, Space, DEFAULT_PARAMS};
 pub use target::{Goal, OtherFigure, Target, Term, DECILES, DISTRIBUTION};
@@ -101,6 +103,8 @@ pub fn fit(
 ) -> Result<Fit, String> {
     let started = Instant::now();
     let (preset, mut keys) = split_spec(&req.from)?;
+    // Keys the start states: given, so never another value in the check of what is open.
+    let stated: Vec<String> = keys.iter().map(|(k, _)| k.clone()).collect();
     let start_cfg = sim::resolve(&req.from).map_err(|e| e.to_string())?;
     // The reference's name and each of its keys' values.
     let reference_values = req
@@ -302,13 +306,46 @@ pub fn fit(
     // rather than wait for the last of them.
     let (measured, reference) = rayon::join(twin_and_start, reference);
     let (twin, before) = measured?;
+    // The keys not searched, each at its other values on the twin (with no behaviour
+    // searched, all of it is the start's, open without a check).
+    let searched = [space.keys(), price_space.keys()].concat();
+    let spec_with = |overrides: &[(String, String)]| {
+        spec_of(&preset, &keys_with(&[&twin_values[..], overrides].concat()))
+    };
+    let twin_cfg = sim::resolve(&twin_spec).map_err(|e| e.to_string())?;
+    let open = if !search_behaviour {
+        open::Check::default()
+    } else {
+        open::check(
+            &open::Twin {
+                values: &reference::values_of(&twin_cfg),
+                spec_with: &spec_with,
+                figures: &twin,
+                loss: loss(&fitted_terms, &twin),
+                capacity_bytes: twin_cfg.capacity_bytes,
+            },
+            &req.params,
+            &searched,
+            &stated,
+            &evaluations,
+            screen,
+            &all_measures,
+            &fitted_terms,
+            &req.target.terms,
+            &search::pool(req.budget.jobs)?,
+            progress,
+        )?
+    };
     let rows = |terms: &[Term]| -> Vec<TermRow> {
         let w = weights(terms);
         let reference = reference.as_ref().and_then(|(_, f)| f.as_ref());
         terms
             .iter()
             .zip(w)
-            .map(|(t, weight)| TermRow::new(t, weight, &before, &twin, reference))
+            .map(|(t, weight)| TermRow {
+                open: open.opened.get(&t.figure).cloned(),
+                ..TermRow::new(t, weight, &before, &twin, reference)
+            })
             .collect()
     };
     let fitted_keys: BTreeSet<String> = twin_values.iter().map(|(k, _)| k.clone()).collect();
@@ -356,6 +393,7 @@ pub fn fit(
             .collect(),
         price_runs,
         price_spreads,
+        alternatives: open.alternatives,
         evaluations: found.evaluations,
         invalid: evaluations.invalid(),
         stopped: found.stopped,

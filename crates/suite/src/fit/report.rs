@@ -8,10 +8,11 @@ use serde::Serialize;
 
 use super::evaluations::TimeSpent;
 use super::loss::{error, twin_value};
+use super::open::{self, Alternative, Opened};
 use super::prices::Spread;
 use super::reference::Reference;
 use super::seeds::{agreement, SeedRun, AGREE};
-use super::target::{Goal, Term};
+use super::target::Term;
 use super::Fit;
 use crate::fidelity::{fmt_num, Figures};
 
@@ -49,6 +50,9 @@ pub struct TermRow {
     /// How far apart the twins of a fit at several seeds put the figure, as a share of the
     /// drive's ([`super::seeds`]); none with one seed.
     pub spread: Option<f64>,
+    /// The most a key the fit did not search moves the figure, at another value that fits
+    /// the fitted figures as well as the twin ([`super::open`]).
+    pub open: Option<Opened>,
 }
 
 impl TermRow {
@@ -59,11 +63,7 @@ impl TermRow {
         twin: &Figures,
         reference: Option<&Figures>,
     ) -> TermRow {
-        let drive = match &t.goal {
-            Goal::Value { value, .. } => Some(*value),
-            Goal::Distribution(q) => Some(q.iter().sum::<f64>() / q.len().max(1) as f64),
-            _ => None,
-        };
+        let drive = t.goal.value();
         TermRow {
             figure: t.figure.clone(),
             source: t.source.clone(),
@@ -77,6 +77,7 @@ impl TermRow {
             reference: reference.and_then(|f| twin_value(t, f)),
             reference_error: reference.map(|f| error(t, f)),
             spread: None,
+            open: None,
         }
     }
 }
@@ -125,6 +126,8 @@ pub struct FitReport {
     /// Held-out figures in watts, as low and as high as prices that fit the fitted figures
     /// as well as the twin's make them.
     pub price_spreads: Vec<Spread>,
+    /// The twin with each key not searched at its other values ([`super::open`]).
+    pub alternatives: Vec<Alternative>,
     /// Drives the search evaluated (with several seeds, all of theirs).
     pub evaluations: usize,
     /// Drives the simulator refused during the search.
@@ -286,6 +289,7 @@ impl FitReport {
             self.spreads_markdown(&mut s);
         }
         self.seeds_markdown(&mut s);
+        self.open_markdown(&mut s);
         if !self.skipped.is_empty() {
             s.push_str("\n## Not used\n\n");
             for l in &self.skipped {
@@ -348,7 +352,7 @@ impl FitReport {
         }
         let _ = writeln!(
             s,
-            "\n## Several seeds\n\nThe search ran at {} seeds; the twin is the lowest loss's, seed {}. A figure's spread in the tables above is how far apart the seeds' twins put it, as a share of the drive's. Where twins fitted to the same results disagree on a figure, the results did not lead the searches to one value of it: read the twin's figure as a draw, whatever its error here. Twins that agree may still share a mistake: a key no fitted figure reads (\"Not searched\" above) is the start's in every seed.\n\n| seed | loss | held-out median error | wall time |\n|---|---|---|---|",
+            "\n## Several seeds\n\nThe search ran at {} seeds; the twin is the lowest loss's, seed {}. A figure's spread in the tables above is how far apart the seeds' twins put it, as a share of the drive's. Where twins fitted to the same results disagree on a figure, the results did not lead the searches to one value of it: read the twin's figure as a draw, whatever its error here. Twins that agree may still share a mistake: a key the fit did not search is the start's in every seed (\"What the results leave open\" below moves each on the twin), and searches may miss alike.\n\n| seed | loss | held-out median error | wall time |\n|---|---|---|---|",
             self.seeds.len(),
             self.seed
         );
@@ -383,6 +387,35 @@ impl FitReport {
             );
         }
         s.push_str(".\n");
+    }
+
+    /// The twin with each key not searched set otherwise, and what each moves.
+    fn open_markdown(&self, s: &mut String) {
+        if self.alternatives.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "\n## What the results leave open\n\nThe keys the fit did not search are the start's in the twin, whatever the drive has. The twin again with each at its other values, one at a time (through the search's screen, corrected to full length at the twin): where that drive fits the fitted figures as well as the twin (its loss within {:.2} of the twin's {:.3}), a figure it moves by more than {:.0}% of the drive's is one the results leave open, and the tables' \"open\" column names the key that moves it most. A key the fitted figures reject alone may still fit with other keys moved to make up for it: this finds what is surely open, not all that is.\n\n| the twin with | loss | as well | the figures it moves most |\n|---|---|---|---|",
+            open::AS_WELL,
+            self.loss_twin,
+            AGREE * 100.0
+        );
+        for a in &self.alternatives {
+            let loss = a.loss.map_or("refused".into(), |l| format!("{l:.3}"));
+            let moves = match &a.refused {
+                Some(why) => why.clone(),
+                None => a
+                    .moves
+                    .iter()
+                    .take(3)
+                    .map(|(f, c)| format!("{f} {:.1}%", c * 100.0))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            let as_well = if a.as_well { "yes" } else { "no" };
+            let _ = writeln!(s, "| `{}` | {loss} | {as_well} | {moves} |", a.drive);
+        }
     }
 
     /// What the prices leave open of the held-out figures in watts.
@@ -431,6 +464,10 @@ fn table(s: &mut String, rows: &[TermRow]) {
     if with_spread {
         columns.push("seeds' spread");
     }
+    let with_open = rows.iter().any(|r| r.open.is_some());
+    if with_open {
+        columns.push("open: moved by");
+    }
     if !one_source {
         columns.push("from");
     }
@@ -460,6 +497,12 @@ fn table(s: &mut String, rows: &[TermRow]) {
                 .spread
                 .map_or("-".into(), |x| format!("{:.1}%", x * 100.0));
             let _ = write!(s, " {spread} |");
+        }
+        if with_open {
+            let open = r.open.as_ref().map_or("-".into(), |o| {
+                format!("{:.1}% `{}`", o.change * 100.0, o.by)
+            });
+            let _ = write!(s, " {open} |");
         }
         if !one_source {
             let _ = write!(s, " {} |", r.source);

@@ -17,7 +17,7 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 
 use super::polish;
-use super::search::{self, Budget, Found, Progress, INITIAL_STEP};
+use super::search::{self, Budget, Found, Phase, Progress, INITIAL_STEP};
 use super::INVALID_LOSS;
 use crate::fidelity::{Figures, Measure};
 
@@ -260,7 +260,7 @@ pub fn search(
             best_loss,
             evaluations_per_min: 0.0,
             eta_s: 0.0,
-            polish: true,
+            phase: Phase::Polish,
         })
     };
     if tell(done.evaluations, best_loss).is_break() {

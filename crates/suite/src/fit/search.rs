@@ -29,8 +29,19 @@ pub struct Progress {
     pub evaluations_per_min: f64,
     /// Seconds left at this rate if the budget is spent.
     pub eta_s: f64,
-    /// The polish after the search ([`super::polish`]), told where it starts and ends.
-    pub polish: bool,
+    pub phase: Phase,
+}
+
+/// What part of a fit a [`Progress`] is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The search, after each generation.
+    Search,
+    /// The polish after it ([`super::polish`]), told where it starts and ends.
+    Polish,
+    /// The check of the keys not searched ([`super::open`]), told where it starts: its
+    /// `budget` is the drives it measures.
+    Open,
 }
 
 impl Progress {
@@ -341,7 +352,7 @@ impl<'a> Run<'a> {
                 best_loss,
                 evaluations_per_min: per_min,
                 eta_s: self.budget.saturating_sub(evaluations) as f64 / per_min.max(1e-9) * 60.0,
-                polish: false,
+                phase: Phase::Search,
             });
             if went_on.is_break() {
                 return Err(STOPPED.into());

@@ -118,7 +118,7 @@ fn keep_best(fits: Vec<Fit>) -> Result<Fit, String> {
 /// How far apart the twins' figures are, as a share of the drive's (of the largest twin's
 /// where the goal has no one value), at most the loss's cap; the cap when some twins lack the
 /// figure and others have it (one drive's 25%-spare run never drops), none with one twin.
-fn spread(drive: Option<f64>, twins: &[Option<f64>]) -> Option<f64> {
+pub(super) fn spread(drive: Option<f64>, twins: &[Option<f64>]) -> Option<f64> {
     if twins.len() < 2 {
         return None;
     }

@@ -206,6 +206,22 @@ pub fn param(key: &str) -> Result<Param, String> {
     })
 }
 
+/// The keys a fit that was `asked` to search some and `searched` these left where its start
+/// put them: those asked for that no fitted figure reads, and the mechanisms `--params` may
+/// add; not the energy model's prices (they change no figure but watts, and the prices' fit
+/// reports their range), nor default keys the fit was not asked to search (a narrow fit's
+/// choice).
+pub fn unsearched(asked: &[Param], searched: &[&str]) -> Vec<Param> {
+    let mut keys: Vec<Param> = Vec::new();
+    for p in asked.iter().chain(MORE_PARAMS) {
+        let open = !searched.contains(&p.key) && !super::prices::is_price(p.key);
+        if open && !keys.iter().any(|q| q.key == p.key) {
+            keys.push(*p);
+        }
+    }
+    keys
+}
+
 /// The parameters of `keys` ([`param`] each, `default` for [`DEFAULT_PARAMS`], each key once),
 /// or [`DEFAULT_PARAMS`] when none are named.
 pub fn params(keys: &[String]) -> Result<Vec<Param>, String> {
@@ -501,6 +517,38 @@ impl Space {
                 vec![(key.to_string(), value)]
             })
             .collect()
+    }
+
+    /// Each key's other values within its reach, as overrides of the start: every other
+    /// choice, a number's ends (none and the most for a cache or a key starting at 0), and
+    /// TRIM whole, half kept and ignored.
+    pub fn others(&self) -> Vec<Vec<(String, String)>> {
+        let origin = self.origin();
+        let mut all = Vec::new();
+        for (i, d) in self.dims.iter().enumerate() {
+            let coordinates: Vec<f64> = match d.param.reach {
+                Reach::Choice(values) | Reach::Outer(values) => (0..values.len())
+                    .map(|v| choice_coordinate(v, values.len()))
+                    .collect(),
+                Reach::TrimKept => vec![0.0, 0.5, 1.0],
+                Reach::FromZero(_) => vec![0.0, 1.0],
+                Reach::Factor(_) | Reach::Span(..) | Reach::CacheShare => vec![-1.0, 1.0],
+            };
+            let at = |c: f64| {
+                let mut x = origin.clone();
+                x[i] = c;
+                self.overrides(&x)
+            };
+            let start = at(origin[i]);
+            for c in coordinates {
+                let moved: Vec<(String, String)> =
+                    at(c).into_iter().filter(|kv| !start.contains(kv)).collect();
+                if !moved.is_empty() && !all.contains(&moved) {
+                    all.push(moved);
+                }
+            }
+        }
+        all
     }
 
     /// Why no point of the space sets `key` to `value` (as a spec writes it), or `None` when
@@ -854,6 +902,63 @@ mod tests {
         );
         assert!(why("gc", "lru").contains("greedy, cost-benefit, fifo"));
         assert!(why("slc_cache", "100GiB").contains("39.06% of the capacity"));
+    }
+
+    #[test]
+    fn a_key_not_searched_has_its_other_values_within_its_reach() {
+        // Asked for the default keys, and all searched but TRIM (no TRIM figure).
+        let searched: Vec<&str> = DEFAULT_PARAMS
+            .iter()
+            .map(|p| p.key)
+            .filter(|&k| k != "trim")
+            .collect();
+        let keys: Vec<&str> = unsearched(DEFAULT_PARAMS, &searched)
+            .iter()
+            .map(|p| p.key)
+            .collect();
+        assert_eq!(keys[0], "trim");
+        assert!(
+            keys.contains(&"planes") && keys.contains(&"meta"),
+            "{keys:?}"
+        );
+        assert!(!keys.contains(&"channels") && !keys.contains(&"e_prog"));
+        // A narrow fit's keys not asked for are its choice, not open.
+        let narrow = unsearched(&[param("t_prog").unwrap()], &["t_prog"]);
+        assert!(!narrow
+            .iter()
+            .any(|p| p.key == "channels" || p.key == "trim"));
+        let mut drive = start();
+        drive.insert("planes".into(), "2".into());
+        drive.insert("meta".into(), "0%".into());
+        drive.insert("trim".into(), "partial".into());
+        drive.insert("trim_keep".into(), "50%".into());
+        let params = [
+            param("planes").unwrap(),
+            param("meta").unwrap(),
+            param("trim").unwrap(),
+        ];
+        let others = Space::new(&params, &drive, 256 << 30, &["trim"]).others();
+        let text: Vec<String> = others
+            .iter()
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        // Each other choice, a key at 0 at the top of its range, TRIM whole and ignored
+        // (the drive's own half kept is no other value); each alone, each once.
+        assert_eq!(
+            text,
+            [
+                "planes=1",
+                "planes=4",
+                "meta=5%",
+                "trim=on,trim_keep=0%",
+                "trim=off,trim_keep=0%"
+            ]
+        );
     }
 
     #[test]

@@ -33,6 +33,17 @@ pub enum Goal {
     },
 }
 
+impl Goal {
+    /// The drive's own figure, where the goal is one value (a distribution's mean).
+    pub fn value(&self) -> Option<f64> {
+        match self {
+            Goal::Value { value, .. } => Some(*value),
+            Goal::Distribution(q) => Some(q.iter().sum::<f64>() / q.len().max(1) as f64),
+            _ => None,
+        }
+    }
+}
+
 /// One term of the loss.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Term {
