@@ -67,6 +67,7 @@ def main(paths):
     unsearched(fits)
     spreads(fits)
     agreement(fits)
+    left_open(fits)
 
 
 def unsearched(fits):
@@ -124,6 +125,29 @@ def agreement(fits):
         if part:
             print(f"| {label} | {len(part)} | {sum(e <= 0.10 for e in part)} "
                   f"| {100 * statistics.median_high(part):.1f}% |")
+
+
+def left_open(fits):
+    """The held-out figures by whether a key the fit did not search, moved on the twin,
+    opens them (more than 5%), and with several seeds whether the twins agree (within 5%),
+    and how many of each the twin meets within 10%."""
+    rows = [r for fit in fits.values() for r in fit["held_out"]]
+    if not any(fit.get("alternatives") for fit in fits.values()):
+        return
+    seeds = any(r.get("spread") is not None for r in rows)
+    print("\n| the keys not searched | held-out figures | the twin within 10% | median error |")
+    print("|---|---|---|---|")
+    for agree in ([True, False] if seeds else [None]):
+        for opened in [False, True]:
+            part = [r["twin_error"] for r in rows
+                    if (r.get("open") is not None) == opened
+                    and (agree is None or (r.get("spread") is not None and (r["spread"] <= 0.05) == agree))]
+            label = ("a key opens it" if opened else "no key opens it")
+            if agree is not None:
+                label = ("the twins agree, " if agree else "the twins disagree, ") + label
+            if part:
+                print(f"| {label} | {len(part)} | {sum(e <= 0.10 for e in part)} "
+                      f"| {100 * statistics.median_high(part):.1f}% |")
 
 
 if __name__ == "__main__":
