@@ -354,3 +354,29 @@ fn a_replay_the_drive_cannot_keep_up_with_is_flagged() {
         "{w}"
     );
 }
+
+/// The incompressible sequential test starts from a purged drive, as the reviews ran their
+/// synthetic tests on an empty one: a run right after another on the same drive, whose 1 GiB
+/// filled a 512 MiB pseudo-SLC cache that only idle time empties, writes as fast as the first.
+#[test]
+fn incompressible_sequential_writes_to_a_clean_drive_whatever_ran_before() {
+    let spec = "sim:default,capacity=8GiB,slc_cache=512MiB,slc_drain=idle";
+    let mut dev = suite::target::open(spec, &Default::default()).expect("open simulated drive");
+    let stop = AtomicBool::new(false);
+    let mut silent = Silent;
+    let mut ctx = Context::new(&stop, &mut silent);
+    let mut write_mbps = || {
+        let results = suite::methodology::run(
+            "seq-incompressible".parse().unwrap(),
+            dev.as_mut(),
+            &mut ctx,
+            &Overrides::default(),
+        )
+        .expect("test runs");
+        let write = &results[0];
+        assert_eq!(write.preconditioning[0].name, "purge");
+        write.summary.mbps
+    };
+    let (first, second) = (write_mbps(), write_mbps());
+    assert!((second / first - 1.0).abs() < 0.01, "{first} then {second}");
+}
