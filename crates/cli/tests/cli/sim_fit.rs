@@ -64,6 +64,11 @@ fn fit(results: &Path, out: &Path) -> String {
     )
 }
 
+/// A fit's JSON report, `name` in `dir`.
+fn fit_report(dir: &Path, name: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+}
+
 /// The value a twin's file gives `key`.
 fn value(toml_text: &str, key: &str) -> String {
     let table: toml::Table = toml_text.parse().unwrap();
@@ -119,9 +124,7 @@ fn a_twin_recovers_hidden_keys_repeats_for_a_seed_and_runs() {
     // Recovered: the hidden values, from the default's 200 MB/s and 650us/1950us.
     assert_recovered(&a_text);
 
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.fit.json")).unwrap())
-            .unwrap();
+    let report = fit_report(dir.path(), "a.fit.json");
     let (start, twin) = (
         report["loss_start"].as_f64().unwrap(),
         report["loss_twin"].as_f64().unwrap(),
@@ -168,10 +171,10 @@ fn several_seeds_keep_the_lower_loss_and_give_each_figure_their_spread() {
     );
     assert!(printed.contains("agree within 5% on"), "{printed}");
 
-    let json = |name: &str| -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join(name)).unwrap()).unwrap()
-    };
-    let (alone, both) = (json("one.fit.json"), json("two.fit.json"));
+    let (alone, both) = (
+        fit_report(dir.path(), "one.fit.json"),
+        fit_report(dir.path(), "two.fit.json"),
+    );
     let seeds = both["seeds"].as_array().unwrap();
     let seed_of = |i: usize| seeds[i]["seed"].as_u64().unwrap();
     let loss_of = |i: usize| seeds[i]["loss"].as_f64().unwrap();
@@ -218,9 +221,7 @@ fn a_screened_fit_confirms_its_finalists_at_full_length() {
         "the same seed, another twin"
     );
 
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.fit.json")).unwrap())
-            .unwrap();
+    let report = fit_report(dir.path(), "a.fit.json");
     assert_eq!(report["screen"], 4);
     let finalists = report["finalists"].as_u64().unwrap();
     // Four a round, and the polished drive when the polish moved.
@@ -276,9 +277,7 @@ fn the_reference_is_scored_as_the_search_could_have_found_it() {
         o.contains("with its own values of the searched keys: loss 0.000"),
         "{o}"
     );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("twin.fit.json")).unwrap())
-            .unwrap();
+    let report = fit_report(dir.path(), "twin.fit.json");
     assert_eq!(report["reference"]["loss"].as_f64(), Some(0.0), "{report}");
     assert!(report["loss_twin"].as_f64().unwrap() > 0.0, "{report}");
     let channel = report["params"]
@@ -468,9 +467,7 @@ fn prices_are_fitted_on_a_linear_model_of_the_power_tests() {
     assert!((watts("p_idle") / 600.0 - 1.0).abs() < 0.01, "{text}");
     assert!((watts("p_active") / 2000.0 - 1.0).abs() < 0.01, "{text}");
 
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("twin.fit.json")).unwrap())
-            .unwrap();
+    let report = fit_report(dir.path(), "twin.fit.json");
     assert_eq!(report["price_runs"], 3, "{report}");
     assert_eq!(report["evaluations"], 0, "no behaviour to search: {report}");
     let watts_rows = report["fitted"]
@@ -532,9 +529,7 @@ fn the_keys_not_searched_name_the_figures_the_results_leave_open() {
     let twin = dir.path().join("twin.toml");
     let target = [results.to_str().unwrap(), "--hold-out", "trim"];
     fit_with(&target, "channel_mbps,t_prog,trim", "12", &twin);
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("twin.fit.json")).unwrap())
-            .unwrap();
+    let report = fit_report(dir.path(), "twin.fit.json");
     let alternatives: Vec<&str> = report["alternatives"]
         .as_array()
         .unwrap()

@@ -318,11 +318,10 @@ pub fn fit(
     } else {
         open::check(
             &open::Twin {
-                values: &reference::values_of(&twin_cfg),
+                config: &twin_cfg,
                 spec_with: &spec_with,
                 figures: &twin,
                 loss: loss(&fitted_terms, &twin),
-                capacity_bytes: twin_cfg.capacity_bytes,
             },
             &req.params,
             &searched,

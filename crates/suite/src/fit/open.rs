@@ -18,16 +18,15 @@ use serde::Serialize;
 
 use super::evaluations::Evaluations;
 use super::loss::{loss, twin_value};
+// An alternative fits the fitted figures as well as the twin by the prices' own rule.
+use super::prices::AS_WELL;
+use super::reference::values_of;
 use super::screen::{Correction, Screen};
 use super::search::{Phase, Progress, STOPPED};
 use super::seeds::{spread, AGREE};
 use super::space::{self, Param, Space};
 use super::target::Term;
 use crate::fidelity::{Figures, Measure};
-
-/// An alternative fits the fitted figures as well as the twin when its loss is at most this
-/// much above the twin's: the prices' own rule ([`super::prices`]), a point of mean error.
-pub const AS_WELL: f64 = 0.01;
 
 /// A figure an alternative changes by more than this share of the drive's is moved: the
 /// seeds' agreement ([`AGREE`]), so a figure is pinned when the seeds' twins agree on it and
@@ -68,14 +67,12 @@ pub type SpecWith<'a> = &'a (dyn Fn(&[(String, String)]) -> String + Sync);
 
 /// What the check needs of a fit.
 pub struct Twin<'a> {
-    /// The twin's resolved values, key by key.
-    pub values: &'a BTreeMap<String, String>,
+    pub config: &'a sim::Config,
     /// The twin with overrides, as a spec.
     pub spec_with: SpecWith<'a>,
     /// Its figures at full length, and its loss on the fitted terms.
     pub figures: &'a Figures,
     pub loss: f64,
-    pub capacity_bytes: u64,
 }
 
 /// Measure the twin with each key the fit was `asked` to search or `--params` may add that
@@ -97,10 +94,7 @@ pub fn check(
     pool: &rayon::ThreadPool,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Check, String> {
-    let cached = twin
-        .values
-        .get("slc_cache")
-        .is_some_and(|c| sim::preset::quantities("slc_cache", c).is_ok_and(|n| n[0] > 0.0));
+    let cached = twin.config.slc.bytes > 0;
     let params: Vec<_> = space::unsearched(asked, searched)
         .into_iter()
         .filter(|p| !stated.iter().any(|k| k == p.key))
@@ -108,7 +102,8 @@ pub fn check(
         .filter(|p| cached || !p.key.starts_with("slc_"))
         .collect();
     let prefixes: Vec<&str> = terms.iter().map(Term::prefix).collect();
-    let others = Space::new(&params, twin.values, twin.capacity_bytes, &prefixes).others();
+    let values = values_of(twin.config);
+    let others = Space::new(&params, &values, twin.config.capacity_bytes, &prefixes).others();
     if others.is_empty() {
         return Ok(Check::default());
     }

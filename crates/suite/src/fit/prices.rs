@@ -46,7 +46,7 @@ const MODEL_EVALUATIONS: usize = 4000;
 /// Prices fit the fitted figures as well as the twin's when their loss on them is at most
 /// this much above the twin's (a point of mean relative error: within a power meter's
 /// accuracy).
-const AS_WELL: f64 = 0.01;
+pub(super) const AS_WELL: f64 = 0.01;
 
 /// A held-out figure's range over the prices that fit the fitted figures as well as the
 /// twin's ([`AS_WELL`]), within the space's reach.

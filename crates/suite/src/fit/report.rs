@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::evaluations::TimeSpent;
 use super::loss::{error, twin_value};
-use super::open::{self, Alternative, Opened};
-use super::prices::Spread;
+use super::open::{Alternative, Opened};
+use super::prices::{Spread, AS_WELL};
 use super::reference::Reference;
 use super::seeds::{agreement, SeedRun, AGREE};
 use super::target::Term;
@@ -397,7 +397,7 @@ impl FitReport {
         let _ = writeln!(
             s,
             "\n## What the results leave open\n\nThe keys the fit did not search are the start's in the twin, whatever the drive has. The twin again with each at its other values, one at a time (through the search's screen, corrected to full length at the twin): where that drive fits the fitted figures as well as the twin (its loss within {:.2} of the twin's {:.3}), a figure it moves by more than {:.0}% of the drive's is one the results leave open, and the tables' \"open\" column names the key that moves it most. A key the fitted figures reject alone may still fit with other keys moved to make up for it: this finds what is surely open, not all that is.\n\n| the twin with | loss | as well | the figures it moves most |\n|---|---|---|---|",
-            open::AS_WELL,
+            AS_WELL,
             self.loss_twin,
             AGREE * 100.0
         );
@@ -423,7 +423,7 @@ impl FitReport {
         if self.price_spreads.is_empty() {
             return;
         }
-        s.push_str("\n### What the prices leave open\n\nPrices that meet the fitted figures in watts as well as the twin's (their loss within 0.01 of its) put these held-out figures anywhere between:\n\n| figure | drive | twin | lowest | highest |\n|---|---|---|---|---|\n");
+        let _ = write!(s, "\n### What the prices leave open\n\nPrices that meet the fitted figures in watts as well as the twin's (their loss within {AS_WELL:.2} of its) put these held-out figures anywhere between:\n\n| figure | drive | twin | lowest | highest |\n|---|---|---|---|---|\n");
         let num = |v: Option<f64>| v.map_or("-".into(), fmt_num);
         for sp in &self.price_spreads {
             let row = self.held_out.iter().find(|r| r.figure == sp.figure);
