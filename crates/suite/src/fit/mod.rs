@@ -385,7 +385,7 @@ pub fn fit(
             .starts
             .iter()
             .map(|(x, loss)| StartRow {
-                keys: space.held_values(x),
+                keys: space.start_keys(x),
                 loss: *loss,
             })
             .filter(|row| !row.keys.is_empty())

@@ -82,8 +82,8 @@ impl TermRow {
     }
 }
 
-/// A start of the search's first round ([`super::Reach::Outer`]): its outer choices and the
-/// best loss it reached exploring.
+/// A start of the search's first round ([`super::Space::starts`]): the keys that tell it from
+/// the others and the best loss it reached exploring.
 #[derive(Clone, Debug, Serialize)]
 pub struct StartRow {
     pub keys: Vec<(String, String)>,
@@ -117,8 +117,8 @@ pub struct FitReport {
     pub confirmed: Vec<(usize, f64)>,
     /// With screening, the drives run at full length to confirm them.
     pub finalists: usize,
-    /// The first round's starts, one per combination of outer choices (none when it had one
-    /// such start).
+    /// The first round's starts, one per combination of outer choices, without and with a
+    /// cache where the start has none (none when it had one such start).
     pub starts: Vec<StartRow>,
     /// Runs of the twin's priced measurements that gave the prices' linear model (0: no
     /// prices fitted).
@@ -182,7 +182,7 @@ impl FitReport {
                 .collect();
             let _ = writeln!(
                 s,
-                "The first round searched from {} starts, one for each value of the keys no coordinate moves, each exploring a share of the round before the best went on; the best {}loss each reached: {}.\n",
+                "The first round searched from {} starts, one for each value of the keys no coordinate moves and, from a start without a pseudo-SLC cache, each without and with one, each exploring a share of the round before the best went on; the best {}loss each reached: {}.\n",
                 starts.len(),
                 if self.screen > 1 { "screened " } else { "" },
                 starts.join(", ")

@@ -470,18 +470,20 @@ impl Space {
         starts
     }
 
-    /// The outer choices' values at `x` ([`Reach::Outer`]).
-    pub fn held_values(&self, x: &[f64]) -> Vec<(String, String)> {
+    /// What tells the start `x` from the others ([`Space::starts`]): its outer choices' values
+    /// ([`Reach::Outer`]) and, where the start has no cache, its cache.
+    pub fn start_keys(&self, x: &[f64]) -> Vec<(String, String)> {
+        let origin = self.origin();
+        let overrides = self.overrides(x);
         self.dims
             .iter()
-            .zip(x)
-            .filter_map(|(d, &x)| match d.param.reach {
-                Reach::Outer(values) => Some((
-                    d.param.key.to_string(),
-                    values[choice_index(x, values.len())].to_string(),
-                )),
-                _ => None,
+            .enumerate()
+            .filter(|(i, d)| match d.param.reach {
+                Reach::Outer(_) => true,
+                Reach::CacheShare => origin[*i] < CACHE_NONE,
+                _ => false,
             })
+            .filter_map(|(_, d)| overrides.iter().find(|(k, _)| k == d.param.key).cloned())
             .collect()
     }
 
@@ -882,7 +884,7 @@ mod tests {
             .collect();
         assert_eq!(pages, ["16KiB", "8KiB"]);
         assert_eq!(
-            space.held_values(&starts[1]),
+            space.start_keys(&starts[1]),
             [("page_size".to_string(), "8KiB".to_string())]
         );
         // Only the page differs between the starts.
@@ -909,6 +911,10 @@ mod tests {
         assert_eq!(cache_of(&space, &starts[0]), 0.0);
         let share = cache_of(&space, &starts[1]) / capacity as f64;
         assert!((share - CACHE_START).abs() < 1e-3, "{share}");
+        assert_eq!(
+            space.start_keys(&starts[0]),
+            [("slc_cache".to_string(), "0".to_string())]
+        );
         // The search moves the cache on from there: it is no held coordinate.
         assert!(space.held().iter().all(|h| !h));
         // A start with a cache is searched from its own alone.
