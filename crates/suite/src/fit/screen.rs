@@ -144,7 +144,8 @@ const ROUNDS: usize = 3;
 
 /// Searches in the first round ([`search::from_starts`]): a large drive's fit searches the
 /// screen, where a start is cheap, from two at least (one per value of the outer choices,
-/// [`super::Reach::Outer`], or the start twice with two seeds), each exploring a share of the
+/// [`super::Reach::Outer`], without and with a cache where the start has none,
+/// [`super::Space::starts`], or the start twice with two seeds), each exploring a share of the
 /// round before the best goes on, so one bad basin does not decide the twin; later rounds
 /// refine around the best confirmed drive from one.
 const FIRST_ROUND_STARTS: usize = 2;

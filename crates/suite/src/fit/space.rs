@@ -723,8 +723,8 @@ const CACHE_MAX: f64 = 0.25;
 /// Below this cache coordinate the drive has no cache.
 const CACHE_NONE: f64 = -0.8;
 /// The cache of the search's start with one ([`Space::starts`]), as a share of the capacity:
-/// between the reviews' drives' (SanDisk's 1 GiB nCache: 0.4%; the 840 EVO's 3 GiB: 1.2%)
-/// and a step or two of the search from a dynamic TLC cache's tenth or more.
+/// between the reviews' drives' (SanDisk's 1 GiB nCache: 0.4%; the 840 EVO's 3 GiB: 1.2%),
+/// and a few of the search's steps from a dynamic TLC cache's tenth or more.
 const CACHE_START: f64 = 0.01;
 
 #[cfg(test)]
@@ -902,8 +902,9 @@ mod tests {
     fn a_start_without_a_cache_is_searched_from_one_too() {
         let capacity = 256u64 << 30;
         let cache_of = |space: &Space, x: &[f64]| {
-            let at = space.keys().iter().position(|k| *k == "slc_cache").unwrap();
-            sim::preset::quantities("slc_cache", &space.overrides(x)[at].1).unwrap()[0]
+            let overrides = space.overrides(x);
+            let (_, cache) = overrides.iter().find(|(k, _)| k == "slc_cache").unwrap();
+            sim::preset::quantities("slc_cache", cache).unwrap()[0]
         };
         let space = Space::new(DEFAULT_PARAMS, &start(), capacity, &["consistency"]);
         let starts = space.starts(&space.origin());
