@@ -202,6 +202,7 @@ pub fn fit(
             &space.held(),
             search::INITIAL_STEP,
             &loss_at,
+            None,
             req.budget,
             progress,
         )?;
@@ -384,9 +385,10 @@ pub fn fit(
         starts: found
             .starts
             .iter()
-            .map(|(x, loss)| StartRow {
-                keys: space.start_keys(x),
-                loss: *loss,
+            .map(|start| StartRow {
+                keys: space.start_keys(&start.origin),
+                loss: start.loss,
+                went_on: start.went_on,
             })
             .filter(|row| !row.keys.is_empty())
             .collect(),

@@ -88,6 +88,7 @@ impl TermRow {
 pub struct StartRow {
     pub keys: Vec<(String, String)>,
     pub loss: f64,
+    pub went_on: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -177,14 +178,15 @@ impl FitReport {
                 .map(|start| {
                     let keys: Vec<String> =
                         start.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                    format!("`{}` {:.3}", keys.join(","), start.loss)
+                    let on = if start.went_on { " (went on)" } else { "" };
+                    format!("`{}` {:.3}{on}", keys.join(","), start.loss)
                 })
                 .collect();
             let _ = writeln!(
                 s,
-                "The first round searched from {} starts, one for each value of the keys no coordinate moves and, from a start without a pseudo-SLC cache, each without and with one, each exploring a share of the round before the best went on; the best {}loss each reached: {}.\n",
+                "The first round searched from {} starts, one for each value of the keys no coordinate moves and, from a start without a pseudo-SLC cache, each without and with one, each exploring a share of the round before the best went on; the loss of the best drive each reached{}: {}.\n",
                 starts.len(),
-                if self.screen > 1 { "screened " } else { "" },
+                if self.screen > 1 { ", at full length" } else { "" },
                 starts.join(", ")
             );
         }

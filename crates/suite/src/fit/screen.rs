@@ -146,8 +146,8 @@ const ROUNDS: usize = 3;
 /// screen, where a start is cheap, from two at least (one per value of the outer choices,
 /// [`super::Reach::Outer`], without and with a cache where the start has none,
 /// [`super::Space::starts`], or the start twice with two seeds), each exploring a share of the
-/// round before the best goes on, so one bad basin does not decide the twin; later rounds
-/// refine around the best confirmed drive from one.
+/// round before the one whose best drive is best at full length goes on, so one bad basin
+/// does not decide the twin; later rounds refine around the best confirmed drive from one.
 const FIRST_ROUND_STARTS: usize = 2;
 
 /// Finalists of a round confirmed at full length (a constant, so the twin does not depend
@@ -216,17 +216,30 @@ pub fn search(
             0 => vec![best.clone(); FIRST_ROUND_STARTS],
             _ => vec![best.clone()],
         };
-        let found =
-            search::from_starts(&from, held, step, &screened_loss, round_budget, &mut |p| {
-                progress(&p.within(offset, budget.evaluations))
-            })?;
-        let finalists: Vec<Vec<f64>> = found
+        // The starts are told apart at full length: the correction was measured at one.
+        let judge = |x: &[f64]| full_loss(&full(x));
+        let found = search::from_starts(
+            &from,
+            held,
+            step,
+            &screened_loss,
+            Some(&judge),
+            round_budget,
+            &mut |p| progress(&p.within(offset, budget.evaluations)),
+        )?;
+        // The round's best, and the starts' best drives (judged at full length already).
+        let mut finalists: Vec<Vec<f64>> = found
             .ranked
             .iter()
             .map(|(x, _)| x.clone())
             .filter(|x| *x != best)
             .take(FINALISTS)
             .collect();
+        for start in &found.starts {
+            if start.best != best && !finalists.contains(&start.best) {
+                finalists.push(start.best.clone());
+            }
+        }
         done.finalists += finalists.len();
         let measured: Vec<Result<Figures, String>> =
             pool.install(|| finalists.par_iter().map(|x| full(x)).collect());

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use cmaes::{CMAESOptions, DVector, TerminationReason};
+use rayon::prelude::*;
 
 /// How long a search may go on.
 #[derive(Clone, Copy, Debug)]
@@ -84,10 +85,26 @@ pub struct Found {
     pub finalists: usize,
     /// Why it stopped, in words.
     pub stopped: String,
-    /// With several starts, each and the best loss it reached exploring (the first of the
-    /// best went on).
-    pub starts: Vec<(Vec<f64>, f64)>,
+    /// With several starts, each and what it reached exploring (the first of the best went
+    /// on).
+    pub starts: Vec<Start>,
 }
+
+/// A start of a search from several ([`from_starts`]): where it began, the best drive it
+/// reached exploring, and that drive's loss, as the judge measured it where there was one.
+#[derive(Clone, Debug)]
+pub struct Start {
+    pub origin: Vec<f64>,
+    pub best: Vec<f64>,
+    pub loss: f64,
+    /// Whether it went on with the rest of the budget.
+    pub went_on: bool,
+}
+
+/// What tells a search's starts apart, where its own loss cannot: a truer loss of each
+/// start's best drive (the screen's searches judge at full length, since the screen's
+/// correction was measured at one start and may favour another's drives wrongly).
+pub type Judge<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
 
 impl Found {
     /// A search that did not run: the start, and why.
@@ -125,24 +142,26 @@ pub fn minimise(
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
-    from_starts(&[origin.to_vec()], &[], step, loss, budget, progress)
+    from_starts(&[origin.to_vec()], &[], step, loss, None, budget, progress)
 }
 
 /// Searches from `origins` (points, or one point repeated), each with its own seed, holding
 /// the coordinates `held` marks where each start put them (an outer choice, such as the NAND
-/// page, that the search does not move: [`super::Reach::Outer`]). Each explores a short share
-/// of the budget ([`EXPLORED`]), and the one with the best drive so far goes on with the rest;
-/// the others' drives stay in the ranking. A search ends in the basin its first generations
-/// fall into, and a drive's figures can have several (the Ultra Plus's 16,667 random writes
-/// a second, at any queue depth: three dies, or 60 us of controller time a write, which only
-/// the second gives its sequential writes); where one start falls into the wrong one, another
-/// may not. Shared evenly, the starts each went half as deep, and the S3700's twin lost the
-/// basin one start had found.
+/// page, that the search does not move: [`super::Reach::Outer`]). Each explores a share of the
+/// budget ([`EXPLORED`], and [`EXPLORED_GENERATIONS`] at least), and the one whose best drive
+/// is best (by `judge` where there is one, else by `loss`) goes on with the rest; the others'
+/// drives stay in the ranking. A search ends in the basin its first generations fall into,
+/// and a drive's figures can have several (the Ultra Plus's 16,667 random writes a second, at
+/// any queue depth: three dies, or 60 us of controller time a write, which only the second
+/// gives its sequential writes); where one start falls into the wrong one, another may not.
+/// With four starts at one generation each, chosen by the screened loss, the S3700's twin went
+/// on from the start with a cache the drive lacks.
 pub fn from_starts(
     origins: &[Vec<f64>],
     held: &[bool],
     step: f64,
     loss: &(dyn Fn(&[f64]) -> f64 + Sync),
+    judge: Option<Judge>,
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
@@ -152,15 +171,19 @@ pub fn from_starts(
     }
     let pool = pool(budget.jobs)?;
     let starts = origins.len();
+    let free = (0..first.len()).filter(|&i| !is_held(held, i)).count();
+    let generation = CMAESOptions::new(vec![0.0; free], step).population_size;
     let explored = if starts == 1 {
         0
     } else {
-        (budget.evaluations as f64 * EXPLORED / starts as f64).ceil() as usize
+        ((budget.evaluations as f64 * EXPLORED / starts as f64).ceil() as usize)
+            .max(EXPLORED_GENERATIONS * generation)
     };
-    // The one that goes on may spend what the others did not.
+    // The one that goes on may spend what the others did not, and goes as far again at least.
     let deepest = budget
         .evaluations
         .saturating_sub((starts - 1) * explored)
+        .max(2 * explored)
         .max(1);
     let mut runs = Vec::with_capacity(starts);
     let mut done = 0;
@@ -179,19 +202,37 @@ pub fn from_starts(
         done += run.evaluations();
         runs.push(run);
     }
-    let explored: Vec<(Vec<f64>, f64)> = if starts > 1 {
+    let bests: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| {
+            r.best_point()
+                .ok_or("the search stopped before evaluating any drive")
+        })
+        .collect::<Result<_, _>>()?;
+    let losses: Vec<f64> = match judge {
+        Some(judge) if starts > 1 => pool.install(|| bests.par_iter().map(|x| judge(x)).collect()),
+        _ => runs.iter().map(Run::best_loss).collect(),
+    };
+    // The best goes on (the first of equals: one start is the plain search).
+    let on = (0..starts)
+        .min_by(|&a, &b| losses[a].total_cmp(&losses[b]))
+        .expect("at least one start");
+    let explored: Vec<Start> = if starts > 1 {
         origins
             .iter()
-            .cloned()
-            .zip(runs.iter().map(Run::best_loss))
+            .zip(bests)
+            .zip(&losses)
+            .enumerate()
+            .map(|(k, ((origin, best), &loss))| Start {
+                origin: origin.clone(),
+                best,
+                loss,
+                went_on: k == on,
+            })
             .collect()
     } else {
         vec![]
     };
-    // The best so far goes on (the first of equals: one start is the plain search).
-    let on = (0..starts)
-        .min_by(|&a, &b| runs[a].best_loss().total_cmp(&runs[b].best_loss()))
-        .expect("at least one start");
     let before = done - runs[on].evaluations();
     let earlier = best_of(&runs);
     runs[on].advance(deepest, &pool, &mut |p| {
@@ -260,9 +301,12 @@ fn only_starts(starts: &[Vec<f64>], loss: &(dyn Fn(&[f64]) -> f64 + Sync)) -> Fo
 }
 
 /// The share of a search's budget its starts explore, shared among them, before the best
-/// goes on: enough generations for a start's drives to show its basin (two of the first
-/// round's ~14-drive generations each), and most of the budget left to go deep in it.
+/// goes on, leaving most of the budget to go deep in one basin.
 const EXPLORED: f64 = 0.5;
+
+/// Generations each start explores at least, however many starts share the budget: after
+/// one, a start's best drive is a draw of its first samples, not yet its basin.
+const EXPLORED_GENERATIONS: usize = 2;
 
 /// One CMA-ES search under way: its state, and the drives it has evaluated.
 struct Run<'a> {
@@ -322,6 +366,15 @@ impl<'a> Run<'a> {
 
     fn evaluations(&self) -> usize {
         self.state.function_evals()
+    }
+
+    /// The best drive it evaluated (clamped into the box), the first of equals by coordinates.
+    fn best_point(&self) -> Option<Vec<f64>> {
+        let evaluated = self.evaluated.lock().expect("evaluated");
+        evaluated
+            .iter()
+            .min_by(|a, b| a.1.total_cmp(&b.1).then_with(|| cmp_points(&a.0, &b.0)))
+            .map(|p| p.0.clone())
     }
 
     fn best_loss(&self) -> f64 {
@@ -491,6 +544,7 @@ mod tests {
                     &[],
                     INITIAL_STEP,
                     &loss,
+                    None,
                     budget,
                     &mut |p| {
                         shown.push(p.best_loss);
@@ -534,7 +588,7 @@ mod tests {
             jobs: 2,
         };
         let go_on = &mut |_: &Progress| ControlFlow::Continue(());
-        let found = from_starts(&starts, &held, INITIAL_STEP, &loss, budget, go_on).unwrap();
+        let found = from_starts(&starts, &held, INITIAL_STEP, &loss, None, budget, go_on).unwrap();
         assert!(found
             .ranked
             .iter()
@@ -542,8 +596,63 @@ mod tests {
         assert_eq!(found.best[1], 0.5);
         assert!(loss(&found.best) < 1e-4, "{found:?}");
         // Every coordinate held: the starts are the drives.
-        let all = from_starts(&starts, &[true; 3], INITIAL_STEP, &loss, budget, go_on).unwrap();
+        let all = from_starts(
+            &starts,
+            &[true; 3],
+            INITIAL_STEP,
+            &loss,
+            None,
+            budget,
+            go_on,
+        )
+        .unwrap();
         assert_eq!((all.evaluations, all.best.clone()), (2, starts[1].clone()));
+    }
+
+    #[test]
+    fn the_judge_tells_the_starts_apart_where_the_searched_loss_misleads() {
+        // The truth is best at x[1] = 0.5; the searched loss (a screen corrected at the other
+        // start, say) flatters x[1] = -0.5.
+        let truth = |x: &[f64]| (x[0] - 0.3).powi(2) + (x[1] - 0.5).powi(2);
+        let flattering = |x: &[f64]| truth(x) - if x[1] < 0.0 { 1.5 } else { 0.0 };
+        let starts = [vec![0.0, -0.5], vec![0.0, 0.5]];
+        let held = [false, true];
+        // Too small a budget for two generations each: each explores two all the same.
+        let budget = Budget {
+            evaluations: 12,
+            seed: 5,
+            jobs: 2,
+        };
+        let generation = CMAESOptions::new(vec![0.0], INITIAL_STEP).population_size;
+        let go_on = &mut |_: &Progress| ControlFlow::Continue(());
+        let misled = from_starts(
+            &starts,
+            &held,
+            INITIAL_STEP,
+            &flattering,
+            None,
+            budget,
+            go_on,
+        )
+        .unwrap();
+        let judged = from_starts(
+            &starts,
+            &held,
+            INITIAL_STEP,
+            &flattering,
+            Some(&truth),
+            budget,
+            go_on,
+        )
+        .unwrap();
+        let went_on = |f: &Found| f.starts.iter().find(|s| s.went_on).unwrap().origin[1];
+        assert_eq!(went_on(&misled), -0.5);
+        assert_eq!(went_on(&judged), 0.5);
+        assert!(judged.evaluations >= 2 * EXPLORED_GENERATIONS * generation);
+        for start in &judged.starts {
+            assert_eq!(start.best[1], start.origin[1]);
+            assert_eq!(start.loss, truth(&start.best));
+        }
     }
 
     #[test]
