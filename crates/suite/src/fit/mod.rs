@@ -188,6 +188,7 @@ pub fn fit(
             &space.starts(&origin),
             &space.held(),
             &space.smooth(),
+            &|x| space.other_cache(x).into_iter().collect(),
             &full_at,
             &screened_at,
             &loss_of,
@@ -197,7 +198,7 @@ pub fn fit(
         )?
     } else {
         let loss_at = |x: &[f64]| full_at(x).map_or(INVALID_LOSS, |f| loss(&behaviour_terms, &f));
-        let found = search::from_starts(
+        let mut found = search::from_starts(
             &space.starts(&origin),
             &space.held(),
             search::INITIAL_STEP,
@@ -206,6 +207,15 @@ pub fn fit(
             req.budget,
             progress,
         )?;
+        // Across from the best, where the search cannot walk (as the screen's rounds do).
+        if let Some(other) = space.other_cache(&found.best) {
+            found.evaluations += 1;
+            let across = loss_at(&other);
+            if across < loss_at(&found.best) {
+                found.best = other;
+                found.history.push((found.evaluations, across));
+            }
+        }
         let polished = polish::polish(
             &found.best,
             &space.smooth(),

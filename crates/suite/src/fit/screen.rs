@@ -154,12 +154,32 @@ const FIRST_ROUND_STARTS: usize = 2;
 /// on the number of threads).
 const FINALISTS: usize = 4;
 
+/// The best of `points` at full length (measured on `pool`), where its loss is below `loss`.
+fn better_than(
+    loss: f64,
+    points: Vec<Vec<f64>>,
+    full: FiguresAt,
+    loss_of: &(dyn Fn(&Result<Figures, String>) -> f64 + Sync),
+    pool: &rayon::ThreadPool,
+) -> Option<(Vec<f64>, f64, Figures)> {
+    let measured: Vec<Result<Figures, String>> =
+        pool.install(|| points.par_iter().map(|x| full(x)).collect());
+    points
+        .into_iter()
+        .zip(measured)
+        .map(|(x, f)| (x, loss_of(&f), f))
+        .filter(|(_, l, _)| *l < loss)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .and_then(|(x, l, f)| Some((x, l, f.ok()?)))
+}
+
 /// A drive's figures at a point of the search space, or why the simulator refused it.
 pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
 
 /// Minimise `loss` from `starts` (the start first, then its outer choices' other values;
 /// `held` marks those coordinates), screening candidates with `screened` and confirming the
-/// finalists of each round with `full`. `budget.evaluations` counts screened drives; the
+/// finalists of each round with `full`, and after each the best drive's `across` (points the
+/// search cannot walk to from it, [`super::Space::other_cache`]). `budget.evaluations` counts screened drives; the
 /// full-length ones are `ROUNDS x FINALISTS` more, and [`Found::confirmed`] lists the best
 /// confirmed loss after each round.
 #[allow(clippy::too_many_arguments)]
@@ -167,6 +187,7 @@ pub fn search(
     starts: &[Vec<f64>],
     held: &[bool],
     smooth: &[bool],
+    across: &(dyn Fn(&[f64]) -> Vec<Vec<f64>> + Sync),
     full: FiguresAt,
     screened: FiguresAt,
     loss: &(dyn Fn(&Figures) -> f64 + Sync),
@@ -241,13 +262,14 @@ pub fn search(
             }
         }
         done.finalists += finalists.len();
-        let measured: Vec<Result<Figures, String>> =
-            pool.install(|| finalists.par_iter().map(|x| full(x)).collect());
-        for (x, f) in finalists.into_iter().zip(measured) {
-            let l = full_loss(&f);
-            if l < best_loss {
-                (best, best_loss, best_full) = (x, l, f?);
-            }
+        if let Some(better) = better_than(best_loss, finalists, full, &full_loss, &pool) {
+            (best, best_loss, best_full) = better;
+        }
+        // Then across from the best of them, where the search cannot walk.
+        let across = across(&best);
+        done.finalists += across.len();
+        if let Some(better) = better_than(best_loss, across, full, &full_loss, &pool) {
+            (best, best_loss, best_full) = better;
         }
         if round == 0 {
             done.starts = found.starts.clone();
