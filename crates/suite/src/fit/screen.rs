@@ -179,9 +179,10 @@ pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
 /// Minimise `loss` from `starts` (the start first, then its outer choices' other values;
 /// `held` marks those coordinates), screening candidates with `screened` and confirming the
 /// finalists of each round with `full`, and after each the best drive's `across` (points the
-/// search cannot walk to from it, [`super::Space::other_cache`]). `budget.evaluations` counts screened drives; the
-/// full-length ones are `ROUNDS x FINALISTS` more, and [`Found::confirmed`] lists the best
-/// confirmed loss after each round.
+/// search cannot walk to from it, [`super::Space::other_cache`]). `budget.evaluations` counts
+/// screened drives; the full-length ones are `ROUNDS x FINALISTS` more, with the first
+/// round's starts' best drives and each round's across, and [`Found::confirmed`] lists the
+/// best confirmed loss after each round.
 #[allow(clippy::too_many_arguments)]
 pub fn search(
     starts: &[Vec<f64>],
