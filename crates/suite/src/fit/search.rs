@@ -148,9 +148,8 @@ pub fn minimise(
 /// Searches from `origins` (points, or one point repeated), each with its own seed, holding
 /// the coordinates `held` marks where each start put them (an outer choice, such as the NAND
 /// page, that the search does not move: [`super::Reach::Outer`]). Each explores a share of the
-/// budget ([`EXPLORED`]), and the one whose best drive
-/// is best (by `judge` where there is one, else by `loss`) goes on with the rest; the others'
-/// drives stay in the ranking. A search ends in the basin its first generations fall into,
+/// budget ([`EXPLORED`]), and the one whose best drive is best (by `judge` where there is one,
+/// else by `loss`) goes on with the rest; the others' drives stay in the ranking. A search ends in the basin its first generations fall into,
 /// and a drive's figures can have several (the Ultra Plus's 16,667 random writes a second, at
 /// any queue depth: three dies, or 60 us of controller time a write, which only the second
 /// gives its sequential writes); where one start falls into the wrong one, another may not.
@@ -298,9 +297,10 @@ fn only_starts(starts: &[Vec<f64>], loss: &(dyn Fn(&[f64]) -> f64 + Sync)) -> Fo
 }
 
 /// The share of a search's budget its starts explore, shared among them, before the best
-/// goes on, leaving most of the budget to go deep in one basin. (Two generations each at
-/// least, with four starts, took the depth from the one that went on: the Ultra Plus's twin
-/// fitted 0.062 for 0.053 and predicted 21.6% off for 5.3%, BENCHMARKS #27.)
+/// goes on: two of the first round's 12-drive generations each for four starts (a generation
+/// overshoots its share), and most of the budget left to go deep in one basin. (Any more for
+/// the starts is taken from that depth: the Ultra Plus's twin, whose start went on to 48
+/// drives for 61, fitted 0.062 for 0.053 and predicted 21.6% off for 5.3%, BENCHMARKS #27.)
 const EXPLORED: f64 = 0.5;
 
 /// One CMA-ES search under way: its state, and the drives it has evaluated.
