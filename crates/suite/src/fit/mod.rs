@@ -188,7 +188,7 @@ pub fn fit(
             &space.starts(&origin),
             &space.held(),
             &space.smooth(),
-            &|x| space.other_cache(x).into_iter().collect(),
+            &|x| space.other_cache(x),
             &full_at,
             &screened_at,
             &loss_of,

@@ -154,9 +154,9 @@ const FIRST_ROUND_STARTS: usize = 2;
 /// on the number of threads).
 const FINALISTS: usize = 4;
 
-/// The best of `points` at full length (measured on `pool`), where its loss is below `loss`.
+/// The best of `points` at full length (measured on `pool`), where its loss is below `than`.
 fn better_than(
-    loss: f64,
+    than: f64,
     points: Vec<Vec<f64>>,
     full: FiguresAt,
     loss_of: &(dyn Fn(&Result<Figures, String>) -> f64 + Sync),
@@ -168,7 +168,7 @@ fn better_than(
         .into_iter()
         .zip(measured)
         .map(|(x, f)| (x, loss_of(&f), f))
-        .filter(|(_, l, _)| *l < loss)
+        .filter(|(_, l, _)| *l < than)
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .and_then(|(x, l, f)| Some((x, l, f.ok()?)))
 }
@@ -188,7 +188,7 @@ pub fn search(
     starts: &[Vec<f64>],
     held: &[bool],
     smooth: &[bool],
-    across: &(dyn Fn(&[f64]) -> Vec<Vec<f64>> + Sync),
+    across: &(dyn Fn(&[f64]) -> Option<Vec<f64>> + Sync),
     full: FiguresAt,
     screened: FiguresAt,
     loss: &(dyn Fn(&Figures) -> f64 + Sync),
@@ -267,7 +267,7 @@ pub fn search(
             (best, best_loss, best_full) = better;
         }
         // Then across from the best of them, where the search cannot walk.
-        let across = across(&best);
+        let across: Vec<Vec<f64>> = across(&best).into_iter().collect();
         done.finalists += across.len();
         if let Some(better) = better_than(best_loss, across, full, &full_loss, &pool) {
             (best, best_loss, best_full) = better;
