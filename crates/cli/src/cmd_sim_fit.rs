@@ -41,7 +41,8 @@ pub struct FitArgs {
     hold_out: Vec<String>,
     /// Keys to search (default: the parallelism, NAND timings, controller costs, spare area,
     /// buffers, GC and its burstiness, pseudo-SLC cache and, with TRIM or power figures, the
-    /// TRIM style or the energy terms, and the NAND page: 8 or 16 KiB, a start each); any
+    /// TRIM style or the energy terms, the NAND page: 8 or 16 KiB, a start each, and cell:
+    /// MLC or TLC, tried after each round); any
     /// numeric key (planes, pages_per_block, meta and slc_max_write each with a reach of its
     /// own), the choices trim, page_size, slc_region, slc_full and slc_drain, and `default`
     /// for the default ones (--params default,planes adds planes to them).

@@ -188,7 +188,7 @@ pub fn fit(
             &space.starts(&origin),
             &space.held(),
             &space.smooth(),
-            &|x| space.other_cache(x),
+            &|x| space.across(x),
             &full_at,
             &screened_at,
             &loss_of,
@@ -208,11 +208,12 @@ pub fn fit(
             progress,
         )?;
         // Across from the best, where the search cannot walk (as the screen's rounds do).
-        if let Some(other) = space.other_cache(&found.best) {
+        let mut best_loss = loss_at(&found.best);
+        for other in space.across(&found.best) {
             found.evaluations += 1;
             let across = loss_at(&other);
-            if across < loss_at(&found.best) {
-                found.best = other;
+            if across < best_loss {
+                (found.best, best_loss) = (other, across);
                 found.history.push((found.evaluations, across));
             }
         }
@@ -234,6 +235,12 @@ pub fn fit(
         vec![]
     };
     let mut twin_values = behaviour.clone();
+    // Every key searched, for the report: a cell the start's too, which the spec leaves out.
+    let mut shown = if search_behaviour {
+        space.values(&found.best)
+    } else {
+        vec![]
+    };
     let mut price_runs = 0;
     let mut price_spreads = vec![];
     if !price_space.is_empty() {
@@ -258,6 +265,7 @@ pub fn fit(
             req.budget.jobs,
         )?;
         twin_values.extend(price_space.overrides(&priced.best));
+        shown.extend(price_space.overrides(&priced.best));
         price_runs = priced.runs;
         price_spreads = priced.spreads;
     }
@@ -295,7 +303,7 @@ pub fn fit(
         reference_values.as_ref().map(|(drive, values)| {
             let mut searched = price_space.overrides(&price_space.origin());
             if search_behaviour {
-                searched.extend(space.overrides(&origin));
+                searched.extend(space.values(&origin));
             }
             let spec = spec_of(&preset, &keys_with(&reference::project(&searched, values)));
             let unsearched = reference::unsearched(&base, &start, values, &searched);
@@ -359,7 +367,7 @@ pub fn fit(
             .collect()
     };
     let fitted_keys: BTreeSet<String> = twin_values.iter().map(|(k, _)| k.clone()).collect();
-    let params = twin_values
+    let params = shown
         .iter()
         .map(|(key, value)| ParamRow {
             key: key.clone(),

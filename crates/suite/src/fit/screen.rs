@@ -179,7 +179,7 @@ pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
 /// Minimise `loss` from `starts` (the start first, then its outer choices' other values;
 /// `held` marks those coordinates), screening candidates with `screened` and confirming the
 /// finalists of each round with `full`, and after each the best drive's `across` (points the
-/// search cannot walk to from it, [`super::Space::other_cache`]). `budget.evaluations` counts
+/// search cannot walk to from it, [`super::Space::across`]). `budget.evaluations` counts
 /// screened drives; the full-length ones are `ROUNDS x FINALISTS` more, with the first
 /// round's starts' best drives and each round's across, and [`Found::confirmed`] lists the
 /// best confirmed loss after each round.
@@ -188,7 +188,7 @@ pub fn search(
     starts: &[Vec<f64>],
     held: &[bool],
     smooth: &[bool],
-    across: &(dyn Fn(&[f64]) -> Option<Vec<f64>> + Sync),
+    across: &(dyn Fn(&[f64]) -> Vec<Vec<f64>> + Sync),
     full: FiguresAt,
     screened: FiguresAt,
     loss: &(dyn Fn(&Figures) -> f64 + Sync),
@@ -267,7 +267,7 @@ pub fn search(
             (best, best_loss, best_full) = better;
         }
         // Then across from the best of them, where the search cannot walk.
-        let across: Vec<Vec<f64>> = across(&best).into_iter().collect();
+        let across = across(&best);
         done.finalists += across.len();
         if let Some(better) = better_than(best_loss, across, full, &full_loss, &pool) {
             (best, best_loss, best_full) = better;

@@ -155,7 +155,7 @@ pub fn minimise(
 /// gives its sequential writes); where one start falls into the wrong one, another may not.
 /// The S3700's went on from a start with a cache the drive lacks, whether chosen by its
 /// screened loss or at full length: a search cannot walk from there to none, which the
-/// screen's rounds try across ([`super::Space::other_cache`]).
+/// screen's rounds try across ([`super::Space::across`]).
 pub fn from_starts(
     origins: &[Vec<f64>],
     held: &[bool],

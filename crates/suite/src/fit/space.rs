@@ -2,11 +2,12 @@
 //!
 //! The optimiser moves every coordinate in [-1, 1], and 0 is the starting drive's value. A
 //! numeric key moves by a factor, its start times `reach`^x (each page type of `t_prog`
-//! alike), so the search is scale-free; a key whose real values span more than that
-//! whatever the start's (the spare area: 7% to over 40%) spans its range on a log scale; the
-//! pseudo-SLC cache, which may start at none, is a share of the capacity on a log scale;
-//! another key that starts at 0 (a share of trimmed units kept, a GC threshold off) rises linearly to the top of its range; a choice key takes
-//! the value x falls on.
+//! alike, as many as the drive's cell has), so the search is scale-free; a key whose real
+//! values span more than that whatever the start's (the spare area: 7% to over 40%) spans
+//! its range on a log scale; the pseudo-SLC cache, which may start at none, is a share of the
+//! capacity on a log scale; another key that starts at 0 (a share of trimmed units kept, a
+//! GC threshold off) rises linearly to the top of its range; a choice key takes the value x
+//! falls on.
 
 use std::collections::BTreeMap;
 
@@ -31,6 +32,11 @@ pub enum Reach {
     /// page are not those that reach it with another; as a coordinate beside them it made
     /// twins fit better and predict worse (BENCHMARKS #27).
     Outer(&'static [&'static str]),
+    /// One of these values, held by the search where its start put it like an outer choice,
+    /// but no start of its own: after each round the best drive is tried with each other
+    /// value ([`Space::across`]). The NAND cell, whose page types set the program times
+    /// searched beside it: a start each would halve every start's share of the budget.
+    Across(&'static [&'static str]),
     /// TRIM, by the share of trimmed units the drive keeps: none up to x = 0 (`trim=on`), x
     /// times 100% between (`trim=partial`, `trim_keep`), all at x = 1 (`trim=off`). One
     /// coordinate, so partial TRIM lies between its neighbours: as a choice beside a share,
@@ -83,8 +89,8 @@ const fn power(key: &'static str, reach: Reach) -> Param {
 
 /// What `sim fit` searches unless told otherwise: the parallelism, NAND timings, controller
 /// costs, spare area, buffers, GC style, policy and burstiness, pseudo-SLC cache, NAND page
-/// (a start each, [`Reach::Outer`]), TRIM style and energy terms, the parameters the review
-/// suite's figures depend on.
+/// (a start each, [`Reach::Outer`]) and cell (tried across, [`Reach::Across`]), TRIM style
+/// and energy terms, the parameters the review suite's figures depend on.
 pub const DEFAULT_PARAMS: &[Param] = &[
     factor("channels", 4.0),
     factor("dies", 4.0),
@@ -127,6 +133,14 @@ pub const DEFAULT_PARAMS: &[Param] = &[
         reach: Reach::Outer(&["8KiB", "16KiB"]),
         shows_in: None,
     },
+    // MLC or TLC NAND: TLC's three page types (LSB, CSB, MSB) program at three speeds, and a
+    // pseudo-SLC block holds a third of its pages, not half. Tried across after each round,
+    // its program times moved to keep their mean ([`Space::across`]).
+    Param {
+        key: "cell",
+        reach: Reach::Across(CELLS),
+        shows_in: None,
+    },
     // Whole, partial (the 840 EVO's) or no TRIM: only the TRIM test tells it.
     Param {
         key: "trim",
@@ -148,9 +162,8 @@ pub const DEFAULT_PARAMS: &[Param] = &[
 /// The mechanisms (planes to the cache's write limit): with them the Ultra Plus's hidden
 /// drive predicts every held-out figure, but the search, at the same budget in four more
 /// coordinates, finds worse twins of drives without them (the S3700's held-out median 2.2%
-/// to 29.1% at seed 1: BENCHMARKS #27). Then the keys of named choices (`cell` is not one:
-/// it resets the NAND timings searched beside it; `trim` and `page_size` are in
-/// [`DEFAULT_PARAMS`], with `trim_keep`).
+/// to 29.1% at seed 1: BENCHMARKS #27). Then the keys of named choices (`trim`, `page_size`
+/// and `cell` are in [`DEFAULT_PARAMS`], with `trim_keep`).
 const MORE_PARAMS: &[Param] = &[
     // Planes a die programs at once (the Ultra Plus's light controller: one) and pages a
     // block: with the dies, the program stripe and the erase unit GC cleans, which the
@@ -296,6 +309,9 @@ struct Dimension {
 #[derive(Clone, Debug)]
 enum Start {
     Numbers(Vec<f64>),
+    /// The program times as each cell of [`CELLS`] has them ([`page_types`]), where the cell
+    /// is searched: which the drive takes is its cell's.
+    PerCell(Vec<Vec<f64>>),
     Choice(usize),
 }
 
@@ -303,6 +319,8 @@ enum Start {
 #[derive(Clone, Debug)]
 pub struct Space {
     dims: Vec<Dimension>,
+    /// The coordinate of the NAND cell, where it is searched ([`Reach::Across`]).
+    cell: Option<usize>,
     capacity_bytes: f64,
     /// Keys asked for but not searched, and why.
     pub left_out: Vec<String>,
@@ -336,7 +354,7 @@ impl Space {
                         continue;
                     }
                 },
-                Reach::Choice(values) | Reach::Outer(values) => {
+                Reach::Choice(values) | Reach::Outer(values) | Reach::Across(values) => {
                     match values.iter().position(|v| v == text) {
                         Some(i) => Start::Choice(i),
                         None => {
@@ -377,8 +395,22 @@ impl Space {
             };
             dims.push(Dimension { param, start });
         }
+        let cell = dims.iter().position(|d| d.param.key == "cell");
+        if cell.is_some() {
+            for d in dims.iter_mut().filter(|d| d.param.key == "t_prog") {
+                if let Start::Numbers(times) = &d.start {
+                    d.start = Start::PerCell(
+                        CELLS
+                            .iter()
+                            .map(|c| page_types(times, cell_bits(c)))
+                            .collect(),
+                    );
+                }
+            }
+        }
         Space {
             dims,
+            cell,
             capacity_bytes: capacity_bytes as f64,
             left_out,
         }
@@ -402,9 +434,10 @@ impl Space {
         self.dims
             .iter()
             .map(|d| match (&d.start, d.param.reach) {
-                (Start::Choice(i), Reach::Choice(values) | Reach::Outer(values)) => {
-                    choice_coordinate(*i, values.len())
-                }
+                (
+                    Start::Choice(i),
+                    Reach::Choice(values) | Reach::Outer(values) | Reach::Across(values),
+                ) => choice_coordinate(*i, values.len()),
                 (Start::Numbers(n), Reach::CacheShare) => self.cache_coordinate(n[0]),
                 (Start::Numbers(n), Reach::Span(lo, hi)) => span_coordinate(n[0], lo, hi),
                 (Start::Numbers(n), Reach::FromZero(top)) => (n[0] / top).clamp(0.0, 1.0),
@@ -418,7 +451,7 @@ impl Space {
     pub fn held(&self) -> Vec<bool> {
         self.dims
             .iter()
-            .map(|d| matches!(d.param.reach, Reach::Outer(_)))
+            .map(|d| matches!(d.param.reach, Reach::Outer(_) | Reach::Across(_)))
             .collect()
     }
 
@@ -431,7 +464,11 @@ impl Space {
                 let counted = sim::preset::RANGES
                     .iter()
                     .any(|r| r.key == d.param.key && r.quantity == sim::Quantity::Count);
-                !counted && !matches!(d.param.reach, Reach::Choice(_) | Reach::Outer(_))
+                !counted
+                    && !matches!(
+                        d.param.reach,
+                        Reach::Choice(_) | Reach::Outer(_) | Reach::Across(_)
+                    )
             })
             .collect()
     }
@@ -470,12 +507,49 @@ impl Space {
         starts
     }
 
+    /// The drives a fit tries after each round beside its best, `x`, where the search cannot
+    /// walk: its cache the other way ([`Space::other_cache`]) and its other cells, each with
+    /// program times of the same mean (what a long sequential write runs at) in that cell's
+    /// page types.
+    pub fn across(&self, x: &[f64]) -> Vec<Vec<f64>> {
+        let mut across: Vec<Vec<f64>> = self.other_cache(x).into_iter().collect();
+        let Some(c) = self.cell else {
+            return across;
+        };
+        let now = self.cell_at(x);
+        let program =
+            self.dims
+                .iter()
+                .enumerate()
+                .find_map(|(i, d)| match (&d.start, d.param.reach) {
+                    (Start::PerCell(starts), Reach::Factor(reach)) => Some((i, starts, reach)),
+                    _ => None,
+                });
+        for other in (0..CELLS.len()).filter(|&o| o != now) {
+            let mut y = x.to_vec();
+            y[c] = choice_coordinate(other, CELLS.len());
+            if let Some((i, starts, reach)) = program {
+                let shift = (mean(&starts[now]) / mean(&starts[other])).ln() / reach.ln();
+                y[i] = (x[i] + shift).clamp(-1.0, 1.0);
+            }
+            across.push(y);
+        }
+        across
+    }
+
+    /// Which of [`CELLS`] the drive at `x` has (the start's where the cell is not searched,
+    /// only read when it is).
+    fn cell_at(&self, x: &[f64]) -> usize {
+        self.cell
+            .map_or(0, |c| choice_index(x[c].clamp(-1.0, 1.0), CELLS.len()))
+    }
+
     /// `x` with its cache the other way: none where it has one, [`CACHE_START`] where it has
     /// none; nothing where the cache is not searched. A search cannot walk from a cache to
     /// none (the loss is flat there, and a cached twin's other keys are fitted around its
     /// cache), so a fit tries the other way at full length: the S3700's twin, with a 1.9 GiB
     /// cache the drive lacks, fitted 0.114; the same drive without it, 0.083 (BENCHMARKS #27).
-    pub fn other_cache(&self, x: &[f64]) -> Option<Vec<f64>> {
+    fn other_cache(&self, x: &[f64]) -> Option<Vec<f64>> {
         let i = self
             .dims
             .iter()
@@ -506,9 +580,23 @@ impl Space {
             .collect()
     }
 
-    /// The drive at `x` as `key=value` overrides, one per key but TRIM's two (coordinates
-    /// beyond [-1, 1] are held at the edge).
+    /// The drive at `x` as `key=value` overrides of the start: its [`Space::values`] but a
+    /// cell that is the start's, which restated would reset the NAND keys it implies that are
+    /// not searched to the cell's defaults.
     pub fn overrides(&self, x: &[f64]) -> Vec<(String, String)> {
+        let mut values = self.values(x);
+        if let Some(c) = self.cell {
+            if let Start::Choice(start) = self.dims[c].start {
+                values.retain(|(k, v)| k != "cell" || v != CELLS[start]);
+            }
+        }
+        values
+    }
+
+    /// Each searched key's value at `x`, one per key but TRIM's two (coordinates beyond
+    /// [-1, 1] are held at the edge).
+    pub fn values(&self, x: &[f64]) -> Vec<(String, String)> {
+        let cell = self.cell_at(x);
         self.dims
             .iter()
             .zip(x)
@@ -516,7 +604,7 @@ impl Space {
                 let x = x.clamp(-1.0, 1.0);
                 let key = d.param.key;
                 let value = match (&d.start, d.param.reach) {
-                    (_, Reach::Choice(values) | Reach::Outer(values)) => {
+                    (_, Reach::Choice(values) | Reach::Outer(values) | Reach::Across(values)) => {
                         values[choice_index(x, values.len())].to_string()
                     }
                     (_, Reach::CacheShare) => {
@@ -533,6 +621,11 @@ impl Space {
                     }
                     (Start::Numbers(n), Reach::Factor(reach)) => {
                         let scaled: Vec<f64> = n.iter().map(|v| v * reach.powf(x)).collect();
+                        sim::preset::spec_text(key, &scaled)
+                    }
+                    (Start::PerCell(starts), Reach::Factor(reach)) => {
+                        let scaled: Vec<f64> =
+                            starts[cell].iter().map(|v| v * reach.powf(x)).collect();
                         sim::preset::spec_text(key, &scaled)
                     }
                     (_, Reach::Span(lo, hi)) => {
@@ -557,7 +650,8 @@ impl Space {
         let mut all = Vec::new();
         for (i, d) in self.dims.iter().enumerate() {
             let coordinates: Vec<f64> = match d.param.reach {
-                Reach::Choice(values) | Reach::Outer(values) => (0..values.len())
+                Reach::Choice(values) | Reach::Outer(values) | Reach::Across(values) => (0..values
+                    .len())
                     .map(|v| choice_coordinate(v, values.len()))
                     .collect(),
                 Reach::TrimKept => vec![0.0, 0.5, 1.0],
@@ -588,13 +682,20 @@ impl Space {
     pub fn beyond(&self, key: &str, value: &str) -> Option<String> {
         let d = self.dims.iter().find(|d| d.param.key == key)?;
         let numbers = match (&d.start, d.param.reach) {
-            (_, Reach::Choice(values) | Reach::Outer(values)) => {
+            (_, Reach::Choice(values) | Reach::Outer(values) | Reach::Across(values)) => {
                 return (!values.contains(&value))
                     .then(|| format!("the space chooses from {}", values.join(", ")));
             }
             (_, Reach::TrimKept) => return trim_kept(value, None).err(),
             (Start::Choice(_), _) => return None,
             (Start::Numbers(start), _) => (start, sim::preset::quantities(key, value)),
+            // The start of the cell with as many page types as the value has.
+            (Start::PerCell(starts), _) => {
+                let n = sim::preset::quantities(key, value);
+                let len = n.as_ref().map_or(0, Vec::len);
+                let own = &starts[self.cell_at(&self.origin())];
+                (starts.iter().find(|s| s.len() == len).unwrap_or(own), n)
+            }
         };
         let text = |x: f64| sim::preset::spec_text(key, &[x]);
         let (start, n) = match numbers {
@@ -647,7 +748,7 @@ impl Space {
                     )
                 })
             }
-            Reach::Choice(_) | Reach::Outer(_) | Reach::TrimKept => None,
+            Reach::Choice(_) | Reach::Outer(_) | Reach::Across(_) | Reach::TrimKept => None,
         }
     }
 
@@ -700,6 +801,32 @@ fn trim_overrides(x: f64) -> Vec<(String, String)> {
             sim::preset::spec_text("trim_keep", &[keep]),
         ),
     ]
+}
+
+/// The NAND cells searched ([`Reach::Across`]): SLC drives hold no pseudo-SLC cache and
+/// are another search's.
+const CELLS: &[&str] = &["mlc", "tlc"];
+
+/// Bits a cell of `name` holds: its page types.
+fn cell_bits(name: &str) -> usize {
+    sim::CellType::parse(name).map_or(1, |c| c.bits() as usize)
+}
+
+/// Program times `times` as a cell with `kinds` page types has them: one uniform time stays
+/// one, the fastest and slowest pages are kept, and TLC's middle page (CSB) programs at their
+/// geometric mean (the 840 EVO's 900 us/1.7 ms/3 ms: 1.64 ms).
+fn page_types(times: &[f64], kinds: usize) -> Vec<f64> {
+    let (fast, slow) = (times[0], times[times.len() - 1]);
+    match kinds {
+        _ if times.len() == 1 || times.len() == kinds => times.to_vec(),
+        2 => vec![fast, slow],
+        3 => vec![fast, (fast * slow).sqrt(), slow],
+        _ => times.to_vec(),
+    }
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
 /// The coordinate of the `i`th of `n` choices: the middle of its share of [-1, 1].
@@ -865,8 +992,10 @@ mod tests {
         // The start's own cell is not restated: it would reset its MLC's two program times.
         assert_eq!(from, "default,page_size=8KiB,channels=8");
         let keys: Vec<&str> = params.iter().map(|p| p.key).collect();
-        assert!(!keys.contains(&"page_size") && !keys.contains(&"channels"));
-        assert_eq!(keys.len(), DEFAULT_PARAMS.len() - 2);
+        assert!(["page_size", "channels", "cell"]
+            .iter()
+            .all(|k| !keys.contains(k)));
+        assert_eq!(keys.len(), DEFAULT_PARAMS.len() - 3);
         assert!(keys.contains(&"dies"));
         // Named keys less the known ones; a key both known and named is refused.
         let (_, params) = known(&["dies", "op"], &["channels=8"]).unwrap();
@@ -972,6 +1101,65 @@ mod tests {
             .collect();
         let space = Space::new(&uncached, &cached, capacity, &["consistency"]);
         assert_eq!(space.other_cache(&space.origin()), None);
+    }
+
+    #[test]
+    fn the_cell_is_tried_across_with_its_page_types_at_the_same_mean() {
+        let mut mlc = start();
+        mlc.insert("cell".into(), "mlc".into());
+        let space = Space::new(DEFAULT_PARAMS, &mlc, 256 << 30, &["consistency"]);
+        let cell = space.keys().iter().position(|k| *k == "cell").unwrap();
+        let prog = space.keys().iter().position(|k| *k == "t_prog").unwrap();
+        // Held by the search, no start of its own.
+        assert!(space.held()[cell] && !space.smooth()[cell]);
+        assert_eq!(
+            space.starts(&space.origin()).len(),
+            2,
+            "the cache's two only"
+        );
+        let value = |values: &[(String, String)], key: &str| {
+            values
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+        };
+        let x = space.origin();
+        // The start's cell is a value of the drive, not an override that would reset its
+        // NAND keys.
+        assert_eq!(value(&space.values(&x), "cell").as_deref(), Some("mlc"));
+        assert_eq!(value(&space.overrides(&x), "cell"), None);
+        // Across: TLC, its middle page between the others, the mean program time kept; the
+        // cache the other way first, the cell as it was.
+        let across = space.across(&x);
+        assert_eq!(across.len(), 2);
+        assert_eq!(across[0][cell], x[cell]);
+        let tlc = space.overrides(&across[1]);
+        assert_eq!(value(&tlc, "cell").as_deref(), Some("tlc"));
+        let times = sim::preset::quantities("t_prog", &value(&tlc, "t_prog").unwrap()).unwrap();
+        assert_eq!(times.len(), 3);
+        assert!(times[0] < times[1] && times[1] < times[2], "{times:?}");
+        assert!(
+            (times[2] / times[0] - 2.0 / 0.6).abs() < 1e-3,
+            "the spread kept"
+        );
+        assert!((mean(&times) - 1.3e6).abs() < 1e3, "{times:?}");
+        // And back: two page types again, at the mean it had.
+        let back = space.across(&across[1]);
+        assert_eq!(space.overrides(&back[1]), space.overrides(&x));
+        assert!((back[1][prog] - x[prog]).abs() < 1e-9);
+        // A TLC program time is within reach in three page types, not in two.
+        assert_eq!(space.beyond("t_prog", "600us/1095.4us/2ms"), None);
+        assert!(space.beyond("t_prog", "900us/1.7ms/3ms").is_some());
+        assert_eq!(space.beyond("cell", "tlc"), None);
+        assert!(space.beyond("cell", "slc").is_some());
+        // Without the cell searched, the program times are the start's alone.
+        let known: Vec<Param> = DEFAULT_PARAMS
+            .iter()
+            .filter(|p| p.key != "cell")
+            .copied()
+            .collect();
+        let space = Space::new(&known, &mlc, 256 << 30, &["consistency"]);
+        assert_eq!(space.across(&space.origin()).len(), 1);
     }
 
     #[test]
