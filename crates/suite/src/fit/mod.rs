@@ -235,12 +235,6 @@ pub fn fit(
         vec![]
     };
     let mut twin_values = behaviour.clone();
-    // Every key searched, for the report: a cell the start's too, which the spec leaves out.
-    let mut shown = if search_behaviour {
-        space.values(&found.best)
-    } else {
-        vec![]
-    };
     let mut price_runs = 0;
     let mut price_spreads = vec![];
     if !price_space.is_empty() {
@@ -265,7 +259,6 @@ pub fn fit(
             req.budget.jobs,
         )?;
         twin_values.extend(price_space.overrides(&priced.best));
-        shown.extend(price_space.overrides(&priced.best));
         price_runs = priced.runs;
         price_spreads = priced.spreads;
     }
@@ -367,8 +360,16 @@ pub fn fit(
             .collect()
     };
     let fitted_keys: BTreeSet<String> = twin_values.iter().map(|(k, _)| k.clone()).collect();
-    let params = shown
+    // Every key searched, for the report: the twin's values with a cell that is the start's,
+    // which its spec leaves out, then its prices.
+    let searched_values = if search_behaviour {
+        space.values(&found.best)
+    } else {
+        vec![]
+    };
+    let params = searched_values
         .iter()
+        .chain(&twin_values[behaviour.len()..])
         .map(|(key, value)| ParamRow {
             key: key.clone(),
             start: start.get(key).cloned().unwrap_or_default(),
