@@ -404,12 +404,24 @@ pub fn fit(
         starts: found
             .starts
             .iter()
-            .map(|start| StartRow {
-                keys: space.start_keys(&start.origin),
-                loss: start.loss,
-                went_on: start.went_on,
+            .enumerate()
+            .map(|(round, starts)| {
+                // The first round's starts are told apart by the outer choices, later
+                // rounds' by the keys across ([`screen::search`]).
+                let keys = |x: &[f64]| match round {
+                    0 => space.start_keys(x),
+                    _ => space.across_keys(x),
+                };
+                starts
+                    .iter()
+                    .map(|start| StartRow {
+                        keys: keys(&start.origin),
+                        loss: start.loss,
+                        went_on: start.went_on,
+                    })
+                    .filter(|row| !row.keys.is_empty())
+                    .collect()
             })
-            .filter(|row| !row.keys.is_empty())
             .collect(),
         price_runs,
         price_spreads,

@@ -82,8 +82,9 @@ impl TermRow {
     }
 }
 
-/// A start of the search's first round ([`super::Space::starts`]): the keys that tell it from
-/// the others and the best loss it reached exploring.
+/// A start of a round of the search (the first round's, [`super::Space::starts`]; later
+/// rounds', the last round's best and the drives across it): the keys that tell it from the
+/// others and the best loss it reached exploring.
 #[derive(Clone, Debug, Serialize)]
 pub struct StartRow {
     pub keys: Vec<(String, String)>,
@@ -118,9 +119,10 @@ pub struct FitReport {
     pub confirmed: Vec<(usize, f64)>,
     /// With screening, the drives run at full length to confirm them.
     pub finalists: usize,
-    /// The first round's starts, one per combination of outer choices, without and with a
-    /// cache where the start has none (none when it had one such start).
-    pub starts: Vec<StartRow>,
+    /// Each round's starts: the first round's, one per combination of outer choices, without
+    /// and with a cache where the start has none; a later round's, the last one's best and
+    /// the drives across it that lost (none where a round had one start).
+    pub starts: Vec<Vec<StartRow>>,
     /// Runs of the twin's priced measurements that gave the prices' linear model (0: no
     /// prices fitted).
     pub price_runs: usize,
@@ -171,9 +173,8 @@ impl FitReport {
                 self.finalists
             );
         }
-        if !self.starts.is_empty() {
-            let starts: Vec<String> = self
-                .starts
+        let listed = |starts: &[StartRow]| -> String {
+            let rows: Vec<String> = starts
                 .iter()
                 .map(|start| {
                     let keys: Vec<String> =
@@ -182,13 +183,30 @@ impl FitReport {
                     format!("`{}` {:.3}{on}", keys.join(","), start.loss)
                 })
                 .collect();
+            rows.join(", ")
+        };
+        let at_full = if self.screen > 1 {
+            ", at full length"
+        } else {
+            ""
+        };
+        if let Some(first) = self.starts.first().filter(|s| !s.is_empty()) {
             let _ = writeln!(
                 s,
-                "The first round searched from {} starts, one for each value of the keys no coordinate moves and, from a start without a pseudo-SLC cache, each without and with one, each exploring a share of the round before the best went on; the loss of the best drive each reached{}: {}.\n",
-                starts.len(),
-                if self.screen > 1 { ", at full length" } else { "" },
-                starts.join(", ")
+                "The first round searched from {} starts, one for each value of the keys no coordinate moves and, from a start without a pseudo-SLC cache, each without and with one, each exploring a share of the round before the best went on; the loss of the best drive each reached{at_full}: {}.\n",
+                first.len(),
+                listed(first),
             );
+        }
+        for (round, starts) in self.starts.iter().enumerate().skip(1) {
+            if !starts.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "Round {} searched from the best drive so far and the drives across it that lost to it (the other NAND cell, the cache the other way), each exploring a share of the round before the best went on{at_full}: {}.\n",
+                    round + 1,
+                    listed(starts),
+                );
+            }
         }
         if self.price_runs > 0 {
             let _ = writeln!(

@@ -154,6 +154,22 @@ const FIRST_ROUND_STARTS: usize = 2;
 /// on the number of threads).
 const FINALISTS: usize = 4;
 
+/// Each of `points` at full length (measured on `pool`), with its loss.
+fn measured(
+    points: Vec<Vec<f64>>,
+    full: FiguresAt,
+    loss_of: &(dyn Fn(&Result<Figures, String>) -> f64 + Sync),
+    pool: &rayon::ThreadPool,
+) -> Vec<(Vec<f64>, f64, Result<Figures, String>)> {
+    let figures: Vec<Result<Figures, String>> =
+        pool.install(|| points.par_iter().map(|x| full(x)).collect());
+    points
+        .into_iter()
+        .zip(figures)
+        .map(|(x, f)| (x, loss_of(&f), f))
+        .collect()
+}
+
 /// The best of `points` at full length (measured on `pool`), where its loss is below `than`.
 fn better_than(
     than: f64,
@@ -162,12 +178,8 @@ fn better_than(
     loss_of: &(dyn Fn(&Result<Figures, String>) -> f64 + Sync),
     pool: &rayon::ThreadPool,
 ) -> Option<(Vec<f64>, f64, Figures)> {
-    let measured: Vec<Result<Figures, String>> =
-        pool.install(|| points.par_iter().map(|x| full(x)).collect());
-    points
+    measured(points, full, loss_of, pool)
         .into_iter()
-        .zip(measured)
-        .map(|(x, f)| (x, loss_of(&f), f))
         .filter(|(_, l, _)| *l < than)
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .and_then(|(x, l, f)| Some((x, l, f.ok()?)))
@@ -179,10 +191,11 @@ pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
 /// Minimise `loss` from `starts` (the start first, then its outer choices' other values;
 /// `held` marks those coordinates), screening candidates with `screened` and confirming the
 /// finalists of each round with `full`, and after each the best drive's `across` (points the
-/// search cannot walk to from it, [`super::Space::across`]). `budget.evaluations` counts
-/// screened drives; the full-length ones are `ROUNDS x FINALISTS` more, with the first
-/// round's starts' best drives and each round's across, and [`Found::confirmed`] lists the
-/// best confirmed loss after each round.
+/// search cannot walk to from it, [`super::Space::across`]): the best of the best and those
+/// goes on, the others start the next round beside it. `budget.evaluations` counts screened
+/// drives; the full-length ones are `ROUNDS x FINALISTS` more, with each round's starts' best
+/// drives and its across, and [`Found::confirmed`] lists the best confirmed loss after each
+/// round.
 #[allow(clippy::too_many_arguments)]
 pub fn search(
     starts: &[Vec<f64>],
@@ -212,6 +225,8 @@ pub fn search(
         starts: vec![],
     };
     let mut correction = Correction::default();
+    // The drives across the last round's best ([`super::Space::across`]) that lost to it.
+    let mut rivals: Vec<Vec<f64>> = vec![];
     for round in 0..ROUNDS {
         // What earlier rounds left, shared: a generation may overshoot its round's share.
         let per_round =
@@ -236,7 +251,7 @@ pub fn search(
         let from = match round {
             0 if starts.len() > 1 => starts.to_vec(),
             0 => vec![best.clone(); FIRST_ROUND_STARTS],
-            _ => vec![best.clone()],
+            _ => [vec![best.clone()], std::mem::take(&mut rivals)].concat(),
         };
         // The starts are told apart at full length: the correction was measured at one.
         let judge = |x: &[f64]| full_loss(&full(x));
@@ -257,7 +272,7 @@ pub fn search(
             .filter(|x| *x != best)
             .take(FINALISTS)
             .collect();
-        for start in &found.starts {
+        for start in found.starts.iter().flatten() {
             if start.best != best && !finalists.contains(&start.best) {
                 finalists.push(start.best.clone());
             }
@@ -266,15 +281,26 @@ pub fn search(
         if let Some(better) = better_than(best_loss, finalists, full, &full_loss, &pool) {
             (best, best_loss, best_full) = better;
         }
-        // Then across from the best of them, where the search cannot walk.
+        // Then across from the best of them, where the search cannot walk. Which side is
+        // better this early says little (the Ultra Plus's MLC drive lost to its own TLC copy
+        // after round 1, and its TLC twin fitted worse than the MLC one a search that stayed
+        // reached), so the losers start the next round beside the winner, each exploring a
+        // share of it, and the winner at full length then goes on.
         let across = across(&best);
         done.finalists += across.len();
-        if let Some(better) = better_than(best_loss, across, full, &full_loss, &pool) {
-            (best, best_loss, best_full) = better;
-        }
-        if round == 0 {
-            done.starts = found.starts.clone();
-        }
+        let mut sides = vec![(best, best_loss, Ok(best_full))];
+        sides.extend(measured(across, full, &full_loss, &pool));
+        // Stable: the best stays on a tie.
+        sides.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let (x, l, f) = sides.remove(0);
+        (best, best_loss, best_full) = (x, l, f?);
+        rivals = sides
+            .into_iter()
+            .filter(|(_, l, _)| *l < INVALID_LOSS)
+            .map(|(x, _, _)| x)
+            .collect();
+        done.starts
+            .push(found.starts.into_iter().next().unwrap_or_default());
         done.evaluations += found.evaluations;
         done.history
             .extend(found.history.iter().map(|&(n, l)| (offset + n, l)));
@@ -337,6 +363,61 @@ pub fn search(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_side_that_loses_across_after_a_round_starts_the_next_one() {
+        // A held choice (x[1]: -1 one cell, 1 the other) beside one coordinate. The cell the
+        // search starts in reaches 0 far off; the other is better where round 1 ends (near
+        // x[0] = 0.5) and nowhere below 0.065, and the first cell is worse at its best.
+        let loss_at = |x: &[f64]| {
+            if x[1] < 0.0 {
+                0.15 * (1.0 - x[0])
+            } else {
+                0.065 + 0.1 * (x[0] - 0.5).powi(2)
+            }
+        };
+        let calls = std::sync::Mutex::new(vec![]);
+        let figures = |x: &[f64], full: bool| -> Result<Figures, String> {
+            calls.lock().unwrap().push((full, x[1]));
+            Ok(Figures::from([("f".to_string(), loss_at(x))]))
+        };
+        let found = search(
+            &[vec![-0.9, -1.0]],
+            &[false, true],
+            &[true, false],
+            &|x| vec![vec![x[0], -x[1]]],
+            &|x| figures(x, true),
+            &|x| figures(x, false),
+            &|f| f["f"],
+            &|f| vec![f["f"]],
+            Budget {
+                evaluations: 24,
+                seed: 1,
+                jobs: 1,
+            },
+            &mut |_| ControlFlow::Continue(()),
+        )
+        .unwrap();
+        // The other cell won across after round 1 ...
+        let calls = calls.into_inner().unwrap();
+        let across = calls.iter().position(|&(full, cell)| full && cell > 0.0);
+        let screened_other = calls.iter().position(|&(full, cell)| !full && cell > 0.0);
+        assert!(across < screened_other, "{calls:?}");
+        assert!(
+            found.confirmed[1].1 <= 0.065 + 1e-3,
+            "{:?}",
+            found.confirmed
+        );
+        // ... yet the first cell, which lost, was searched again, from round 2's starts.
+        let searched_again = calls[screened_other.unwrap()..]
+            .iter()
+            .any(|&(full, cell)| !full && cell < 0.0);
+        assert!(searched_again, "{calls:?}");
+        let cells = |round: usize| -> Vec<f64> {
+            found.starts[round].iter().map(|s| s.origin[1]).collect()
+        };
+        assert_eq!((cells(1), cells(2)), (vec![1.0, -1.0], vec![1.0, -1.0]));
+    }
 
     #[test]
     fn the_factor_keeps_the_screened_drive_at_least_16_gib() {

@@ -85,9 +85,9 @@ pub struct Found {
     pub finalists: usize,
     /// Why it stopped, in words.
     pub stopped: String,
-    /// With several starts, each and what it reached exploring (the first of the best went
-    /// on).
-    pub starts: Vec<Start>,
+    /// Each round's starts, where it had several: each and what it reached exploring (the
+    /// first of the best went on). A round from one start has none.
+    pub starts: Vec<Vec<Start>>,
 }
 
 /// A start of a search from several ([`from_starts`]): where it began, the best drive it
@@ -265,7 +265,11 @@ pub fn from_starts(
         confirmed: vec![],
         finalists: 0,
         stopped,
-        starts: explored,
+        starts: if explored.is_empty() {
+            vec![]
+        } else {
+            vec![explored]
+        },
     })
 }
 
@@ -638,10 +642,10 @@ mod tests {
             go_on,
         )
         .unwrap();
-        let went_on = |f: &Found| f.starts.iter().find(|s| s.went_on).unwrap().origin[1];
+        let went_on = |f: &Found| f.starts[0].iter().find(|s| s.went_on).unwrap().origin[1];
         assert_eq!(went_on(&misled), -0.5);
         assert_eq!(went_on(&judged), 0.5);
-        for start in &judged.starts {
+        for start in &judged.starts[0] {
             assert_eq!(start.best[1], start.origin[1]);
             assert_eq!(start.loss, truth(&start.best));
         }

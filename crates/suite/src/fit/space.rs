@@ -34,8 +34,9 @@ pub enum Reach {
     Outer(&'static [&'static str]),
     /// One of these values, held by the search where its start put it like an outer choice,
     /// but no start of its own: after each round the best drive is tried with each other
-    /// value ([`Space::across`]). The NAND cell, whose page types set the program times
-    /// searched beside it: a start each would halve every start's share of the budget.
+    /// value ([`Space::across`]), and those that lose start the next round beside it. The
+    /// NAND cell, whose page types set the program times searched beside it: a start each
+    /// would halve every start's share of the first round's budget.
     Across(&'static [&'static str]),
     /// TRIM, by the share of trimmed units the drive keeps: none up to x = 0 (`trim=on`), x
     /// times 100% between (`trim=partial`, `trim_keep`), all at x = 1 (`trim=off`). One
@@ -577,6 +578,17 @@ impl Space {
                 _ => false,
             })
             .filter_map(|(_, d)| overrides.iter().find(|(k, _)| k == d.param.key).cloned())
+            .collect()
+    }
+
+    /// What tells the drives across one another apart ([`Space::across`]): its cell and
+    /// its cache.
+    pub fn across_keys(&self, x: &[f64]) -> Vec<(String, String)> {
+        let values = self.values(x);
+        self.dims
+            .iter()
+            .filter(|d| matches!(d.param.reach, Reach::Across(_) | Reach::CacheShare))
+            .filter_map(|d| values.iter().find(|(k, _)| k == d.param.key).cloned())
             .collect()
     }
 
