@@ -191,8 +191,8 @@ pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
 /// Minimise `loss` from `starts` (the start first, then its outer choices' other values;
 /// `held` marks those coordinates), screening candidates with `screened` and confirming the
 /// finalists of each round with `full`, and after each the best drive's `across` (points the
-/// search cannot walk to from it, [`super::Space::across`]): the best of the best and those
-/// goes on, the others start the next round beside it. `budget.evaluations` counts screened
+/// search cannot walk to from it, [`super::Space::across`]): the best of that drive and
+/// them goes on, the others start the next round beside it. `budget.evaluations` counts screened
 /// drives; the full-length ones are `ROUNDS x FINALISTS` more, with each round's starts' best
 /// drives and its across, and [`Found::confirmed`] lists the best confirmed loss after each
 /// round.
@@ -368,7 +368,7 @@ mod tests {
     fn the_side_that_loses_across_after_a_round_starts_the_next_one() {
         // A held choice (x[1]: -1 one cell, 1 the other) beside one coordinate. The cell the
         // search starts in reaches 0 far off; the other is better where round 1 ends (near
-        // x[0] = 0.5) and nowhere below 0.065, and the first cell is worse at its best.
+        // x[0] = 0.5), but nowhere below 0.065.
         let loss_at = |x: &[f64]| {
             if x[1] < 0.0 {
                 0.15 * (1.0 - x[0])
