@@ -202,7 +202,7 @@ pub fn fit(
             &space.starts(&origin),
             &space.held(),
             search::INITIAL_STEP,
-            &loss_at,
+            &[&loss_at],
             None,
             req.budget,
             progress,

@@ -226,7 +226,7 @@ pub fn search(
     };
     let mut correction = Correction::default();
     // The drives across the last round's best ([`super::Space::across`]) that lost to it.
-    let mut rivals: Vec<Vec<f64>> = vec![];
+    let mut rivals: Vec<(Vec<f64>, Figures)> = vec![];
     for round in 0..ROUNDS {
         // What earlier rounds left, shared: a generation may overshoot its round's share.
         let per_round =
@@ -236,10 +236,25 @@ pub fn search(
         if let Ok(at_best) = screened(&best) {
             correction = Correction::between(&best_full, &at_best);
         }
-        let screened_loss = |x: &[f64]| match screened(x) {
-            Ok(f) => loss(&correction.apply(&f)),
-            Err(_) => INVALID_LOSS,
-        };
+        // A rival's drives are corrected where it was measured, a drive of its own cell or
+        // cache, not the best's.
+        let corrections: Vec<Correction> = std::iter::once(correction.clone())
+            .chain(rivals.iter().map(|(x, full)| match screened(x) {
+                Ok(at) => Correction::between(full, &at),
+                Err(_) => correction.clone(),
+            }))
+            .collect();
+        let screened_losses: Vec<_> = corrections
+            .iter()
+            .map(|c| {
+                move |x: &[f64]| match screened(x) {
+                    Ok(f) => loss(&c.apply(&f)),
+                    Err(_) => INVALID_LOSS,
+                }
+            })
+            .collect();
+        let screened_losses: Vec<search::Loss> =
+            screened_losses.iter().map(|l| l as search::Loss).collect();
         let offset = done.evaluations;
         let round_budget = Budget {
             evaluations: per_round,
@@ -251,7 +266,9 @@ pub fn search(
         let from = match round {
             0 if starts.len() > 1 => starts.to_vec(),
             0 => vec![best.clone(); FIRST_ROUND_STARTS],
-            _ => [vec![best.clone()], std::mem::take(&mut rivals)].concat(),
+            _ => std::iter::once(best.clone())
+                .chain(std::mem::take(&mut rivals).into_iter().map(|(x, _)| x))
+                .collect(),
         };
         // The starts are told apart at full length: the correction was measured at one.
         let judge = |x: &[f64]| full_loss(&full(x));
@@ -259,7 +276,7 @@ pub fn search(
             &from,
             held,
             step,
-            &screened_loss,
+            &screened_losses,
             Some(&judge),
             round_budget,
             &mut |p| progress(&p.within(offset, budget.evaluations)),
@@ -297,7 +314,7 @@ pub fn search(
         rivals = sides
             .into_iter()
             .filter(|(_, l, _)| *l < INVALID_LOSS)
-            .map(|(x, _, _)| x)
+            .filter_map(|(x, _, f)| Some((x, f.ok()?)))
             .collect();
         done.starts
             .push(found.starts.into_iter().next().unwrap_or_default());

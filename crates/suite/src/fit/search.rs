@@ -129,6 +129,9 @@ pub const STOPPED: &str = "the fit was stopped";
 /// The search's first step, in coordinates of [-1, 1]: a third of the way to either edge.
 pub const INITIAL_STEP: f64 = 0.3;
 
+/// What a search minimises.
+pub type Loss<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
+
 /// How many of the best points [`Found::ranked`] keeps.
 const RANKED: usize = 16;
 
@@ -142,14 +145,23 @@ pub fn minimise(
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
-    from_starts(&[origin.to_vec()], &[], step, loss, None, budget, progress)
+    from_starts(
+        &[origin.to_vec()],
+        &[],
+        step,
+        &[loss],
+        None,
+        budget,
+        progress,
+    )
 }
 
 /// Searches from `origins` (points, or one point repeated), each with its own seed, holding
 /// the coordinates `held` marks where each start put them (an outer choice, such as the NAND
 /// page, that the search does not move: [`super::Reach::Outer`]). Each explores a share of the
-/// budget ([`EXPLORED`]), and the one whose best drive is best (by `judge` where there is one,
-/// else by `loss`) goes on with the rest; the others' drives stay in the ranking. A search ends in the basin its first generations fall into,
+/// budget ([`EXPLORED`]) minimising its own of `losses` (or the one given for all), and the
+/// one whose best drive is best (by `judge` where there is one, else by its loss) goes on with
+/// the rest; the others' drives stay in the ranking. A search ends in the basin its first generations fall into,
 /// and a drive's figures can have several (the Ultra Plus's 16,667 random writes a second, at
 /// any queue depth: three dies, or 60 us of controller time a write, which only the second
 /// gives its sequential writes); where one start falls into the wrong one, another may not.
@@ -160,14 +172,24 @@ pub fn from_starts(
     origins: &[Vec<f64>],
     held: &[bool],
     step: f64,
-    loss: &(dyn Fn(&[f64]) -> f64 + Sync),
+    losses: &[Loss],
     judge: Option<Judge>,
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
     let first = origins.first().ok_or("a search needs a start")?;
+    let loss = |k: usize| match losses {
+        [one] => Ok(*one),
+        _ => losses
+            .get(k)
+            .copied()
+            .ok_or_else(|| format!("{} losses for {} starts", losses.len(), origins.len())),
+    };
     if (0..first.len()).all(|i| is_held(held, i)) {
-        return Ok(only_starts(origins, loss));
+        let evaluated = (0..origins.len())
+            .map(|k| Ok((origins[k].clone(), loss(k)?(&origins[k]))))
+            .collect::<Result<_, String>>()?;
+        return Ok(only_starts(evaluated));
     }
     let pool = pool(budget.jobs)?;
     let starts = origins.len();
@@ -189,7 +211,7 @@ pub fn from_starts(
         let seed = budget
             .seed
             .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut run = Run::new(origin, held, step, loss, seed, deepest)?;
+        let mut run = Run::new(origin, held, step, loss(k)?, seed, deepest)?;
         let until = if starts == 1 { deepest } else { explored };
         let earlier = best_of(&runs);
         run.advance(until, &pool, &mut |p| {
@@ -286,13 +308,14 @@ fn is_held(held: &[bool], i: usize) -> bool {
 }
 
 /// A search with every coordinate held: each start is a drive, evaluated once.
-fn only_starts(starts: &[Vec<f64>], loss: &(dyn Fn(&[f64]) -> f64 + Sync)) -> Found {
-    let ranked = rank(starts.iter().map(|x| (x.clone(), loss(x))).collect());
+fn only_starts(evaluated: Vec<(Vec<f64>, f64)>) -> Found {
+    let starts = evaluated.len();
+    let ranked = rank(evaluated);
     Found {
         best: ranked[0].0.clone(),
-        history: vec![(starts.len(), ranked[0].1)],
+        history: vec![(starts, ranked[0].1)],
         ranked,
-        evaluations: starts.len(),
+        evaluations: starts,
         confirmed: vec![],
         finalists: 0,
         stopped: "every key searched is a start's choice: each start was evaluated".into(),
@@ -542,7 +565,7 @@ mod tests {
                     &vec![vec![0.0; 2]; 2],
                     &[],
                     INITIAL_STEP,
-                    &loss,
+                    &[&loss],
                     None,
                     budget,
                     &mut |p| {
@@ -587,7 +610,8 @@ mod tests {
             jobs: 2,
         };
         let go_on = &mut |_: &Progress| ControlFlow::Continue(());
-        let found = from_starts(&starts, &held, INITIAL_STEP, &loss, None, budget, go_on).unwrap();
+        let found =
+            from_starts(&starts, &held, INITIAL_STEP, &[&loss], None, budget, go_on).unwrap();
         assert!(found
             .ranked
             .iter()
@@ -599,7 +623,7 @@ mod tests {
             &starts,
             &[true; 3],
             INITIAL_STEP,
-            &loss,
+            &[&loss],
             None,
             budget,
             go_on,
@@ -626,7 +650,7 @@ mod tests {
             &starts,
             &held,
             INITIAL_STEP,
-            &flattering,
+            &[&flattering],
             None,
             budget,
             go_on,
@@ -636,7 +660,7 @@ mod tests {
             &starts,
             &held,
             INITIAL_STEP,
-            &flattering,
+            &[&flattering],
             Some(&truth),
             budget,
             go_on,
