@@ -633,6 +633,47 @@ mod tests {
     }
 
     #[test]
+    fn each_start_minimises_its_own_loss_where_each_has_one() {
+        // One start's screened figures corrected at one drive, the other's at another: the
+        // same point, each pulled its own way.
+        let right = |x: &[f64]| (x[0] - 0.5).powi(2);
+        let left = |x: &[f64]| (x[0] + 0.5).powi(2);
+        let found = from_starts(
+            &[vec![0.0], vec![0.0]],
+            &[],
+            INITIAL_STEP,
+            &[&right, &left],
+            None,
+            Budget {
+                evaluations: 120,
+                seed: 1,
+                jobs: 1,
+            },
+            &mut |_| ControlFlow::Continue(()),
+        )
+        .unwrap();
+        let reached: Vec<f64> = found.starts[0].iter().map(|s| s.best[0]).collect();
+        assert!(
+            (reached[0] - 0.5).abs() < 0.1 && (reached[1] + 0.5).abs() < 0.1,
+            "{reached:?}"
+        );
+        let two_for_three = from_starts(
+            &vec![vec![0.0]; 3],
+            &[],
+            INITIAL_STEP,
+            &[&right, &left],
+            None,
+            Budget {
+                evaluations: 12,
+                seed: 1,
+                jobs: 1,
+            },
+            &mut |_| ControlFlow::Continue(()),
+        );
+        assert_eq!(two_for_three.unwrap_err(), "2 losses for 3 starts");
+    }
+
+    #[test]
     fn the_judge_tells_the_starts_apart_where_the_searched_loss_misleads() {
         // The truth is best at x[1] = 0.5; the searched loss (a screen corrected at the other
         // start, say) flatters x[1] = -0.5.
