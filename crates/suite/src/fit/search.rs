@@ -104,7 +104,7 @@ pub struct Start {
 /// What tells a search's starts apart, where its own loss cannot: a truer loss of each
 /// start's best drive (the screen's searches judge at full length, since the screen's
 /// correction was measured at one start and may favour another's drives wrongly).
-pub type Judge<'a> = &'a (dyn Fn(&[f64]) -> f64 + Sync);
+pub type Judge<'a> = Loss<'a>;
 
 impl Found {
     /// A search that did not run: the start, and why.
@@ -141,7 +141,7 @@ const RANKED: usize = 16;
 pub fn minimise(
     origin: &[f64],
     step: f64,
-    loss: &(dyn Fn(&[f64]) -> f64 + Sync),
+    loss: Loss,
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Found, String> {
@@ -350,7 +350,7 @@ impl<'a> Run<'a> {
         origin: &[f64],
         held: &[bool],
         step: f64,
-        loss: &'a (dyn Fn(&[f64]) -> f64 + Sync),
+        loss: Loss<'a>,
         seed: u64,
         budget: usize,
     ) -> Result<Run<'a>, String> {
