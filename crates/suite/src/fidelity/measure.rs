@@ -166,7 +166,8 @@ impl Measure {
     }
 
     /// Run with the timed phases of the tests (the corners, the consistency runs, TRIM's
-    /// torture) and the Storage Bench's traces `time_scale` as long: on a drive of
+    /// torture, the power tests' measured phases) and the Storage Bench's traces `time_scale`
+    /// as long: on a drive of
     /// `time_scale` the capacity, the drive goes through the same states in that share of the
     /// time (a twin fit's screening, [`crate::fit`]). 1 is the methodology.
     pub fn run_shortened(self, spec: &str, time_scale: f64) -> Result<Figures, String> {
@@ -237,10 +238,13 @@ impl Measure {
                     ..Overrides::default()
                 },
             ),
+            // Each measured phase shortened: a minute's writes fill a screened drive that
+            // many times over (and cost as much as on the full one). The rest before idling
+            // is idle, cheap at any length.
             Measure::Power => {
                 let mut all = Vec::new();
                 for id in methodology::power::TESTS {
-                    all.extend(test(id, Overrides::default())?);
+                    all.extend(test(id, lasting(methodology::power::MEASURE_S))?);
                 }
                 Ok(all)
             }
@@ -590,6 +594,28 @@ fn turbo_write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A screened power measurement writes and idles for its share of each minute, as the
+    /// other timed tests do: a minute's writes would fill a screened drive many times over.
+    #[test]
+    fn a_shortened_power_measurement_lasts_its_share_of_each_phase() {
+        let mut dev = sim::open("default").unwrap();
+        let stop = AtomicBool::new(false);
+        let mut silent = Silent;
+        let mut ctx = Context::new(&stop, &mut silent);
+        let results = Measure::Power.run_tests(&mut dev, &mut ctx, 0.125).unwrap();
+        assert_eq!(results.len(), methodology::power::TESTS.len());
+        let share = methodology::power::MEASURE_S * 0.125;
+        for r in &results {
+            // Writes in flight at the limit complete after it.
+            let lasted = r.summary.duration_s;
+            assert!(
+                lasted > 0.5 * share && lasted < share + 1.0,
+                "{}: {lasted} s",
+                r.test
+            );
+        }
+    }
 
     /// A drive's own whole-drive fill gives a fit the figures a simulated one gives: its
     /// cache's size and speed, and the speed after it.
