@@ -229,8 +229,7 @@ impl BlockManager {
     /// Block `b` is being cleaned: out of the victim index (a main-array block), open again.
     pub fn start_cleaning(&mut self, b: u32) {
         if !self.slc_mode[b as usize] {
-            self.victims
-                .remove(b, self.valid[b as usize], self.close_seq[b as usize]);
+            self.victims.remove(b, self.valid[b as usize]);
         }
         self.state[b as usize] = BlockState::Open;
     }
