@@ -4,8 +4,9 @@
 # the 25%-spare consistency run or the power tests' sequential write; the table is each
 # held-out figure's error (the twin's against the hidden preset's), per preset and the
 # median across presets, each miss marked with whose it is (the search's, the space's, the
-# fitted tests' or the keys' not searched: --reference). Each fit took 9-25 minutes of two
-# cores at seeds 1 and 2 (each report's "Where the time went" names its slowest drives).
+# fitted tests' or the keys' not searched: --reference). Each fit takes 9 to 28 minutes of
+# two cores alone, the 840 Pro's the longest: its fast candidates are the slowest to simulate
+# (each report's "Where the time went" names its slowest drives).
 #
 #   benches/recovery.sh DIR PRESET...     # suites and fits in DIR, kept for a re-run
 #   FILL=1 benches/recovery.sh DIR ...    # a whole-drive fill fitted beside the suite
