@@ -246,6 +246,7 @@ struct AgeBuckets {
     /// Per block: its bucket and filing while indexed. A block is filed anew each time it
     /// closes, so an entry of an earlier filing in the same bucket is not taken for it.
     at: Vec<Option<(u32, u32)>>,
+    /// Per block: its filing, one more each time it is cleaned.
     filings: Vec<u32>,
 }
 

@@ -167,9 +167,9 @@ impl Measure {
 
     /// Run with the timed phases of the tests (the corners, the consistency runs, TRIM's
     /// torture, the power tests' measured phases) and the Storage Bench's traces `time_scale`
-    /// as long: on a drive of
-    /// `time_scale` the capacity, the drive goes through the same states in that share of the
-    /// time (a twin fit's screening, [`crate::fit`]). 1 is the methodology.
+    /// as long: on a drive of `time_scale` the capacity, the drive goes through the same states
+    /// in that share of the time (a twin fit's screening, [`crate::fit`]). 1 is the
+    /// methodology.
     pub fn run_shortened(self, spec: &str, time_scale: f64) -> Result<Figures, String> {
         let mut dev = sim::open(spec).map_err(|e| e.to_string())?;
         let stop = AtomicBool::new(false);
