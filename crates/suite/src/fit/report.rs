@@ -200,10 +200,20 @@ impl FitReport {
         }
         for (round, starts) in self.starts.iter().enumerate().skip(1) {
             if !starts.is_empty() {
+                // What across moved: a cell given as known is not among them.
+                let moved: Vec<&str> = [
+                    ("cell", "the other NAND cell"),
+                    ("slc_cache", "the cache the other way"),
+                ]
+                .into_iter()
+                .filter(|(key, _)| starts.iter().any(|r| r.keys.iter().any(|(k, _)| k == key)))
+                .map(|(_, what)| what)
+                .collect();
                 let _ = writeln!(
                     s,
-                    "Round {} searched from the best drive so far and the drives across it that lost to it (the other NAND cell, the cache the other way), each exploring a share of the round before the best went on{at_full}: {}.\n",
+                    "Round {} searched from the best drive so far and the drives across it that lost to it ({}), each exploring a share of the round before the best went on{at_full}: {}.\n",
                     round + 1,
+                    moved.join(", "),
                     listed(starts),
                 );
             }
