@@ -84,7 +84,8 @@ pub struct FitArgs {
     #[arg(long)]
     jobs: Option<usize>,
     /// The twin's TOML file; its report goes beside it (.fit.md, .fit.json) with the
-    /// evaluations (.evals.jsonl), from which a stopped fit resumes.
+    /// evaluations (.evals.jsonl), from which a stopped fit resumes (if this ssdlab measures
+    /// its drives as the one that wrote it did).
     #[arg(short, long)]
     output: PathBuf,
 }

@@ -4,6 +4,8 @@
 //! measured at full length or screened ([`Screen`]), each kept apart; on this machine, or
 //! wherever a [`Measurer`] sends it (the Python package's Dask client). How long each took
 //! is kept beside its figures, so a slow fit shows which drives made it slow ([`TimeSpent`]).
+//! A file written by a build that measures differently is refused, not read back: its
+//! quickest drive of each measurement is measured again first ([`Evaluations::open`]).
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -90,6 +92,8 @@ impl Evaluations {
     /// are measured by `measurer`, here when none.
     pub fn open(path: Option<&Path>, measurer: Option<Measurer>) -> Result<Evaluations, String> {
         let mut known = HashMap::new();
+        // Each (measurement, screen)'s quickest drive in the file, to measure again.
+        let mut quickest: HashMap<(Measure, u32), (Key, f64)> = HashMap::new();
         let file = match path {
             None => None,
             Some(path) => {
@@ -108,10 +112,18 @@ impl Evaluations {
                             continue;
                         };
                         if let Some(m) = Measure::named(&l.measure) {
-                            known.insert((l.spec, m, l.screen), l.figures);
+                            let key = (l.spec, m, l.screen);
+                            let seconds = l.seconds.unwrap_or(f64::INFINITY);
+                            let kind = (m, l.screen);
+                            if quickest.get(&kind).is_none_or(|(_, s)| seconds < *s) {
+                                quickest.insert(kind, (key.clone(), seconds));
+                            }
+                            known.insert(key, l.figures);
                         }
                     }
                 }
+                let sample: Vec<&Key> = quickest.values().map(|(key, _)| key).collect();
+                check_same_build(path, &sample, &known, measurer.as_ref())?;
                 let f = OpenOptions::new()
                     .create(true)
                     .append(true)
@@ -172,18 +184,9 @@ impl Evaluations {
         if let Some(f) = self.known.lock().expect("evaluations").get(&key) {
             return Ok(f.clone());
         }
-        let drive = screen.spec(spec)?;
         let started = Instant::now();
-        let measured = match &self.measurer {
-            Some(elsewhere) => elsewhere(&drive, m, screen.time_scale()),
-            None => m.run_shortened(&drive, screen.time_scale()),
-        };
+        let f = run(spec, m, screen, self.measurer.as_ref())?;
         let seconds = started.elapsed().as_secs_f64();
-        let f: Figures = measured?
-            .into_iter()
-            // JSON has no NaN: a figure the run did not give is left out.
-            .filter(|(_, v)| v.is_finite())
-            .collect();
         self.keep(&key, &f, seconds)?;
         self.spent.lock().expect("evaluations").push(Spent {
             spec: spec.to_string(),
@@ -238,6 +241,84 @@ impl Evaluations {
         time.slowest = slowest;
         time
     }
+}
+
+/// One measurement of a drive through `screen`, here or where `measurer` sends it.
+fn run(
+    spec: &str,
+    m: Measure,
+    screen: Screen,
+    measurer: Option<&Measurer>,
+) -> Result<Figures, String> {
+    let drive = screen.spec(spec)?;
+    let measured = match measurer {
+        Some(elsewhere) => elsewhere(&drive, m, screen.time_scale()),
+        None => m.run_shortened(&drive, screen.time_scale()),
+    };
+    Ok(measured?
+        .into_iter()
+        // JSON has no NaN: a figure the run did not give is left out.
+        .filter(|(_, v)| v.is_finite())
+        .collect())
+}
+
+/// Measures the drives `sample` again and refuses the file when one differs from what it
+/// holds. A drive's figures are a pure function of its spec, so a difference means another
+/// build of the simulator or of the measurement wrote the file, and reading it back would mix
+/// two drives' figures in one fit; one quick drive per measurement catches a change to any
+/// measurement's procedure (stop 62's shortened power phases) for seconds of simulation.
+fn check_same_build(
+    path: &Path,
+    sample: &[&Key],
+    known: &HashMap<Key, Figures>,
+    measurer: Option<&Measurer>,
+) -> Result<(), String> {
+    if sample.is_empty() {
+        return Ok(());
+    }
+    eprintln!(
+        "{}: measuring {} of its drives again (one a test and screen), to be sure this ssdlab \
+         measures them as the one that wrote it",
+        path.display(),
+        sample.len()
+    );
+    let differs = sample.par_iter().find_map_any(|&key| {
+        let (spec, m, factor) = key;
+        match run(spec, *m, Screen { factor: *factor }, measurer) {
+            Ok(now) => first_difference(&known[key], &now),
+            Err(e) => Some(format!("figures there and no drive now ({e})")),
+        }
+        .map(|what| (key, what))
+    });
+    let Some(((spec, m, factor), what)) = differs else {
+        return Ok(());
+    };
+    let screened = match factor {
+        1 => String::new(),
+        f => format!(" screened to 1/{f}"),
+    };
+    Err(format!(
+        "{}: written by an ssdlab that measures differently: `{}`{screened} of {spec} gave \
+         {what}. Resume with the ssdlab that wrote it, or delete the file to fit from nothing",
+        path.display(),
+        m.prefix()
+    ))
+}
+
+/// The first figure that `now` does not give as `kept` did (to JSON's round trip), said.
+fn first_difference(kept: &Figures, now: &Figures) -> Option<String> {
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+    kept.iter()
+        .find_map(|(name, &was)| match now.get(name) {
+            None => Some(format!("{name} = {was} there and none now")),
+            Some(&is) if !same(was, is) => Some(format!("{name} = {was} there and {is} now")),
+            Some(_) => None,
+        })
+        .or_else(|| {
+            now.iter()
+                .find(|(name, _)| !kept.contains_key(*name))
+                .map(|(name, is)| format!("{name} = {is} now and none there"))
+        })
 }
 
 #[cfg(test)]
@@ -298,5 +379,44 @@ mod tests {
         let again = Evaluations::open(Some(&path), None).unwrap();
         again.screened(spec, &[Measure::AsSsd], screen).unwrap();
         assert_eq!(again.time_spent().screened, 0);
+    }
+
+    #[test]
+    fn a_file_another_build_wrote_is_refused_and_this_builds_is_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("evals.jsonl");
+        let drives = Evaluations::open(Some(&path), None).unwrap();
+        let screen = Screen { factor: 4 };
+        for spec in ["default", "default,op=20%"] {
+            drives.screened(spec, &[Measure::AsSsd], screen).unwrap();
+        }
+        drop(drives);
+        assert!(Evaluations::open(Some(&path), None).is_ok());
+        // Another build's figure, as the quickest drive's: every line says how long it took,
+        // so the slower one is made the quicker to be sure the check measures it.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<Line> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let (name, v) = lines[1].figures.iter_mut().next().unwrap();
+        let name = name.clone();
+        *v *= 1.01;
+        lines[1].seconds = Some(0.0);
+        let other: String = lines
+            .iter()
+            .map(|l| serde_json::to_string(l).unwrap() + "\n")
+            .collect();
+        std::fs::write(&path, other).unwrap();
+        let err = Evaluations::open(Some(&path), None).err().unwrap();
+        assert!(
+            err.contains("measures differently") && err.contains(&name),
+            "{err}"
+        );
+        assert!(
+            err.contains("default,op=20%") && err.contains("1/4"),
+            "{err}"
+        );
+        assert!(err.contains("delete the file"), "{err}");
     }
 }
