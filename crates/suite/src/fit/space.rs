@@ -267,7 +267,15 @@ pub fn known(
 ) -> Result<(String, Vec<Param>), String> {
     let mut start = from.to_string();
     let mut keys = vec![];
-    for kv in known.iter().map(|kv| kv.trim()).filter(|kv| !kv.is_empty()) {
+    // The cell first: it resets the NAND timings, so a timing known beside it comes after.
+    let mut known: Vec<&str> = known
+        .iter()
+        .map(|kv| kv.trim())
+        .filter(|kv| !kv.is_empty())
+        .collect();
+    known.sort_by_key(|kv| !kv.starts_with("cell="));
+    let program_known = known.iter().any(|kv| kv.starts_with("t_prog="));
+    for kv in known {
         let (key, value) = kv.split_once('=').ok_or_else(|| {
             format!("--known {kv}: give KEY=VALUE, as --known page_size=8KiB,channels=8")
         })?;
@@ -286,6 +294,9 @@ pub fn known(
         let value_of = |cfg: &sim::Config| super::reference::values_of(cfg).get(key).cloned();
         if value_of(&now) != value_of(&stated) {
             start.push_str(&format!(",{key}={value}"));
+            if key == "cell" && !program_known {
+                start.push_str(&format!(",t_prog={}", page_types_kept(&now, &stated)));
+            }
         }
         keys.push(key.to_string());
     }
@@ -297,6 +308,26 @@ pub fn known(
             .filter(|p| !keys.iter().any(|k| k == p.key))
             .collect(),
     ))
+}
+
+/// The program times of `now`'s page types, in those of `stated`'s cell ([`page_types`]) at
+/// the mean `stated` resets them to: a known cell gives the start its speed, not one uniform
+/// time, which the search (it scales every page type alike) could never part (the 840 EVO's
+/// 900 us/1.7 ms/3 ms from `default,cell=tlc`'s 2 ms).
+fn page_types_kept(now: &sim::Config, stated: &sim::Config) -> String {
+    let times = |cfg: &sim::Config| -> Vec<f64> {
+        cfg.native
+            .program
+            .times()
+            .iter()
+            .map(|&t| t as f64)
+            .collect()
+    };
+    let kinds = stated.cell.bits() as usize;
+    let shape = page_types(&times(now), kinds);
+    let scale = stated.native.program.mean() as f64 / mean(&shape);
+    let kept: Vec<f64> = shape.iter().map(|t| t * scale).collect();
+    sim::preset::spec_text("t_prog", &kept)
 }
 
 /// One searched key with its start.
@@ -1003,6 +1034,19 @@ mod tests {
         let (from, params) = known(&[], &["page_size=8KiB", " channels=8", "cell=mlc"]).unwrap();
         // The start's own cell is not restated: it would reset its MLC's two program times.
         assert_eq!(from, "default,page_size=8KiB,channels=8");
+        // Another cell keeps the start's page types, in that cell's, at its mean: default's
+        // MLC 650 us/1.95 ms (1:3) as TLC's three at 2 ms, the mean `cell=tlc` resets to.
+        let (tlc, _) = known(&[], &["cell=tlc"]).unwrap();
+        let t_prog = tlc.strip_prefix("default,cell=tlc,t_prog=").expect(&tlc);
+        let times = sim::preset::quantities("t_prog", t_prog).unwrap();
+        let [lsb, csb, msb] = times[..] else {
+            panic!("{tlc}")
+        };
+        assert!((msb / lsb - 3.0).abs() < 1e-3 && (csb * csb / (lsb * msb) - 1.0).abs() < 1e-3);
+        assert!(((lsb + csb + msb) / 3.0 - 2e6).abs() < 2.0, "{tlc}");
+        // A program time known beside the cell is the drive's, whatever the order.
+        let (given, _) = known(&[], &["t_prog=1ms", "cell=tlc"]).unwrap();
+        assert_eq!(given, "default,cell=tlc,t_prog=1ms");
         let keys: Vec<&str> = params.iter().map(|p| p.key).collect();
         assert!(["page_size", "channels", "cell"]
             .iter()
