@@ -266,7 +266,8 @@ fn run(
 /// holds. A drive's figures are a pure function of its spec, so a difference means another
 /// build of the simulator or of the measurement wrote the file, and reading it back would mix
 /// two drives' figures in one fit; one quick drive per measurement catches a change to any
-/// measurement's procedure (stop 62's shortened power phases) for seconds of simulation.
+/// measurement's procedure (stop 62's shortened power phases), for 18 drives and 90 s of
+/// simulation on a 256 GB drive's file, once on resuming.
 fn check_same_build(
     path: &Path,
     sample: &[&Key],
