@@ -39,20 +39,26 @@ struct Occupancy {
     max_in_flight: u32,
     since_ns: u64,
     busy_ns: u64,
-    /// Integral of in_flight over time, in IO-nanoseconds.
-    area: u128,
+    /// The IOs' summed time in flight, in IO-nanoseconds (iostat's weighted time in queue):
+    /// each IO adds its completion stamp and takes away its submission stamp. Exact in
+    /// whatever order a backend's threads hand completions over, where an integral over
+    /// events in processing order is not.
+    area: i128,
 }
 
 impl Occupancy {
     #[inline]
-    fn change(&mut self, now_ns: u64, up: bool) {
+    fn change(&mut self, stamp_ns: u64, up: bool) {
+        self.area += if up {
+            -(stamp_ns as i128)
+        } else {
+            stamp_ns as i128
+        };
         // Events arrive in processing order; a backend whose threads stamp completions may
         // hand one over stamped slightly before the last submission. Time never runs back.
-        let now_ns = now_ns.max(self.since_ns);
-        let dt = now_ns - self.since_ns;
+        let now_ns = stamp_ns.max(self.since_ns);
         if self.in_flight > 0 {
-            self.busy_ns += dt;
-            self.area += dt as u128 * self.in_flight as u128;
+            self.busy_ns += now_ns - self.since_ns;
         }
         self.since_ns = now_ns;
         if up {
@@ -462,9 +468,8 @@ impl Recorder {
             .chain(std::iter::once(&mut self.all))
         {
             if o.in_flight > 0 {
-                let dt = end_ns.saturating_sub(o.since_ns);
-                o.busy_ns += dt;
-                o.area += dt as u128 * o.in_flight as u128;
+                o.busy_ns += end_ns.saturating_sub(o.since_ns);
+                o.area += end_ns as i128 * o.in_flight as i128;
             }
         }
         let duration_ns = end_ns - self.start_ns;
