@@ -315,16 +315,14 @@ pub fn known(
 /// time, which the search (it scales every page type alike) could never part (the 840 EVO's
 /// 900 us/1.7 ms/3 ms from `default,cell=tlc`'s 2 ms).
 fn page_types_kept(now: &sim::Config, stated: &sim::Config) -> String {
-    let times = |cfg: &sim::Config| -> Vec<f64> {
-        cfg.native
-            .program
-            .times()
-            .iter()
-            .map(|&t| t as f64)
-            .collect()
-    };
-    let kinds = stated.cell.bits() as usize;
-    let shape = page_types(&times(now), kinds);
+    let times: Vec<f64> = now
+        .native
+        .program
+        .times()
+        .iter()
+        .map(|&t| t as f64)
+        .collect();
+    let shape = page_types(&times, stated.cell.bits() as usize);
     let scale = stated.native.program.mean() as f64 / mean(&shape);
     let kept: Vec<f64> = shape.iter().map(|t| t * scale).collect();
     sim::preset::spec_text("t_prog", &kept)
