@@ -59,6 +59,14 @@ def main(paths):
                            if r and r["loss"] is not None else "" for n, r in zip(names, ref)) + " | |")
     within = sum(1 for by in errors.values() if statistics.median_high(by.values()) <= 0.10)
     print(f"\n{within} of {len(errors)} figures have a median error across twins of 10% or less.")
+    references = {}  # figure -> {twin: the reference's error}
+    for name, fit in fits.items():
+        for row in fit["held_out"]:
+            if row.get("reference_error") is not None:
+                references.setdefault(row["figure"], {})[name] = row["reference_error"]
+    if references:
+        met = sum(1 for by in references.values() if statistics.median_high(by.values()) <= 0.10)
+        print(f"The references (each hidden drive as the space holds it): {met} of {len(references)}.")
     if causes:
         count = collections.Counter(causes.values())
         print(f"Misses over 10%: {count['s']} the search's (s), {count['o']} the space's (o), "
