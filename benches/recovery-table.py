@@ -45,8 +45,9 @@ def main(paths):
     print("| **median over the twin's figures** | "
           + " | ".join(f"**{100 * m:.1f}%**" for m in medians) + " | |")
     start = [statistics.median_high(r["start_error"] for r in fits[n]["held_out"]) for n in names]
-    starts = sorted({fits[n]["from"] for n in names})
-    print(f"| the start's ({', '.join(f'`{s}`' for s in starts)}), for comparison | "
+    starts = {fits[n]["from"] for n in names}
+    label = f"`{starts.pop()}`" if len(starts) == 1 else "each fit's `--from`"
+    print(f"| the start's ({label}), for comparison | "
           + " | ".join(f"{100 * m:.1f}%" for m in start) + " | |")
     if any(fit.get("reference") for fit in fits.values()):
         ref = [fits[n].get("reference") for n in names]
