@@ -26,10 +26,13 @@ from pathlib import Path
 def main(paths):
     fits = {Path(p).name.removesuffix(".fit.json"): json.load(open(p)) for p in paths}
     errors = {}  # figure -> {twin: error}
+    references = {}  # figure -> {twin: the reference's error}
     causes = {}  # (figure, twin) -> s, t or k
     for name, fit in fits.items():
         for row in fit["held_out"]:
             errors.setdefault(row["figure"], {})[name] = row["twin_error"]
+            if row.get("reference_error") is not None:
+                references.setdefault(row["figure"], {})[name] = row["reference_error"]
             cause = whose(fit, row)
             if cause:
                 causes[row["figure"], name] = cause
@@ -60,11 +63,6 @@ def main(paths):
                            if r and r["loss"] is not None else "" for n, r in zip(names, ref)) + " | |")
     within = sum(1 for by in errors.values() if statistics.median_high(by.values()) <= 0.10)
     print(f"\n{within} of {len(errors)} figures have a median error across twins of 10% or less.")
-    references = {}  # figure -> {twin: the reference's error}
-    for name, fit in fits.items():
-        for row in fit["held_out"]:
-            if row.get("reference_error") is not None:
-                references.setdefault(row["figure"], {})[name] = row["reference_error"]
     if references:
         met = sum(1 for by in references.values() if statistics.median_high(by.values()) <= 0.10)
         print(f"The references (each hidden drive as the space holds it): {met} of {len(references)}.")

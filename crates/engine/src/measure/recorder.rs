@@ -43,13 +43,13 @@ struct Occupancy {
     /// each IO adds its completion stamp and takes away its submission stamp. Exact in
     /// whatever order a backend's threads hand completions over, where an integral over
     /// events in processing order is not.
-    area: i128,
+    in_flight_ns: i128,
 }
 
 impl Occupancy {
     #[inline]
     fn change(&mut self, stamp_ns: u64, up: bool) {
-        self.area += if up {
+        self.in_flight_ns += if up {
             -(stamp_ns as i128)
         } else {
             stamp_ns as i128
@@ -78,7 +78,7 @@ impl Occupancy {
         self.max_in_flight += other.max_in_flight;
         self.since_ns = self.since_ns.max(other.since_ns);
         self.busy_ns = self.busy_ns.max(other.busy_ns);
-        self.area += other.area;
+        self.in_flight_ns += other.in_flight_ns;
     }
 }
 
@@ -469,7 +469,7 @@ impl Recorder {
         {
             if o.in_flight > 0 {
                 o.busy_ns += end_ns.saturating_sub(o.since_ns);
-                o.area += end_ns as i128 * o.in_flight as i128;
+                o.in_flight_ns += end_ns as i128 * o.in_flight as i128;
             }
         }
         let duration_ns = end_ns - self.start_ns;
@@ -584,7 +584,7 @@ impl Recorder {
                 iops: ios as f64 / duration_s.max(1e-9),
                 mbps: bytes as f64 / duration_s.max(1e-9) / 1e6,
                 busy_time_s: self.all.busy_ns as f64 / NS as f64,
-                avg_in_flight: self.all.area as f64 / duration_ns.max(1) as f64,
+                avg_in_flight: self.all.in_flight_ns as f64 / duration_ns.max(1) as f64,
                 max_in_flight: self.all.max_in_flight,
                 read,
                 write,
