@@ -6,6 +6,7 @@
 //! A claim is checked on simulated figures: a value within a tolerance, a bound, or an
 //! ordering between drives (or between two figures of one drive).
 
+pub mod corpus;
 pub mod measure;
 
 use std::collections::{BTreeMap, BTreeSet};
