@@ -44,6 +44,13 @@ pub enum SimCmd {
         /// repeatable; the claims comparing it with other presets measure those as they are.
         #[arg(long = "twin", value_name = "PRESET=FILE")]
         twins: Vec<String>,
+        /// Check the fidelity corpus (corpus.toml, figures beyond the seeds) instead of the
+        /// claims: met and missed by split and preset.
+        #[arg(long)]
+        corpus: bool,
+        /// With --corpus: only the records of one split (fit or validation).
+        #[arg(long, requires = "corpus")]
+        split: Option<String>,
     },
     /// Fit a simulated twin of a drive to its results (or to published claims) and report,
     /// figure by figure, how well it reproduces them and predicts those held out.
@@ -78,12 +85,21 @@ pub fn run(cmd: SimCmd) -> anyhow::Result<()> {
         }
         SimCmd::Validate {
             presets,
+            jobs,
+            json,
+            corpus: true,
+            split,
+            ..
+        } => crate::cmd_sim_corpus::validate(&presets, split.as_deref(), jobs, json)?,
+        SimCmd::Validate {
+            presets,
             fast,
             jobs,
             markdown,
             json,
             record,
             twins,
+            ..
         } => validate(presets, fast, jobs, markdown, json, record, &twins)?,
         SimCmd::Fit(args) => crate::cmd_sim_fit::run(*args)?,
         SimCmd::Serve(args) => crate::cmd_sim_serve::run(args)?,

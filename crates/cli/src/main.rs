@@ -6,6 +6,7 @@ mod cmd_purge;
 mod cmd_quick;
 mod cmd_run;
 mod cmd_sim;
+mod cmd_sim_corpus;
 mod cmd_sim_fit;
 mod cmd_sim_serve;
 mod cmd_suite;
