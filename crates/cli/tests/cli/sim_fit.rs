@@ -400,6 +400,21 @@ fn bad_requests_say_what_to_do() {
     ]);
     assert!(!o.status.success());
     assert!(text(&o).contains("no results to fit"), "{}", text(&o));
+    // An output the twin cannot be written to is refused before anything is read.
+    let taken = dir.path().join("taken.toml");
+    std::fs::create_dir(&taken).unwrap();
+    let missing = dir.path().join("no-such-dir").join("twin.toml");
+    for (out, says) in [(&taken, "is a directory"), (&missing, "does not exist")] {
+        let o = run(&[
+            "sim",
+            "fit",
+            dir.path().to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        assert!(text(&o).contains(says), "{}: {}", out.display(), text(&o));
+    }
 }
 
 #[test]
