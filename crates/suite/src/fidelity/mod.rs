@@ -86,8 +86,23 @@ pub fn claims() -> Result<Vec<Claim>, String> {
 
 /// Claims in the table's format (`[[claim]]` entries), from a file of the user's.
 pub fn parse_claims(text: &str) -> Result<Vec<Claim>, String> {
-    let file: ClaimsFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    let file: ClaimsFile = toml::from_str(text).map_err(|e| excerpt(&e.to_string()))?;
     Ok(file.claim)
+}
+
+/// A parser's message with each line it quotes of the input cut short: a file of one huge
+/// line must not come back whole in its error.
+fn excerpt(message: &str) -> String {
+    const WIDTH: usize = 160;
+    message
+        .lines()
+        .take(12)
+        .map(|l| match l.char_indices().nth(WIDTH) {
+            Some((at, _)) => format!("{} ...", &l[..at]),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Claim {
