@@ -28,6 +28,22 @@ impl TwinFiles {
                 twin.display()
             ));
         }
+        // Checked before a fit runs for hours to find it cannot write its twin.
+        if twin.is_dir() {
+            return Err(format!(
+                "{}: is a directory: give the twin's file (e.g. {})",
+                twin.display(),
+                twin.join("twin.toml").display()
+            ));
+        }
+        let dir = twin.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(dir) = dir.filter(|d| !d.is_dir()) {
+            return Err(format!(
+                "{}: the directory {} does not exist: create it, or write the twin elsewhere",
+                twin.display(),
+                dir.display()
+            ));
+        }
         let with = |ext: &str| twin.with_extension(ext);
         Ok(TwinFiles {
             twin: twin.to_path_buf(),

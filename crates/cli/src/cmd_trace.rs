@@ -341,6 +341,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     let (mut dev, mut created) = a
         .common
         .open(&a.common.target, stats.writes > 0 || stats.discards > 0)?;
+    warn_beyond_target(&a.trace, &stats, dev.geometry().capacity_bytes, &a.remap);
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = crate::progress::Bar::new(a.common.quiet, &stop);
     let mut ctx = suite::context::Context::new(&stop, &mut bar);
@@ -395,6 +396,26 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     } else {
         std::process::ExitCode::from(130)
     })
+}
+
+/// Say before the replay starts, quiet or not, when the trace addresses bytes past the
+/// target's end: those IOs land elsewhere than the trace put them.
+fn warn_beyond_target(trace: &std::path::Path, stats: &trace::Stats, capacity: u64, remap: &str) {
+    use engine::units::format_size;
+    let Some(highest) = stats.highest_byte.filter(|&h| h >= capacity) else {
+        return;
+    };
+    let how = match remap {
+        "scale" => "every offset is scaled by the target's capacity over the trace's span",
+        _ => "the IOs past its end wrap (offset modulo its capacity): give `--remap scale` to move every offset in proportion",
+    };
+    eprintln!(
+        "warning: {} addresses bytes {} to {highest} ({}), the target holds {}: {how}; the result counts the IOs remapped",
+        trace.display(),
+        stats.lowest_byte.unwrap_or(0),
+        format_size(highest + 1),
+        format_size(capacity)
+    );
 }
 
 /// `ssdlab trace record`: capture with blktrace and convert.

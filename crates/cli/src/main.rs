@@ -16,6 +16,7 @@ mod output;
 mod progress;
 mod suggest;
 mod table;
+mod validate_progress;
 mod target_args;
 
 use std::process::ExitCode;

@@ -478,6 +478,11 @@ impl Config {
         if spare < needed {
             let min_units = (data_blocks + needed) * block_units as u64;
             let min_op = (min_units as f64 / logical_units as f64 - 1.0) * 100.0;
+            // More spare than data is past any drive's (7% to 40% on real ones): it is the
+            // drive that is too small for its blocks.
+            if min_op > 100.0 {
+                return bad(self.too_small(needed, data_blocks, layout.block_bytes(), min_op));
+            }
             return bad(format!(
                 "op={}% leaves {spare} spare blocks of {}, but GC needs at least {needed} \
                  (2 open blocks per die for {dies} dies + gc_threshold {thr} + 1): raise op to at least {:.1}%, \
@@ -488,6 +493,26 @@ impl Config {
             ));
         }
         Ok(layout)
+    }
+
+    /// The drive's capacity is too small for the spare blocks GC needs: the capacity that
+    /// holds them at its spare area, or the other ways out.
+    fn too_small(&self, needed: u64, data_blocks: u64, block_bytes: u64, min_op: f64) -> String {
+        let op = self.op_pct / 100.0;
+        let capacity = if op > 0.0 {
+            let blocks = (needed as f64 / op).ceil() as u64;
+            let mib = (blocks * block_bytes).div_ceil(1 << 20);
+            format!("give capacity={mib}MiB or more (at op={}%), ", self.op_pct)
+        } else {
+            "give it spare area (op), ".to_string()
+        };
+        format!(
+            "capacity={} is too small for its NAND: GC needs at least {needed} spare blocks of {}, \
+             and the drive holds {data_blocks} blocks of data (op would have to be {min_op:.1}%, \
+             past any drive's): {capacity}or use smaller blocks (pages_per_block) or fewer dies",
+            fmt_bytes(self.capacity_bytes),
+            fmt_bytes(block_bytes)
+        )
     }
 
     /// Bytes of RAM the simulator will take for this drive: the mapping tables (4 bytes per

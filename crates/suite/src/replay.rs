@@ -147,9 +147,30 @@ pub struct Adjustments {
     pub remapped_ios: u64,
     pub aligned_ios: u64,
     pub split_ios: u64,
+    /// Reads, writes and discards of no bytes, each issued as one logical block.
+    #[serde(default)]
+    pub zero_length_ios: u64,
     pub merged_skipped: u64,
     pub untimed_skipped: u64,
     pub idle_cut_s: f64,
+}
+
+/// The bytes a trace's IOs address, before they are placed on the target.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Addressed {
+    /// IOs with bytes to place (reads, writes, discards).
+    pub ios: u64,
+    pub lowest_byte: Option<u64>,
+    /// Just past the highest byte.
+    pub end_byte: u64,
+}
+
+impl Addressed {
+    fn add(&mut self, offset: u64, len: u32) {
+        self.ios += 1;
+        self.lowest_byte = Some(self.lowest_byte.map_or(offset, |l| l.min(offset)));
+        self.end_byte = self.end_byte.max(offset.saturating_add(len as u64));
+    }
 }
 
 /// A record waiting in the reorder window, ordered by time then arrival.
@@ -179,6 +200,7 @@ pub struct Schedule<I: Iterator<Item = Record>> {
     busy_until: u64,
     pieces: Vec<ScheduledIo>,
     pub adjustments: Adjustments,
+    pub addressed: Addressed,
 }
 
 fn op_code(op: Op) -> u8 {
@@ -204,6 +226,7 @@ impl<I: Iterator<Item = Record>> Schedule<I> {
             busy_until: 0,
             pieces: Vec::new(),
             adjustments: Adjustments::default(),
+            addressed: Addressed::default(),
         }
     }
 
@@ -240,10 +263,16 @@ impl<I: Iterator<Item = Record>> Schedule<I> {
         }
     }
 
-    /// Place an IO on the target: remap, then align to the logical block.
+    /// Place an IO on the target: remap, then align to the logical block (an IO of no
+    /// bytes becomes one block).
     fn place(&mut self, offset: u64, len: u32) -> (u64, u32) {
+        self.addressed.add(offset, len);
+        let empty = len == 0;
+        if empty {
+            self.adjustments.zero_length_ios += 1;
+        }
         let cap = self.capacity;
-        let len = (len as u64).min(cap);
+        let len = (len.max(1) as u64).min(cap);
         let mut off = offset;
         match self.plan.remap {
             // Every offset moves in proportion: moving only those past the end would squeeze
@@ -261,7 +290,7 @@ impl<I: Iterator<Item = Record>> Schedule<I> {
         }
         let a = self.align;
         let (start, end) = (off / a * a, (off + len).div_ceil(a) * a);
-        if start != off || end != off + len {
+        if !empty && (start != off || end != off + len) {
             self.adjustments.aligned_ios += 1;
         }
         let end = end.min(cap / a * a);
@@ -313,7 +342,7 @@ impl<I: Iterator<Item = Record>> Iterator for Schedule<I> {
                 len: 0,
             });
         }
-        let (offset, len) = self.place(offset, len.max(1));
+        let (offset, len) = self.place(offset, len);
         let max = self.plan.max_io_bytes;
         if len > max {
             self.adjustments.split_ios += 1;
@@ -399,6 +428,9 @@ pub struct ReplayAnalysis {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded_avg_queue_depth: Option<f64>,
     pub adjustments: Adjustments,
+    /// What the trace's IOs address, before they were placed on the target.
+    #[serde(default)]
+    pub addressed: Addressed,
 }
 
 /// Replay records on a device and make a result.
@@ -471,6 +503,7 @@ pub fn run(
         achieved_avg_in_flight: s.avg_in_flight,
         recorded_avg_queue_depth,
         adjustments: schedule.adjustments,
+        addressed: schedule.addressed,
     };
     let mut report = Report::new(test, label);
     report.variant = variant;
@@ -497,6 +530,7 @@ pub fn run(
         )
     });
     let warning = fell_behind(&analysis, slots);
+    let placed = placement_notes(&schedule);
     report.analysis = Analysis::Replay(analysis);
     let mut result = report.finish(dev, &w, out.outcome);
     result.parameters = Parameters::Replay(ReplayParameters {
@@ -505,8 +539,65 @@ pub fn run(
         trace_scale: None,
         trace_span_bytes: None,
     });
-    result.warnings.extend(warning.into_iter().chain(untimed));
+    result
+        .warnings
+        .extend(placed.into_iter().chain(warning).chain(untimed));
     Ok(result)
+}
+
+/// What placing the trace on the target changed, in words: IOs remapped (with the trace's
+/// span against the target's capacity), widened to whole blocks, of no bytes, or split.
+fn placement_notes<I: Iterator<Item = Record>>(s: &Schedule<I>) -> Vec<String> {
+    use engine::units::format_size;
+    let (adj, addr) = (&s.adjustments, &s.addressed);
+    let mut notes = Vec::new();
+    if adj.remapped_ios > 0 {
+        let how = match s.plan.remap {
+            Remap::Wrap => "wrapped (offset modulo the target's capacity), so the replay's \
+                            access pattern is not the trace's: replay it on a target of at least \
+                            the trace's highest byte, or with `--remap scale`, which moves every \
+                            offset in proportion"
+                .to_string(),
+            Remap::Scale { trace_span_bytes } => format!(
+                "scaled by the target's capacity over the trace's {} (every offset moves in \
+                 proportion; the IOs keep their sizes, so the trace's footprint is denser)",
+                format_size(trace_span_bytes)
+            ),
+        };
+        notes.push(format!(
+            "{} of the trace's {} IOs were remapped: the trace addresses bytes {} to {} ({}), \
+             the target holds {}; they were {how}",
+            adj.remapped_ios,
+            addr.ios,
+            addr.lowest_byte.unwrap_or(0),
+            addr.end_byte.saturating_sub(1),
+            format_size(addr.end_byte),
+            format_size(s.capacity)
+        ));
+    }
+    let block = s.align;
+    if adj.aligned_ios > 0 {
+        notes.push(format!(
+            "{} IOs did not start and end on the target's {block}-byte blocks and were \
+             widened to whole blocks",
+            adj.aligned_ios
+        ));
+    }
+    if adj.zero_length_ios > 0 {
+        notes.push(format!(
+            "{} IOs of the trace move no bytes and were each issued as one {block}-byte block",
+            adj.zero_length_ios
+        ));
+    }
+    if adj.split_ios > 0 {
+        notes.push(format!(
+            "{} IOs larger than {} were each issued as pieces of at most that size, all at the \
+             IO's time",
+            adj.split_ios,
+            format_size(s.plan.max_io_bytes as u64)
+        ));
+    }
+    notes
 }
 
 /// Say so when a timed replay ran out of slots: the drive could not keep up with the trace,
@@ -611,6 +702,58 @@ mod tests {
         );
         assert_eq!(s.adjustments.remapped_ios, 1);
         assert_eq!(s.adjustments.aligned_ios, 1);
+    }
+
+    #[test]
+    fn what_placing_changed_is_counted_and_said() {
+        // On a 16 MiB target of 4 KiB blocks: one IO past the end, one unaligned, one of no
+        // bytes, one of 9 MiB (split in three).
+        let recs = vec![
+            rec(Op::Read, 0, 32 << 20, 4096),
+            rec(Op::Write, 1, 4096 + 512, 1024),
+            rec(Op::Write, 2, 8192, 0),
+            rec(Op::Write, 3, 0, 9 << 20),
+        ];
+        let mut s = Schedule::new(
+            recs.into_iter(),
+            plan(Mode::Timed { speed: 1.0 }),
+            16 << 20,
+            4096,
+        );
+        let out: Vec<ScheduledIo> = s.by_ref().collect();
+        assert_eq!(out[2].len, 4096, "the empty write is one block: {out:?}");
+        let a = s.adjustments;
+        assert_eq!(
+            (a.remapped_ios, a.aligned_ios, a.zero_length_ios, a.split_ios),
+            (1, 1, 1, 1),
+            "{a:?}"
+        );
+        assert_eq!(
+            s.addressed,
+            Addressed {
+                ios: 4,
+                lowest_byte: Some(0),
+                end_byte: (32 << 20) + 4096
+            }
+        );
+        let notes = placement_notes(&s);
+        assert_eq!(notes.len(), 4, "{notes:#?}");
+        let remapped = &notes[0];
+        assert!(
+            remapped.starts_with("1 of the trace's 4 IOs were remapped"),
+            "{remapped}"
+        );
+        assert!(remapped.contains("bytes 0 to 33558527"), "{remapped}");
+        assert!(remapped.contains("the target holds 16 MiB"), "{remapped}");
+        assert!(remapped.contains("--remap scale"), "{remapped}");
+        assert!(notes[1].starts_with("1 IOs did not start and end"), "{}", notes[1]);
+        assert!(notes[2].starts_with("1 IOs of the trace move no bytes"), "{}", notes[2]);
+        assert!(notes[3].starts_with("1 IOs larger than 4 MiB"), "{}", notes[3]);
+        // Nothing changed, nothing said.
+        let recs = vec![rec(Op::Read, 0, 0, 4096)];
+        let mut s = Schedule::new(recs.into_iter(), plan(Mode::Afap { qd: 1 }), 1 << 20, 4096);
+        s.by_ref().for_each(drop);
+        assert!(placement_notes(&s).is_empty());
     }
 
     #[test]

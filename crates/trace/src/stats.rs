@@ -94,6 +94,10 @@ pub struct Stats {
     pub untimed_ios: u64,
     /// First to last time in the trace, seconds.
     pub duration_s: f64,
+    /// The lowest and the highest byte its reads, writes and discards address (none when
+    /// they address none): the span a replay lays onto its target.
+    pub lowest_byte: Option<u64>,
+    pub highest_byte: Option<u64>,
     /// Requests (records not merged into another) with issue and completion times.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requests_timed: Option<u64>,
@@ -196,6 +200,8 @@ pub struct StatsBuilder {
     first_ns: Option<u64>,
     last_ns: u64,
     untimed: u64,
+    lowest_byte: Option<u64>,
+    highest_byte: Option<u64>,
     d2c: Lat,
     q2c: Lat,
     both: Lat,
@@ -235,6 +241,8 @@ impl StatsBuilder {
             first_ns: None,
             last_ns: 0,
             untimed: 0,
+            lowest_byte: None,
+            highest_byte: None,
             d2c: Lat::new(),
             q2c: Lat::new(),
             both: Lat::new(),
@@ -312,6 +320,9 @@ impl StatsBuilder {
             *last = Some(r.end_bytes());
         }
         if r.len_bytes > 0 && r.op != Op::Flush {
+            let last = r.end_bytes() - 1;
+            self.lowest_byte = Some(self.lowest_byte.map_or(r.offset_bytes, |l| l.min(r.offset_bytes)));
+            self.highest_byte = Some(self.highest_byte.map_or(last, |h| h.max(last)));
             match (r.d2c_ns(), r.q2c_ns()) {
                 // Q == D (no host queueing): record once, add to both at the end.
                 (Some(d), Some(q)) if d == q => self.both.add(d),
@@ -440,6 +451,8 @@ impl StatsBuilder {
             sequential_share: share(self.seq),
             untimed_ios: self.untimed,
             duration_s: span as f64 / 1e9,
+            lowest_byte: self.lowest_byte,
+            highest_byte: self.highest_byte,
             requests_timed: timed.then_some(self.requests),
             avg_queue_depth: (timed && self.busy[2] > 0)
                 .then(|| self.area as f64 / self.busy[2] as f64),
@@ -511,6 +524,16 @@ impl Stats {
             pct(self.sequential_share)
         );
         let _ = writeln!(s, "{:<28}{:>16.3}", "duration (s)", self.duration_s);
+        if let (Some(lo), Some(hi)) = (self.lowest_byte, self.highest_byte) {
+            let _ = writeln!(s, "{:<28}{:>16}", "lowest byte addressed", lo);
+            let _ = writeln!(s, "{:<28}{:>16}", "highest byte addressed", hi);
+            let _ = writeln!(
+                s,
+                "{:<28}{:>16}",
+                "span (lowest to highest)",
+                engine::units::format_size(hi - lo + 1)
+            );
+        }
         if self.untimed_ios > 0 {
             let _ = writeln!(s, "{:<28}{:>16}", "IOs without a time", self.untimed_ios);
         }

@@ -386,6 +386,29 @@ fn custom_reads_measure_data_unless_told_not_to_fill_and_then_say_so() {
     );
 }
 
+/// A claim shared by every preset that one preset misses is shown, on the others, with the
+/// figure of the preset that misses it: the S3700's cliff (1.86) under the 2x all must show,
+/// not the 840 EVO's own 10.8 beside a MISSES.
+#[test]
+fn sim_show_names_the_preset_that_misses_a_shared_claim() {
+    let line_of = |preset: &str| {
+        let o = run(&["sim", "show", preset]);
+        assert!(o.status.success(), "{}", text(&o));
+        stdout(&o)
+            .lines()
+            .find(|l| l.contains(" consistency-cliff: "))
+            .map(String::from)
+            .unwrap_or_else(|| panic!("{preset}: no consistency-cliff line"))
+    };
+    let evo = line_of("840-evo-250");
+    assert!(
+        evo.contains("840-evo-250 10.8, which meets it; missed by dc-s3700-200 1.86"),
+        "{evo}"
+    );
+    let s3700 = line_of("dc-s3700-200");
+    assert!(s3700.contains("simulated dc-s3700-200 1.86]"), "{s3700}");
+}
+
 /// `sim show` tells the claims a preset was fitted to from those it predicts, and names the
 /// figures from outside the seeds a parameter was fitted to.
 #[test]

@@ -21,12 +21,16 @@ fn untimed_trace(dir: &Path, ios: u64) -> PathBuf {
 }
 
 fn replay(trace: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    replay_on("sim:default", trace, out, extra)
+}
+
+fn replay_on(target: &str, trace: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "trace",
         "replay",
         trace.to_str().unwrap(),
         "--target",
-        "sim:default",
+        target,
         "--no-store",
         "-q",
         "--out",
@@ -149,4 +153,60 @@ fn the_storage_bench_refuses_an_untimed_trace_and_stores_no_run() {
         0,
         "stored a run: {t}"
     );
+}
+
+/// A trace that addresses more than the target holds, with an unaligned IO and one of no
+/// bytes: `trace stats` gives its span; the replay warns before it starts, quiet or not, and
+/// its result counts the IOs remapped, widened and of no bytes, with the trace's span against
+/// the target's.
+#[test]
+fn a_trace_beyond_the_target_is_said_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let gib = 1u64 << 30;
+    let mut text_ = String::from("fio version 2 iolog\n/dev/x add\n/dev/x open\n");
+    for (op, offset, len) in [
+        ("write", 4096, 4096),
+        ("write", 3 * gib, 4096),
+        ("read", 3 * gib + 8192, 4096),
+        ("write", 100, 1000),
+        ("write", 16384, 0),
+    ] {
+        text_ += &format!("/dev/x {op} {offset} {len}\n");
+    }
+    text_ += "/dev/x close\n";
+    let trace = dir.path().join("wide.iolog");
+    std::fs::write(&trace, text_).unwrap();
+
+    let s = stats(&trace);
+    assert_eq!(s["lowest_byte"], 100, "{s:#}");
+    assert_eq!(s["highest_byte"], 3 * gib + 8192 + 4095, "{s:#}");
+    let o = run(&["trace", "stats", trace.to_str().unwrap()]);
+    let table = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(table.contains("highest byte addressed"), "{table}");
+
+    let out = dir.path().join("r");
+    let o = replay_on("sim:default,capacity=2G", &trace, &out, &["--mode", "afap"]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("warning:") && t.contains("the target holds 2 GiB"),
+        "warns before the replay, though quiet: {t}"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("replay.json")).unwrap()).unwrap();
+    let adjustments = &r["analysis"]["adjustments"];
+    assert_eq!(adjustments["remapped_ios"], 2, "{adjustments:#}");
+    assert_eq!(adjustments["aligned_ios"], 1, "{adjustments:#}");
+    assert_eq!(adjustments["zero_length_ios"], 1, "{adjustments:#}");
+    let warnings: Vec<&str> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    let said = |what: &str| warnings.iter().any(|w| w.contains(what));
+    assert!(said("2 of the trace's 5 IOs were remapped"), "{warnings:#?}");
+    assert!(said("the target holds 2 GiB"), "{warnings:#?}");
+    assert!(said("widened to whole blocks"), "{warnings:#?}");
+    assert!(said("move no bytes"), "{warnings:#?}");
 }

@@ -400,6 +400,21 @@ fn bad_requests_say_what_to_do() {
     ]);
     assert!(!o.status.success());
     assert!(text(&o).contains("no results to fit"), "{}", text(&o));
+    // An output the twin cannot be written to is refused before anything is read.
+    let taken = dir.path().join("taken.toml");
+    std::fs::create_dir(&taken).unwrap();
+    let missing = dir.path().join("no-such-dir").join("twin.toml");
+    for (out, says) in [(&taken, "is a directory"), (&missing, "does not exist")] {
+        let o = run(&[
+            "sim",
+            "fit",
+            dir.path().to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        assert!(text(&o).contains(says), "{}: {}", out.display(), text(&o));
+    }
 }
 
 #[test]
@@ -555,4 +570,34 @@ fn the_keys_not_searched_name_the_figures_the_results_leave_open() {
     }
     let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
     assert!(md.contains("## What the results leave open"), "{md}");
+}
+
+/// Results of two drives are refused before anything is measured, naming both and how they
+/// differ: a twin fitted to both is neither's.
+#[test]
+fn results_of_two_drives_are_refused_with_how_they_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    measure("sim:default,capacity=2G", &["--no-store"], &a);
+    measure("sim:default,capacity=4G,channels=2", &["--no-store"], &b);
+    let twin = dir.path().join("twin.toml");
+    let o = run(&[
+        "sim",
+        "fit",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--evals",
+        "60",
+        "-o",
+        twin.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(t.contains("are results of two drives"), "{t}");
+    assert!(
+        t.contains("sim:default,capacity=2G vs sim:default,capacity=4G,channels=2"),
+        "{t}"
+    );
+    assert!(t.contains("capacity 2 GiB vs 4 GiB"), "{t}");
+    assert!(!twin.exists(), "{t}");
 }

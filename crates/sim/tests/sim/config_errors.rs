@@ -45,6 +45,22 @@ fn op_too_small_for_gc_is_refused_with_the_minimum() {
     assert!(sim::open(&format!("default,op={}%", min / 2.0)).is_err());
 }
 
+/// A drive too small for its blocks is told so, with a capacity that works, never a spare
+/// area past any drive's (a 64 MiB default was told to raise op to 168.8%).
+#[test]
+fn a_drive_too_small_for_its_blocks_is_given_a_capacity_that_works() {
+    let e = err("default,capacity=64MiB");
+    assert!(e.contains("is too small for its NAND"), "{e}");
+    assert!(!e.contains("raise op"), "{e}");
+    let mib: u64 = e
+        .split("give capacity=")
+        .nth(1)
+        .and_then(|r| r.split("MiB").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no capacity given: {e}"));
+    assert!(sim::open(&format!("default,capacity={mib}MiB")).is_ok(), "{mib} MiB: {e}");
+}
+
 #[test]
 fn page_size_must_be_a_multiple_of_4k() {
     let e = err("default,page_size=6KiB");

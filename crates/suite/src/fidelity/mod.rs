@@ -87,8 +87,23 @@ pub fn claims() -> Result<Vec<Claim>, String> {
 
 /// Claims in the table's format (`[[claim]]` entries), from a file of the user's.
 pub fn parse_claims(text: &str) -> Result<Vec<Claim>, String> {
-    let file: ClaimsFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    let file: ClaimsFile = toml::from_str(text).map_err(|e| excerpt(&e.to_string()))?;
     Ok(file.claim)
+}
+
+/// A parser's message with each line it quotes of the input cut short: a file of one huge
+/// line must not come back whole in its error.
+fn excerpt(message: &str) -> String {
+    const WIDTH: usize = 160;
+    message
+        .lines()
+        .take(12)
+        .map(|l| match l.char_indices().nth(WIDTH) {
+            Some((at, _)) => format!("{} ...", &l[..at]),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Claim {
@@ -208,6 +223,10 @@ pub struct Outcome {
     pub pass: bool,
     /// The simulated figures, in words.
     pub simulated: String,
+    /// The drives (of the claim's `on`) that miss it: which of a claim shared by several
+    /// presets the miss is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missed_by: Vec<String>,
 }
 
 /// Figures of every drive measured, by drive.
@@ -220,7 +239,7 @@ pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
     let published = c.published.as_ref().and_then(num);
     let tol = c.tolerance.unwrap_or(15.0) / 100.0;
     let factor = c.factor.unwrap_or(1.0);
-    let mut pass = true;
+    let mut missed_by = Vec::new();
     let mut words = Vec::new();
     for d in &c.on {
         let Some(a) = get(d, &c.metric) else {
@@ -228,6 +247,7 @@ pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
                 id: c.id.clone(),
                 pass: false,
                 simulated: format!("{d}: {} not measured", c.metric),
+                missed_by: vec![d.clone()],
             };
         };
         let label = if c.on.len() > 1 {
@@ -251,6 +271,7 @@ pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
                         id: c.id.clone(),
                         pass: false,
                         simulated: "claim has no 'than'".into(),
+                        missed_by: c.on.clone(),
                     };
                 };
                 let (td, tm) = split_than(than, d, &c.metric);
@@ -259,6 +280,7 @@ pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
                         id: c.id.clone(),
                         pass: false,
                         simulated: format!("{td}: {tm} not measured"),
+                        missed_by: vec![d.clone()],
                     };
                 };
                 words.push(format!("{label} vs {}", fmt_num(b)));
@@ -299,12 +321,15 @@ pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
         ) {
             words.push(label);
         }
-        pass &= ok;
+        if !ok {
+            missed_by.push(d.clone());
+        }
     }
     Outcome {
         id: c.id.clone(),
-        pass,
+        pass: missed_by.is_empty(),
         simulated: words.join("; "),
+        missed_by,
     }
 }
 
@@ -349,13 +374,13 @@ pub fn plan(claims: &[Claim]) -> Result<BTreeSet<(String, Measure)>, String> {
 }
 
 /// Run every measurement on `threads` threads, longest first; `done` hears of each as it
-/// finishes (drive, measure, wall seconds). A drive in `stand_ins` is measured as the spec
+/// finishes (drive, measure, its figures, wall seconds). A drive in `stand_ins` is measured as the spec
 /// it maps to (a twin in its preset's place), its figures kept under its own name.
 pub fn measure_all(
     jobs: &BTreeSet<(String, Measure)>,
     stand_ins: &BTreeMap<String, String>,
     threads: usize,
-    done: &(dyn Fn(&str, Measure, f64) + Sync),
+    done: &(dyn Fn(&str, Measure, &Figures, f64) + Sync),
 ) -> Result<Measured, String> {
     let mut queue: Vec<(String, Measure)> = jobs.iter().cloned().collect();
     // Pop from the end: cheapest first in the vector.
@@ -373,13 +398,13 @@ pub fn measure_all(
                 let spec = stand_ins.get(&drive).unwrap_or(&drive);
                 match m.run(spec) {
                     Ok(f) => {
+                        done(&drive, m, &f, start.elapsed().as_secs_f64());
                         results
                             .lock()
                             .expect("results")
                             .entry(drive.clone())
                             .or_default()
                             .extend(f);
-                        done(&drive, m, start.elapsed().as_secs_f64());
                     }
                     Err(e) => errors
                         .lock()
@@ -428,11 +453,15 @@ pub fn parse_scorecard(text: &str) -> BTreeMap<String, Recorded> {
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .filter_map(|l| {
-            let mut f = l.splitn(4, '\t');
+            let mut f = l.splitn(5, '\t');
             let id = f.next()?.to_string();
             let pass = f.next()? == "pass";
             let fingerprint = f.next()?.to_string();
             let simulated = f.next().unwrap_or("").to_string();
+            let missed_by = f
+                .next()
+                .map(|m| m.split(',').filter(|d| !d.is_empty()).map(String::from).collect())
+                .unwrap_or_default();
             Some((
                 id.clone(),
                 Recorded {
@@ -440,6 +469,7 @@ pub fn parse_scorecard(text: &str) -> BTreeMap<String, Recorded> {
                         id,
                         pass,
                         simulated,
+                        missed_by,
                     },
                     fingerprint,
                 },
@@ -449,19 +479,23 @@ pub fn parse_scorecard(text: &str) -> BTreeMap<String, Recorded> {
 }
 
 /// The scorecard file for outcomes of `claims` (tab-separated: id, pass/miss, fingerprint,
-/// simulated).
+/// simulated, and for a miss the drives that miss it).
 pub fn format_scorecard(claims: &[Claim], outcomes: &[Outcome]) -> String {
     let mut s = String::from(
-        "# Written by `ssdlab sim validate --record`: the outcome of every claim of claims.toml.\n# id\tpass|miss\tfingerprint of the presets it reads\tsimulated\n",
+        "# Written by `ssdlab sim validate --record`: the outcome of every claim of claims.toml.\n# id\tpass|miss\tfingerprint of the presets it reads\tsimulated\tthe drives that miss it\n",
     );
     for (c, o) in claims.iter().zip(outcomes) {
         s.push_str(&format!(
-            "{}\t{}\t{}\t{}\n",
+            "{}\t{}\t{}\t{}",
             c.id,
             if o.pass { "pass" } else { "miss" },
             fingerprint(c),
             o.simulated.replace(['\t', '\n'], " ")
         ));
+        if !o.missed_by.is_empty() {
+            s.push_str(&format!("\t{}", o.missed_by.join(",")));
+        }
+        s.push('\n');
     }
     s
 }

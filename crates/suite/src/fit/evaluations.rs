@@ -87,6 +87,16 @@ pub struct Evaluations {
     measurer: Option<Measurer>,
 }
 
+/// A file beside the twin that is not the evaluations a fit writes.
+fn not_evaluations(path: &Path, line: usize) -> String {
+    format!(
+        "{}: line {line} is not text: this file should hold the evaluations a fit wrote beside \
+         its twin (JSON lines, one drive each), from which it resumes; move it away, or give \
+         the twin another name with -o",
+        path.display()
+    )
+}
+
 impl Evaluations {
     /// Open, reading back what `path` holds (a file a fit left), or empty; drives not known
     /// are measured by `measurer`, here when none.
@@ -101,7 +111,10 @@ impl Evaluations {
                 if path.exists() {
                     let reader = BufReader::new(File::open(path).map_err(err)?);
                     for (n, line) in reader.lines().enumerate() {
-                        let line = line.map_err(err)?;
+                        let line = line.map_err(|e| match e.kind() {
+                            std::io::ErrorKind::InvalidData => not_evaluations(path, n + 1),
+                            _ => err(e),
+                        })?;
                         let Ok(l) = serde_json::from_str::<Line>(&line) else {
                             // A line cut short by a stop is re-measured, nothing else lost.
                             eprintln!(
@@ -325,6 +338,19 @@ fn first_difference(kept: &Figures, now: &Figures) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binary_evaluations_file_is_named_with_what_it_should_be() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("twin.evals.jsonl");
+        std::fs::write(&path, b"{\"spec\"\n\xff\xfe\x00binary\n").unwrap();
+        let Err(e) = Evaluations::open(Some(&path), None) else {
+            panic!("a binary evaluations file was read");
+        };
+        assert!(e.starts_with(&format!("{}: line 2 is not text", path.display())), "{e}");
+        assert!(e.contains("the evaluations a fit wrote"), "{e}");
+        assert!(e.contains("-o"), "{e}");
+    }
 
     #[test]
     fn a_screen_shrinks_every_measurement_but_the_whole_drive_fill() {

@@ -18,6 +18,7 @@ mod polish;
 mod prices;
 mod reference;
 mod report;
+mod same_drive;
 mod screen;
 mod search;
 mod seeds;

@@ -40,7 +40,8 @@ pub struct Polished {
     /// Drives evaluated, the Jacobians' included.
     pub evaluations: usize,
     /// The sum of the squared residuals at the start and at the best drive.
-    pub squares: (f64, f64),
+    /// None when it evaluated none.
+    pub squares: Option<(f64, f64)>,
     /// Why it stopped, in words.
     pub stopped: String,
 }
@@ -61,7 +62,7 @@ pub fn polish(
         return Polished {
             best: x0.to_vec(),
             evaluations: 0,
-            squares: (f64::NAN, f64::NAN),
+            squares: None,
             stopped: "nothing to polish within the budget".into(),
         };
     }
@@ -94,7 +95,7 @@ pub fn polish(
     Polished {
         best,
         evaluations: problem.evaluations.into_inner(),
-        squares: (first, squares),
+        squares: Some((first, squares)).filter(|(a, b)| a.is_finite() && b.is_finite()),
         stopped: format!("{:?}", report.termination),
     }
 }
@@ -124,9 +125,12 @@ pub fn keep_if_better(
 impl Polished {
     /// How it ended, in words, with the sum of squares it reached.
     pub fn note(&self) -> String {
+        let squares = self
+            .squares
+            .map_or(String::new(), |(a, b)| format!(", squares {a:.5} to {b:.5}"));
         format!(
-            "the polish: {} after {} drives, squares {:.5} to {:.5}",
-            self.stopped, self.evaluations, self.squares.0, self.squares.1
+            "the polish: {} after {} drives{squares}",
+            self.stopped, self.evaluations
         )
     }
 }
@@ -231,6 +235,17 @@ impl LeastSquaresProblem<f64, Dyn, Dyn> for Problem<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_polish_with_no_budget_says_so_without_a_sum_of_squares() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let residuals = |_: &[f64]| -> Option<Vec<f64>> { Some(vec![1.0]) };
+        let p = polish(&[0.0, 0.0], &[true, true], &residuals, 1, &pool);
+        assert_eq!(p.squares, None);
+        let note = p.note();
+        assert!(!note.contains("NaN"), "{note}");
+        assert!(note.contains("nothing to polish within the budget"), "{note}");
+    }
 
     #[test]
     fn it_reaches_a_least_squares_minimum_cma_es_would_need_many_drives_for() {

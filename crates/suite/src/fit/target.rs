@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::fidelity::measure::figures_of_results;
+use super::same_drive::differs;
 use crate::fidelity::{Check, Claim};
 use crate::methodology::overridden;
 use crate::result::TestResult;
@@ -151,10 +152,24 @@ pub const DISTRIBUTION: &str = "steady_iops_distribution";
 impl Target {
     /// The figures of the results in `dirs` (results directories of one drive).
     pub fn from_results_dirs(dirs: &[PathBuf]) -> Result<Target, String> {
-        let mut all = Vec::new();
+        let mut all: Vec<TestResult> = Vec::new();
+        let mut first_dir = None;
         for dir in dirs {
             let results = crate::results_dir::read_results(dir)
                 .map_err(|e| format!("reading {}: {e}", dir.display()))?;
+            let (Some(first), Some(r)) = (all.first(), results.first()) else {
+                first_dir = first_dir.or(Some(dir));
+                all.extend(results);
+                continue;
+            };
+            if let Some(how) = differs(&first.target, &r.target) {
+                return Err(format!(
+                    "{} and {} are results of two drives ({how}): a twin fitted to both is \
+                     neither's; fit one drive's results at a time",
+                    first_dir.map_or(String::new(), |d| d.display().to_string()),
+                    dir.display()
+                ));
+            }
             all.extend(results);
         }
         Target::from_results(&all)
@@ -187,6 +202,16 @@ impl Target {
         // The twin is measured at the methodology's own parameters: a result of a user's
         // options (`--quick`, a shorter run) measured something else. (Deviations the
         // target's size makes, the twin of the same capacity makes too.)
+        if let Some((r, how)) = results
+            .iter()
+            .find_map(|r| Some((r, differs(&results[0].target, &r.target)?)))
+        {
+            return Err(format!(
+                "the results are of two drives ({how}; {} is of the second): a twin fitted to \
+                 both is neither's; fit one drive's results at a time",
+                r.label
+            ));
+        }
         let by_option = |r: &&TestResult| r.deviations.iter().any(|d| overridden(d));
         let (deviating, usable): (Vec<&TestResult>, Vec<&TestResult>) =
             results.iter().partition(by_option);

@@ -116,7 +116,7 @@ fn the_fast_subset_measures_exactly_what_was_recorded() {
     let fast: Vec<Claim> = claims().into_iter().filter(|c| c.fast).collect();
     assert!(fast.len() >= 8, "{} fast claims", fast.len());
     let jobs = fidelity::plan(&fast).unwrap();
-    let measured = fidelity::measure_all(&jobs, &Default::default(), 2, &|d, m, s| {
+    let measured = fidelity::measure_all(&jobs, &Default::default(), 2, &|d, m, _, s| {
         println!("measured {d} {} in {s:.1} s", m.prefix())
     })
     .unwrap();
@@ -173,9 +173,51 @@ fn a_stand_in_is_measured_in_its_presets_place() {
     let jobs = [("default".to_string(), Measure::Atto)].into();
     let slow = "default,channel_mbps=50";
     let stand_ins = [("default".to_string(), slow.to_string())].into();
-    let measure = |stand_ins| fidelity::measure_all(&jobs, stand_ins, 1, &|_, _, _| {}).unwrap();
+    let measure = |stand_ins| fidelity::measure_all(&jobs, stand_ins, 1, &|_, _, _, _| {}).unwrap();
     let as_twin = measure(&stand_ins);
     let as_preset = measure(&Default::default());
     assert_eq!(as_twin["default"], Measure::Atto.run(slow).unwrap());
     assert_ne!(as_twin["default"], as_preset["default"]);
+}
+
+#[test]
+fn a_claim_on_several_drives_names_the_ones_that_miss_it() {
+    let mut m = fidelity::Measured::new();
+    for (d, v) in [("a", 3.0), ("b", 1.5), ("c", 2.5)] {
+        m.entry(d.into())
+            .or_default()
+            .insert("consistency.cliff_ratio".into(), v);
+    }
+    let claim: Claim = toml::from_str(
+        "id = \"t\"\nkind = \"review\"\nclaim = \"c\"\nsource = \"000\"\non = [\"a\", \"b\", \"c\"]\nmetric = \"consistency.cliff_ratio\"\ncheck = \"at_least\"\npublished = 2",
+    )
+    .unwrap();
+    let o = fidelity::evaluate(&claim, &m);
+    assert!(!o.pass);
+    assert_eq!(o.missed_by, ["b"]);
+    // The scorecard keeps who misses, and reads it back.
+    let text = fidelity::format_scorecard(std::slice::from_ref(&claim), std::slice::from_ref(&o));
+    assert_eq!(fidelity::parse_scorecard(&text)["t"].outcome, o);
+}
+
+#[test]
+fn the_committed_scorecard_names_who_misses_each_claim() {
+    let recorded = fidelity::recorded();
+    for c in claims() {
+        let o = &recorded[&c.id].outcome;
+        if o.pass {
+            assert!(o.missed_by.is_empty(), "{}: {o:?}", c.id);
+        } else {
+            assert!(!o.missed_by.is_empty(), "{}: who misses it is not recorded", c.id);
+            assert!(o.missed_by.iter().all(|d| c.on.contains(d)), "{}: {o:?}", c.id);
+        }
+    }
+}
+
+#[test]
+fn a_huge_bad_claims_file_is_not_echoed_in_its_error() {
+    let text = format!("[[claim]]\nid = {}\n", "x".repeat(1 << 20));
+    let e = fidelity::parse_claims(&text).unwrap_err();
+    assert!(e.len() < 2000, "{} bytes of error", e.len());
+    assert!(e.contains("line 2"), "{e}");
 }
