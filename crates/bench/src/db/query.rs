@@ -243,7 +243,17 @@ impl Bench {
     /// A drive's newest result of each test and variant: what comparisons show. Complete
     /// results win over newer incomplete ones.
     pub fn latest_results(&self, drive_id: i64) -> Result<Vec<StoredResult>> {
+        self.latest_results_where(drive_id, |_| true)
+    }
+
+    /// [`Bench::latest_results`] among the results `keep` lets through.
+    pub fn latest_results_where(
+        &self,
+        drive_id: i64,
+        keep: impl Fn(&TestResult) -> bool,
+    ) -> Result<Vec<StoredResult>> {
         let mut all = self.results_where("r.drive_id = ?1", drive_id)?;
+        all.retain(|s| keep(&s.result));
         all.sort_by(|a, b| {
             (a.result.complete, &a.result.started_at, a.id).cmp(&(
                 b.result.complete,
