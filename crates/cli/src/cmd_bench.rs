@@ -380,7 +380,7 @@ fn print_runs(runs: &[RunRow]) {
         t.row(vec![
             r.id.to_string(),
             printable(&r.started_at).into_owned(),
-            printable(&r.kind).into_owned(),
+            printable(&r.what()).into_owned(),
             r.results.to_string(),
             printable(&r.drive).into_owned(),
             printable(&r.target_spec).into_owned(),

@@ -60,6 +60,18 @@ pub struct RunRow {
     pub results: u32,
     /// The run's identity (a UUID).
     pub uuid: String,
+    /// The test a run of one test (kind "test") ran.
+    pub test: Option<String>,
+}
+
+impl RunRow {
+    /// What the run was, for a list: "suite", or "test consistency".
+    pub fn what(&self) -> String {
+        match (&self.test, self.kind.as_str()) {
+            (Some(test), "test") => format!("test {test}"),
+            _ => self.kind.clone(),
+        }
+    }
 }
 
 /// A test result as stored, with where it belongs.
@@ -115,7 +127,8 @@ fn drive_row(r: &Row) -> Result<DriveRow> {
 const RUN_SELECT: &str = "
     SELECT r.id, r.drive_id, COALESCE(s.name, d.model),
            r.kind, r.target_spec, r.started_at, r.tool_version, r.quick, r.complete, r.source,
-           r.stored_at, (SELECT count(*) FROM results x WHERE x.run_id = r.id), r.uuid, d.identity
+           r.stored_at, (SELECT count(*) FROM results x WHERE x.run_id = r.id), r.uuid, d.identity,
+           (SELECT min(x.test) FROM results x WHERE x.run_id = r.id)
     FROM runs r JOIN drives d ON d.id = r.drive_id LEFT JOIN drive_specs s ON s.drive_id = d.id";
 
 fn run_row(r: &Row) -> Result<RunRow> {
@@ -133,6 +146,7 @@ fn run_row(r: &Row) -> Result<RunRow> {
         stored_at: r.get(10)?,
         results: r.get(11)?,
         uuid: r.get(12)?,
+        test: r.get(14)?,
     })
 }
 

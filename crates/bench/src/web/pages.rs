@@ -299,7 +299,7 @@ fn runs_table(runs: &[RunRow]) -> Markup {
             html! { a href={ "/compare?d=" (r.drive_id) } { (r.drive) } }.into(),
             html! { code { (r.target_spec) } }.into(),
             r.started_at.clone().into(),
-            format!("{}{}", r.kind, if r.quick { ", quick" } else { "" }).into(),
+            format!("{}{}", r.what(), if r.quick { ", quick" } else { "" }).into(),
             html! { @if r.complete { span.ok { "complete" } } @else { span.bad { "incomplete" } } }
                 .into(),
             Cell::Num(r.results.to_string()),
