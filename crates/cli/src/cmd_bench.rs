@@ -135,14 +135,17 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             let wanted = |r: &suite::result::TestResult| {
                 (test.as_deref()).is_none_or(|t| t == r.test.name() || t == r.file_stem())
             };
-            let mut left_out = 0;
+            let mut left = Vec::new();
             let mut with: Vec<compare::DriveResults> = Vec::new();
             for d in drives {
-                let (shown, left) = compare::comparable(&b, d.id, deviating)?;
-                left_out += left.iter().filter(|s| wanted(&s.result)).count();
+                let (shown, out) = compare::comparable(&b, d.id, deviating)?;
+                left.extend(out.into_iter().map(|s| s.result));
                 with.push((d, shown));
             }
-            let left_out = compare::left_out_note(left_out, "--include-deviating");
+            let left_out = compare::left_out_note(
+                left.iter().filter(|r| wanted(r)).count(),
+                "--include-deviating",
+            );
             let tables = compare::tables(&with, test.as_deref());
             if tables.is_empty() {
                 let Some(test) = test else {
@@ -155,6 +158,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
                 let mut have: Vec<String> = compare::tables(&with, None)
                     .into_iter()
                     .flat_map(|t| [t.test.name().to_string(), t.stem])
+                    .chain(left.iter().flat_map(|r| [r.test.name().to_string(), r.file_stem()]))
                     .collect();
                 have.sort();
                 have.dedup();

@@ -216,10 +216,14 @@ pub(super) fn index(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
             form method="get" action="/compare" id="drive-form" {
                 div.controls {
                     // Unticked, the comparison takes the drives these filters let through.
-                    @for (k, v) in query.iter().filter(|(k, v)| k != "page" && k != "d" && !v.trim().is_empty()) {
+                    @for (k, v) in query.iter().filter(|(k, v)| !["page", "d", "deviating"].contains(&k.as_str()) && !v.trim().is_empty()) {
                         input type="hidden" name=(k) value=(v.trim());
                     }
                     button type="submit" { "Compare" }
+                    label {
+                        input type="checkbox" name="deviating" value="include" checked[value("deviating") == "include"];
+                        " include results that deviate from the methodology (quick, scaled, shortened)"
+                    }
                     span.note {
                         @if total <= MAX_COMPARE {
                             "no drive ticked compares " @if total > 1 { "all " (total) } @else { "it" }
