@@ -150,7 +150,9 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             if tables.is_empty() {
                 let Some(test) = test else {
                     match left_out {
-                        Some(why) => anyhow::bail!("none of these drives has results to compare: {why}"),
+                        Some(why) => {
+                            anyhow::bail!("none of these drives has results to compare: {why}")
+                        }
                         None => anyhow::bail!("none of these drives has any results"),
                     }
                 };
@@ -158,7 +160,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
                 let mut have: Vec<String> = compare::tables(&with, None)
                     .into_iter()
                     .flat_map(|t| [t.test.name().to_string(), t.stem])
-                    .chain(left.iter().flat_map(|r| [r.test.name().to_string(), r.file_stem()]))
+                    .chain(
+                        left.iter()
+                            .flat_map(|r| [r.test.name().to_string(), r.file_stem()]),
+                    )
                     .collect();
                 have.sort();
                 have.dedup();

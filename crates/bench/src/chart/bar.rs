@@ -425,7 +425,11 @@ fn truncate(text: &str, size: f64, max: f64) -> String {
     let (mut head, mut tail) = (0, 0);
     // Alternately a character from the start and from the end, while they fit.
     while head + tail < chars.len() {
-        let (h, t) = if head <= tail { (head + 1, tail) } else { (head, tail + 1) };
+        let (h, t) = if head <= tail {
+            (head + 1, tail)
+        } else {
+            (head, tail + 1)
+        };
         let kept: String = chars[..h].iter().chain(&chars[chars.len() - t..]).collect();
         if text_width(&kept, size) > room {
             break;

@@ -42,7 +42,7 @@ pub fn comparable(
 pub fn left_out_note(n: usize, how: &str) -> Option<String> {
     (n > 0).then(|| {
         format!(
-            "{n} newer result{} that deviate{} from the methodology (a quick suite, a scaled or \
+            "{n} result{} that deviate{} from the methodology (a quick suite, a scaled or \
              shortened test) left out: {how} shows {}, marked",
             if n == 1 { "" } else { "s" },
             if n == 1 { "s" } else { "" },

@@ -1264,7 +1264,11 @@ fn a_run_of_one_test_says_which() {
     let tmp = tempfile::tempdir().unwrap();
     let mut b = Bench::open(&tmp.path().join("bench.db")).unwrap();
     let t = "2026-01-01T00:00:00Z";
-    let mut one = run("a", t, vec![result("consistency", Some("spare-25"), "a", t, 1.0)]);
+    let mut one = run(
+        "a",
+        t,
+        vec![result("consistency", Some("spare-25"), "a", t, 1.0)],
+    );
     one.kind = "test".into();
     b.store(&one).unwrap();
     b.store(&run("a", t, vec![result("seq-read", None, "a", t, 1.0)]))

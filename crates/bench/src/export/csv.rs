@@ -107,7 +107,14 @@ mod tests {
 
     #[test]
     fn text_a_spreadsheet_would_run_as_a_formula_is_quoted_and_numbers_stay() {
-        for risky in ["=HYPERLINK(\"http://evil\",\"x\")", "-1+1<b>bold</b>", "+A1", "@SUM(A1)", "\tx", "\rx"] {
+        for risky in [
+            "=HYPERLINK(\"http://evil\",\"x\")",
+            "-1+1<b>bold</b>",
+            "+A1",
+            "@SUM(A1)",
+            "\tx",
+            "\rx",
+        ] {
             assert_eq!(not_a_formula(risky), format!("'{risky}"));
         }
         for safe in ["-12.5", "+3", "840 EVO", "a=b", ""] {

@@ -143,7 +143,12 @@ mod tests {
             1,
             "{section}"
         );
-        assert!(section.matches("(deviates): see the note above the charts").count() >= 3);
+        assert!(
+            section
+                .matches("(deviates): see the note above the charts")
+                .count()
+                >= 3
+        );
         assert!(section.contains("Not a steady state: the last 18 s of a 60 s run (log scale)"));
         assert!(!section.contains("Steady state from"), "{section}");
     }

@@ -528,14 +528,19 @@ fn compare_leaves_out_deviating_results_unless_asked(db: &Db) {
     let p = get(&b, "/compare?d=1");
     assert_eq!(p.status, 200);
     let latest = b.latest_results(1).unwrap();
-    let n = (latest.iter()).filter(|s| !s.result.deviations.is_empty()).count();
+    let n = (latest.iter())
+        .filter(|s| !s.result.deviations.is_empty())
+        .count();
     assert!(n > 1);
     assert!(
-        p.body.contains(&format!("{n} newer results that deviate from the methodology")),
+        p.body
+            .contains(&format!("{n} results that deviate from the methodology")),
         "{}",
         p.body
     );
-    assert!(p.body.contains("href=\"/compare?d=1&amp;deviating=include\""));
+    assert!(p
+        .body
+        .contains("href=\"/compare?d=1&amp;deviating=include\""));
     assert!(!p.body.contains("<section id=\"consistency\">"));
     let included = get(&b, "/compare?d=1&deviating=include").body;
     assert!(included.contains("<section id=\"consistency\">"));
@@ -550,7 +555,13 @@ fn compare_leaves_out_deviating_results_unless_asked(db: &Db) {
 /// say what they are.
 fn the_drive_lists_days_are_calendar_days(db: &Db) {
     let b = bench(db);
-    for bad in ["2026-13-45", "2026-02-29", "2026-04-31", "2026-00-10", "2026-1-5"] {
+    for bad in [
+        "2026-13-45",
+        "2026-02-29",
+        "2026-04-31",
+        "2026-00-10",
+        "2026-1-5",
+    ] {
         let p = get(&b, &format!("/?from={bad}"));
         assert_eq!(p.status, 400, "{bad}");
         assert!(p.body.contains("not a day of the calendar"), "{}", p.body);
@@ -560,7 +571,10 @@ fn the_drive_lists_days_are_calendar_days(db: &Db) {
         assert_eq!(get(&b, &format!("/?from={good}")).status, 200, "{good}");
     }
     let form = get(&b, "/").body;
-    assert!(form.contains("<label>runs from <input type=\"date\" name=\"from\""), "{form}");
+    assert!(
+        form.contains("<label>runs from <input type=\"date\" name=\"from\""),
+        "{form}"
+    );
     assert!(form.contains("<label>to <input type=\"date\" name=\"to\""));
 }
 

@@ -62,7 +62,14 @@ fn suites_store_themselves_and_compare_side_by_side() {
     // Quick suites deviate from the methodology: compared when asked for.
     let o = bench(
         &db,
-        &["compare", "1", "2", "--test", "seq-incompressible", "--include-deviating"],
+        &[
+            "compare",
+            "1",
+            "2",
+            "--test",
+            "seq-incompressible",
+            "--include-deviating",
+        ],
     );
     let t = text(&o);
     assert!(o.status.success(), "{t}");

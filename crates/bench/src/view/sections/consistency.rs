@@ -13,7 +13,9 @@ use suite::TestId;
 use crate::chart::{format_si, Axis, NumberFormat, Series, XYChart};
 use crate::compare::Better;
 use crate::view::review::{Fragment, Review};
-use crate::view::{capitalized, caveat, drive_cell, mark, figure, fixed, grouped, Cell, Drive, Entry, Table};
+use crate::view::{
+    capitalized, caveat, drive_cell, figure, fixed, grouped, mark, Cell, Drive, Entry, Table,
+};
 
 use super::bars::{bar_figure, BarRowSrc};
 use super::{drive_dim, parameters_link, sources, switcher, Dim};
