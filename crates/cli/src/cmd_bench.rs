@@ -45,6 +45,10 @@ pub enum BenchCmd {
         /// Only this test (e.g. consistency) or result (e.g. consistency-spare-25).
         #[arg(long)]
         test: Option<String>,
+        /// Also compare results that deviate from the methodology (a quick suite, a scaled or
+        /// shortened test), each marked; left out by default.
+        #[arg(long)]
+        include_deviating: bool,
     },
     /// Remove runs and their results.
     Rm {
@@ -116,27 +120,56 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     match a.command {
         BenchCmd::List => list(&read()?)?,
         BenchCmd::Show { run } => show(&read()?, run)?,
-        BenchCmd::Compare { drives, test } => {
+        BenchCmd::Compare {
+            drives,
+            test,
+            include_deviating,
+        } => {
             let b = read()?;
             let drives =
                 compare::select_drives(&b.drives()?, &drives).map_err(anyhow::Error::msg)?;
-            let with: Vec<compare::DriveResults> = drives
-                .into_iter()
-                .map(|d| Ok((b.latest_results(d.id)?, d)))
-                .map(|r: bench::db::Result<_>| r.map(|(rs, d)| (d, rs)))
-                .collect::<Result<_, _>>()?;
+            let deviating = match include_deviating {
+                true => compare::Deviating::Included,
+                false => compare::Deviating::LeftOut,
+            };
+            let wanted = |r: &suite::result::TestResult| {
+                (test.as_deref()).is_none_or(|t| t == r.test.name() || t == r.file_stem())
+            };
+            let mut left = Vec::new();
+            let mut with: Vec<compare::DriveResults> = Vec::new();
+            for d in drives {
+                let (shown, out) = compare::comparable(&b, d.id, deviating)?;
+                left.extend(out.into_iter().map(|s| s.result));
+                with.push((d, shown));
+            }
+            let left_out = compare::left_out_note(
+                left.iter().filter(|r| wanted(r)).count(),
+                "--include-deviating",
+            );
             let tables = compare::tables(&with, test.as_deref());
             if tables.is_empty() {
                 let Some(test) = test else {
-                    anyhow::bail!("none of these drives has any results");
+                    match left_out {
+                        Some(why) => {
+                            anyhow::bail!("none of these drives has results to compare: {why}")
+                        }
+                        None => anyhow::bail!("none of these drives has any results"),
+                    }
                 };
                 // What they do have, to suggest from: tests and result names.
                 let mut have: Vec<String> = compare::tables(&with, None)
                     .into_iter()
                     .flat_map(|t| [t.test.name().to_string(), t.stem])
+                    .chain(
+                        left.iter()
+                            .flat_map(|r| [r.test.name().to_string(), r.file_stem()]),
+                    )
                     .collect();
                 have.sort();
                 have.dedup();
+                if let Some(why) = left_out {
+                    anyhow::bail!("none of these drives has a {test} result to compare: {why}");
+                }
                 anyhow::bail!(
                     "none of these drives has a {test} result{}: they have {}",
                     crate::suggest::did_you_mean(&test, have.iter().map(String::as_str)),
@@ -145,6 +178,9 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             }
             let rows: Vec<_> = with.into_iter().map(|(d, _)| d).collect();
             print!("{}", compare::render_text(&rows, &tables));
+            if let Some(why) = left_out {
+                println!("{why}");
+            }
         }
         BenchCmd::Rm { runs } => {
             let mut b = write()?;
@@ -353,7 +389,7 @@ fn print_runs(runs: &[RunRow]) {
         t.row(vec![
             r.id.to_string(),
             printable(&r.started_at).into_owned(),
-            printable(&r.kind).into_owned(),
+            printable(&r.what()).into_owned(),
             r.results.to_string(),
             printable(&r.drive).into_owned(),
             printable(&r.target_spec).into_owned(),

@@ -117,7 +117,10 @@ pub fn headline(r: &TestResult) -> String {
         Analysis::Replay(a) => return data_rate_text(&a.metrics),
         Analysis::Consistency(a) => {
             if let Some(ss) = &a.steady_state {
-                return format!("steady-state mean {:.0} IOPS", ss.mean);
+                return match a.reached {
+                    true => format!("steady-state mean {:.0} IOPS", ss.mean),
+                    false => format!("mean {:.0} IOPS, {}", ss.mean, a.window_name()),
+                };
             }
         }
         Analysis::TransferSweep(a) => return format!("peak {} MB/s", units::mbps(a.peak_mbps)),
@@ -301,8 +304,8 @@ pub fn summary_table(results: &[TestResult]) -> String {
             Analysis::Consistency(a) => {
                 if let Some(ss) = &a.steady_state {
                     note(format!(
-                        "steady state from {} s: mean {:.0} IOPS, median {:.0}, min {:.0}, stddev {:.0}, p1 {:.0}, p99 {:.0}; {}",
-                        a.steady_from_s,
+                        "{}: mean {:.0} IOPS, median {:.0}, min {:.0}, stddev {:.0}, p1 {:.0}, p99 {:.0}; {}",
+                        a.window_name(),
                         ss.mean,
                         ss.median,
                         ss.min,
@@ -320,16 +323,7 @@ pub fn summary_table(results: &[TestResult]) -> String {
                     note(format!("trimmed reads: {}", t.verdict));
                 }
             }
-            Analysis::SteadyState(a) => match a.round {
-                Some(round) if a.reached => note(format!(
-                    "steady state reached at round {round}: {:.0} IOPS",
-                    a.steady_iops
-                )),
-                _ => note(format!(
-                    "steady state NOT reached; last window {:.0} IOPS",
-                    a.steady_iops
-                )),
-            },
+            Analysis::SteadyState(a) => note(a.verdict()),
             Analysis::TransferSweep(a) => {
                 let mut text = format!(
                     "peak {} MB/s at {}",

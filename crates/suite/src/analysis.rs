@@ -204,8 +204,12 @@ mod tests {
         let json = serde_json::json!({"spare_pct": 25.0, "steady_from_s": 1400.0,
             "steady_state": null, "drop_s": 831, "whole_run": null});
         let r = parse(TestId::Consistency, json.clone()).unwrap();
+        assert!(!r.consistency().unwrap().reached);
         let a = r.consistency().expect("readable");
         assert_eq!((a.spare_pct, a.drop_s), (25.0, Some(831)));
-        assert_eq!(serde_json::to_value(&r).unwrap()["analysis"], json);
+        // Stored with the verdict an older result left out: no window, no steady state.
+        let mut judged = json;
+        judged["reached"] = false.into();
+        assert_eq!(serde_json::to_value(&r).unwrap()["analysis"], judged);
     }
 }

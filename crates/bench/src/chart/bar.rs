@@ -409,19 +409,52 @@ impl BarChart {
 
 const TICK_GAP: f64 = 6.0;
 
-/// Shortens `text` with an ellipsis to fit `max` units at `size`.
+/// Shortens a row label to fit `max` units at `size`: a trailing mark such as "(deviates)"
+/// stays whole, and the name loses its middle, so both its start ("ssdlab model of") and its
+/// distinctive end (model number, capacity) stay. The whole label is the row's tooltip.
 fn truncate(text: &str, size: f64, max: f64) -> String {
     if text_width(text, size) <= max {
         return text.to_string();
     }
-    let mut out: String = String::new();
-    for c in text.chars() {
-        out.push(c);
-        if text_width(&out, size) + text_width("…", size) > max {
-            out.pop();
+    let (name, mark) = match text.rfind(" (") {
+        Some(at) if text.ends_with(')') => text.split_at(at),
+        _ => (text, ""),
+    };
+    let room = max - text_width(mark, size) - text_width("…", size);
+    let chars: Vec<char> = name.chars().collect();
+    let (mut head, mut tail) = (0, 0);
+    // Alternately a character from the start and from the end, while they fit.
+    while head + tail < chars.len() {
+        let (h, t) = if head <= tail {
+            (head + 1, tail)
+        } else {
+            (head, tail + 1)
+        };
+        let kept: String = chars[..h].iter().chain(&chars[chars.len() - t..]).collect();
+        if text_width(&kept, size) > room {
             break;
         }
+        (head, tail) = (h, t);
     }
-    out.push('…');
-    out
+    let start: String = chars[..head].iter().collect();
+    let end: String = chars[chars.len() - tail..].iter().collect();
+    format!("{}…{}{mark}", start.trim_end(), end.trim_start())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_label_keeps_its_mark_and_both_ends_of_the_name() {
+        let label = "ssdlab model of Samsung SSD 840 EVO 250GB (deviates)";
+        let max = text_width(label, ROW_LABEL_SIZE) * 0.7;
+        let cut = truncate(label, ROW_LABEL_SIZE, max);
+        assert!(text_width(&cut, ROW_LABEL_SIZE) <= max, "{cut}");
+        assert!(cut.ends_with("250GB (deviates)"), "{cut}");
+        assert!(cut.starts_with("ssdlab model"), "{cut}");
+        assert!(cut.contains('…'), "{cut}");
+        let plain = "Samsung SSD 840 EVO 250GB";
+        assert_eq!(truncate(plain, ROW_LABEL_SIZE, 1e6), plain);
+    }
 }

@@ -12,11 +12,13 @@ use suite::pts::Figure;
 use suite::result::TestResult;
 use suite::TestId;
 
+mod deviating;
 mod select;
 #[cfg(test)]
 mod tests;
 mod text;
 
+pub use deviating::{comparable, deviates, left_out_note, Deviating};
 pub use select::select_drives;
 pub use text::{format_value, render_text, usd, MAX_PRICE_USD};
 
@@ -114,8 +116,13 @@ pub fn tables(drives: &[DriveResults], only: Option<&str>) -> Vec<Table> {
             let notes = drives
                 .iter()
                 .zip(&found)
-                .filter_map(|((d, _), s)| Some((d, power_note(&(*s)?.result)?)))
-                .map(|(d, note)| format!("{}: {note}", d.name))
+                .filter_map(|((d, _), s)| Some((d, &(*s)?.result)))
+                .flat_map(|(d, r)| {
+                    [power_note(r), steady_state_note(r), deviation_note(r)]
+                        .into_iter()
+                        .flatten()
+                        .map(move |note| format!("{}: {note}", d.name))
+                })
                 .collect();
             Table {
                 stem,
@@ -149,6 +156,27 @@ fn power_note(r: &TestResult) -> Option<String> {
     }
 }
 
+/// A consistency or steady-state result whose figures are not a steady state: what they are
+/// instead (their steady-state rows are blank).
+fn steady_state_note(r: &TestResult) -> Option<String> {
+    match (r.consistency(), r.steady_state()) {
+        (Some(a), _) if !a.reached => Some(a.window_name()),
+        (_, Some(a)) if !a.reached => Some(a.verdict()),
+        _ => None,
+    }
+}
+
+/// How a result shown in a comparison deviates from the methodology.
+fn deviation_note(r: &TestResult) -> Option<String> {
+    deviates(r).then(|| format!("(deviates) {}", r.deviations.join("; ")))
+}
+
+/// The consistency window's figures, when they are the methodology's steady state.
+fn steady(r: &TestResult) -> Option<&suite::SeriesStats> {
+    let a = r.consistency()?;
+    a.steady_state.as_ref().filter(|_| a.reached)
+}
+
 fn mean_w(r: &TestResult) -> Option<f64> {
     power::Reading::of(r).mean_w
 }
@@ -164,22 +192,22 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
     match kind {
         Consistency => vec![
             ("steady-state mean", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.as_ref().map(|s| s.mean)
+                steady(r).map(|s| s.mean)
             }),
             ("steady-state median", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.as_ref().map(|s| s.median)
+                steady(r).map(|s| s.median)
             }),
             ("steady-state min", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.as_ref().map(|s| s.min)
+                steady(r).map(|s| s.min)
             }),
             ("steady-state p1", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.as_ref().map(|s| s.p1)
+                steady(r).map(|s| s.p1)
             }),
             ("steady-state p99", "IOPS", Higher, |r| {
-                r.consistency()?.steady_state.as_ref().map(|s| s.p99)
+                steady(r).map(|s| s.p99)
             }),
             ("steady-state stddev", "IOPS", Lower, |r| {
-                r.consistency()?.steady_state.as_ref().map(|s| s.stddev)
+                steady(r).map(|s| s.stddev)
             }),
             ("drop at", "s", Higher, |r| {
                 r.consistency()?.drop_s.map(|t| t as f64)
@@ -234,7 +262,8 @@ fn metrics_of(kind: Kind) -> Vec<(&'static str, &'static str, Better, Getter)> {
             }),
         ],
         SteadyState => vec![("steady state", "IOPS", Higher, |r| {
-            Some(r.steady_state()?.steady_iops)
+            let a = r.steady_state()?;
+            a.reached.then_some(a.steady_iops)
         })],
         // The reviews' power charts: lowest best; slumber in milliwatts.
         SlumberPower => vec![

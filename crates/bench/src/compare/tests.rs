@@ -223,3 +223,70 @@ fn latest_of(b: &Bench, names: &[&str]) -> Vec<DriveResults> {
         })
         .collect()
 }
+
+/// A quick suite's consistency result: 60 s, its window from 42 s still in the burst.
+fn quick_consistency(model: &str, t: &str, iops: f64) -> TestResult {
+    let mut r = result("consistency", None, model, t, iops / 244.0);
+    r.deviations = vec!["duration 60 s instead of 2000 s".into()];
+    let mut a = r.consistency().unwrap().clone();
+    (a.steady_from_s, a.reached) = (42.0, false);
+    let mut window = a.steady_state.clone().unwrap();
+    window.count = 60;
+    a.whole_run = Some(window.clone());
+    window.count = 18;
+    a.steady_state = Some(window);
+    r.analysis = suite::Analysis::Consistency(a);
+    r
+}
+
+#[test]
+fn a_newer_deviating_result_is_left_out_unless_asked_for_and_then_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Bench::open(&dir.path().join("bench.db")).unwrap();
+    let (t1, t2) = ("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z");
+    for (model, mbps) in [("evo", 25.0), ("s3700", 130.0)] {
+        let full = result("consistency", None, model, t1, mbps);
+        b.store(&run(model, t1, vec![full])).unwrap();
+    }
+    b.store(&run(
+        "evo",
+        t2,
+        vec![quick_consistency("evo", t2, 65_790.0)],
+    ))
+    .unwrap();
+    let drives = b.find_drives(&["evo".into(), "s3700".into()]).unwrap();
+    let with = |deviating: Deviating| {
+        let mut left = 0;
+        let with: Vec<DriveResults> = (drives.iter())
+            .map(|d| {
+                let (shown, out) = comparable(&b, d.id, deviating).unwrap();
+                left += out.len();
+                (d.clone(), shown)
+            })
+            .collect();
+        (tables(&with, Some("consistency")), left)
+    };
+
+    let (by_default, left_out) = with(Deviating::LeftOut);
+    assert_eq!(left_out, 1);
+    let mean = &by_default[0].metrics[0];
+    assert_eq!(mean.name, "steady-state mean");
+    assert_eq!(mean.values, [Some(25.0 * 244.0), Some(130.0 * 244.0)]);
+    assert!(by_default[0].notes.is_empty(), "{:?}", by_default[0].notes);
+    let note = left_out_note(left_out, "--include-deviating").unwrap();
+    assert!(note.starts_with("1 result that deviates"), "{note}");
+
+    let (included, left_out) = with(Deviating::Included);
+    assert_eq!(left_out, 0);
+    // The quick run's 65,790 IOPS is no steady state: its steady-state rows are blank, and
+    // the table says what it is and how it deviates.
+    let mean = &included[0].metrics[0];
+    assert_eq!(mean.values, [None, Some(130.0 * 244.0)]);
+    assert_eq!(
+        included[0].notes,
+        [
+            "evo: not a steady state: the last 18 s of a 60 s run",
+            "evo: (deviates) duration 60 s instead of 2000 s"
+        ]
+    );
+}

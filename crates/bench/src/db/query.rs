@@ -60,6 +60,18 @@ pub struct RunRow {
     pub results: u32,
     /// The run's identity (a UUID).
     pub uuid: String,
+    /// The test a run of one test (kind "test") ran.
+    pub test: Option<String>,
+}
+
+impl RunRow {
+    /// What the run was, for a list: "suite", or "test consistency".
+    pub fn what(&self) -> String {
+        match (&self.test, self.kind.as_str()) {
+            (Some(test), "test") => format!("test {test}"),
+            _ => self.kind.clone(),
+        }
+    }
 }
 
 /// A test result as stored, with where it belongs.
@@ -115,7 +127,8 @@ fn drive_row(r: &Row) -> Result<DriveRow> {
 const RUN_SELECT: &str = "
     SELECT r.id, r.drive_id, COALESCE(s.name, d.model),
            r.kind, r.target_spec, r.started_at, r.tool_version, r.quick, r.complete, r.source,
-           r.stored_at, (SELECT count(*) FROM results x WHERE x.run_id = r.id), r.uuid, d.identity
+           r.stored_at, (SELECT count(*) FROM results x WHERE x.run_id = r.id), r.uuid, d.identity,
+           (SELECT min(x.test) FROM results x WHERE x.run_id = r.id)
     FROM runs r JOIN drives d ON d.id = r.drive_id LEFT JOIN drive_specs s ON s.drive_id = d.id";
 
 fn run_row(r: &Row) -> Result<RunRow> {
@@ -133,6 +146,7 @@ fn run_row(r: &Row) -> Result<RunRow> {
         stored_at: r.get(10)?,
         results: r.get(11)?,
         uuid: r.get(12)?,
+        test: r.get(14)?,
     })
 }
 
@@ -243,7 +257,17 @@ impl Bench {
     /// A drive's newest result of each test and variant: what comparisons show. Complete
     /// results win over newer incomplete ones.
     pub fn latest_results(&self, drive_id: i64) -> Result<Vec<StoredResult>> {
+        self.latest_results_where(drive_id, |_| true)
+    }
+
+    /// [`Bench::latest_results`] among the results `keep` lets through.
+    pub fn latest_results_where(
+        &self,
+        drive_id: i64,
+        keep: impl Fn(&TestResult) -> bool,
+    ) -> Result<Vec<StoredResult>> {
         let mut all = self.results_where("r.drive_id = ?1", drive_id)?;
+        all.retain(|s| keep(&s.result));
         all.sort_by(|a, b| {
             (a.result.complete, &a.result.started_at, a.id).cmp(&(
                 b.result.complete,

@@ -1257,3 +1257,22 @@ fn an_old_results_legacy_run_id_is_unchanged() {
         "cc1270c9-56a0-5b1c-8794-9752922620ff"
     );
 }
+
+/// `bench list` and the page's newest runs say which test a run of one test ran.
+#[test]
+fn a_run_of_one_test_says_which() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut b = Bench::open(&tmp.path().join("bench.db")).unwrap();
+    let t = "2026-01-01T00:00:00Z";
+    let mut one = run(
+        "a",
+        t,
+        vec![result("consistency", Some("spare-25"), "a", t, 1.0)],
+    );
+    one.kind = "test".into();
+    b.store(&one).unwrap();
+    b.store(&run("a", t, vec![result("seq-read", None, "a", t, 1.0)]))
+        .unwrap();
+    let what: Vec<String> = b.runs().unwrap().iter().map(RunRow::what).collect();
+    assert_eq!(what, ["suite", "test consistency"]);
+}

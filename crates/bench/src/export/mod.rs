@@ -90,6 +90,52 @@ mod tests {
     use super::*;
     use crate::db::tests::{result, run};
 
+    /// A quick run's consistency result, whose 60 s never left the opening burst.
+    fn quick_consistency(model: &str, t: &str) -> suite::result::TestResult {
+        let mut r = result("consistency", Some("spare-25"), model, t, 270.0);
+        r.deviations = vec!["duration 60 s instead of 2000 s".into()];
+        let mut a = r.consistency().expect("a consistency fixture").clone();
+        a.steady_from_s = 42.0;
+        a.reached = false;
+        r.analysis = suite::Analysis::Consistency(a);
+        r
+    }
+
+    #[test]
+    fn csv_says_what_each_figure_is_and_runs_no_formula() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut b = Bench::open(&tmp.path().join("bench.db")).unwrap();
+        let t = "2026-01-01T00:00:00Z";
+        let model = "=HYPERLINK(\"http://evil\",\"x\")";
+        let mut label = result("seq-read", None, model, t, 1.0);
+        label.label = "-1+1<b>bold</b>".into();
+        let results = vec![
+            result("consistency", None, model, t, 1.0),
+            quick_consistency(model, t),
+            label,
+        ];
+        b.store(&run(model, t, results)).unwrap();
+        let csv = String::from_utf8(export(&b, Format::Csv, &[]).unwrap()).unwrap();
+        let rows: Vec<&str> = csv.lines().collect();
+        assert!(
+            rows[0].ends_with(",simulated,quick,deviations,steady_state_reached"),
+            "{csv}"
+        );
+        assert!(rows[1].starts_with("1,\"'=HYPERLINK("), "{csv}");
+        assert!(rows[1].ends_with(",true,true,,true"), "{csv}");
+        assert!(
+            rows[2].ends_with(",true,true,duration 60 s instead of 2000 s,false"),
+            "{csv}"
+        );
+        assert!(rows[3].contains(",'-1+1<b>bold</b>,"), "{csv}");
+        assert!(rows[3].ends_with(",true,true,,"), "{csv}");
+        // The JSON says it too, in the result's figures.
+        let json: serde_json::Value =
+            serde_json::from_slice(&export(&b, Format::Json, &[]).unwrap()).unwrap();
+        let figures = |i: usize| json["runs"][0]["results"][i]["analysis"]["reached"].clone();
+        assert_eq!((figures(0), figures(1)), (true.into(), false.into()));
+    }
+
     #[test]
     fn formats_are_parsed_by_their_names_only() {
         for f in Format::ALL {

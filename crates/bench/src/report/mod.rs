@@ -119,6 +119,40 @@ mod tests {
         }
     }
 
+    /// A quick run's consistency charts: what deviates said once, a short mark on each chart,
+    /// and the window named for what it is, never "steady state".
+    #[test]
+    fn a_deviation_is_said_once_and_a_window_that_is_no_steady_state_says_so() {
+        let mut c = result("consistency", None, "evo", "2026-01-01T00:00:00Z", 270.0);
+        c.deviations = vec!["duration 60 s instead of 2000 s".into()];
+        let mut a = c.consistency().unwrap().clone();
+        (a.steady_from_s, a.reached) = (42.0, false);
+        a.whole_run = a.steady_state.clone().map(|mut w| {
+            w.count = 60;
+            w
+        });
+        if let Some(w) = a.steady_state.as_mut() {
+            w.count = 18;
+        }
+        c.analysis = suite::Analysis::Consistency(a);
+        let html = super::render(&[c], None);
+        let section = &html[html.find("<section id=\"consistency\">").unwrap()..];
+        let section = &section[..section.find("</section>").unwrap()];
+        assert_eq!(
+            section.matches("duration 60 s instead of 2000 s").count(),
+            1,
+            "{section}"
+        );
+        assert!(
+            section
+                .matches("(deviates): see the note above the charts")
+                .count()
+                >= 3
+        );
+        assert!(section.contains("Not a steady state: the last 18 s of a 60 s run (log scale)"));
+        assert!(!section.contains("Steady state from"), "{section}");
+    }
+
     /// A Storage Bench trace scaled to a drive smaller than its span is the methodology
     /// fitted to the drive: said plainly, but no red banner and no "(deviates)" mark.
     #[test]

@@ -22,3 +22,11 @@ pub fn human_bytes(v: Option<f64>) -> String {
     v.filter(|v| v.is_finite())
         .map_or("–".into(), |v| units::bytes(v, Precision::Text))
 }
+
+/// A sentence's words with its first letter capitalised, for a heading or a paragraph.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
+}

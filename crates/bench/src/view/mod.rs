@@ -12,7 +12,7 @@ mod review;
 pub mod sections;
 mod table;
 
-pub use format::{fixed, grouped, human_bytes};
+pub use format::{capitalized, fixed, grouped, human_bytes};
 pub(crate) use review::Section;
 pub use review::{fragment, Fragment, Review};
 pub use table::{Cell, Table};

@@ -5,16 +5,24 @@
 
 use maud::html;
 
+use crate::compare::{self, Deviating};
 use crate::db::{Bench, DriveRow, Result};
 use crate::view::{fragment, page, Drive, Entry, Facts, Fragment, Mode, Review};
 
-use super::pages::{drive_labels, list_query, list_url, nav};
+use super::pages::{drive_labels, list_query, list_url, nav, percent_encode};
 use super::{query_id, Page, HTML};
 
-/// A page's drive from the Bench: annotated facts first, what the drive says after.
-fn drive(bench: &Bench, row: DriveRow, label: String, index: usize) -> Result<Drive> {
-    let entries: Vec<Entry> = bench
-        .latest_results(row.id)?
+/// A page's drive from the Bench: annotated facts first, what the drive says after; and how
+/// many of its newest results were left out for deviating from the methodology.
+fn drive(
+    bench: &Bench,
+    row: DriveRow,
+    label: String,
+    index: usize,
+    deviating: Deviating,
+) -> Result<(Drive, usize)> {
+    let (shown, left_out) = compare::comparable(bench, row.id, deviating)?;
+    let entries: Vec<Entry> = shown
         .into_iter()
         .map(|s| Entry {
             id: Some(s.id),
@@ -35,12 +43,36 @@ fn drive(bench: &Bench, row: DriveRow, label: String, index: usize) -> Result<Dr
         price_usd: row.specs.price_usd,
         notes: row.specs.notes.clone(),
     };
-    Ok(Drive {
+    let drive = Drive {
         label,
         index,
         facts,
         entries,
-    })
+    };
+    Ok((drive, left_out.len()))
+}
+
+/// `deviating=include` shows the results that deviate from the methodology too.
+fn deviating_of(query: &[(String, String)]) -> std::result::Result<Deviating, String> {
+    match query.iter().find(|(k, _)| k == "deviating") {
+        None => Ok(Deviating::LeftOut),
+        Some((_, v)) if v == "include" => Ok(Deviating::Included),
+        Some((_, v)) if v == "leave-out" => Ok(Deviating::LeftOut),
+        Some((_, v)) => Err(format!(
+            "deviating={v}: say deviating=include to show results that deviate from the \
+             methodology, or leave it out"
+        )),
+    }
+}
+
+/// This page's address with `deviating=include` added.
+fn including_deviating(query: &[(String, String)]) -> String {
+    let mut pairs: Vec<String> = (query.iter())
+        .filter(|(k, _)| k != "deviating")
+        .map(|(k, v)| format!("{}={}", percent_encode(k), percent_encode(v)))
+        .collect();
+    pairs.push("deviating=include".into());
+    format!("/compare?{}", pairs.join("&"))
 }
 
 /// The most drives one comparison charts: the reviews' charts held about twenty, and each
@@ -89,10 +121,18 @@ pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page>
     };
     let labels = drive_labels(&listed);
     let chosen: Vec<(DriveRow, String)> = listed.into_iter().map(|l| l.drive).zip(labels).collect();
+    let deviating = match deviating_of(query) {
+        Ok(d) => d,
+        Err(e) => return Ok(Page::error(400, &e)),
+    };
     let mut drives = Vec::new();
+    let mut left_out = 0;
     for (i, (row, label)) in chosen.into_iter().enumerate() {
-        drives.push(drive(bench, row, label, i)?);
+        let (d, n) = drive(bench, row, label, i, deviating)?;
+        drives.push(d);
+        left_out += n;
     }
+    let left_out = compare::left_out_note(left_out, "including them");
     let review = Review {
         drives: &drives,
         mode: Mode::Web,
@@ -108,7 +148,16 @@ pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page>
                 (names.join(", ")) ": each drive's newest result of every test. Every chart links to \
                  the stored results that made it."
             }
-            @if drives.iter().all(|d| d.entries.is_empty()) {
+            @if let Some(why) = &left_out {
+                p.note.deviating {
+                    (why) ": " a href=(including_deviating(query)) { "include them" } "."
+                }
+            } @else if deviating == Deviating::Included {
+                p.note.deviating {
+                    "Results that deviate from the methodology are included, marked (deviates)."
+                }
+            }
+            @if left_out.is_none() && drives.iter().all(|d| d.entries.is_empty()) {
                 p { "These drives have no stored results." }
             }
             (review.body())

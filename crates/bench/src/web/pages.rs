@@ -66,19 +66,11 @@ pub(super) fn list_query(
         }
     };
     let day = |name: &str, v: &str| -> std::result::Result<String, String> {
-        let b = v.as_bytes();
-        let ok = b.len() == 10
-            && b.iter().enumerate().all(|(i, c)| {
-                if i == 4 || i == 7 {
-                    *c == b'-'
-                } else {
-                    c.is_ascii_digit()
-                }
-            });
-        if ok {
-            Ok(v.to_string())
-        } else {
-            Err(format!("{name}: not a day (YYYY-MM-DD)"))
+        match is_day(v) {
+            true => Ok(v.to_string()),
+            false => Err(format!(
+                "{name}={v}: not a day of the calendar; give one as YYYY-MM-DD, e.g. 2026-01-31"
+            )),
         }
     };
     for (k, v) in query {
@@ -113,6 +105,30 @@ pub(super) fn list_query(
     Ok((f, page))
 }
 
+/// Whether `v` is a day of the calendar as YYYY-MM-DD: "2026-13-45" would match no run.
+fn is_day(v: &str) -> bool {
+    let b = v.as_bytes();
+    let digits = b.len() == 10
+        && (b.iter().enumerate()).all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        });
+    let number = |r: std::ops::Range<usize>| v[r].parse::<u32>().unwrap_or(0);
+    if !digits {
+        return false;
+    }
+    let (year, month, day) = (number(0..4), number(5..7), number(8..10));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => 0,
+    };
+    (1..=days).contains(&day)
+}
+
 /// The query of the drive list with these filters, on page `page`.
 pub(super) fn list_url(query: &[(String, String)], page: u64) -> String {
     let mut pairs: Vec<String> = query
@@ -124,7 +140,7 @@ pub(super) fn list_url(query: &[(String, String)], page: u64) -> String {
     format!("/?{}", pairs.join("&"))
 }
 
-fn percent_encode(s: &str) -> String {
+pub(super) fn percent_encode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
@@ -187,8 +203,8 @@ pub(super) fn index(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
                     input type="text" name="nand" value=(value("nand")) placeholder="NAND" aria-label="NAND" size="8";
                     input type="number" name="min_gb" value=(value("min_gb")) placeholder="min GB" aria-label="Capacity from (GB)" min="0" step="any";
                     input type="number" name="max_gb" value=(value("max_gb")) placeholder="max GB" aria-label="Capacity to (GB)" min="0" step="any";
-                    input type="date" name="from" value=(value("from")) aria-label="Runs from";
-                    input type="date" name="to" value=(value("to")) aria-label="Runs to";
+                    label { "runs from " input type="date" name="from" value=(value("from")); }
+                    label { "to " input type="date" name="to" value=(value("to")); }
                     input type="text" name="host" value=(value("host")) placeholder="bench host" aria-label="Bench host" size="10";
                     button type="submit" { "Filter" }
                     @if filtered { a href="/" { "clear" } }
@@ -200,10 +216,14 @@ pub(super) fn index(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
             form method="get" action="/compare" id="drive-form" {
                 div.controls {
                     // Unticked, the comparison takes the drives these filters let through.
-                    @for (k, v) in query.iter().filter(|(k, v)| k != "page" && k != "d" && !v.trim().is_empty()) {
+                    @for (k, v) in query.iter().filter(|(k, v)| !["page", "d", "deviating"].contains(&k.as_str()) && !v.trim().is_empty()) {
                         input type="hidden" name=(k) value=(v.trim());
                     }
                     button type="submit" { "Compare" }
+                    label {
+                        input type="checkbox" name="deviating" value="include" checked[value("deviating") == "include"];
+                        " include results that deviate from the methodology (quick, scaled, shortened)"
+                    }
                     span.note {
                         @if total <= MAX_COMPARE {
                             "no drive ticked compares " @if total > 1 { "all " (total) } @else { "it" }
@@ -283,7 +303,7 @@ fn runs_table(runs: &[RunRow]) -> Markup {
             html! { a href={ "/compare?d=" (r.drive_id) } { (r.drive) } }.into(),
             html! { code { (r.target_spec) } }.into(),
             r.started_at.clone().into(),
-            format!("{}{}", r.kind, if r.quick { ", quick" } else { "" }).into(),
+            format!("{}{}", r.what(), if r.quick { ", quick" } else { "" }).into(),
             html! { @if r.complete { span.ok { "complete" } } @else { span.bad { "incomplete" } } }
                 .into(),
             Cell::Num(r.results.to_string()),

@@ -250,7 +250,8 @@ fn index_lists_drives_and_runs(db: &Db) {
 
 fn compare_has_selectors_and_one_view_per_drive_and_spare(db: &Db) {
     let b = bench(db);
-    let p = get(&b, "/compare?d=1&d=2");
+    // The quick suite's results deviate from the methodology: included, as asked.
+    let p = get(&b, "/compare?d=1&d=2&deviating=include");
     assert_eq!(p.status, 200);
     let body = &p.body;
     assert!(body.contains("data-switch=\"consistency\" data-dim=\"drive\""));
@@ -265,7 +266,10 @@ fn compare_has_selectors_and_one_view_per_drive_and_spare(db: &Db) {
     }
     // The first view (drive 1, default spare area) is on the page; the others are fetched
     // when selected, from an address that serves them.
-    assert!(body.contains("data-key=\"drive=0;spare=default\"><div class=\"charts\">"));
+    // The quick run's deviation said once above its charts.
+    assert!(body.contains(
+        "data-key=\"drive=0;spare=default\"><p class=\"bad\">deviates: duration 60 s instead of 2000 s"
+    ));
     let srcs: Vec<&str> = body
         .match_indices("data-src=\"")
         .map(|(at, m)| {
@@ -316,7 +320,10 @@ fn compare_has_selectors_and_one_view_per_drive_and_spare(db: &Db) {
         roxmltree::Document::parse(svg).unwrap();
     }
     // No selection compares every drive.
-    assert_eq!(get(&b, "/compare").body, get(&b, "/compare?d=1&d=2").body);
+    assert_eq!(
+        get(&b, "/compare?deviating=include").body,
+        get(&b, "/compare?d=1&d=2&deviating=include").body
+    );
     // Nothing loads from elsewhere.
     assert!(!body.contains("src=\"http") && !body.contains("href=\"http"));
 }
@@ -514,6 +521,63 @@ fn the_drive_list_filters(db: &Db) {
     );
 }
 
+/// A quick suite's figures never stand beside full runs by default: the page leaves them
+/// out and says so, with a link that includes them, marked.
+fn compare_leaves_out_deviating_results_unless_asked(db: &Db) {
+    let b = bench(db);
+    let p = get(&b, "/compare?d=1");
+    assert_eq!(p.status, 200);
+    let latest = b.latest_results(1).unwrap();
+    let n = (latest.iter())
+        .filter(|s| !s.result.deviations.is_empty())
+        .count();
+    assert!(n > 1);
+    assert!(
+        p.body
+            .contains(&format!("{n} results that deviate from the methodology")),
+        "{}",
+        p.body
+    );
+    assert!(p
+        .body
+        .contains("href=\"/compare?d=1&amp;deviating=include\""));
+    assert!(!p.body.contains("<section id=\"consistency\">"));
+    let included = get(&b, "/compare?d=1&deviating=include").body;
+    assert!(included.contains("<section id=\"consistency\">"));
+    assert!(included.contains("(deviates)"));
+    assert!(included.contains("are included, marked (deviates)"));
+    let bad = get(&b, "/compare?d=1&deviating=yes");
+    assert_eq!(bad.status, 400);
+    assert!(bad.body.contains("deviating=include"), "{}", bad.body);
+}
+
+/// A day that is not on the calendar is refused, saying how to write one; the date filters
+/// say what they are.
+fn the_drive_lists_days_are_calendar_days(db: &Db) {
+    let b = bench(db);
+    for bad in [
+        "2026-13-45",
+        "2026-02-29",
+        "2026-04-31",
+        "2026-00-10",
+        "2026-1-5",
+    ] {
+        let p = get(&b, &format!("/?from={bad}"));
+        assert_eq!(p.status, 400, "{bad}");
+        assert!(p.body.contains("not a day of the calendar"), "{}", p.body);
+        assert_eq!(get(&b, &format!("/?to={bad}")).status, 400, "{bad}");
+    }
+    for good in ["2024-02-29", "2026-12-31", "2026-01-01"] {
+        assert_eq!(get(&b, &format!("/?from={good}")).status, 200, "{good}");
+    }
+    let form = get(&b, "/").body;
+    assert!(
+        form.contains("<label>runs from <input type=\"date\" name=\"from\""),
+        "{form}"
+    );
+    assert!(form.contains("<label>to <input type=\"date\" name=\"to\""));
+}
+
 /// Unticked, Compare takes the drives the list's filters let through, when they are few
 /// enough to chart; more asks for fewer, and never reads them all.
 fn compare_takes_the_filtered_drives_up_to_a_limit(db: &Db) {
@@ -565,4 +629,6 @@ on_both!(
     the_drive_list_is_paged,
     the_drive_list_filters,
     compare_takes_the_filtered_drives_up_to_a_limit,
+    compare_leaves_out_deviating_results_unless_asked,
+    the_drive_lists_days_are_calendar_days,
 );

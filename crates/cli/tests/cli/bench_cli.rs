@@ -59,7 +59,18 @@ fn suites_store_themselves_and_compare_side_by_side() {
     assert!(text(&o).contains("already stored as run"), "{}", text(&o));
 
     // The reviews' table: a column per drive, best values marked.
-    let o = bench(&db, &["compare", "1", "2", "--test", "seq-incompressible"]);
+    // Quick suites deviate from the methodology: compared when asked for.
+    let o = bench(
+        &db,
+        &[
+            "compare",
+            "1",
+            "2",
+            "--test",
+            "seq-incompressible",
+            "--include-deviating",
+        ],
+    );
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     assert!(
@@ -499,7 +510,7 @@ fn bench_output_never_prints_terminal_escapes_from_imported_text() {
     for args in [
         &["list"][..],
         &["show", "1"],
-        &["compare", "1"],
+        &["compare", "1", "--include-deviating"],
         &["export", "--format", "csv"],
         &["annotate", "1", "--notes", "x"],
     ] {
@@ -687,7 +698,7 @@ fn a_suite_stores_itself_in_postgresql_and_the_bench_reads_it_there() {
         "{}",
         text(&o)
     );
-    let o = bench(db, &["compare", "1"]);
+    let o = bench(db, &["compare", "1", "--include-deviating"]);
     assert!(o.status.success(), "{}", text(&o));
 }
 

@@ -263,25 +263,49 @@ fn readme_bench_compare_finds_drives_by_a_part_of_their_names() {
             ],
         );
     }
-    // The README's command, with the drives this Bench has.
+    // The README's command, with the drives this Bench has: their 10 s runs deviate from
+    // the methodology, left out unless asked for, and then no steady state.
+    let readme = [
+        "bench",
+        "compare",
+        "840 evo",
+        "ultra",
+        "--test",
+        "consistency",
+    ];
+    let o = ssdlab()
+        .env("SSDLAB_DB", &db)
+        .args(readme)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains("2 results that deviate from the methodology")
+            && t.contains("--include-deviating shows them"),
+        "{t}"
+    );
+    let o = ok(&db, &[&readme[..], &["--include-deviating"]].concat());
+    let table = stdout(&o);
+    assert!(table.contains("EVO") && table.contains("Ultra"), "{table}");
+    assert!(!table.contains("steady-state mean"), "{table}");
+    assert!(table.contains("not a steady state: the last"), "{table}");
+    assert!(
+        table.contains("(deviates) duration 10 s instead of 2000 s"),
+        "{table}"
+    );
+    // Drives whose names share a long start stay apart.
     let o = ok(
         &db,
         &[
             "bench",
             "compare",
-            "840 evo",
-            "ultra",
+            "evo",
+            "pro",
             "--test",
             "consistency",
+            "--include-deviating",
         ],
-    );
-    let table = stdout(&o);
-    assert!(table.contains("EVO") && table.contains("Ultra"), "{table}");
-    assert!(table.contains("steady-state mean"), "{table}");
-    // Drives whose names share a long start stay apart.
-    let o = ok(
-        &db,
-        &["bench", "compare", "evo", "pro", "--test", "consistency"],
     );
     let table = stdout(&o);
     assert!(table.contains("EVO") && table.contains("Pro"), "{table}");

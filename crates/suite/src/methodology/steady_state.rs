@@ -102,16 +102,72 @@ impl Rule {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredAnalysis")]
 pub struct SteadyStateAnalysis {
     pub rule: Rule,
     pub round_s: f64,
+    /// Whether the rule held on rounds of the PTS's length ([`steady_state_reached`]).
     pub reached: bool,
-    /// 1-based round at which steady state was reached.
+    /// 1-based round that completed the first window the rule accepted; on rounds shorter
+    /// than the PTS's, that window is not a steady state (`reached` is false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub round: Option<usize>,
     pub rounds_iops: Vec<f64>,
     /// Mean IOPS over the steady window (or the last window when not reached).
     pub steady_iops: f64,
+}
+
+/// The rule held on rounds of at least the PTS's minute. Five rounds of a few seconds (a quick
+/// suite) can all fall in the opening burst, flat at the fresh drive's speed.
+pub fn steady_state_reached(round_s: f64, rule_held_at: Option<usize>) -> bool {
+    rule_held_at.is_some() && round_s >= DEFAULTS.duration_s
+}
+
+/// The figures as results store them; those of older results said `reached` for the rule
+/// alone, judged again when they load.
+#[derive(Deserialize)]
+struct StoredAnalysis {
+    rule: Rule,
+    round_s: f64,
+    reached: bool,
+    round: Option<usize>,
+    rounds_iops: Vec<f64>,
+    steady_iops: f64,
+}
+
+impl From<StoredAnalysis> for SteadyStateAnalysis {
+    fn from(s: StoredAnalysis) -> SteadyStateAnalysis {
+        SteadyStateAnalysis {
+            reached: s.reached && steady_state_reached(s.round_s, s.round),
+            rule: s.rule,
+            round_s: s.round_s,
+            round: s.round,
+            rounds_iops: s.rounds_iops,
+            steady_iops: s.steady_iops,
+        }
+    }
+}
+
+impl SteadyStateAnalysis {
+    /// The verdict in a sentence: reached at a round, held on rounds too short, or not.
+    pub fn verdict(&self) -> String {
+        match self.round {
+            Some(round) if self.reached => format!(
+                "steady state reached at round {round}: {:.0} IOPS",
+                self.steady_iops
+            ),
+            Some(round) => format!(
+                "steady state NOT reached: the rule held at round {round}, but on rounds of {} s, \
+                 shorter than the PTS's {} s; last window {:.0} IOPS",
+                self.round_s, DEFAULTS.duration_s, self.steady_iops
+            ),
+            None => format!(
+                "steady state NOT reached in {} rounds; last window {:.0} IOPS",
+                self.rounds_iops.len(),
+                self.steady_iops
+            ),
+        }
+    }
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
@@ -200,16 +256,13 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let analysis = SteadyStateAnalysis {
         rule: PTS,
         round_s,
-        reached: reached.is_some(),
+        reached: steady_state_reached(round_s, reached),
         round: reached.map(|r| r + 1),
         steady_iops: window.iter().sum::<f64>() / window.len().max(1) as f64,
         rounds_iops: rounds,
     };
     if !analysis.reached {
-        ctx.observer.note(&format!(
-            "steady state was not reached within {} rounds",
-            PTS.max_rounds
-        ));
+        ctx.observer.note(&analysis.verdict());
     }
     report.analysis = Analysis::SteadyState(analysis);
     let (w, outcome) = last.expect("at least one round ran");
@@ -311,6 +364,25 @@ mod tests {
         }
         // Both verdicts are among them.
         assert!(verdicts.contains(&true) && verdicts.contains(&false));
+    }
+
+    #[test]
+    fn the_rule_on_rounds_shorter_than_a_minute_is_not_a_steady_state() {
+        assert!(steady_state_reached(60.0, Some(4)));
+        assert!(!steady_state_reached(5.0, Some(4)));
+        assert!(!steady_state_reached(60.0, None));
+        // A quick suite's result stored before this rule: the rule held at round 5 on 5 s
+        // rounds, all of them in the opening burst.
+        let stored = serde_json::json!({"rule": PTS, "round_s": 5.0, "reached": true,
+            "round": 5, "rounds_iops": [65781.0, 65789.0, 65789.0, 65789.0, 65789.0],
+            "steady_iops": 65787.4});
+        let a: SteadyStateAnalysis = serde_json::from_value(stored).unwrap();
+        assert!(!a.reached);
+        assert_eq!(
+            a.verdict(),
+            "steady state NOT reached: the rule held at round 5, but on rounds of 5 s, \
+             shorter than the PTS's 60 s; last window 65787 IOPS"
+        );
     }
 
     #[test]

@@ -205,12 +205,18 @@ fn bar_charts(rv: &Review, tests: &[BarTest]) -> Option<Markup> {
                 .map(|d| {
                     let found: Vec<Option<&Entry>> =
                         t.variants.iter().map(|(v, _)| d.find(t.test, *v)).collect();
-                    let value = |r: &TestResult| match t.metric {
-                        Metric::Mbps => r.summary.mbps,
-                        Metric::SteadyIops => {
-                            r.steady_state().map_or(r.summary.iops, |a| a.steady_iops)
-                        }
+                    // A steady-state result whose rule did not hold has no bar; its row
+                    // says why.
+                    let value = |r: &TestResult| match (t.metric, r.steady_state()) {
+                        (Metric::Mbps, _) => r.summary.mbps,
+                        (Metric::SteadyIops, Some(a)) if !a.reached => f64::NAN,
+                        (Metric::SteadyIops, a) => a.map_or(r.summary.iops, |a| a.steady_iops),
                     };
+                    let note = (found.iter().flatten())
+                        .filter_map(|e| e.result.steady_state())
+                        .find(|a| !a.reached)
+                        .filter(|_| matches!(t.metric, Metric::SteadyIops))
+                        .map(|a| a.verdict());
                     BarRowSrc {
                         drive: d,
                         label: d.label.clone(),
@@ -219,7 +225,7 @@ fn bar_charts(rv: &Review, tests: &[BarTest]) -> Option<Markup> {
                             .map(|e| e.map_or(f64::NAN, |e| value(&e.result)))
                             .collect(),
                         entries: found,
-                        note: None,
+                        note,
                     }
                 })
                 .collect();

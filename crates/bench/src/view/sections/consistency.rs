@@ -13,7 +13,9 @@ use suite::TestId;
 use crate::chart::{format_si, Axis, NumberFormat, Series, XYChart};
 use crate::compare::Better;
 use crate::view::review::{Fragment, Review};
-use crate::view::{caveat, drive_cell, figure, fixed, grouped, Cell, Drive, Entry, Table};
+use crate::view::{
+    capitalized, caveat, drive_cell, figure, fixed, grouped, mark, Cell, Drive, Entry, Table,
+};
 
 use super::bars::{bar_figure, BarRowSrc};
 use super::{drive_dim, parameters_link, sources, switcher, Dim};
@@ -98,7 +100,14 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
         Some((Some(t), _, _)) => format!("{name}; the burst ends at {t} s"),
         _ => name.clone(),
     };
+    // What deviates is said once, above the charts; each chart keeps a short mark of it.
     let warning = caveat(r);
+    let marker = mark(r).map(|m| format!("{m}: see the note above the charts"));
+    // "Steady state from 1400 s", or what the window is when the rule did not hold.
+    let window = match a {
+        Some(a) if !a.reached => capitalized(&a.window_name()),
+        _ => format!("Steady state from {from:.0} s"),
+    };
     let chart = |title: String, lo: f64, y: Axis| {
         let c = XYChart::new(
             &title,
@@ -107,20 +116,22 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
         )
         .size(560.0, 360.0)
         .subtitle(&subtitle)
-        .warning(warning.as_deref())
+        .warning(marker.as_deref())
         .series(Series::dots(&name, points.iter().copied().filter(|p| p.0 >= lo)).color(d.color()));
         c
     };
     let whole = chart("4 KiB random write, QD32: the whole run".into(), 0.0, log());
     // The drive's power in every second, under the whole run on the same time axis.
     let power = super::power::beneath(&whole, d, r, &[]);
-    let latency = super::latency::over_time("4 KiB random write, QD32: latency", d, r);
+    let latency = super::latency::over_time("4 KiB random write, QD32: latency", d, r)
+        .map(|l| l.warning(marker.as_deref()));
     html! {
+        @if let Some(w) = &warning { p.bad { (w) } }
         div.charts {
             div { (figure(whole.to_svg())) @if let Some(p) = power { (p) } }
-            (figure(chart(format!("Steady state from {from:.0} s (log scale)"), from, log()).to_svg()))
+            (figure(chart(format!("{window} (log scale)"), from, log()).to_svg()))
             (figure(chart(
-                format!("Steady state from {from:.0} s (linear scale)"),
+                format!("{window} (linear scale)"),
                 from,
                 Axis::linear("IOPS").range(0.0, linear_top(a, &points)).format(NumberFormat::Si),
             ).to_svg()))
@@ -179,19 +190,24 @@ pub fn section(rv: &Review) -> Option<Markup> {
                         .map(|s| s.1)
                 })
                 .collect();
+            // A window that is not the methodology's steady state has no bar: its row says
+            // what it is instead.
+            let analyses = found.iter().map(|e| e.and_then(|e| e.result.consistency()));
+            let not_steady = (analyses.clone().flatten())
+                .find(|a| !a.reached)
+                .map(|a| a.window_name());
             BarRowSrc {
                 drive: d,
                 label: d.label.clone(),
-                values: found
-                    .iter()
-                    .map(|e| {
-                        e.and_then(|e| e.result.consistency())
+                values: analyses
+                    .map(|a| {
+                        a.filter(|a| a.reached)
                             .and_then(|a| a.steady_state.as_ref())
                             .map_or(f64::NAN, |s| s.mean)
                     })
                     .collect(),
                 entries: found,
-                note: None,
+                note: not_steady,
             }
         })
         .collect();
@@ -201,6 +217,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
     let mut table = Table::new(&[
         "drive",
         "spare area",
+        "window",
         "mean IOPS",
         "median",
         "min",
@@ -218,6 +235,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
         table.row(vec![
             Cell::Markup(drive_cell(d, &e.result)),
             spare_name(k).into(),
+            a.map_or(String::new(), |a| a.window_name()).into(),
             g(|s| s.mean),
             g(|s| s.median),
             g(|s| s.min),

@@ -6,7 +6,7 @@ use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::view::review::{Fragment, Review};
-use crate::view::{caveat, figure, grouped, Drive, Entry};
+use crate::view::{capitalized, caveat, figure, grouped, Drive, Entry};
 
 use super::{drive_dim, sources, switcher, views_by_drive};
 
@@ -31,10 +31,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
                 "Steady state reached at round " (a.round.unwrap_or(0)) ": " (grouped(Some(a.steady_iops), 0))
                 " IOPS (SNIA PTS rule: 5-round window, excursion within 20%, slope within 10%)."
             },
-            Some(a) => p.bad {
-                "Steady state not reached in " (r.points.len()) " rounds; last window "
-                (grouped(Some(a.steady_iops), 0)) " IOPS."
-            },
+            Some(a) => p.bad { (capitalized(&a.verdict())) "." },
             None => p.bad { "This result's analysis cannot be read." },
         }
         (figure(c.to_svg()))
