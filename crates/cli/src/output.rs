@@ -198,7 +198,10 @@ pub fn summary_table(results: &[TestResult]) -> String {
             note(format!("FAILED: {why}"));
         }
         let rows = std::iter::once(&console.figures).chain(&console.parts);
-        if rows.filter_map(|r| Some((r.mean_us?, r.p99_us?))).any(|(mean, p99)| mean > p99) {
+        if rows
+            .filter_map(|r| Some((r.mean_us?, r.p99_us?)))
+            .any(|(mean, p99)| mean > p99)
+        {
             // Not a mistake: a drive as steady as a simulator takes the same time for 99% of
             // IOs, and a handful of slow ones lift the mean, never the p99.
             note(

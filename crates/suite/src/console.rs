@@ -161,7 +161,11 @@ impl SweepAnalysis {
         let parts = (r.points.iter())
             .map(|p| {
                 let s = &p.summary;
-                Row::of(format_size(p.x as u64), s, only_direction(s).map(|d| &d.latency_us))
+                Row::of(
+                    format_size(p.x as u64),
+                    s,
+                    only_direction(s).map(|d| &d.latency_us),
+                )
             })
             .collect();
         let peak = format!(
@@ -212,7 +216,11 @@ impl FillAnalysis {
         };
         Console {
             headline,
-            figures: Row::of("", &r.summary, only_direction(&r.summary).map(|d| &d.latency_us)),
+            figures: Row::of(
+                "",
+                &r.summary,
+                only_direction(&r.summary).map(|d| &d.latency_us),
+            ),
             parts,
             notes: Vec::new(),
         }

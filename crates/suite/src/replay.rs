@@ -365,10 +365,13 @@ impl StorageBenchMetrics {
             "data rate (over busy time) {} MB/s",
             engine::units::mbps(self.data_rate_mbps)
         );
-        let dirs: Vec<String> = [("read", self.read_rate_mbps), ("write", self.write_rate_mbps)]
-            .into_iter()
-            .filter_map(|(d, v)| v.map(|v| format!("{d} {}", engine::units::mbps(v))))
-            .collect();
+        let dirs: Vec<String> = [
+            ("read", self.read_rate_mbps),
+            ("write", self.write_rate_mbps),
+        ]
+        .into_iter()
+        .filter_map(|(d, v)| v.map(|v| format!("{d} {}", engine::units::mbps(v))))
+        .collect();
         if !dirs.is_empty() {
             text += &format!(" ({})", dirs.join(", "));
         }
