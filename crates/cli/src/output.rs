@@ -90,31 +90,9 @@ pub fn write_report(dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// The Storage Bench's metrics of a result (a Storage Bench or trace replay), if it is one.
-fn storage_bench_metrics(r: &TestResult) -> Option<&suite::replay::StorageBenchMetrics> {
-    r.replay().map(|a| &a.metrics)
-}
-
-/// The Storage Bench's data rate as the reviews defined it: bytes over disk busy time.
-fn data_rate_text(m: &suite::replay::StorageBenchMetrics) -> String {
-    let mut text = format!(
-        "data rate (over busy time) {} MB/s",
-        units::mbps(m.data_rate_mbps)
-    );
-    let dirs: Vec<String> = [("read", m.read_rate_mbps), ("write", m.write_rate_mbps)]
-        .into_iter()
-        .filter_map(|(d, v)| v.map(|v| format!("{d} {}", units::mbps(v))))
-        .collect();
-    if !dirs.is_empty() {
-        text += &format!(" ({})", dirs.join(", "));
-    }
-    text
-}
-
 /// A result's headline figure in a few words: what the reviews charted for its test.
 pub fn headline(r: &TestResult) -> String {
     match &r.analysis {
-        Analysis::Replay(a) => return data_rate_text(&a.metrics),
         Analysis::Consistency(a) => {
             if let Some(ss) = &a.steady_state {
                 return match a.reached {
@@ -123,36 +101,14 @@ pub fn headline(r: &TestResult) -> String {
                 };
             }
         }
-        Analysis::TransferSweep(a) => return format!("peak {} MB/s", units::mbps(a.peak_mbps)),
         Analysis::Saturation(a) => {
             if let Some(last) = a.last() {
                 return format!("{:.0} IOPS after {:.1} GB written", last.iops, last.tgbw);
             }
         }
-        Analysis::Fill(a) => {
-            return match a.cache {
-                Some(c) => format!(
-                    "{:.1} GB cache at {:.0} MB/s, then {:.0} MB/s",
-                    c.bytes as f64 / 1e9,
-                    c.mbps,
-                    a.after_cache_mbps
-                ),
-                None => format!("no cache: {:.0} MB/s", a.after_cache_mbps),
-            }
-        }
-        Analysis::Power(a) => {
-            return match a.mean_w {
-                Some(w) => units::watts(w),
-                None => "power missing".into(),
-            }
-        }
         _ => {}
     }
-    format!(
-        "{:.0} IOPS, {} MB/s",
-        r.summary.iops,
-        units::mbps(r.summary.mbps)
-    )
+    r.console().headline
 }
 
 /// A phase's power in a line: mean, min and max, what they are, and per watt for writes.
@@ -219,55 +175,42 @@ pub fn summary_table(results: &[TestResult]) -> String {
         ("max us", Right),
         ("test", Left),
     ]);
-    for r in results {
-        let s = &r.summary;
-        let lat = s.write.as_ref().or(s.read.as_ref()).map(|d| &d.latency_us);
-        let metrics = storage_bench_metrics(r);
-        // A trace replay's figures over wall time would be a second, different "MB/s": its
-        // data rate (over busy time) is printed under it instead.
-        let (iops, mbps) = match metrics {
-            Some(_) => (String::new(), String::new()),
-            None => (format!("{:.0}", s.iops), units::mbps(s.mbps)),
-        };
+    let cell = |v: Option<f64>, text: fn(f64) -> String| v.map_or(String::new(), text);
+    let row = |t: &mut Table, r: &suite::console::Row, name: String| {
         t.row(vec![
-            iops,
-            mbps,
-            lat.map_or(String::new(), |l| format!("{:.1}", l.mean)),
-            lat.map_or(String::new(), |l| format!("{:.1}", l.p99)),
-            lat.map_or(String::new(), |l| format!("{:.1}", l.max)),
-            format!(
-                "{}{}",
-                r.label,
-                if r.complete { "" } else { "  (incomplete)" }
-            ),
-        ]);
+            cell(r.iops, |v| format!("{v:.0}")),
+            cell(r.mbps, units::mbps),
+            cell(r.mean_us, |v| format!("{v:.1}")),
+            cell(r.p99_us, |v| format!("{v:.1}")),
+            cell(r.max_us, |v| format!("{v:.1}")),
+            name,
+        ])
+    };
+    for r in results {
+        let console = r.console();
+        let incomplete = if r.complete { "" } else { "  (incomplete)" };
+        row(&mut t, &console.figures, format!("{}{incomplete}", r.label));
+        for part in &console.parts {
+            row(&mut t, part, format!("  {}", part.name));
+        }
         let mut note = |text: String| t.note(format!("    {text}"));
-        if let Some(m) = &metrics {
-            note(format!(
-                "{}; disk busy {:.1} s; average service time {:.0} us",
-                data_rate_text(m),
-                m.busy_time_s,
-                m.avg_service_time_us
-            ));
+        for text in console.notes {
+            note(text);
         }
         if let Some(engine::driver::Stopped::Failed(why)) = &r.stopped {
             note(format!("FAILED: {why}"));
         }
-        if let (Some(_), Some(read)) = (&s.write, &s.read) {
-            // The latency columns are the writes'; a mixed workload's reads differ.
-            let l = &read.latency_us;
-            note(format!(
-                "latency columns are the writes'; reads: mean {:.1} us, p99 {:.1} us, max {:.1} us",
-                l.mean, l.p99, l.max
-            ));
-        }
-        if let Some(l) = lat.filter(|l| l.mean > l.p99) {
+        let rows = std::iter::once(&console.figures).chain(&console.parts);
+        if rows
+            .filter_map(|r| Some((r.mean_us?, r.p99_us?)))
+            .any(|(mean, p99)| mean > p99)
+        {
             // Not a mistake: a drive as steady as a simulator takes the same time for 99% of
             // IOs, and a handful of slow ones lift the mean, never the p99.
-            note(format!(
-                "mean above p99: fewer than 1% of the IOs were far slower than the rest (p99.9 {:.1} us, max {:.1} us)",
-                l.p999, l.max
-            ));
+            note(
+                "mean above p99: fewer than 1% of the IOs were far slower than the rest (max us)"
+                    .into(),
+            );
         }
         if let Some(p) = &r.measured_phase {
             note(format!(
@@ -317,51 +260,7 @@ pub fn summary_table(results: &[TestResult]) -> String {
                     ));
                 }
             }
-            Analysis::Trim(a) => {
-                note(a.verdict.clone());
-                if let Some(t) = &a.trimmed_reads {
-                    note(format!("trimmed reads: {}", t.verdict));
-                }
-            }
             Analysis::SteadyState(a) => note(a.verdict()),
-            Analysis::TransferSweep(a) => {
-                let mut text = format!(
-                    "peak {} MB/s at {}",
-                    units::mbps(a.peak_mbps),
-                    units::format_size(a.peak_at_bytes)
-                );
-                if let Some(from) = a.reaches_90pct_at_bytes {
-                    text += &format!("; 90% of peak from {}", units::format_size(from));
-                }
-                note(text);
-            }
-            Analysis::Wake(a) => note(format!(
-                "after {} s of rest: mean {:.1} us, max {:.1} us ({} wake-ups counted); awake: \
-                 mean {:.1} us, p99 {:.1} us",
-                a.rest_s,
-                a.wake_mean_us,
-                a.wake_max_us,
-                a.wakeups.map_or("no".into(), |n| n.to_string()),
-                a.awake_mean_us,
-                a.awake_p99_us
-            )),
-            Analysis::Steps(a) => {
-                if let Some(b) = &a.burst {
-                    note(format!("bursts: {} MB/s while busy", units::mbps(b.mbps)));
-                }
-                let steps: Vec<String> = (r.points.iter())
-                    .map(|p| format!("{} {}", a.axis.step(p.x), units::mbps(p.summary.mbps)))
-                    .collect();
-                note(format!("MB/s: {}", steps.join(", ")));
-                let over = match a.axis {
-                    suite::steps::Axis::QueueDepth => "QD1-QD4",
-                    suite::steps::Axis::ReadShare => "every share",
-                };
-                note(format!(
-                    "mean over {over} {} MB/s; the row above is the peak step",
-                    units::mbps(a.headline_mbps)
-                ));
-            }
             _ => {}
         }
         if let Some(v) = &r.verify {

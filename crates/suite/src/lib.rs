@@ -2,6 +2,7 @@
 //! need, and the self-describing results they produce.
 
 mod analysis;
+pub mod console;
 pub mod context;
 pub mod drive_state;
 pub mod fidelity;

@@ -387,6 +387,26 @@ pub struct StorageBenchMetrics {
 }
 
 impl StorageBenchMetrics {
+    /// The data rate as the reviews defined it, bytes over disk busy time, and each
+    /// direction's.
+    pub fn data_rate_text(&self) -> String {
+        let mut text = format!(
+            "data rate (over busy time) {} MB/s",
+            engine::units::mbps(self.data_rate_mbps)
+        );
+        let dirs: Vec<String> = [
+            ("read", self.read_rate_mbps),
+            ("write", self.write_rate_mbps),
+        ]
+        .into_iter()
+        .filter_map(|(d, v)| v.map(|v| format!("{d} {}", engine::units::mbps(v))))
+        .collect();
+        if !dirs.is_empty() {
+            text += &format!(" ({})", dirs.join(", "));
+        }
+        text
+    }
+
     pub fn of(s: &Summary) -> StorageBenchMetrics {
         let rate = |bytes: u64, busy: f64| {
             if busy > 0.0 {

@@ -50,8 +50,8 @@ const MAX_LABEL_SHARE: f64 = 0.5;
 const VALUE_SIZE: f64 = 11.0;
 const ROW_LABEL_SIZE: f64 = 12.0;
 const HIGHLIGHT_BAND: &str = "#fff1c2";
-/// With rows in their own colours, the groups of a row: a legend grey and the bar's opacity.
-const GROUP_SHADES: [(&str, &str); 3] = [("#444444", "1"), ("#999999", "0.5"), ("#cccccc", "0.25")];
+/// With rows in their own colours, the groups of a row: each bar's opacity.
+const GROUP_SHADES: [f64; 3] = [1.0, 0.5, 0.25];
 
 impl BarChart {
     /// An empty chart, 800 units wide; its height follows from the number of rows.
@@ -195,15 +195,19 @@ impl BarChart {
             self.groups
                 .iter()
                 .enumerate()
-                .map(|(i, g)| LegendItem {
-                    name: g.clone(),
-                    // Rows in their drive's colour: the legend shows the groups' shades.
-                    color: if self.rows.iter().any(|r| r.color.is_some()) {
-                        GROUP_SHADES[i % GROUP_SHADES.len()].0.to_string()
-                    } else {
-                        super::palette(i).to_string()
-                    },
-                    swatch: Swatch::Box,
+                .map(|(i, g)| {
+                    // Rows in their drive's colour: the legend shows each group's shade of
+                    // the first row's colour, as its bars are drawn.
+                    let (color, opacity) = match self.rows.iter().find_map(|r| r.color.as_ref()) {
+                        Some(c) => (c.clone(), GROUP_SHADES[i % GROUP_SHADES.len()]),
+                        None => (super::palette(i).to_string(), 1.0),
+                    };
+                    LegendItem {
+                        name: g.clone(),
+                        color,
+                        opacity,
+                        swatch: Swatch::Box,
+                    }
                 })
                 .collect()
         } else {
@@ -320,10 +324,11 @@ impl BarChart {
             for (g, &v) in row.values.iter().enumerate() {
                 let by = y0 + g as f64 * (bar_h + 2.0);
                 let (color, opacity) = match &row.color {
-                    Some(c) => (c.as_str(), GROUP_SHADES[g % GROUP_SHADES.len()].1),
-                    None if n == 1 && highlighted => (super::palette(1), "1"),
-                    None => (super::palette(g), "1"),
+                    Some(c) => (c.as_str(), GROUP_SHADES[g % GROUP_SHADES.len()]),
+                    None if n == 1 && highlighted => (super::palette(1), 1.0),
+                    None => (super::palette(g), 1.0),
                 };
+                let opacity = opacity.to_string();
                 let end = if v.is_finite() {
                     map.map_t(v.clamp(lo, hi))
                 } else {
@@ -354,7 +359,7 @@ impl BarChart {
                         by,
                         bw.max(1.0),
                         bar_h,
-                        &[("fill", color), ("fill-opacity", opacity)],
+                        &[("fill", color), ("fill-opacity", &opacity)],
                     );
                 }
                 let negative = v.is_finite() && v < 0.0;

@@ -8,6 +8,8 @@ use super::theme::*;
 pub(crate) enum Swatch {
     Dot,
     Line,
+    /// A dashed line: a series drawn over another it may hide.
+    DashedLine,
     Box,
 }
 
@@ -16,6 +18,8 @@ pub(crate) enum Swatch {
 pub(crate) struct LegendItem {
     pub name: String,
     pub color: String,
+    /// As the marks it names are drawn (a group's shade of a row's colour).
+    pub opacity: f64,
     pub swatch: Swatch,
 }
 
@@ -23,6 +27,8 @@ const SWATCH_W: f64 = 16.0;
 const SWATCH_GAP: f64 = 6.0;
 const ITEM_GAP: f64 = 18.0;
 const ROW_H: f64 = 18.0;
+/// How a dashed series is drawn, and its swatch.
+pub(crate) const DASH: &str = "6 4";
 
 /// Placed legend entries: (x, baseline y) of each item.
 #[derive(Clone, Debug, Default)]
@@ -63,16 +69,23 @@ impl Legend {
         for (item, x, y) in &self.items {
             let cy = y - LEGEND_SIZE * 0.35;
             let c = item.color.as_str();
+            let opacity = item.opacity.to_string();
+            let line = |svg: &mut Svg, dash: Option<&str>| {
+                let mut attrs = vec![("stroke", c), ("stroke-width", "3")];
+                attrs.extend(dash.map(|d| ("stroke-dasharray", d)));
+                svg.line(*x, cy, x + SWATCH_W, cy, &attrs)
+            };
             match item.swatch {
                 Swatch::Dot => svg.circle(x + SWATCH_W / 2.0, cy, 4.0, &[("fill", c)]),
-                Swatch::Line => svg.line(
-                    *x,
-                    cy,
-                    x + SWATCH_W,
-                    cy,
-                    &[("stroke", c), ("stroke-width", "3")],
+                Swatch::Line => line(svg, None),
+                Swatch::DashedLine => line(svg, Some(DASH)),
+                Swatch::Box => svg.rect(
+                    *x + 2.0,
+                    cy - 6.0,
+                    12.0,
+                    12.0,
+                    &[("fill", c), ("fill-opacity", &opacity)],
                 ),
-                Swatch::Box => svg.rect(*x + 2.0, cy - 6.0, 12.0, 12.0, &[("fill", c)]),
             }
             let style = TextStyle {
                 size: LEGEND_SIZE,

@@ -29,6 +29,8 @@ pub struct Series {
     pub style: Style,
     /// A CSS colour; `None` takes the next colour of the [palette](super::PALETTE).
     pub color: Option<String>,
+    /// Drawn dashed, so that a series under it still shows where they coincide.
+    pub dashed: bool,
 }
 
 impl Series {
@@ -39,6 +41,7 @@ impl Series {
             points: points.into_iter().collect(),
             style,
             color: None,
+            dashed: false,
         }
     }
 
@@ -55,6 +58,12 @@ impl Series {
     /// Sets the colour (any CSS colour, e.g. `#0072B2`).
     pub fn color(mut self, color: &str) -> Series {
         self.color = Some(color.to_string());
+        self
+    }
+
+    /// Draws the line dashed: for a series drawn over one it may coincide with.
+    pub fn dashed(mut self) -> Series {
+        self.dashed = true;
         self
     }
 }
@@ -208,8 +217,10 @@ impl XYChart {
                 .map(|i| LegendItem {
                     name: self.series[i].name.clone(),
                     color: self.color_of(i),
+                    opacity: 1.0,
                     swatch: match self.series[i].style {
                         Style::Dots => Swatch::Dot,
+                        Style::Line if self.series[i].dashed => Swatch::DashedLine,
                         Style::Line => Swatch::Line,
                     },
                 })
@@ -358,16 +369,17 @@ impl XYChart {
                 ("data-points", &hover_points(&s.points)),
             ]);
             svg.tooltip(&s.name);
-            svg.path(
-                &d,
-                &[
-                    ("fill", "none"),
-                    ("stroke", &color),
-                    ("stroke-width", width),
-                    ("stroke-linecap", "round"),
-                    ("stroke-linejoin", "round"),
-                ],
-            );
+            let mut attrs = vec![
+                ("fill", "none"),
+                ("stroke", color.as_str()),
+                ("stroke-width", width),
+                ("stroke-linecap", "round"),
+                ("stroke-linejoin", "round"),
+            ];
+            if s.dashed {
+                attrs.push(("stroke-dasharray", super::legend::DASH));
+            }
+            svg.path(&d, &attrs);
             svg.end_group();
         }
         svg.rect(

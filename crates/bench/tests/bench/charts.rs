@@ -505,3 +505,115 @@ fn a_lone_point_of_a_line_series_is_drawn_as_a_dot() {
     let doc = parse(&svg);
     assert_eq!(path_points(series_path(&doc, 0).unwrap()).len(), 1);
 }
+
+/// The legend's fill and opacity of each group, and the first row's bars'.
+fn group_swatches(svg: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    let doc = parse(svg);
+    let paint = |n: roxmltree::Node| {
+        let a = |k: &str| n.attribute(k).unwrap_or("1").to_string();
+        (a("fill"), a("fill-opacity"))
+    };
+    let rects = |class: &str| -> Vec<(String, String)> {
+        let g = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some(class))
+            .unwrap();
+        g.descendants()
+            .filter(|n| n.has_tag_name("rect"))
+            .map(paint)
+            .collect()
+    };
+    (rects("legend"), rects("row"))
+}
+
+#[test]
+fn a_legend_of_rows_in_their_own_colours_shows_each_group_as_its_bars() {
+    let svg = BarChart::new("steady state", "IOPS")
+        .groups(&["default spare area", "25% spare area"])
+        .row("blue drive", &[3000.0, 9000.0])
+        .row("teal drive", &[2000.0, 8000.0])
+        .row_color(0, "#0072B2")
+        .row_color(1, "#009E73")
+        .to_svg();
+    let (legend, first_row) = group_swatches(&svg);
+    assert_eq!(legend.len(), 2, "{svg}");
+    assert_eq!(legend, first_row[..2], "{svg}");
+}
+
+#[test]
+fn a_dashed_series_is_drawn_and_named_dashed_so_the_one_under_it_shows() {
+    let same = [(0.0, 100.0), (50.0, 100.0), (100.0, 100.0)];
+    let svg = XYChart::new("trim", Axis::linear("LBA"), Axis::linear("MB/s"))
+        .series(Series::line("Clean", same))
+        .series(Series::line("After TRIM", same).dashed())
+        .to_svg();
+    let doc = parse(&svg);
+    let dash = |n: roxmltree::Node| n.attribute("stroke-dasharray").is_some();
+    let series = |i: usize| {
+        let class = format!("series series-{i}");
+        (doc.descendants())
+            .find(|n| n.attribute("class") == Some(class.as_str()))
+            .and_then(|g| g.descendants().find(|n| n.has_tag_name("path")))
+            .unwrap()
+    };
+    assert!(!dash(series(0)) && dash(series(1)), "{svg}");
+    let legend = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("legend"))
+        .unwrap();
+    let swatches: Vec<bool> = (legend.descendants())
+        .filter(|n| n.has_tag_name("line"))
+        .map(dash)
+        .collect();
+    assert_eq!(swatches, [false, true], "{svg}");
+}
+
+/// The y tick labels of every chart in `html` whose title has `title`.
+fn y_ticks_of(html: &str, title: &str) -> Vec<Vec<String>> {
+    let mut charts = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<svg") {
+        let end = start + rest[start..].find("</svg>").unwrap() + "</svg>".len();
+        let svg = &rest[start..end];
+        rest = &rest[end..];
+        if !svg.contains(title) {
+            continue;
+        }
+        let doc = parse(svg);
+        let ticks = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("ticks"))
+            .unwrap();
+        let labels = (ticks.descendants())
+            .filter(|n| n.attribute("text-anchor") == Some("end"))
+            .map(|n| n.text().unwrap_or("").to_string())
+            .collect();
+        charts.push(labels);
+    }
+    charts
+}
+
+#[test]
+fn the_consistency_charts_a_selector_switches_between_share_their_scales() {
+    use crate::common::result;
+    let mut low = result("consistency", None, "m", "2026-01-01T00:00:00Z", 1.0);
+    let mut high = result(
+        "consistency",
+        Some("spare-25"),
+        "m",
+        "2026-01-01T01:00:00Z",
+        100.0,
+    );
+    for (r, iops) in [(&mut low, 40.0), (&mut high, 40_000.0)] {
+        for p in &mut r.per_second {
+            p.iops = iops;
+        }
+    }
+    let html = bench::report::render(&[low, high], None);
+    for title in ["the whole run", "(log scale)", "(linear scale)"] {
+        let ticks = y_ticks_of(&html, title);
+        assert_eq!(ticks.len(), 2, "{title}");
+        assert!(!ticks[0].is_empty(), "{title}");
+        assert_eq!(ticks[0], ticks[1], "{title}");
+    }
+}

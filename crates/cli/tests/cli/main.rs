@@ -16,6 +16,7 @@ mod errors;
 mod fio_crosscheck;
 mod fresh_instances;
 mod full_filesystem;
+mod headlines;
 mod interrupt;
 mod latency_percentiles;
 mod polling;

@@ -119,9 +119,7 @@ fn label(w: &Workload) -> String {
         1 => format!("QD{}", w.qd),
         _ => w.load(),
     };
-    format!(
-        "custom: {sizes} {:?}{spread}, {}% read, {load}",
-        w.access, w.read_pct
-    )
-    .to_lowercase()
+    // Only the access lowercased: sizes and depths keep their case (4 KiB, QD1).
+    let access = format!("{:?}", w.access).to_lowercase();
+    format!("custom: {sizes} {access}{spread}, {}% read, {load}", w.read_pct)
 }

@@ -59,35 +59,54 @@ fn linear_top(a: Option<&ConsistencyAnalysis>, points: &[(f64, f64)]) -> f64 {
         .unwrap_or(10.0 * mag)
 }
 
+/// A result's IOPS in every second it measured.
+fn points(r: &TestResult) -> Vec<(f64, f64)> {
+    (r.per_second.iter())
+        .filter(|p| p.covered_s.is_none())
+        .map(|p| (p.t as f64, p.iops))
+        .collect()
+}
+
+/// The log axis of every result the selector switches between (each drive, each spare
+/// area): whole decades around all their seconds, so that a switch compares like with like.
+fn log_axis(rv: &Review) -> Axis {
+    let all = rv.drives.iter().flat_map(|d| d.of(TestId::Consistency));
+    let seconds: Vec<f64> = (all.flat_map(|e| points(&e.result)))
+        .map(|p| p.1)
+        .filter(|v| *v > 0.0)
+        .collect();
+    let (lo, hi) = (seconds.iter()).fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| {
+        (lo.min(v), hi.max(v))
+    });
+    let axis = Axis::log10("IOPS");
+    if hi > 0.0 {
+        let lo = 10f64.powf(lo.log10().floor()).max(1.0);
+        axis.range(lo, 10f64.powf(hi.log10().ceil()).max(lo * 10.0))
+    } else {
+        axis
+    }
+}
+
+/// The top of a drive's linear chart: the highest of its results' (each spare area's), so
+/// that switching the spare area keeps the scale.
+fn drive_linear_top(d: &Drive) -> f64 {
+    (d.of(TestId::Consistency))
+        .map(|e| linear_top(e.result.consistency(), &points(&e.result)))
+        .fold(1.0, f64::max)
+}
+
 /// The three charts of one result.
 pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
     let r = &e.result;
     let a = r.consistency();
     let name = format!("{}, {}", d.label, spare_name(&spare_key(r, a)));
-    let points: Vec<(f64, f64)> = r
-        .per_second
-        .iter()
-        .filter(|p| p.covered_s.is_none())
-        .map(|p| (p.t as f64, p.iops))
-        .collect();
+    let points = points(r);
     let duration = (r.per_second.len() as f64).max(1.0);
     let from = a
         .as_ref()
         .map_or(0.0, |a| a.steady_from_s)
         .clamp(0.0, duration - 1.0);
-    let positive = points.iter().map(|p| p.1).filter(|v| *v > 0.0);
-    let (lo, hi) = positive.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    });
-    let log = || {
-        let axis = Axis::log10("IOPS");
-        if hi > 0.0 {
-            let lo = 10f64.powf(lo.log10().floor()).max(1.0);
-            axis.range(lo, 10f64.powf(hi.log10().ceil()).max(lo * 10.0))
-        } else {
-            axis
-        }
-    };
+    let log = || log_axis(rv);
     let subtitle = match a
         .as_ref()
         .map(|a| (a.drop_s, a.drop_from_iops, a.drop_to_iops))
@@ -133,7 +152,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
             (figure(chart(
                 format!("{window} (linear scale)"),
                 from,
-                Axis::linear("IOPS").range(0.0, linear_top(a, &points)).format(NumberFormat::Si),
+                Axis::linear("IOPS").range(0.0, drive_linear_top(d)).format(NumberFormat::Si),
             ).to_svg()))
             @if let Some(l) = latency { (figure(l.to_svg())) }
         }
@@ -260,8 +279,9 @@ pub fn section(rv: &Review) -> Option<Markup> {
              than 25% below the opening plateau after which the next 30 s stay below that level, \
              clear of the scatter (the rule is " code { "suite::stats::find_drop" } "). The steady \
              state depends on garbage collection and spare area. Choose a drive and a spare-area \
-             setting. Each drive's linear chart is scaled to its own steady-state band (up to ten \
-             times its median; higher points sit on the top edge)."
+             setting. The log charts share one scale; each drive's linear chart is scaled to its own \
+             steady-state band (up to ten times its median, the highest of its spare-area \
+             settings; higher points sit on the top edge)."
         }
         (switcher(rv, Fragment::Consistency, &dims, &views))
         h3 { "Steady state" }

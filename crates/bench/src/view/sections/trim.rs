@@ -25,15 +25,14 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
     .subtitle(&d.label)
     .warning(caveat(r).as_deref());
     // The passes are states, not drives: greys and red, never a drive's colour.
-    for ((pass, name), color) in [
-        (&a.clean, "Clean"),
-        (&a.dirty, "Dirty (tortured)"),
-        (&a.after_trim, "After TRIM"),
-    ]
-    .into_iter()
-    .zip(["#222222", "#b3261e", "#8c8c8c"])
-    {
-        c.push(Series::line(name, pass.curve.iter().copied()).color(color));
+    // After TRIM dashed: where TRIM works it lies on the clean pass, which shows between.
+    for (pass, name, color, dashed) in [
+        (&a.clean, "Clean", "#222222", false),
+        (&a.dirty, "Dirty (tortured)", "#b3261e", false),
+        (&a.after_trim, "After TRIM", "#8c8c8c", true),
+    ] {
+        let line = Series::line(name, pass.curve.iter().copied()).color(color);
+        c.push(if dashed { line.dashed() } else { line });
     }
     html! {
         (figure(c.to_svg()))
