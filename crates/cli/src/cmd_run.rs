@@ -372,6 +372,13 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     )
 }
 
+/// Whether a test that issues IOs ran and completed none: a figure of no IOs is none.
+fn completed_no_io(test: &Test, results: &[suite::result::TestResult]) -> bool {
+    test.id != suite::TestId::PowerIdle
+        && !results.is_empty()
+        && results.iter().all(|r| r.summary.ios == 0)
+}
+
 /// Where a test's run goes and what it keeps besides its results.
 pub struct Job<'a> {
     pub common: &'a TargetArgs,
@@ -390,11 +397,6 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
         .check_used_by(&format!("`run {}`", test.name()), test.takes_precondition)
         .map_err(anyhow::Error::msg)?;
     let (mut dev, mut created) = a.common.open(&a.common.target, (test.writes)(overrides))?;
-    let out_dir = a
-        .out
-        .clone()
-        .unwrap_or_else(|| output::default_dir(test.name()));
-
     let stop = stop_flag()?;
     let mut bar = Bar::new(a.common.quiet, &stop);
     let mut ctx = Context::new(&stop, &mut bar);
@@ -406,7 +408,10 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
     ctx.meter = a.common.start_meter(&a.common.target)?;
     // The run's identity, in its directory from the start and in every result.
     let run_id = suite::results_dir::new_run_id();
-    let fresh = !out_dir.exists();
+    let (out_dir, fresh) = match &a.out {
+        Some(dir) => (dir.clone(), !dir.exists()),
+        None => (output::new_dir(test.name())?, true),
+    };
     suite::results_dir::start_run(&out_dir, &run_id)?;
     let outcome = suite::methodology::run(test.id, dev.as_mut(), &mut ctx, overrides);
     bar.close();
@@ -424,6 +429,16 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
     }
     if results.is_empty() && fresh {
         suite::results_dir::abandon_run(&out_dir);
+    }
+    if completed_no_io(test, &results) && !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        if fresh {
+            suite::results_dir::abandon_run(&out_dir);
+        }
+        anyhow::bail!(
+            "the run completed no IO before its limit (an IO still in flight at the end is \
+             not counted), so there is no figure to keep and nothing is stored: give a \
+             longer --duration, or a smaller --bs or --qd"
+        );
     }
 
     output::write(&out_dir, &results, a.json.as_deref())?;

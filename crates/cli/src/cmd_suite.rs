@@ -96,7 +96,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         a.destroy_data.len()
     );
     let destroy_data = a.destroy_data.first().cloned();
-    let drive = match &a.resume {
+    let mut drive = match &a.resume {
         Some(dir) => Drive {
             target: runner::read_suite(dir)?.target_spec,
             dir: dir.clone(),
@@ -105,10 +105,8 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
         },
         None => Drive {
             target: a.targets[0].clone(),
-            dir: a
-                .out
-                .clone()
-                .unwrap_or_else(|| output::default_dir("suite")),
+            // Claimed once the plan is known good, below.
+            dir: PathBuf::new(),
             resume: false,
             destroy_data,
         },
@@ -122,6 +120,9 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = plan(&a, methodology, quick, pts_scale)?;
     let at_once = instances_at_once(&a, &drive.target, &plan)?;
+    if !drive.resume {
+        drive.dir = output::claim_dir(a.out.as_deref(), "suite")?;
+    }
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = Bar::new(a.common.quiet, &stop);
     if !a.common.quiet {
@@ -458,10 +459,7 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
 /// file or device by two names, a partition of a disk also given, a loop device and its
 /// file) are one drive, and refused: each would measure the other's interference.
 fn drives(a: &SuiteArgs) -> anyhow::Result<Vec<Drive>> {
-    let base = a
-        .out
-        .clone()
-        .unwrap_or_else(|| output::default_dir("suite"));
+    let base = output::claim_dir(a.out.as_deref(), "suite")?;
     let registry = suite::target::registry();
     let footprints = a
         .targets
@@ -494,6 +492,7 @@ fn drives(a: &SuiteArgs) -> anyhow::Result<Vec<Drive>> {
         if drives.iter().any(|d| d.dir == base.join(&name)) {
             name = format!("{name}-{}", drives.len() + 1);
         }
+        suite::results_dir::check_unused(&base.join(&name))?;
         drives.push(Drive {
             target: target.clone(),
             dir: base.join(name),

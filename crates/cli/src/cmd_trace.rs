@@ -338,6 +338,10 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         .precondition
         .check_used_by("`trace replay`", false)
         .map_err(anyhow::Error::msg)?;
+    // Before replaying: the results of another run there would be overwritten.
+    if let Some(dir) = &a.out {
+        suite::results_dir::check_unused(dir)?;
+    }
     let (mut dev, mut created) = a
         .common
         .open(&a.common.target, stats.writes > 0 || stats.discards > 0)?;
@@ -367,10 +371,10 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     if let Some(e) = bad {
         bail!("{e} (replayed up to there; use `trace convert --skip-bad` to clean the trace)");
     }
-    let dir = a
-        .out
-        .clone()
-        .unwrap_or_else(|| crate::output::default_dir(suite::TestId::Replay.name()));
+    let dir = match &a.out {
+        Some(dir) => dir.clone(),
+        None => crate::output::new_dir(suite::TestId::Replay.name())?,
+    };
     let run_id = suite::results_dir::new_run_id();
     suite::results_dir::start_run(&dir, &run_id)?;
     let results = vec![suite::result::TestResult {

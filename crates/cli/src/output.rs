@@ -8,9 +8,24 @@ use engine::units;
 use suite::result::TestResult;
 use suite::Analysis;
 
-pub fn default_dir(test: &str) -> PathBuf {
+/// The results directory of a run given no --out, created now: `results/TEST-STAMP`, to
+/// the second, with a suffix when another run of that second has the name.
+pub fn new_dir(test: &str) -> anyhow::Result<PathBuf> {
     let stamp = suite::result::utc_now().replace([':', '-'], "");
-    PathBuf::from("results").join(format!("{test}-{}", stamp.trim_end_matches('Z')))
+    let base = PathBuf::from("results").join(format!("{test}-{}", stamp.trim_end_matches('Z')));
+    Ok(suite::results_dir::create_new(&base)?)
+}
+
+/// The results directory of a new run: `--out` when given (refused when it holds another
+/// run's results), else a new one ([`new_dir`]).
+pub fn claim_dir(out: Option<&Path>, test: &str) -> anyhow::Result<PathBuf> {
+    match out {
+        Some(dir) => {
+            suite::results_dir::check_unused(dir)?;
+            Ok(dir.to_path_buf())
+        }
+        None => new_dir(test),
+    }
 }
 
 /// Why a set of results is not complete: the first IO failure, if any.

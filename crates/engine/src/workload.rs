@@ -56,6 +56,10 @@ pub struct Workload {
 
 pub const MAX_QD: u32 = 1024;
 pub const MAX_THREADS: u32 = 256;
+/// The most bytes a workload may keep in flight (threads x depth x largest block): each IO
+/// in flight has a buffer of its own, and a simulated drive still drains every IO queued at
+/// the deadline, so a larger queue costs memory or time out of proportion to any result.
+pub const MAX_IN_FLIGHT_BYTES: u64 = 4 << 30;
 
 fn one_thread() -> u32 {
     1
@@ -97,6 +101,13 @@ pub enum WorkloadError {
         offset / *logical as u64 * *logical as u64
     )]
     Misaligned { offset: u64, logical: u32 },
+    #[error(
+        "{threads} thread(s) x queue depth {qd} x {block}-byte blocks keep {} bytes in \
+         flight, more than the {MAX_IN_FLIGHT_BYTES} bytes ssdlab gives the IOs' buffers: \
+         lower --threads, --qd or --bs",
+        *threads as u64 * *qd as u64 * *block as u64
+    )]
+    InFlight { threads: u32, qd: u32, block: u32 },
     #[error("read share {0}% is above 100%")]
     ReadShare(u8),
     #[error("the workload has no end: give a duration, a byte count or an IO count")]
@@ -162,6 +173,14 @@ impl Workload {
         if self.span_bytes < self.largest_block_bytes() as u64 * self.sequential_parts() {
             return Err(WorkloadError::SpanTooSmall {
                 span: self.span_bytes,
+                block: self.largest_block_bytes(),
+            });
+        }
+        let in_flight = self.threads as u64 * self.qd as u64 * self.largest_block_bytes() as u64;
+        if in_flight > MAX_IN_FLIGHT_BYTES {
+            return Err(WorkloadError::InFlight {
+                threads: self.threads,
+                qd: self.qd,
                 block: self.largest_block_bytes(),
             });
         }
@@ -423,6 +442,29 @@ mod tests {
             seed: 1,
             shape: Shape::default(),
         }
+    }
+
+    #[test]
+    fn too_many_bytes_in_flight_are_refused_up_front() {
+        // 8 x 1024 x 64 MiB: 512 GiB of buffers, refused before any is allocated; 8 x 8 x
+        // 64 MiB is the bound itself.
+        let huge = Workload {
+            threads: 8,
+            qd: 1024,
+            block_bytes: 64 << 20,
+            span_bytes: 1 << 30,
+            offset_bytes: 0,
+            ..wl()
+        };
+        let geo = Geometry {
+            capacity_bytes: 1 << 50,
+            ..geo()
+        };
+        let e = huge.validate(&geo).unwrap_err().to_string();
+        assert!(e.contains("549755813888 bytes in flight"), "{e}");
+        assert!(e.contains("IOs' buffers") && e.contains("--qd"), "{e}");
+        let fits = Workload { qd: 8, ..huge };
+        assert_eq!(fits.validate(&geo), Ok(()));
     }
 
     #[test]

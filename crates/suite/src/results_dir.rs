@@ -56,10 +56,84 @@ pub fn new_run_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-/// Mark `dir` (created if need be) as the directory of run `run_id`, as the run starts.
+/// Mark `dir` (created if need be) as the directory of the new run `run_id`, as the run
+/// starts. A directory that already holds results is refused: a second run there would
+/// overwrite the first's (`--resume` carries on a suite through [`resume_run`]). The mark is
+/// made with create-new, so of two runs starting in one directory at once only one has it.
 pub fn start_run(dir: &Path, run_id: &str) -> Result<(), SuiteError> {
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    check_unused(dir)?;
+    let mark = dir.join(RUN_ID_FILE);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&mark)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => holds_results(dir),
+            _ => io_err(&mark, e),
+        })?;
+    std::io::Write::write_all(&mut file, format!("{run_id}\n").as_bytes())
+        .map_err(|e| io_err(&mark, e))
+}
+
+/// Mark `dir` as the directory of run `run_id` carried on by `--resume`.
+pub fn resume_run(dir: &Path, run_id: &str) -> Result<(), SuiteError> {
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
     write_atomic(&dir.join(RUN_ID_FILE), format!("{run_id}\n").as_bytes())
+}
+
+/// Refuse a directory that holds a run's results (or its mark): a new run there would
+/// overwrite them. A missing or empty directory, or one of other files, is fine.
+pub fn check_unused(dir: &Path) -> Result<(), SuiteError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let taken = entries.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        name == RUN_ID_FILE || name.ends_with(".json")
+    });
+    match taken {
+        true => Err(holds_results(dir)),
+        false => Ok(()),
+    }
+}
+
+fn holds_results(dir: &Path) -> SuiteError {
+    SuiteError::Parameter(format!(
+        "{} already holds the results of a run, which a new run would overwrite: give \
+         another --out (or none, for a new directory under results/), or carry on an \
+         interrupted suite with `suite --resume {}`",
+        dir.display(),
+        dir.display()
+    ))
+}
+
+/// The most directories [`create_new`] tries: `BASE`, `BASE-2`, ... `BASE-1000`.
+const MAX_SUFFIX: u32 = 1000;
+
+/// Create a new directory for a run's results named `base`, or `base-2`, `base-3`, ... when
+/// that is taken: each created with create_dir, which fails when the name exists, so runs
+/// started in the same second (default names are to the second) never share one.
+pub fn create_new(base: &Path) -> Result<PathBuf, SuiteError> {
+    if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+    }
+    for n in 1..=MAX_SUFFIX {
+        let dir = match n {
+            1 => base.to_path_buf(),
+            n => PathBuf::from(format!("{}-{n}", base.display())),
+        };
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io_err(&dir, e)),
+        }
+    }
+    Err(io_err(
+        base,
+        format!("{MAX_SUFFIX} directories of this name exist already: give --out"),
+    ))
 }
 
 /// Undo [`start_run`] for a run that measured nothing: the mark goes, and the directory too

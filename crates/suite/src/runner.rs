@@ -416,7 +416,10 @@ impl Start<'_> {
                 })
                 .collect(),
         };
-        crate::results_dir::start_run(dir, &run_id)?;
+        match resume {
+            true => crate::results_dir::resume_run(dir, &run_id)?,
+            false => crate::results_dir::start_run(dir, &run_id)?,
+        }
         save(dir, &mut rec)?;
         Ok(rec)
     }

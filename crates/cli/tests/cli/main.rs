@@ -27,6 +27,7 @@ mod replay_inputs;
 mod replay_limits;
 mod report_browser;
 mod review_2021;
+mod run_lifecycle;
 mod safety;
 mod several_drives;
 mod sim_fit;
