@@ -74,11 +74,12 @@ pub fn contents(file: &File, size: u64) -> std::io::Result<Vec<String>> {
             .or_else(|| nonzero(&tail).map(|at| size - edge + at as u64)),
     };
     Ok(first_data
-        .map(|at| {
-            format!(
+        .map(|at| match at {
+            0 => "data of unknown kind (not all zeros) from its first byte".to_string(),
+            _ => format!(
                 "data of unknown kind (not all zeros) at byte {at} ({})",
                 crate::units::format_size(at)
-            )
+            ),
         })
         .into_iter()
         .collect())

@@ -314,5 +314,78 @@ fn data_past_the_first_mib_is_data() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("data of unknown kind"), "{t}");
-    assert!(t.contains("at byte 5242880 (5.0 MiB)"), "{t}");
+    assert!(t.contains("at byte 5242880"), "{t}");
+}
+
+/// An existing file full of someone's text is neither written nor hole-punched until it is
+/// named; once named it is ssdlab's, and a file of zeros and holes needs no naming (issue
+/// #66, item 9).
+#[test]
+fn a_file_ssdlab_did_not_create_is_written_only_when_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("userdata.img");
+    let user_text = b"a line of the user's text\n".repeat(40 << 20 >> 5);
+    std::fs::write(&path, &user_text).unwrap();
+    let shown = path.display().to_string();
+    let target = format!("file:{shown}");
+    for (command, o) in every_writer(&target, &[]) {
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{command}: {t}");
+        assert!(t.contains("ssdlab did not create it"), "{command}: {t}");
+        assert!(t.contains(&format!("--destroy-data={shown}")), "{t}");
+    }
+    assert!(std::fs::read(&path).unwrap() == user_text, "a refusal wrote it");
+
+    let out = tempfile::tempdir().unwrap();
+    let named = format!("--destroy-data={shown}");
+    let o = write_test(&target, &[&named, "--no-store"], out.path().to_str());
+    assert!(o.status.success(), "{}", text(&o));
+    let o = write_test(&target, &["--no-store"], out.path().to_str());
+    assert!(o.status.success(), "ssdlab's own now: {}", text(&o));
+
+    let sparse = dir.path().join("sparse.img");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let o = write_test(
+        &format!("file:{}", sparse.display()),
+        &["--no-store"],
+        out.path().to_str(),
+    );
+    assert!(o.status.success(), "zeros and holes: {}", text(&o));
+}
+
+/// A file another program holds locked (a running ssdlab) is refused under any of its
+/// names, a symlink or a hard link, naming the holder; free again, it runs (issue #66,
+/// item 17).
+#[test]
+fn a_locked_file_is_refused_under_any_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.img");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(16 << 20).unwrap();
+    let symlink = dir.path().join("symlink.img");
+    std::os::unix::fs::symlink(&path, &symlink).unwrap();
+    let hard = dir.path().join("hard.img");
+    std::fs::hard_link(&path, &hard).unwrap();
+    file.lock().unwrap();
+    let holder = format!("(process {}", std::process::id());
+    for name in [&path, &symlink, &hard] {
+        let target = format!("file:{}", name.display());
+        let read = run(&[
+            "run", "seq-read", "--target", &target, "--ios", "10", "-q", "--no-store",
+        ]);
+        for o in [write_test(&target, &["--no-store"], None), read] {
+            let t = text(&o);
+            assert_eq!(o.status.code(), Some(2), "{t}");
+            assert!(t.contains("locked by another run or program"), "{t}");
+            assert!(t.contains(&holder), "{t}");
+        }
+    }
+    file.unlock().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let target = format!("file:{}", hard.display());
+    let o = write_test(&target, &["--no-store"], out.path().to_str());
+    assert!(o.status.success(), "{}", text(&o));
 }

@@ -162,7 +162,7 @@ pub enum TargetError {
     NotBlock(String),
     #[error("{path} is opened exclusively by another program (mounted, or in use by LVM/md or another ssdlab)")]
     Busy { path: String },
-    #[error("{path} is being measured by another run{holder}: one run at a time on a target, or each measures the other; wait for it to end, or give another file")]
+    #[error("{path} is locked by another run or program{holder}: one run at a time on a target, or each measures the other; wait for it to end, or give another file")]
     Locked { path: String, holder: String },
     #[error(transparent)]
     Safety(#[from] SafetyError),
