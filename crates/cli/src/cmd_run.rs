@@ -389,6 +389,19 @@ pub struct Job<'a> {
     pub verify: Option<VerifyOptions>,
 }
 
+/// The logs a run writes can be written: checked before the purge and fill, not after.
+fn check_logs(a: &Job) -> anyhow::Result<()> {
+    use engine::{iolog::IOLOG_FILE, measure::hist_log::HIST_LOG_FILE};
+    let logs = [("--iolog", &a.iolog, IOLOG_FILE), ("--hist-log", &a.hist_log, HIST_LOG_FILE)];
+    for (flag, path, kind) in logs {
+        if let Some(path) = path {
+            kind.check_output(path)
+                .map_err(|e| anyhow::anyhow!("{flag} {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// Open the target, run `test` with `overrides`, write, show and store its results.
 pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<ExitCode> {
     let a = &job;
@@ -396,6 +409,7 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
         .precondition
         .check_used_by(&format!("`run {}`", test.name()), test.takes_precondition)
         .map_err(anyhow::Error::msg)?;
+    check_logs(a)?;
     let (mut dev, mut created) = a.common.open(&a.common.target, (test.writes)(overrides))?;
     let stop = stop_flag()?;
     let mut bar = Bar::new(a.common.quiet, &stop);

@@ -38,12 +38,17 @@ fn op_from(code: u8) -> Option<Op> {
     })
 }
 
+/// A per-IO log: a regular file only, read or written (a FIFO would block its open).
+pub const IOLOG_FILE: crate::regular_file::RegularFile =
+    crate::regular_file::RegularFile::new("a per-IO log", u64::MAX);
+
 pub struct IoLogWriter {
     out: BufWriter<File>,
 }
 
 impl IoLogWriter {
     pub fn create(path: &Path) -> io::Result<IoLogWriter> {
+        IOLOG_FILE.check_output(path)?;
         let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
         out.write_all(MAGIC)?;
         Ok(IoLogWriter { out })
@@ -67,7 +72,7 @@ impl IoLogWriter {
 
 /// Read a per-IO log back, record by record.
 pub fn read(path: &Path) -> io::Result<impl Iterator<Item = io::Result<IoRecord>>> {
-    let mut input = BufReader::with_capacity(1 << 20, File::open(path)?);
+    let mut input = BufReader::with_capacity(1 << 20, IOLOG_FILE.open(path)?);
     let mut magic = [0u8; 8];
     input.read_exact(&mut magic)?;
     if &magic != MAGIC {

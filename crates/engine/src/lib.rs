@@ -29,6 +29,7 @@ pub mod power;
 pub mod regular_file;
 pub mod replay;
 pub mod safety;
+pub mod signatures;
 pub mod served;
 pub mod shape;
 pub mod size;

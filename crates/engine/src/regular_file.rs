@@ -3,7 +3,9 @@
 //! ends and a FIFO waits for a writer forever; both, and a file too long to be what it
 //! should be, are refused with what is wrong instead of exhausting memory or hanging.
 
+use std::fs::File;
 use std::io::{self, Read};
+use std::os::fd::AsRawFd;
 use std::path::Path;
 
 /// A kind of file ssdlab reads whole: what it is, in words, and the most it can hold.
@@ -24,26 +26,49 @@ impl RegularFile {
         self.max_bytes
     }
 
-    /// The whole file, or why it is not one of these.
-    pub fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+    /// The file opened to be read as a stream (of any length: a trace, a log), or why it is
+    /// not one of these.
+    pub fn open(&self, path: &Path) -> io::Result<File> {
         use std::os::unix::fs::OpenOptionsExt;
-        // Non-blocking, so that opening a FIFO does not wait for a writer; the checks below
-        // are on what was opened, not on a name that could be swapped in between.
+        // Non-blocking, so that opening a FIFO does not wait for a writer; the check is on
+        // what was opened, not on a name that could be swapped in between.
         let file = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK)
             .open(path)?;
-        let meta = file.metadata()?;
-        if !meta.is_file() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "not a regular file (a FIFO, device, socket or directory), so not {}: \
-                     give the path of the file itself",
-                    self.what
-                ),
-            ));
+        if !file.metadata()?.is_file() {
+            return Err(self.not_regular());
         }
+        // SAFETY: fcntl(2) on an owned fd: back to blocking reads.
+        unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFL, 0) };
+        Ok(file)
+    }
+
+    /// Check, before any work whose output it is, that `path` can be written as one of these:
+    /// absent (to be created) or a regular file, never a FIFO that would block the writer or
+    /// a device it would fill.
+    pub fn check_output(&self, path: &Path) -> io::Result<()> {
+        match std::fs::metadata(path) {
+            Ok(meta) if !meta.is_file() => Err(self.not_regular()),
+            _ => Ok(()),
+        }
+    }
+
+    fn not_regular(&self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "not a regular file (a FIFO, device, socket or directory), so not {}: \
+                 give the path of the file itself",
+                self.what
+            ),
+        )
+    }
+
+    /// The whole file, or why it is not one of these.
+    pub fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        let file = self.open(path)?;
+        let meta = file.metadata()?;
         let too_long = || {
             io::Error::new(
                 io::ErrorKind::FileTooLarge,
@@ -102,6 +127,30 @@ mod tests {
         std::fs::write(&path, [0xff, 0xfe]).unwrap();
         let e = SMALL.read_to_string(&path).unwrap_err().to_string();
         assert!(e.contains("not text"), "{e}");
+    }
+
+    /// A FIFO given as a trace or a log is refused at once, as input and as output (issue
+    /// #66, item 13).
+    #[test]
+    fn streams_and_outputs_are_regular_files_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo(3) with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        for path in [fifo.as_path(), Path::new("/dev/zero")] {
+            let e = SMALL.open(path).unwrap_err().to_string();
+            assert!(e.contains("not a regular file"), "{e}");
+            let e = SMALL.check_output(path).unwrap_err().to_string();
+            assert!(e.contains("not a regular file"), "{e}");
+        }
+        let file = dir.path().join("f");
+        assert!(SMALL.check_output(&file).is_ok(), "absent: to be created");
+        std::fs::write(&file, "line\n").unwrap();
+        let mut text = String::new();
+        SMALL.open(&file).unwrap().read_to_string(&mut text).unwrap();
+        assert_eq!(text, "line\n");
+        assert!(SMALL.check_output(&file).is_ok());
     }
 
     #[test]

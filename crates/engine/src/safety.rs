@@ -1,14 +1,14 @@
 //! Before a destructive test touches a block device: is it mounted, swapped on, stacked
 //! under LVM/md/dm, opened exclusively elsewhere, or holding a partition table, filesystem
-//! or RAID signature, or any data at all in its first MiB? Devices in use are refused
+//! or RAID signature at either end, or any data at all where it is sampled? Devices in use are refused
 //! outright; devices holding data only with `--destroy-data=/dev/THAT-DEVICE`. A regular file
 //! behind a loop device is that device, and passes the same checks.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::signatures;
 use crate::sysfs::BlockNode;
 use crate::target::{file, loop_devices_over, Footprint};
 
@@ -43,52 +43,82 @@ pub enum SafetyError {
         device: String,
         found: Vec<String>,
     },
+    #[error("refusing to write {file}: it holds data ({}) and ssdlab did not create it. Everything in it will be destroyed; if that is what you want, add --destroy-data={file} (or give a new file: file:PATH:SIZE)", .found.join("; "))]
+    FileHoldsData { file: String, found: Vec<String> },
     #[error("cannot inspect {device}: {reason}")]
     Inspect { device: String, reason: String },
 }
 
-/// Known on-disk signatures: (name, byte offset, magic).
-const SIGNATURES: &[(&str, u64, &[u8])] = &[
-    ("GPT partition table", 512, b"EFI PART"),
-    ("GPT partition table (4K sectors)", 4096, b"EFI PART"),
-    ("ext2/3/4 filesystem", 1080, &[0x53, 0xEF]),
-    ("XFS filesystem", 0, b"XFSB"),
-    ("btrfs filesystem", 65_600, b"_BHRfS_M"),
-    ("LUKS encrypted volume", 0, b"LUKS\xba\xbe"),
-    ("LVM physical volume", 536, b"LVM2 001"),
-    ("Linux md RAID (1.1)", 0, &[0xfc, 0x4e, 0x2b, 0xa9]),
-    ("Linux md RAID (1.2)", 4096, &[0xfc, 0x4e, 0x2b, 0xa9]),
-    ("NTFS filesystem", 3, b"NTFS    "),
-    ("FAT32 filesystem", 82, b"FAT32   "),
-    ("FAT filesystem", 54, b"FAT1"),
-    ("swap space", 4086, b"SWAPSPACE2"),
-    ("swap space (64K pages)", 65_526, b"SWAPSPACE2"),
-    ("ISO 9660 image", 32_769, b"CD001"),
-    ("ZFS label", 16_384 + 8, &[0x0c, 0xb1, 0xba, 0x00]),
-    ("F2FS filesystem", 1024, &[0x10, 0x20, 0xF5, 0xF2]),
-    ("bcache", 4120, &[0xc6, 0x85, 0x73, 0xf6]),
-];
-
-const PROBE_BYTES: usize = 1 << 20;
-
-/// Signatures in the first MiB of a device image, and whether it holds any non-zero byte.
-pub fn scan_signatures(head: &[u8]) -> Vec<String> {
-    let mut found: Vec<String> = SIGNATURES
-        .iter()
-        .filter(|(_, off, magic)| {
-            let (off, end) = (*off as usize, *off as usize + magic.len());
-            head.get(off..end) == Some(*magic)
-        })
-        .map(|(name, _, _)| name.to_string())
+/// What a device or file of `size` bytes holds, read through `file`: the signatures at its
+/// ends, else the first non-zero bytes found in its ends or in samples across it (data of a
+/// kind no probe knows, such as a filesystem whose superblock was wiped, is data too).
+pub fn contents(file: &File, size: u64) -> std::io::Result<Vec<String>> {
+    let edge = signatures::EDGE.min(size);
+    let head = read_at(file, 0, edge)?;
+    let tail = read_at(file, size - edge, edge)?;
+    let edges = signatures::Edges {
+        size,
+        head: &head,
+        tail: &tail,
+    };
+    let found: Vec<String> = signatures::probe(&edges)
+        .into_iter()
+        .map(|s| format!("found {s}"))
         .collect();
-    let mbr = head.len() >= 512 && head[510] == 0x55 && head[511] == 0xAA;
-    if mbr && found.is_empty() {
-        found.push("MBR partition table or boot sector".into());
+    if !found.is_empty() {
+        return Ok(found);
     }
-    if found.is_empty() && head.iter().any(|&b| b != 0) {
-        found.push("data of unknown kind in its first MiB (not all zeros)".into());
+    let first_data = match nonzero(&head) {
+        Some(at) => Some(at as u64),
+        None => sampled_data(file, size)?
+            .or_else(|| nonzero(&tail).map(|at| size - edge + at as u64)),
+    };
+    Ok(first_data
+        .map(|at| match at {
+            0 => "data of unknown kind (not all zeros) from its first byte".to_string(),
+            _ => format!(
+                "data of unknown kind (not all zeros) at byte {at} ({})",
+                crate::units::format_size(at)
+            ),
+        })
+        .into_iter()
+        .collect())
+}
+
+const SAMPLE: u64 = 4096;
+
+/// Where a 4 KiB sample holds a non-zero byte: one at every MiB of the first 64 MiB, and
+/// about a thousand spread over the rest, so that data written anywhere in a region of a
+/// MiB or more is seen.
+fn sampled_data(file: &File, size: u64) -> std::io::Result<Option<u64>> {
+    const MIB: u64 = 1 << 20;
+    let spread = (size / 1024).next_multiple_of(MIB);
+    let dense = (0..64).map(|i| i * MIB);
+    let sparse = (1..1024).map(|i| i * spread);
+    for at in dense.chain(sparse).filter(|at| at + SAMPLE <= size) {
+        if let Some(i) = nonzero(&read_at(file, at, SAMPLE)?) {
+            return Ok(Some(at + i as u64));
+        }
     }
-    found
+    Ok(None)
+}
+
+fn nonzero(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b != 0)
+}
+
+fn read_at(file: &File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; len as usize];
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read_at(&mut buf[n..], at + n as u64)? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    buf.truncate(n);
+    Ok(buf)
 }
 
 fn mounted_devices() -> Vec<(u32, u32, String)> {
@@ -177,14 +207,10 @@ pub fn inspect(device: &Path) -> Result<Vec<Finding>, SafetyError> {
     // O_EXCL on a block device fails with EBUSY while anyone else holds it exclusively
     // (a mounted filesystem, md, LVM, another ssdlab).
     match open_exclusive(device) {
-        Ok(mut f) => {
-            let mut head = vec![0u8; PROBE_BYTES];
-            let n = read_head(&mut f, &mut head).map_err(|e| err(e.to_string()))?;
-            findings.extend(
-                scan_signatures(&head[..n])
-                    .into_iter()
-                    .map(|s| Finding::HoldsData(format!("found {s}"))),
-            );
+        Ok(f) => {
+            let (size, _, _) = crate::blockdev::block_sizes(&f).map_err(|e| err(e.to_string()))?;
+            let found = contents(&f, size).map_err(|e| err(e.to_string()))?;
+            findings.extend(found.into_iter().map(Finding::HoldsData));
         }
         Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
             if !findings.iter().any(|f| matches!(f, Finding::InUse(_))) {
@@ -215,17 +241,6 @@ fn open_exclusive(device: &Path) -> std::io::Result<File> {
             other => return other,
         }
     }
-}
-
-fn read_head(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
 }
 
 /// Decide whether a destructive test may write `device`. `confirm` is the device named by
@@ -271,6 +286,33 @@ pub fn check_backing_file(file: &Path, confirm: Option<&str>) -> Result<(), Safe
                 found: data,
             });
         }
+    }
+    Ok(())
+}
+
+/// Decide whether a destructive test may write the existing regular file `file`: one ssdlab
+/// created (or was allowed to destroy before) may be; one holding anything but zeros and
+/// holes only when `confirm` names it.
+pub fn check_existing_file(file: &Path, confirm: Option<&str>) -> Result<(), SafetyError> {
+    let shown = file.display().to_string();
+    check_confirmation(confirm, file)?;
+    let err = |e: std::io::Error| SafetyError::Inspect {
+        device: shown.clone(),
+        reason: e.to_string(),
+    };
+    // Non-blocking: a FIFO swapped in for the file does not hang the check.
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(file)
+        .map_err(err)?;
+    let meta = f.metadata().map_err(err)?;
+    if !meta.is_file() || crate::target::mark::is_marked(&f) {
+        return Ok(());
+    }
+    let found = contents(&f, meta.len()).map_err(err)?;
+    if !found.is_empty() && confirm.is_none() {
+        return Err(SafetyError::FileHoldsData { file: shown, found });
     }
     Ok(())
 }
@@ -335,22 +377,5 @@ mod tests {
             let target_footprint = Footprint::of_path(Path::new(target));
             assert!(!confirms(given, &target_footprint), "{given} for {target}");
         }
-    }
-
-    #[test]
-    fn signatures_in_images() {
-        let mut head = vec![0u8; PROBE_BYTES];
-        assert!(scan_signatures(&head).is_empty());
-        head[1080] = 0x53;
-        head[1081] = 0xEF;
-        assert_eq!(scan_signatures(&head), vec!["ext2/3/4 filesystem"]);
-        let mut gpt = vec![0u8; PROBE_BYTES];
-        gpt[510] = 0x55;
-        gpt[511] = 0xAA;
-        gpt[512..520].copy_from_slice(b"EFI PART");
-        assert_eq!(scan_signatures(&gpt), vec!["GPT partition table"]);
-        let mut junk = vec![0u8; PROBE_BYTES];
-        junk[300_000] = 7;
-        assert!(scan_signatures(&junk)[0].contains("unknown kind"));
     }
 }

@@ -340,6 +340,16 @@ fn parse_line(line: &[u8]) -> Result<Step<Event>, String> {
 mod tests {
     use super::*;
 
+    /// Input without line breaks is refused after a bounded read (issue #66, item 13).
+    #[test]
+    fn a_line_without_end_is_refused_after_a_mebibyte() {
+        use std::io::Read;
+        let zeros = std::io::repeat(0).take(64 << 20);
+        let mut reader = Reader::new(zeros, "/dev/zero", true);
+        let e = reader.next().unwrap().unwrap_err().to_string();
+        assert!(e.contains("a line longer than 1 MiB"), "{e}");
+    }
+
     #[test]
     fn eight_bytes_give_the_digits_they_start_with() {
         for s in [

@@ -309,7 +309,9 @@ impl BlktraceReader {
     pub fn open(path: &Path) -> Result<Self, TraceError> {
         let mut files = Vec::new();
         for p in cpu_files(path)? {
-            let f = File::open(&p).map_err(|e| TraceError::io(&p, e))?;
+            let f = crate::TRACE_FILE
+                .open(&p)
+                .map_err(|e| TraceError::io(&p, e))?;
             files.push(CpuFile {
                 name: p.display().to_string(),
                 input: BufReader::with_capacity(1 << 16, f),

@@ -101,6 +101,10 @@ impl<R: Read, T: Send + 'static> Chunks<R, T> {
                     buf.truncate(i + 1);
                     return Ok(Some(buf));
                 }
+                // No trace has lines this long: /dev/zero, or a binary file, is no text trace.
+                None if buf.len() >= crate::text::MAX_LINE => {
+                    return Err(crate::text::line_too_long());
+                }
                 None => want = buf.len() * 2,
             }
         }

@@ -19,7 +19,9 @@ pub fn detect(path: &Path) -> Result<Format, TraceError> {
         ));
     }
     let mut head = vec![0u8; 8192];
-    let mut f = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;
+    let mut f = crate::TRACE_FILE
+        .open(path)
+        .map_err(|e| TraceError::io(path, e))?;
     let mut n = 0;
     while n < head.len() {
         let k = f

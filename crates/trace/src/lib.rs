@@ -167,6 +167,11 @@ pub struct ReadOptions {
     pub skip_bad: bool,
 }
 
+/// A trace file: a regular file only (a FIFO would block its open, /dev/zero never end), of
+/// any length.
+pub(crate) const TRACE_FILE: engine::regular_file::RegularFile =
+    engine::regular_file::RegularFile::new("a trace", u64::MAX);
+
 /// Open a trace, detecting its format.
 pub fn open(path: &Path) -> Result<Box<dyn TraceReader>, TraceError> {
     open_with(path, ReadOptions::default())
@@ -183,7 +188,7 @@ pub fn open_with(path: &Path, opts: ReadOptions) -> Result<Box<dyn TraceReader>,
     if format == Format::Blktrace {
         return Ok(Box::new(blktrace::BlktraceReader::open(path)?));
     }
-    let file = File::open(path).map_err(|e| TraceError::io(path, e))?;
+    let file = TRACE_FILE.open(path).map_err(|e| TraceError::io(path, e))?;
     let input = BufReader::with_capacity(1 << 18, file);
     let sb = opts.skip_bad;
     Ok(match format {
@@ -272,6 +277,9 @@ pub fn create_writer(path: &Path, format: Format) -> Result<Box<dyn TraceWriter>
     if !format.writable() {
         return writer_for(std::io::sink(), format);
     }
+    TRACE_FILE
+        .check_output(path)
+        .map_err(|e| TraceError::io(path, e))?;
     let f = File::create(path).map_err(|e| TraceError::io(path, e))?;
     writer_for(BufWriter::with_capacity(1 << 18, f), format)
 }

@@ -178,7 +178,9 @@ pub struct NativeReader<R: Read> {
 
 impl NativeReader<File> {
     pub fn open(path: &Path) -> Result<Self, TraceError> {
-        let f = File::open(path).map_err(|e| TraceError::io(path, e))?;
+        let f = crate::TRACE_FILE
+            .open(path)
+            .map_err(|e| TraceError::io(path, e))?;
         NativeReader::new(f, &path.display().to_string())
     }
 }

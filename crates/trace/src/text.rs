@@ -2,7 +2,7 @@
 //! malformed-line errors naming file and line, and `skip_bad`.
 
 use std::collections::VecDeque;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use crate::{Record, TraceError, TraceReader};
 
@@ -12,6 +12,19 @@ pub(crate) trait LineParser {
     fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), String>;
     /// End of input: flush whatever is still held (incomplete IOs).
     fn finish(&mut self, _out: &mut VecDeque<Record>) {}
+}
+
+/// The longest line a text trace may have: its lines are a few hundred bytes, and input
+/// without line breaks (/dev/zero, a binary file) must not be read whole into memory.
+pub(crate) const MAX_LINE: usize = 1 << 20;
+
+/// The error of a line longer than [`MAX_LINE`].
+pub(crate) fn line_too_long() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "a line longer than 1 MiB, which no text trace has: is this a trace of the format \
+         given (--format)?",
+    )
 }
 
 pub(crate) struct TextReader<R, P> {
@@ -54,7 +67,14 @@ impl<R: BufRead, P: LineParser> Iterator for TextReader<R, P> {
                 return None;
             }
             self.buf.clear();
-            match self.input.read_until(b'\n', &mut self.buf) {
+            let line = (&mut self.input)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut self.buf)
+                .and_then(|n| match n > MAX_LINE {
+                    true => Err(line_too_long()),
+                    false => Ok(n),
+                });
+            match line {
                 Err(e) => {
                     self.done = true;
                     return Some(Err(TraceError::Io {
@@ -214,4 +234,22 @@ pub(crate) fn field<'a>(
 ) -> Result<&'a [u8], String> {
     it.next()
         .ok_or_else(|| format!("expected {what}, found end of line"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufReader, Read};
+
+    /// Input without line breaks (/dev/zero given as a trace) is refused after a bounded
+    /// read, not read whole into memory (issue #66, item 13).
+    #[test]
+    fn a_line_without_end_is_refused_after_a_mebibyte() {
+        let zeros = BufReader::new(std::io::repeat(0).take(64 << 20));
+        let parser = crate::fio_iolog::Parser::default();
+        let mut reader = TextReader::new(zeros, parser, "/dev/zero", true);
+        let e = reader.next().unwrap().unwrap_err().to_string();
+        assert!(e.contains("a line longer than 1 MiB"), "{e}");
+        assert!(reader.next().is_none());
+    }
 }

@@ -171,6 +171,10 @@ pub struct Bench {
 /// The advisory lock PostgreSQL writers take to migrate the schema (any number: ssdlab's).
 const MIGRATION_LOCK: i64 = 0x5353_444c_4142_0001;
 
+/// An SQLite Bench: a regular file or none yet (a FIFO would block SQLite's open).
+const DB_FILE: engine::regular_file::RegularFile =
+    engine::regular_file::RegularFile::new("an SQLite database", u64::MAX);
+
 impl Bench {
     /// Open (creating it and its directory if needed) and bring the schema up to date.
     /// `path` is what `--db` names: a path, `sqlite:PATH` or `postgres://...`.
@@ -195,6 +199,9 @@ impl Bench {
             std::fs::create_dir_all(dir)
                 .map_err(|e| BenchError::Input(format!("cannot create {}: {e}", dir.display())))?;
         }
+        DB_FILE
+            .check_output(path)
+            .map_err(|e| BenchError::Input(format!("--db {}: {e}", path.display())))?;
         let conn = Connection::open(path)?;
         let bench = Bench::checked(conn, path)?;
         // Before anything is written: a damaged database stays exactly as it is.
@@ -237,6 +244,9 @@ impl Bench {
         let missing = || BenchError::Missing {
             path: path.display().to_string(),
         };
+        DB_FILE
+            .check_output(path)
+            .map_err(|e| BenchError::Input(format!("--db {}: {e}", path.display())))?;
         if !path.exists() {
             return Err(missing());
         }

@@ -26,7 +26,9 @@ fn same_io_count_as_fio() {
         None => {
             std::fs::write(&file, vec![0u8; 0]).unwrap();
             let f = file.display().to_string();
-            (f.clone(), format!("file:{f}:256M"), None)
+            // fio lays the file out with data: ssdlab writes it only when named.
+            let flag = Some(format!("--destroy-data={f}"));
+            (f.clone(), format!("file:{f}:256M"), flag)
         }
     };
     let prefix = dir.path().join("fio");

@@ -13,6 +13,7 @@ mod cdp_smoke;
 mod cli_experience;
 mod emulated_drives;
 mod errors;
+mod fifo_paths;
 mod fio_crosscheck;
 mod fresh_instances;
 mod full_filesystem;

@@ -245,3 +245,147 @@ fn a_file_behind_a_mounted_loop_device_is_refused_even_when_named() {
     assert!(t.contains("is mounted on"), "{t}");
     assert!(holds_ext4(dev.backing()), "the refused test wrote the file");
 }
+
+/// Write `bytes` at `offset` of the device `dev`, as another program's data would be.
+fn write_at(dev: &str, offset: u64, bytes: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new().write(true).open(dev).unwrap();
+    f.write_all_at(bytes, offset).unwrap();
+    f.sync_all().unwrap();
+}
+
+/// Every command that writes a whole target, on `target` with extra flags.
+fn every_writer(target: &str, extra: &[&str]) -> Vec<(&'static str, std::process::Output)> {
+    let with = |args: &[&str]| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--target", target, "-q", "--no-store"]);
+        all.extend(extra);
+        run(&all)
+    };
+    vec![
+        ("run seq-write", with(&["run", "seq-write", "--duration", "1"])),
+        ("quick", with(&["quick", "--span", "32M"])),
+        ("purge", with(&["purge"])),
+    ]
+}
+
+/// An md 1.0 member keeps its superblock 8 KiB before the end, its first MiB all zeros: it
+/// is a RAID member, refused by every command that writes (issue #66, item 8).
+#[test]
+fn an_md_superblock_at_the_end_is_refused() {
+    let Some(dev) = LoopDev::ram("md10", "64M") else {
+        return;
+    };
+    // struct mdp1_super_block: magic, major_version 1, then super_offset (in sectors) at 136.
+    let at = (64 << 20) - 8192;
+    let mut sb = vec![0u8; 256];
+    sb[..4].copy_from_slice(&0xa92b_4efc_u32.to_le_bytes());
+    sb[4..8].copy_from_slice(&1u32.to_le_bytes());
+    sb[136..144].copy_from_slice(&(at / 512_u64).to_le_bytes());
+    write_at(dev.dev(), at, &sb);
+    let user_data = b"user data at 16 MiB ".repeat(50_000);
+    write_at(dev.dev(), 16 << 20, &user_data);
+    for (command, o) in every_writer(dev.dev(), &[]) {
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{command}: {t}");
+        assert!(t.contains("Linux md RAID member (1.0)"), "{command}: {t}");
+        assert!(t.contains(&format!("--destroy-data={}", dev.dev())), "{t}");
+    }
+    let mut back = vec![0u8; user_data.len()];
+    std::os::unix::fs::FileExt::read_exact_at(
+        &std::fs::File::open(dev.dev()).unwrap(),
+        &mut back,
+        16 << 20,
+    )
+    .unwrap();
+    assert!(back == user_data, "a refused command wrote the device");
+}
+
+/// Zeros in the first 2 MiB and data at 5 and 16 MiB (a filesystem whose start was wiped, a
+/// `dd seek=5`) are data: refused until named (issue #66, item 8).
+#[test]
+fn data_past_the_first_mib_is_data() {
+    let Some(dev) = LoopDev::ram("dd5", "64M") else {
+        return;
+    };
+    write_at(dev.dev(), 5 << 20, &[0x5a; 1 << 20]);
+    write_at(dev.dev(), 16 << 20, &[0xa5; 1 << 20]);
+    let o = write_test(dev.dev(), &["--no-store"], None);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("data of unknown kind"), "{t}");
+    assert!(t.contains("at byte 5242880"), "{t}");
+}
+
+/// An existing file full of someone's text is neither written nor hole-punched until it is
+/// named; once named it is ssdlab's, and a file of zeros and holes needs no naming (issue
+/// #66, item 9).
+#[test]
+fn a_file_ssdlab_did_not_create_is_written_only_when_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("userdata.img");
+    let user_text = b"a line of the user's text\n".repeat(40 << 20 >> 5);
+    std::fs::write(&path, &user_text).unwrap();
+    let shown = path.display().to_string();
+    let target = format!("file:{shown}");
+    for (command, o) in every_writer(&target, &[]) {
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{command}: {t}");
+        assert!(t.contains("ssdlab did not create it"), "{command}: {t}");
+        assert!(t.contains(&format!("--destroy-data={shown}")), "{t}");
+    }
+    assert!(std::fs::read(&path).unwrap() == user_text, "a refusal wrote it");
+
+    let out = tempfile::tempdir().unwrap();
+    let named = format!("--destroy-data={shown}");
+    let o = write_test(&target, &[&named, "--no-store"], out.path().to_str());
+    assert!(o.status.success(), "{}", text(&o));
+    let o = write_test(&target, &["--no-store"], out.path().to_str());
+    assert!(o.status.success(), "ssdlab's own now: {}", text(&o));
+
+    let sparse = dir.path().join("sparse.img");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let o = write_test(
+        &format!("file:{}", sparse.display()),
+        &["--no-store"],
+        out.path().to_str(),
+    );
+    assert!(o.status.success(), "zeros and holes: {}", text(&o));
+}
+
+/// A file another program holds locked (a running ssdlab) is refused under any of its
+/// names, a symlink or a hard link, naming the holder; free again, it runs (issue #66,
+/// item 17).
+#[test]
+fn a_locked_file_is_refused_under_any_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.img");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(16 << 20).unwrap();
+    let symlink = dir.path().join("symlink.img");
+    std::os::unix::fs::symlink(&path, &symlink).unwrap();
+    let hard = dir.path().join("hard.img");
+    std::fs::hard_link(&path, &hard).unwrap();
+    file.lock().unwrap();
+    let holder = format!("(process {}", std::process::id());
+    for name in [&path, &symlink, &hard] {
+        let target = format!("file:{}", name.display());
+        let read = run(&[
+            "run", "seq-read", "--target", &target, "--ios", "10", "-q", "--no-store",
+        ]);
+        for o in [write_test(&target, &["--no-store"], None), read] {
+            let t = text(&o);
+            assert_eq!(o.status.code(), Some(2), "{t}");
+            assert!(t.contains("locked by another run or program"), "{t}");
+            assert!(t.contains(&holder), "{t}");
+        }
+    }
+    file.unlock().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let target = format!("file:{}", hard.display());
+    let o = write_test(&target, &["--no-store"], out.path().to_str());
+    assert!(o.status.success(), "{}", text(&o));
+}

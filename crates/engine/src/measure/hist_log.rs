@@ -8,6 +8,10 @@ use std::path::Path;
 
 use super::PLAT_NR;
 
+/// A histogram log: a regular file, or none yet (a FIFO would block its open).
+pub const HIST_LOG_FILE: crate::regular_file::RegularFile =
+    crate::regular_file::RegularFile::new("a histogram log", u64::MAX);
+
 /// One second's bucket counts of one direction, kept sparse until written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistLine {
@@ -43,7 +47,10 @@ impl HistLogWriter {
     /// `block_bytes` fills fio's block-size column.
     pub fn create(path: &Path, block_bytes: u32) -> io::Result<HistLogWriter> {
         Ok(HistLogWriter {
-            out: BufWriter::new(File::create(path)?),
+            out: BufWriter::new({
+                HIST_LOG_FILE.check_output(path)?;
+                File::create(path)?
+            }),
             block_bytes,
         })
     }

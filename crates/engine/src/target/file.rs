@@ -7,7 +7,7 @@ use std::io;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::{on_backend, Footprint, OpenRequest, TargetError};
+use super::{lock, mark, on_backend, Footprint, OpenRequest, TargetError};
 use crate::device::{Device, Geometry};
 use crate::identity::Identity;
 use crate::safety;
@@ -106,6 +106,12 @@ fn open_file(
             "file:{shown} is the block device {device}, not a file: use --target {device}"
         )));
     }
+    if existing.as_ref().is_some_and(|m| !m.is_file()) {
+        return Err(TargetError::Open(format!(
+            "file:{shown} is not a regular file (a FIFO, character device, socket or \
+             directory): give the path of a file, or of one to create (file:PATH:SIZE)"
+        )));
+    }
     let current = existing.map(|m| m.len());
     let capacity = match (current, size) {
         (None, None) => return Err(TargetError::FileMissingSize { path: shown }),
@@ -120,6 +126,7 @@ fn open_file(
     }
     if req.write && current.is_some() {
         safety::check_backing_file(path, req.destroy_data.as_deref())?;
+        safety::check_existing_file(path, req.destroy_data.as_deref())?;
     }
     let open = |direct: bool| {
         OpenOptions::new()
@@ -147,6 +154,11 @@ fn open_file(
         }
         Err(e) => return Err(undo(io_err(e))),
     };
+    lock::exclusive(&file, &shown).map_err(undo)?;
+    // Created, or confirmed with --destroy-data: from now on it holds only ssdlab's data.
+    if created || req.write {
+        mark::mark(&file);
+    }
     // Reserve the space so a test never fills the filesystem half-way: a new file, a file
     // grown to SIZE, or one with holes that a write test will fill. Refused up front when the
     // filesystem has not the room.

@@ -22,6 +22,8 @@ use crate::wall::WallDevice;
 pub(crate) mod block;
 pub mod file;
 mod footprint;
+mod lock;
+pub(crate) mod mark;
 
 pub use footprint::{loop_devices_over, Footprint};
 
@@ -160,6 +162,8 @@ pub enum TargetError {
     NotBlock(String),
     #[error("{path} is opened exclusively by another program (mounted, or in use by LVM/md or another ssdlab)")]
     Busy { path: String },
+    #[error("{path} is locked by another run or program{holder}: one run at a time on a target, or each measures the other; wait for it to end, or give another file")]
+    Locked { path: String, holder: String },
     #[error(transparent)]
     Safety(#[from] SafetyError),
     #[error("{0}")]

@@ -149,6 +149,10 @@ pub const DECILES: [&str; 10] = [
 /// The name of a steady state's distribution term.
 pub const DISTRIBUTION: &str = "steady_iops_distribution";
 
+/// A claims file: text of a few hundred claims at most.
+const CLAIMS_FILE: engine::regular_file::RegularFile =
+    engine::regular_file::RegularFile::new("a claims file", 16 << 20);
+
 impl Target {
     /// The figures of the results in `dirs` (results directories of one drive).
     pub fn from_results_dirs(dirs: &[PathBuf]) -> Result<Target, String> {
@@ -186,7 +190,9 @@ impl Target {
         let claims = match claims {
             "seeds" => crate::fidelity::claims()?,
             path => {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+                let text = CLAIMS_FILE
+                    .read_to_string(std::path::Path::new(path))
+                    .map_err(|e| format!("{path}: {e}"))?;
                 crate::fidelity::parse_claims(&text).map_err(|e| format!("{path}: {e}"))?
             }
         };
