@@ -61,6 +61,8 @@ pub struct Range {
     pub max: f64,
     /// What real drives have, so the message says why the range is what it is.
     pub why: &'static str,
+    /// What a value of 0 would do, said only when 0 is the value given.
+    pub zero: Option<&'static str>,
 }
 
 impl Range {
@@ -77,6 +79,15 @@ impl Range {
             min,
             max,
             why,
+            zero: None,
+        }
+    }
+
+    /// The range, saying `what` a value of 0 would do when 0 is given.
+    pub const fn when_zero(self, what: &'static str) -> Range {
+        Range {
+            zero: Some(what),
+            ..self
         }
     }
 
@@ -86,8 +97,12 @@ impl Range {
         if value >= self.min && value <= self.max {
             return Ok(());
         }
+        let zero = match self.zero {
+            Some(what) if value == 0.0 => format!("; 0 {what}"),
+            _ => String::new(),
+        };
         Err(format!(
-            "{}={text} is outside {}..{}: {}",
+            "{}={text} is outside {}..{}: {}{zero}",
             self.key,
             self.quantity.format(self.min),
             self.quantity.format(self.max),
@@ -117,5 +132,20 @@ mod tests {
         assert!(r.check("1", 1.0).is_ok() && r.check("64", 64.0).is_ok());
         assert!(r.check("0", 0.0).is_err() && r.check("65", 65.0).is_err());
         assert!(r.check("inf", f64::INFINITY).is_err());
+    }
+
+    /// What 0 would do is said of 0 alone, not appended to every value out of range.
+    #[test]
+    fn what_zero_does_is_said_only_of_zero() {
+        let r =
+            Range::new("dies", Quantity::Count, 1.0, 64.0, "why").when_zero("gives zero blocks");
+        assert_eq!(
+            r.check("0", 0.0).unwrap_err(),
+            "dies=0 is outside 1..64: why; 0 gives zero blocks"
+        );
+        assert_eq!(
+            r.check("65", 65.0).unwrap_err(),
+            "dies=65 is outside 1..64: why"
+        );
     }
 }

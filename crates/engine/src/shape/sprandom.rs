@@ -104,12 +104,21 @@ impl SpRandom {
             ));
         }
         if self.cache_bytes > region_bytes {
+            let pass_bytes = region_bytes * self.regions as u64;
+            let fix = match pass_bytes / self.cache_bytes {
+                // Even one region, the whole pass, fits in the cache: no number of regions helps.
+                0 => format!(
+                    "the whole pass ({pass_bytes} bytes) is not larger than the cache, so no \
+                     number of regions helps: use a larger span, or precondition with fill"
+                ),
+                1 => "use 1 region".to_string(),
+                most => format!("use at most {most} regions"),
+            };
             return Err(format!(
                 "SPRandom's regions ({region_bytes} bytes each) must be larger than the \
                  {}-byte cache, or the cache still holds a region's writes when they are \
-                 rewritten: use at most {} regions",
+                 rewritten: {fix}",
                 self.cache_bytes,
-                (region_bytes * self.regions as u64 / self.cache_bytes).max(1)
             ));
         }
         Ok(())
@@ -430,5 +439,20 @@ mod tests {
             .unwrap()
             .check(1 << 18, 4096);
         assert!(e.unwrap_err().contains("at most 68 regions"));
+        // One region already smaller than the cache: fewer regions cannot help.
+        let e = SpRandom::new(0.07, 1, 16 << 20)
+            .unwrap()
+            .check(1024, 4096)
+            .unwrap_err();
+        assert!(e.contains("no number of regions helps"), "{e}");
+        assert!(!e.contains("at most 1 regions"), "{e}");
+        let e = SpRandom::new(0.07, 2, 4 << 20)
+            .unwrap()
+            .check(1024, 4096)
+            .unwrap_err();
+        assert!(
+            e.contains("use 1 region,") || e.ends_with("use 1 region"),
+            "{e}"
+        );
     }
 }

@@ -244,12 +244,12 @@ pub const RANGES: &[Range] = {
     const ERASE_J: &str = "a NAND block erase costs a few hundred uJ";
     const DRIVE_W: &str = "an SSD draws at most 25 W (the U.2 limit), most well under 10 W";
     &[
-        Range::new("capacity", Bytes, MIB, PIB, "an SSD holds a few GB to a few hundred TB; 0 gives zero blocks"),
+        Range::new("capacity", Bytes, MIB, PIB, "an SSD holds a few GB to a few hundred TB").when_zero("gives zero blocks"),
         Range::new("op", Percent, 0.0, 1000.0, "spare area as physical/logical - 1: 7% to 40% on real drives"),
-        Range::new("channels", Count, 1.0, 64.0, "a controller has 1 to 16 NAND channels; 0 gives zero blocks"),
-        Range::new("dies", Count, 1.0, 64.0, "a channel has 1 to 16 dies; 0 gives zero blocks"),
-        Range::new("planes", Count, 1.0, 16.0, "a die has 1 to 8 planes; 0 gives zero blocks"),
-        Range::new("pages_per_block", Count, 1.0, 4096.0, "a block has 64 to a few thousand pages per plane; 0 gives zero blocks"),
+        Range::new("channels", Count, 1.0, 64.0, "a controller has 1 to 16 NAND channels").when_zero("gives zero blocks"),
+        Range::new("dies", Count, 1.0, 64.0, "a channel has 1 to 16 dies").when_zero("gives zero blocks"),
+        Range::new("planes", Count, 1.0, 16.0, "a die has 1 to 8 planes").when_zero("gives zero blocks"),
+        Range::new("pages_per_block", Count, 1.0, 4096.0, "a block has 64 to a few thousand pages per plane").when_zero("gives zero blocks"),
         Range::new("page_size", Bytes, 4.0 * KIB, 64.0 * KIB, "NAND pages are 4 KiB to 16 KiB, a multiple of 4 KiB"),
         Range::new("map_unit", Bytes, 4.0 * KIB, 64.0 * KIB, "a mapping-table entry covers 4 KiB, or up to 64 KiB on drives with little DRAM"),
         Range::new("t_read", Nanos, US, 10.0 * MS, PAGE_READ),

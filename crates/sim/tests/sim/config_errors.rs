@@ -22,6 +22,18 @@ fn zero_blocks_are_refused() {
         let e = err(spec);
         assert!(e.contains("zero blocks"), "{spec}: {e}");
     }
+    // Said of 0 alone: a value too large gives blocks enough.
+    for spec in [
+        "default,channels=100",
+        "default,capacity=512K",
+        "default,dies=65",
+    ] {
+        let e = err(spec);
+        assert!(
+            e.contains("is outside") && !e.contains("zero"),
+            "{spec}: {e}"
+        );
+    }
 }
 
 #[test]
