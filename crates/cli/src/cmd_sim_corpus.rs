@@ -50,10 +50,15 @@ pub fn validate(
     );
     let total = plan.len();
     let finished = std::sync::atomic::AtomicUsize::new(0);
-    let measured = fidelity::measure_all(&plan, &BTreeMap::new(), threads, &|drive, m, secs| {
-        let n = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        eprintln!("  [{n}/{total}] {drive} {} ({secs:.1} s)", m.prefix());
-    })
+    let measured = fidelity::measure_all(
+        &plan,
+        &BTreeMap::new(),
+        threads,
+        &|drive, m, _figures, secs| {
+            let n = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            eprintln!("  [{n}/{total}] {drive} {} ({secs:.1} s)", m.prefix());
+        },
+    )
     .map_err(anyhow::Error::msg)?;
     let outcomes: Vec<Outcome> = claims
         .iter()
