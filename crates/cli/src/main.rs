@@ -15,8 +15,8 @@ mod output;
 mod progress;
 mod suggest;
 mod table;
-mod validate_progress;
 mod target_args;
+mod validate_progress;
 
 use std::process::ExitCode;
 

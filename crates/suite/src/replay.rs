@@ -724,7 +724,12 @@ mod tests {
         assert_eq!(out[2].len, 4096, "the empty write is one block: {out:?}");
         let a = s.adjustments;
         assert_eq!(
-            (a.remapped_ios, a.aligned_ios, a.zero_length_ios, a.split_ios),
+            (
+                a.remapped_ios,
+                a.aligned_ios,
+                a.zero_length_ios,
+                a.split_ios
+            ),
             (1, 1, 1, 1),
             "{a:?}"
         );
@@ -746,9 +751,21 @@ mod tests {
         assert!(remapped.contains("bytes 0 to 33558527"), "{remapped}");
         assert!(remapped.contains("the target holds 16 MiB"), "{remapped}");
         assert!(remapped.contains("--remap scale"), "{remapped}");
-        assert!(notes[1].starts_with("1 IOs did not start and end"), "{}", notes[1]);
-        assert!(notes[2].starts_with("1 IOs of the trace move no bytes"), "{}", notes[2]);
-        assert!(notes[3].starts_with("1 IOs larger than 4 MiB"), "{}", notes[3]);
+        assert!(
+            notes[1].starts_with("1 IOs did not start and end"),
+            "{}",
+            notes[1]
+        );
+        assert!(
+            notes[2].starts_with("1 IOs of the trace move no bytes"),
+            "{}",
+            notes[2]
+        );
+        assert!(
+            notes[3].starts_with("1 IOs larger than 4 MiB"),
+            "{}",
+            notes[3]
+        );
         // Nothing changed, nothing said.
         let recs = vec![rec(Op::Read, 0, 0, 4096)];
         let mut s = Schedule::new(recs.into_iter(), plan(Mode::Afap { qd: 1 }), 1 << 20, 4096);

@@ -321,7 +321,10 @@ impl StatsBuilder {
         }
         if r.len_bytes > 0 && r.op != Op::Flush {
             let last = r.end_bytes() - 1;
-            self.lowest_byte = Some(self.lowest_byte.map_or(r.offset_bytes, |l| l.min(r.offset_bytes)));
+            self.lowest_byte = Some(
+                self.lowest_byte
+                    .map_or(r.offset_bytes, |l| l.min(r.offset_bytes)),
+            );
             self.highest_byte = Some(self.highest_byte.map_or(last, |h| h.max(last)));
             match (r.d2c_ns(), r.q2c_ns()) {
                 // Q == D (no host queueing): record once, add to both at the end.

@@ -205,7 +205,10 @@ fn a_trace_beyond_the_target_is_said_and_counted() {
         .filter_map(|w| w.as_str())
         .collect();
     let said = |what: &str| warnings.iter().any(|w| w.contains(what));
-    assert!(said("2 of the trace's 5 IOs were remapped"), "{warnings:#?}");
+    assert!(
+        said("2 of the trace's 5 IOs were remapped"),
+        "{warnings:#?}"
+    );
     assert!(said("the target holds 2 GiB"), "{warnings:#?}");
     assert!(said("widened to whole blocks"), "{warnings:#?}");
     assert!(said("move no bytes"), "{warnings:#?}");

@@ -58,7 +58,10 @@ fn a_drive_too_small_for_its_blocks_is_given_a_capacity_that_works() {
         .and_then(|r| r.split("MiB").next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no capacity given: {e}"));
-    assert!(sim::open(&format!("default,capacity={mib}MiB")).is_ok(), "{mib} MiB: {e}");
+    assert!(
+        sim::open(&format!("default,capacity={mib}MiB")).is_ok(),
+        "{mib} MiB: {e}"
+    );
 }
 
 #[test]

@@ -459,7 +459,12 @@ pub fn parse_scorecard(text: &str) -> BTreeMap<String, Recorded> {
             let simulated = f.next().unwrap_or("").to_string();
             let missed_by = f
                 .next()
-                .map(|m| m.split(',').filter(|d| !d.is_empty()).map(String::from).collect())
+                .map(|m| {
+                    m.split(',')
+                        .filter(|d| !d.is_empty())
+                        .map(String::from)
+                        .collect()
+                })
                 .unwrap_or_default();
             Some((
                 id.clone(),

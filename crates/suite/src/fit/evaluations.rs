@@ -347,7 +347,10 @@ mod tests {
         let Err(e) = Evaluations::open(Some(&path), None) else {
             panic!("a binary evaluations file was read");
         };
-        assert!(e.starts_with(&format!("{}: line 2 is not text", path.display())), "{e}");
+        assert!(
+            e.starts_with(&format!("{}: line 2 is not text", path.display())),
+            "{e}"
+        );
         assert!(e.contains("the evaluations a fit wrote"), "{e}");
         assert!(e.contains("-o"), "{e}");
     }

@@ -125,9 +125,9 @@ pub fn keep_if_better(
 impl Polished {
     /// How it ended, in words, with the sum of squares it reached.
     pub fn note(&self) -> String {
-        let squares = self
-            .squares
-            .map_or(String::new(), |(a, b)| format!(", squares {a:.5} to {b:.5}"));
+        let squares = self.squares.map_or(String::new(), |(a, b)| {
+            format!(", squares {a:.5} to {b:.5}")
+        });
         format!(
             "the polish: {} after {} drives{squares}",
             self.stopped, self.evaluations
@@ -238,13 +238,19 @@ mod tests {
 
     #[test]
     fn a_polish_with_no_budget_says_so_without_a_sum_of_squares() {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
         let residuals = |_: &[f64]| -> Option<Vec<f64>> { Some(vec![1.0]) };
         let p = polish(&[0.0, 0.0], &[true, true], &residuals, 1, &pool);
         assert_eq!(p.squares, None);
         let note = p.note();
         assert!(!note.contains("NaN"), "{note}");
-        assert!(note.contains("nothing to polish within the budget"), "{note}");
+        assert!(
+            note.contains("nothing to polish within the budget"),
+            "{note}"
+        );
     }
 
     #[test]

@@ -7,7 +7,8 @@ use engine::{Identity, TargetKind};
 /// serial for a drive that tells both, the path (a file's, a simulated drive's spec) and the
 /// capacity otherwise.
 pub fn differs(a: &Identity, b: &Identity) -> Option<String> {
-    let told = |t: &Identity| t.kind == TargetKind::Block && t.model.is_some() && t.serial.is_some();
+    let told =
+        |t: &Identity| t.kind == TargetKind::Block && t.model.is_some() && t.serial.is_some();
     let same = if told(a) && told(b) {
         a.model == b.model && a.serial == b.serial
     } else {
@@ -72,7 +73,10 @@ mod tests {
             t.serial = Some(serial.into());
             t
         };
-        assert_eq!(differs(&drive("/dev/sda", "S1"), &drive("/dev/sdb", "S1")), None);
+        assert_eq!(
+            differs(&drive("/dev/sda", "S1"), &drive("/dev/sdb", "S1")),
+            None
+        );
         let how = differs(&drive("/dev/sda", "S1"), &drive("/dev/sda", "S2")).unwrap();
         assert!(how.contains("serial S1 vs S2"), "{how}");
     }

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::fidelity::measure::figures_of_results;
 use super::same_drive::differs;
+use crate::fidelity::measure::figures_of_results;
 use crate::fidelity::{Check, Claim};
 use crate::methodology::overridden;
 use crate::result::TestResult;

@@ -208,8 +208,16 @@ fn the_committed_scorecard_names_who_misses_each_claim() {
         if o.pass {
             assert!(o.missed_by.is_empty(), "{}: {o:?}", c.id);
         } else {
-            assert!(!o.missed_by.is_empty(), "{}: who misses it is not recorded", c.id);
-            assert!(o.missed_by.iter().all(|d| c.on.contains(d)), "{}: {o:?}", c.id);
+            assert!(
+                !o.missed_by.is_empty(),
+                "{}: who misses it is not recorded",
+                c.id
+            );
+            assert!(
+                o.missed_by.iter().all(|d| c.on.contains(d)),
+                "{}: {o:?}",
+                c.id
+            );
         }
     }
 }
