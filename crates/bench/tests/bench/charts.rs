@@ -506,14 +506,17 @@ fn a_lone_point_of_a_line_series_is_drawn_as_a_dot() {
     assert_eq!(path_points(series_path(&doc, 0).unwrap()).len(), 1);
 }
 
-/// The legend's fill and opacity of each group, and the first row's bars'.
-fn group_swatches(svg: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+/// A mark's fill and opacity.
+type Paint = (String, String);
+
+/// The legend's paint of each group, and the first row's bars'.
+fn group_swatches(svg: &str) -> (Vec<Paint>, Vec<Paint>) {
     let doc = parse(svg);
     let paint = |n: roxmltree::Node| {
         let a = |k: &str| n.attribute(k).unwrap_or("1").to_string();
         (a("fill"), a("fill-opacity"))
     };
-    let rects = |class: &str| -> Vec<(String, String)> {
+    let rects = |class: &str| -> Vec<Paint> {
         let g = doc
             .descendants()
             .find(|n| n.attribute("class") == Some(class))

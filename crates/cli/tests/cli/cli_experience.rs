@@ -40,13 +40,19 @@ fn assert_aligned(summary: &str, results: usize) {
             })
         })
         .collect();
-    assert_eq!(rows.len(), results, "{summary}");
-    for row in rows {
-        assert!(
-            row.len() > at && row.as_bytes()[at - 1] == b' ' && row.as_bytes()[at] != b' ',
-            "the label is not in the test column:\n{summary}"
-        );
-    }
+    // A result's row has its label in the test column, its parts' rows their names indented.
+    let name_at = |row: &str| row.len() > at && row.as_bytes()[at - 1] == b' ';
+    let own = |row: &&&str| row.as_bytes()[at] != b' ';
+    let part = |row: &str| row[at..].starts_with("  ") && row.as_bytes()[at + 2] != b' ';
+    assert!(
+        rows.iter().all(|r| name_at(r)),
+        "the names are not in the test column:\n{summary}"
+    );
+    assert_eq!(rows.iter().filter(own).count(), results, "{summary}");
+    assert!(
+        rows.iter().all(|r| own(&r) || part(r)),
+        "a name is not in the test column:\n{summary}"
+    );
 }
 
 #[test]
