@@ -431,6 +431,7 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
     };
     suite::results_dir::start_run(&out_dir, &run_id)?;
     let outcome = suite::methodology::run(test.id, dev.as_mut(), &mut ctx, overrides);
+    let log_failures = std::mem::take(&mut ctx.log_failures);
     bar.close();
     let mut results = match outcome {
         Ok(results) => results,
@@ -480,6 +481,16 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
         a.common
             .store
             .store_at_end(&out_dir, &run_id, &stop, a.common.quiet);
+    }
+    if !log_failures.is_empty() && !results.is_empty() {
+        for why in &log_failures {
+            eprintln!("{why}");
+        }
+        eprintln!(
+            "  the measurement is kept in {}; only the log is lost",
+            out_dir.display()
+        );
+        return Ok(ExitCode::from(1));
     }
     if let Some(text) = output::corruption(&results) {
         eprintln!("{text}");

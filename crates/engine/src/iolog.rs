@@ -42,8 +42,11 @@ fn op_from(code: u8) -> Option<Op> {
 pub const IOLOG_FILE: crate::regular_file::RegularFile =
     crate::regular_file::RegularFile::new("a per-IO log", u64::MAX);
 
+/// A per-IO log being written. A write that fails ends the log, not the run: the first
+/// failure is kept for [`IoLogWriter::finish`] to report, and the rest of the run unlogged.
 pub struct IoLogWriter {
     out: BufWriter<File>,
+    failed: Option<io::Error>,
 }
 
 impl IoLogWriter {
@@ -51,22 +54,29 @@ impl IoLogWriter {
         IOLOG_FILE.check_output(path)?;
         let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
         out.write_all(MAGIC)?;
-        Ok(IoLogWriter { out })
+        Ok(IoLogWriter { out, failed: None })
     }
 
     #[inline]
-    pub fn record(&mut self, r: &IoRecord) -> io::Result<()> {
+    pub fn record(&mut self, r: &IoRecord) {
+        if self.failed.is_some() {
+            return;
+        }
         let mut b = [0u8; 32];
         b[0..8].copy_from_slice(&r.offset.to_le_bytes());
         b[8..16].copy_from_slice(&r.submit_ns.to_le_bytes());
         b[16..24].copy_from_slice(&r.complete_ns.to_le_bytes());
         b[24..28].copy_from_slice(&r.len.to_le_bytes());
         b[28] = op_code(r.op);
-        self.out.write_all(&b)
+        self.failed = self.out.write_all(&b).err();
     }
 
+    /// Flush the log; the first failure writing it, if any.
     pub fn finish(mut self) -> io::Result<()> {
-        self.out.flush()
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        }
     }
 }
 
@@ -154,7 +164,7 @@ mod tests {
         ];
         let mut w = IoLogWriter::create(&path).unwrap();
         for r in &recs {
-            w.record(r).unwrap();
+            w.record(r);
         }
         w.finish().unwrap();
         let back: Vec<IoRecord> = read(&path).unwrap().map(Result::unwrap).collect();

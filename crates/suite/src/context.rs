@@ -1,7 +1,7 @@
 //! What a test needs from whoever runs it: a way to be stopped, somewhere to report progress,
 //! and optional per-IO logging. The CLI supplies a progress bar; tests supply `Silent`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use engine::drive::PurgeMethod;
@@ -52,6 +52,8 @@ pub struct Context<'a> {
     pub iolog: Option<PathBuf>,
     /// Write each second's latency histograms of the measured phase here (fio's hist log).
     pub hist_log: Option<PathBuf>,
+    /// Why a log of the run (--iolog, --hist-log) could not be written, once it failed.
+    pub log_failures: Vec<String>,
     /// How a test that starts from a clean drive purges it (`--purge`).
     pub purge: PurgeMethod,
     /// How a test of random writes in steady state prepares the purged drive
@@ -71,6 +73,7 @@ impl<'a> Context<'a> {
             observer,
             iolog: None,
             hist_log: None,
+            log_failures: Vec::new(),
             purge: PurgeMethod::Auto,
             precondition: Precondition::Fill,
             verify: None,
@@ -272,13 +275,17 @@ impl<'a> Context<'a> {
             },
         );
         self.observer.phase_done();
-        if let Some(log) = log {
-            log.finish()
-                .map_err(|e| SuiteError::Output(format!("writing the per-IO log: {e}")))?;
+        // A log that failed loses the log, never the measurement: the run's results are kept
+        // and the failure reported with them.
+        if let Some(Err(e)) = log.map(IoLogWriter::finish) {
+            let path = self.iolog.as_deref().unwrap_or(Path::new("")).display();
+            self.log_failures
+                .push(format!("writing the per-IO log {path} failed: {e}"));
         }
-        if let Some(log) = hist_log {
-            log.finish()
-                .map_err(|e| SuiteError::Output(format!("writing the histogram log: {e}")))?;
+        if let Some(Err(e)) = hist_log.map(HistLogWriter::finish) {
+            let path = self.hist_log.as_deref().unwrap_or(Path::new("")).display();
+            self.log_failures
+                .push(format!("writing the histogram log {path} failed: {e}"));
         }
         let mut outcome = outcome?;
         if measured {

@@ -140,5 +140,27 @@ fn too_many_bytes_in_flight_are_refused_up_front() {
     assert!(!o.status.success(), "{t}");
     assert!(t.contains("549755813888 bytes in flight"), "{t}");
     assert!(t.contains("lower --threads, --qd or --bs"), "{t}");
-    assert!(!cwd.path().join("results").exists(), "{t}");
+    // No run directory left behind (results/ itself may remain).
+    let left = std::fs::read_dir(cwd.path().join("results")).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "{t}");
+}
+
+#[test]
+fn a_log_that_fails_keeps_the_measurement() {
+    for log in ["--hist-log", "--iolog"] {
+        let cwd = tempfile::tempdir().unwrap();
+        let out = cwd.path().join("out");
+        let o = sim_run(cwd.path(), &["--ios", "2000", log, "/dev/full"])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{log}: {t}");
+        assert!(t.contains("log /dev/full failed"), "{log}: {t}");
+        assert!(t.contains("the measurement is kept"), "{log}: {t}");
+        let results = suite_results(&out);
+        assert_eq!(results.len(), 1, "{log}: the result is kept: {t}");
+        assert_eq!(results[0]["summary"]["ios"], 2000, "{log}");
+    }
 }

@@ -151,7 +151,7 @@ pub(super) fn run(
     }
     let mut rec = Recorder::merge(recs);
     if let Some(log) = hooks.hist_log {
-        write_hist_log(log, &mut rec)?;
+        write_hist_log(log, &mut rec);
     }
     let ((mut measurements, latency), counters) = wrap_up(dev, rec, energy, counters, cpu_start);
     measurements.summary.cpu_by_thread = cpu_by_thread;

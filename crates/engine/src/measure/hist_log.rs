@@ -38,9 +38,12 @@ impl HistLine {
     }
 }
 
+/// A histogram log being written. A failed write ends the log, not the run: the first
+/// failure is kept for [`HistLogWriter::finish`] to report.
 pub struct HistLogWriter {
     out: BufWriter<File>,
     block_bytes: u32,
+    failed: Option<io::Error>,
 }
 
 impl HistLogWriter {
@@ -52,10 +55,17 @@ impl HistLogWriter {
                 File::create(path)?
             }),
             block_bytes,
+            failed: None,
         })
     }
 
-    pub fn write(&mut self, line: &HistLine) -> io::Result<()> {
+    pub fn write(&mut self, line: &HistLine) {
+        if self.failed.is_none() {
+            self.failed = self.write_line(line).err();
+        }
+    }
+
+    fn write_line(&mut self, line: &HistLine) -> io::Result<()> {
         write!(
             self.out,
             "{}, {}, {}",
@@ -75,8 +85,12 @@ impl HistLogWriter {
         self.out.write_all(b"\n")
     }
 
+    /// Flush the log; the first failure writing it, if any.
     pub fn finish(mut self) -> io::Result<()> {
-        self.out.flush()
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        }
     }
 }
 
@@ -117,7 +131,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.log");
         let mut log = HistLogWriter::create(&path, 4096).unwrap();
-        log.write(&HistLine::of(3000, 1, w.counts())).unwrap();
+        log.write(&HistLine::of(3000, 1, w.counts()));
         log.finish().unwrap();
         let lines = read(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(lines.len(), 1);
