@@ -385,7 +385,10 @@ pub struct Job<'a> {
 /// The logs a run writes can be written: checked before the purge and fill, not after.
 fn check_logs(a: &Job) -> anyhow::Result<()> {
     use engine::{iolog::IOLOG_FILE, measure::hist_log::HIST_LOG_FILE};
-    let logs = [("--iolog", &a.iolog, IOLOG_FILE), ("--hist-log", &a.hist_log, HIST_LOG_FILE)];
+    let logs = [
+        ("--iolog", &a.iolog, IOLOG_FILE),
+        ("--hist-log", &a.hist_log, HIST_LOG_FILE),
+    ];
     for (flag, path, kind) in logs {
         if let Some(path) = path {
             kind.check_output(path)

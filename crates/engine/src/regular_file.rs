@@ -148,7 +148,11 @@ mod tests {
         assert!(SMALL.check_output(&file).is_ok(), "absent: to be created");
         std::fs::write(&file, "line\n").unwrap();
         let mut text = String::new();
-        SMALL.open(&file).unwrap().read_to_string(&mut text).unwrap();
+        SMALL
+            .open(&file)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
         assert_eq!(text, "line\n");
         assert!(SMALL.check_output(&file).is_ok());
     }

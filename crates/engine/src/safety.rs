@@ -70,8 +70,9 @@ pub fn contents(file: &File, size: u64) -> std::io::Result<Vec<String>> {
     }
     let first_data = match nonzero(&head) {
         Some(at) => Some(at as u64),
-        None => sampled_data(file, size)?
-            .or_else(|| nonzero(&tail).map(|at| size - edge + at as u64)),
+        None => {
+            sampled_data(file, size)?.or_else(|| nonzero(&tail).map(|at| size - edge + at as u64))
+        }
     };
     Ok(first_data
         .map(|at| match at {

@@ -56,7 +56,11 @@ const BCACHE_MAGIC: &[u8] = &[
 
 const SIGNATURES: &[Signature] = &[
     sig("GPT partition table", At::Start(512), b"EFI PART"),
-    sig("GPT partition table (4K sectors)", At::Start(4096), b"EFI PART"),
+    sig(
+        "GPT partition table (4K sectors)",
+        At::Start(4096),
+        b"EFI PART",
+    ),
     sig(
         "GPT backup header",
         At::End {
@@ -120,11 +124,19 @@ const SIGNATURES: &[Signature] = &[
     sig("LVM2 physical volume", At::Start(1024 + 24), b"LVM2 001"),
     sig("LVM2 physical volume", At::Start(1536 + 24), b"LVM2 001"),
     sig("LUKS encrypted volume", At::Start(0), b"LUKS\xba\xbe"),
-    sig("LUKS2 encrypted volume", At::Start(16 * KIB), b"SKUL\xba\xbe"),
+    sig(
+        "LUKS2 encrypted volume",
+        At::Start(16 * KIB),
+        b"SKUL\xba\xbe",
+    ),
     sig("ext2/3/4 filesystem", At::Start(1080), &[0x53, 0xEF]),
     sig("XFS filesystem", At::Start(0), b"XFSB"),
     sig("btrfs filesystem", At::Start(65_600), b"_BHRfS_M"),
-    sig("F2FS filesystem", At::Start(1024), &[0x10, 0x20, 0xF5, 0xF2]),
+    sig(
+        "F2FS filesystem",
+        At::Start(1024),
+        &[0x10, 0x20, 0xF5, 0xF2],
+    ),
     sig("NTFS filesystem", At::Start(3), b"NTFS    "),
     sig("exFAT filesystem", At::Start(3), b"EXFAT   "),
     sig("FAT32 filesystem", At::Start(82), b"FAT32   "),
@@ -133,8 +145,16 @@ const SIGNATURES: &[Signature] = &[
     sig("swap space", At::Start(4096 - 10), b"SWAPSPACE2"),
     sig("swap space", At::Start(4096 - 10), b"SWAP-SPACE"),
     sig("swap space (8K pages)", At::Start(8192 - 10), b"SWAPSPACE2"),
-    sig("swap space (16K pages)", At::Start(16_384 - 10), b"SWAPSPACE2"),
-    sig("swap space (64K pages)", At::Start(65_536 - 10), b"SWAPSPACE2"),
+    sig(
+        "swap space (16K pages)",
+        At::Start(16_384 - 10),
+        b"SWAPSPACE2",
+    ),
+    sig(
+        "swap space (64K pages)",
+        At::Start(65_536 - 10),
+        b"SWAPSPACE2",
+    ),
     sig("bcache device", At::Start(4096 + 24), BCACHE_MAGIC),
 ];
 
@@ -283,10 +303,7 @@ mod tests {
             found(SIZE, &[(1080, &[0x53, 0xEF])]),
             ["ext2/3/4 filesystem"]
         );
-        assert_eq!(
-            found(SIZE, &[(536, b"LVM2 001")]),
-            ["LVM2 physical volume"]
-        );
+        assert_eq!(found(SIZE, &[(536, b"LVM2 001")]), ["LVM2 physical volume"]);
         assert_eq!(
             found(SIZE, &[(510, &[0x55, 0xAA]), (512, b"EFI PART")]),
             ["GPT partition table"]

@@ -263,7 +263,10 @@ fn every_writer(target: &str, extra: &[&str]) -> Vec<(&'static str, std::process
         run(&all)
     };
     vec![
-        ("run seq-write", with(&["run", "seq-write", "--duration", "1"])),
+        (
+            "run seq-write",
+            with(&["run", "seq-write", "--duration", "1"]),
+        ),
         ("quick", with(&["quick", "--span", "32M"])),
         ("purge", with(&["purge"])),
     ]
@@ -334,7 +337,10 @@ fn a_file_ssdlab_did_not_create_is_written_only_when_named() {
         assert!(t.contains("ssdlab did not create it"), "{command}: {t}");
         assert!(t.contains(&format!("--destroy-data={shown}")), "{t}");
     }
-    assert!(std::fs::read(&path).unwrap() == user_text, "a refusal wrote it");
+    assert!(
+        std::fs::read(&path).unwrap() == user_text,
+        "a refusal wrote it"
+    );
 
     let out = tempfile::tempdir().unwrap();
     let named = format!("--destroy-data={shown}");
@@ -374,7 +380,14 @@ fn a_locked_file_is_refused_under_any_name() {
     for name in [&path, &symlink, &hard] {
         let target = format!("file:{}", name.display());
         let read = run(&[
-            "run", "seq-read", "--target", &target, "--ios", "10", "-q", "--no-store",
+            "run",
+            "seq-read",
+            "--target",
+            &target,
+            "--ios",
+            "10",
+            "-q",
+            "--no-store",
         ]);
         for o in [write_test(&target, &["--no-store"], None), read] {
             let t = text(&o);
