@@ -58,7 +58,7 @@ fn a_fifo_log_is_refused_before_the_run() {
 fn fifo_and_device_inputs_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = fifo(dir.path());
-    let db = dir.path().join("db");
+    let twin = dir.path().join("twin.toml");
     for path in [fifo.to_str().unwrap(), "/dev/zero"] {
         let cases: Vec<(&str, Vec<&str>)> = vec![
             ("trace stats", vec!["trace", "stats", path]),
@@ -75,7 +75,7 @@ fn fifo_and_device_inputs_are_refused() {
         ];
         for (what, mut args) in cases {
             if what.starts_with("sim fit") {
-                args.push(db.to_str().unwrap());
+                args.push(twin.to_str().unwrap());
             }
             refused(&run(&args), what);
         }
