@@ -13,7 +13,7 @@ use engine::pattern::DataKind;
 use engine::shape::{Arrivals, BlockMix, Distribution, DutyCycle, Rate, Shape};
 use engine::size::{parse_duration, parse_size, Span};
 use engine::verify::VerifyOptions;
-use engine::workload::Access;
+use engine::workload::{Access, MAX_QD, MAX_THREADS};
 use suite::context::Context;
 use suite::latency_target::LatencyTarget;
 use suite::methodology::{Test, TestId, Verifies};
@@ -93,8 +93,9 @@ pub struct RunArgs {
     /// How much of compressible data is zeros, in percent.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub compress_pct: u8,
-    /// Spare area for consistency: purge all, test only the first (100 - PCT)% of LBAs.
-    #[arg(long)]
+    /// Spare area for consistency, in percent (25 or 25%): purge all, test only the first
+    /// (100 - PCT)% of LBAs.
+    #[arg(long, value_name = "PCT", value_parser = parse_spare)]
     pub spare: Option<f64>,
     /// Do not fill the span before a test that reads (by default it is filled, so the reads
     /// measure data rather than never-written LBAs; `custom` reads with it write nothing).
@@ -156,6 +157,23 @@ pub struct Load {
 }
 
 fn parse_load(text: &str) -> Result<Load, String> {
+    let load = load_notation(text)?;
+    if !(1..=MAX_QD).contains(&load.qd) {
+        return Err(format!(
+            "queue depth {} is out of range: use 1 to {MAX_QD}",
+            load.qd
+        ));
+    }
+    match load.threads {
+        Some(t) if !(1..=MAX_THREADS).contains(&t) => Err(format!(
+            "{t} threads is out of range: use 1 to {MAX_THREADS}"
+        )),
+        _ => Ok(load),
+    }
+}
+
+/// `32`, `Q32` or `Q32T16`.
+fn load_notation(text: &str) -> Result<Load, String> {
     let number = |n: &str| {
         n.parse::<u32>().map_err(|_| {
             format!("'{text}': give a queue depth (32) or a depth and threads as Q32T16")
@@ -202,6 +220,18 @@ fn size_u32(text: &str) -> Result<u32, String> {
         ));
     }
     u32::try_from(v).map_err(|_| format!("'{text}' is too large for one IO (below 4 GiB)"))
+}
+
+/// `--spare`: a share of the target in percent, `25` or `25%`, below 100.
+fn parse_spare(text: &str) -> Result<f64, String> {
+    let number = text.trim();
+    let number = number.strip_suffix('%').unwrap_or(number).trim();
+    match number.parse::<f64>() {
+        Ok(pct) if (0.0..100.0).contains(&pct) => Ok(pct),
+        _ => Err(format!(
+            "'{text}': give the spare area as a percentage from 0 to below 100, e.g. 25 or 25%"
+        )),
+    }
 }
 
 /// A duration that may be zero (no rest at all).
@@ -408,6 +438,17 @@ fn check_logs(a: &Job) -> anyhow::Result<()> {
 /// Open the target, run `test` with `overrides`, write, show and store its results.
 pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<ExitCode> {
     let a = &job;
+    // Everything that needs no target is checked before the target is touched.
+    overrides.validate(test)?;
+    for (flag, path) in [
+        ("json", &a.json),
+        ("iolog", &a.iolog),
+        ("hist-log", &a.hist_log),
+    ] {
+        if let Some(path) = path {
+            crate::output_paths::check_creatable(flag, path)?;
+        }
+    }
     a.common
         .precondition
         .check_used_by(&format!("`run {}`", test.name()), test.takes_precondition)

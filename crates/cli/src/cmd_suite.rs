@@ -42,10 +42,8 @@ pub struct SuiteArgs {
     /// Scale durations and regions down for small or slow targets (said in every result).
     #[arg(long)]
     pub quick: bool,
-    /// The methodology: review-2013 (the classic reviews' suite, the default), quick
-    /// (CrystalDiskMark's default profile, as `ssdlab quick`), pts-c or pts-e (the SNIA PTS
-    /// 2.0.2 for client or enterprise drives; with --quick at --pts-scale 0.05).
-    #[arg(long, default_value = "review-2013", value_parser = Methodology::from_str)]
+    /// The methodology (listed from the registry).
+    #[arg(long, default_value = "review-2013", value_parser = Methodology::from_str, help = methodology_help())]
     pub methodology: Methodology,
     /// pts-c, pts-e: shorten every PTS test's rounds and totals by this factor (above 0, at
     /// most 1), a deviation each result states.
@@ -69,6 +67,19 @@ pub struct SuiteArgs {
     /// drive. Elsewhere steps run one by one on the one drive.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+}
+
+/// `--methodology`'s help: every methodology the suite knows, each with what it is.
+fn methodology_help() -> String {
+    let each: Vec<String> = Methodology::ALL
+        .iter()
+        .map(|m| format!("{} ({})", m.name(), m.about()))
+        .collect();
+    format!(
+        "The methodology: {}; with --quick the PTS runs at --pts-scale {}",
+        each.join(", "),
+        suite::methodologies::PTS_QUICK_SCALE
+    )
 }
 
 /// One drive's review: what, where, and whether it carries on an earlier one.

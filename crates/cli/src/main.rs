@@ -13,6 +13,7 @@ mod cmd_suite;
 mod cmd_trace;
 mod live_store;
 mod output;
+mod output_paths;
 mod progress;
 mod suggest;
 mod table;

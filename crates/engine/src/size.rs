@@ -115,7 +115,12 @@ impl Span {
                 }
                 Ok(Span::Percent(p))
             }
-            None => Ok(Span::Bytes(parse_size(text)?)),
+            None => match parse_size(text)? {
+                0 => Err(format!(
+                    "span '{text}' is empty: give bytes above 0 (8G) or a share of the target (75%)"
+                )),
+                bytes => Ok(Span::Bytes(bytes)),
+            },
         }
     }
 
@@ -183,6 +188,8 @@ mod tests {
         assert_eq!(Span::parse("1M").unwrap().resolve(1 << 30, 4096), 1 << 20);
         assert_eq!(Span::parse("8G").unwrap().resolve(1 << 30, 4096), 1 << 30);
         assert!(Span::parse("0%").is_err());
+        assert!(Span::parse("0").unwrap_err().contains("empty"));
+        assert!(Span::parse("0K").unwrap_err().contains("empty"));
         assert!(Span::parse("150%").is_err());
     }
 }

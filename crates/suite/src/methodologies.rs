@@ -46,6 +46,26 @@ const PTS_TESTS: [TestId; 8] = [
 pub const PTS_QUICK_SCALE: f64 = 0.05;
 
 impl Methodology {
+    /// Every methodology, the default first: what `--methodology` takes and its help lists.
+    pub const ALL: [Methodology; 5] = [
+        Methodology::Review2013,
+        Methodology::Review2021,
+        Methodology::Quick,
+        Methodology::PtsC,
+        Methodology::PtsE,
+    ];
+
+    /// What it is, in a few words.
+    pub fn about(self) -> &'static str {
+        match self {
+            Methodology::Review2013 => "the classic reviews' suite, the default",
+            Methodology::Review2021 => "the 2018-2021 reviews' suite",
+            Methodology::Quick => "CrystalDiskMark's default profile, as `ssdlab quick`",
+            Methodology::PtsC => "the SNIA PTS 2.0.2 for client drives",
+            Methodology::PtsE => "the SNIA PTS 2.0.2 for enterprise drives",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Methodology::Review2013 => "review-2013",
@@ -156,17 +176,11 @@ impl FromStr for Methodology {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Methodology, String> {
-        match text {
-            "review-2013" => Ok(Methodology::Review2013),
-            "quick" => Ok(Methodology::Quick),
-            "pts-c" => Ok(Methodology::PtsC),
-            "pts-e" => Ok(Methodology::PtsE),
-            "review-2021" => Ok(Methodology::Review2021),
-            other => Err(format!(
-                "unknown methodology '{other}': use review-2013 (the default), review-2021, \
-                 quick, pts-c or pts-e"
-            )),
-        }
+        let names: Vec<&str> = Methodology::ALL.iter().map(|m| m.name()).collect();
+        Methodology::ALL
+            .into_iter()
+            .find(|m| m.name() == text)
+            .ok_or_else(|| format!("unknown methodology '{text}': use {}", names.join(", ")))
     }
 }
 
@@ -176,13 +190,7 @@ mod tests {
 
     #[test]
     fn names_parse_back() {
-        for m in [
-            Methodology::Review2013,
-            Methodology::Review2021,
-            Methodology::Quick,
-            Methodology::PtsC,
-            Methodology::PtsE,
-        ] {
+        for m in Methodology::ALL {
             assert_eq!(m.name().parse::<Methodology>(), Ok(m));
         }
         assert!("review-2022"

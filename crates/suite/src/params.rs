@@ -5,7 +5,7 @@ use engine::pattern::DataKind;
 use engine::shape::Shape;
 use engine::size::{Span, MAX_DURATION_S};
 use engine::units::format_size;
-use engine::workload::Access;
+use engine::workload::{Access, MAX_QD, MAX_THREADS};
 
 use crate::drive_state::DriveState;
 use crate::latency_target::LatencyTarget;
@@ -66,6 +66,26 @@ impl Overrides {
         if let Some(b) = self.block_bytes.filter(|&b| b < 512) {
             return bad(format!(
                 "--bs {b}: a block size must be at least 512 bytes (one sector), e.g. 4K"
+            ));
+        }
+        if let Some(qd) = self.qd.filter(|qd| !(1..=MAX_QD).contains(qd)) {
+            return bad(format!("--qd {qd}: give a queue depth from 1 to {MAX_QD}"));
+        }
+        if let Some(t) = self.threads.filter(|t| !(1..=MAX_THREADS).contains(t)) {
+            return bad(format!("--threads {t}: give 1 to {MAX_THREADS} threads"));
+        }
+        if let Some(Span::Bytes(b)) = self.span {
+            let block = self.block_bytes.unwrap_or(512);
+            if b < u64::from(block) {
+                return bad(format!(
+                    "--span {b} is smaller than one block ({block} bytes): give a larger \
+                     --span, e.g. 1G, a share of the target, e.g. 75%, or a smaller --bs"
+                ));
+            }
+        }
+        if let Some(p) = self.spare_pct.filter(|p| !(0.0..100.0).contains(p)) {
+            return bad(format!(
+                "--spare {p}: give the spare area in percent from 0 to below 100, e.g. 25"
             ));
         }
         if let Some(d) = self.duration_s {
@@ -247,6 +267,54 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("--bs 0"));
+        for (o, says) in [
+            (
+                Overrides {
+                    qd: Some(0),
+                    ..Overrides::default()
+                },
+                "--qd 0",
+            ),
+            (
+                Overrides {
+                    qd: Some(5000),
+                    ..Overrides::default()
+                },
+                "--qd 5000",
+            ),
+            (
+                Overrides {
+                    threads: Some(0),
+                    ..Overrides::default()
+                },
+                "--threads 0",
+            ),
+            (
+                Overrides {
+                    span: Some(Span::Bytes(0)),
+                    ..Overrides::default()
+                },
+                "--span 0",
+            ),
+            (
+                Overrides {
+                    span: Some(Span::Bytes(1 << 20)),
+                    block_bytes: Some(2 << 20),
+                    ..Overrides::default()
+                },
+                "one block (2097152 bytes)",
+            ),
+            (
+                Overrides {
+                    spare_pct: Some(100.0),
+                    ..Overrides::default()
+                },
+                "--spare 100",
+            ),
+        ] {
+            let e = o.validate(test(TestId::Custom)).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
+        }
         let offset = Overrides {
             offset_bytes: Some(1 << 20),
             ..Overrides::default()

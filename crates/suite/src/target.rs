@@ -22,7 +22,21 @@ pub fn registry() -> Registry {
 }
 
 pub fn open(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, SuiteError> {
-    Ok(registry().open(spec, req)?)
+    Ok(registry()
+        .open(spec, req)
+        .map_err(|e| preset_hint(spec, e))?)
+}
+
+/// A spec that names no target but is a simulated drive's preset (`840-evo-250`): the
+/// error says the `sim:` it lacks.
+fn preset_hint(spec: &str, e: TargetError) -> TargetError {
+    let name = spec.split(',').next().unwrap_or(spec);
+    match e {
+        TargetError::Unknown { .. } if sim::preset::find(name).is_some() => TargetError::Open(
+            format!("{e}; {name} is a simulated drive's preset: did you mean --target sim:{spec}?"),
+        ),
+        other => other,
+    }
 }
 
 /// Open `spec` like [`open`]; a `file:` target that did not exist comes with a guard that
@@ -63,7 +77,9 @@ impl Drop for CreatedFile {
 
 /// The kind of target a spec names, without opening it.
 pub fn kind(spec: &str) -> Result<TargetKind, SuiteError> {
-    Ok(registry().find(spec)?.kind)
+    let targets = registry();
+    let opener = targets.find(spec).map_err(|e| preset_hint(spec, e))?;
+    Ok(opener.kind)
 }
 
 fn open_sim(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetError> {
@@ -80,4 +96,23 @@ fn open_sim(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetErro
         other => TargetError::Open(format!("{spec}: {other}")),
     })?;
     Ok(Box::new(dev))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_preset_without_sim_is_pointed_to_it() {
+        let e = kind("840-evo-250,op=25%").unwrap_err().to_string();
+        assert!(
+            e.contains("did you mean --target sim:840-evo-250,op=25%?"),
+            "{e}"
+        );
+        let e = kind("nonsense").unwrap_err().to_string();
+        assert!(
+            e.contains("is not a target") && !e.contains("sim:nonsense"),
+            "{e}"
+        );
+    }
 }

@@ -480,3 +480,13 @@ fn sim_show_separates_fitted_claims_from_predicted_ones() {
         "{t}"
     );
 }
+
+/// `suite --help` lists every methodology the suite knows: review-2021 was left out of a
+/// list written by hand (issue #66).
+#[test]
+fn suite_help_lists_every_methodology() {
+    let help = stdout(&run(&["suite", "--help"]));
+    for m in suite::methodologies::Methodology::ALL {
+        assert!(help.contains(m.name()), "{} missing from: {help}", m.name());
+    }
+}

@@ -86,7 +86,7 @@ fn bad_arguments_are_explained() {
 
 /// Fails with exit status 2 before any IO, naming the problem and the fix, leaving no
 /// result behind.
-fn refused(args: &[&str], needles: &[&str]) {
+fn refused(args: &[&str], needles: &[&str]) -> String {
     let out = tempfile::tempdir().unwrap();
     let mut all = args.to_vec();
     all.extend(["--no-store", "--out", out.path().to_str().unwrap()]);
@@ -98,6 +98,7 @@ fn refused(args: &[&str], needles: &[&str]) {
         assert!(t.contains(n), "{args:?}: expected '{n}' in: {t}");
     }
     assert_eq!(result_files(out.path()), 0, "{args:?} stored a result: {t}");
+    t
 }
 
 #[test]
@@ -193,6 +194,46 @@ fn argument_edge_cases_are_refused_with_the_fix() {
             "1M",
         ],
         &["--offset", "consistency"],
+    );
+}
+
+/// Options that need no target to judge are judged before the target is touched: a bad
+/// --qd, --span or output path was found after the fill had started (issue #66: q7, qd2,
+/// hl1), and a preset given without `sim:` is pointed to it.
+#[test]
+fn options_are_checked_before_the_target_is_touched() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("t.img");
+    let file = format!("file:{}:16M", img.display());
+    let missing_dir = dir.path().join("no-such-dir/h.log");
+    let dir_path = dir.path().to_str().unwrap();
+    for (flags, needles) in [
+        (&["--span", "0"][..], &["'--span", "empty"][..]),
+        (&["--qd", "0"], &["'--qd", "queue depth 0"]),
+        (&["--qd", "Q4T0"], &["'--qd", "0 threads"]),
+        (
+            &["--span", "1M", "--bs", "2M"],
+            &["--span", "smaller than one block"],
+        ),
+        (
+            &["--hist-log", missing_dir.to_str().unwrap()],
+            &["--hist-log", "no-such-dir does not exist"],
+        ),
+        (&["--json", dir_path], &["--json", "is a directory"]),
+        (&["--iolog", dir_path], &["--iolog", "is a directory"]),
+    ] {
+        let mut args = vec!["run", "custom", "--target", &file, "--read-pct", "100"];
+        args.extend(flags);
+        let t = refused(&args, needles);
+        assert!(
+            !t.contains("fill"),
+            "{flags:?}: the target was touched first: {t}"
+        );
+        assert!(!img.exists(), "{flags:?}: the target file was created");
+    }
+    refused(
+        &["run", "custom", "--target", "840-evo-250,op=25%"],
+        &["did you mean --target sim:840-evo-250,op=25%?"],
     );
 }
 

@@ -39,7 +39,7 @@ pub fn parse_reading(text: &str) -> Result<Option<f64>, ReadingError> {
             for (value, what) in [(v, "a voltage of {} V"), (a, "a current of {} A")] {
                 if value.is_nan() || value < 0.0 {
                     return Err(ReadingError::Nonsense {
-                        value: what.replace("{}", &value.to_string()),
+                        value: what.replace("{}", &super::shown(value)),
                         why: "negative or not a number",
                     });
                 }
@@ -121,7 +121,7 @@ impl CommandMeter {
             .spawn()
             .map_err(|source| MeterError::Spawn {
                 command: command.to_string(),
-                source,
+                error: source,
             })?;
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
@@ -379,5 +379,9 @@ mod tests {
         assert!(why("3500").contains("milliwatts"));
         assert!(why("5 V -0.1 A").contains("a current of -0.1 A"));
         assert!(why("12 V 9 A").contains("more than 100 W"));
+        // A reading of 309 digits is shown in a few.
+        let huge = why(&format!("1{}", "0".repeat(308)));
+        assert!(huge.contains("1.000e308 W") && huge.len() < 200, "{huge}");
+        assert!(why("5 V -1e300 A").contains("a current of -1.000e300 A"));
     }
 }

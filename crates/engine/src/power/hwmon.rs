@@ -43,7 +43,7 @@ impl Hwmon {
         for path in sensor.paths() {
             let text = read_sysfs(path).map_err(|source| MeterError::Unreadable {
                 path: path.display().to_string(),
-                source,
+                error: source,
                 hint: "",
             })?;
             if text.trim().parse::<i64>().is_err() {
@@ -105,7 +105,7 @@ fn find_by_name(class: &Path, name: &str) -> Result<PathBuf, MeterError> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(class)
         .map_err(|source| MeterError::Unreadable {
             path: class.display().to_string(),
-            source,
+            error: source,
             hint: " (no hwmon here: is sysfs mounted, and does the board have sensors?)",
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -151,7 +151,7 @@ fn first_power_input(dir: &Path) -> Result<PathBuf, MeterError> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map_err(|source| MeterError::Unreadable {
             path: dir.display().to_string(),
-            source,
+            error: source,
             hint: "",
         })?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())

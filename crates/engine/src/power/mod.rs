@@ -86,10 +86,11 @@ impl Default for MeterOptions {
 /// A meter that cannot start: what is wrong and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum MeterError {
-    #[error("cannot run the meter command '{command}': {source}")]
+    // The OS error is in the message, not the source chain: `{:#}` would print it twice.
+    #[error("cannot run the meter command '{command}': {error}")]
     Spawn {
         command: String,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("no hwmon sensor named '{name}' under {dir} (there: {present}); `grep . /sys/class/hwmon/hwmon*/name` lists them, or give the sensor's directory")]
     NoSuchSensor {
@@ -112,10 +113,10 @@ pub enum MeterError {
         dir: String,
         present: String,
     },
-    #[error("cannot read {path}: {source}{hint}")]
+    #[error("cannot read {path}: {error}{hint}")]
     Unreadable {
         path: String,
-        source: std::io::Error,
+        error: std::io::Error,
         hint: &'static str,
     },
     #[error("{path} says '{text}', not a number in {unit}")]
@@ -130,11 +131,8 @@ pub enum MeterError {
         "nvme-states: {device} is not an NVMe drive; its power-state table exists only on NVMe"
     )]
     NotNvme { device: String },
-    #[error("nvme-states on {device}: {source}")]
-    Drive {
-        device: String,
-        source: drive::Error,
-    },
+    #[error("nvme-states on {device}: {error}")]
+    Drive { device: String, error: drive::Error },
     #[error("nvme-states on {device}: the drive's Identify Controller lists no power states")]
     NoPowerStates { device: String },
 }
@@ -171,9 +169,21 @@ pub fn check_watts(watts: f64) -> Result<f64, ReadingError> {
         return Ok(watts);
     };
     Err(ReadingError::Nonsense {
-        value: format!("{watts} W"),
+        value: format!("{} W", shown(watts)),
         why,
     })
+}
+
+/// A reading as an error shows it: a few significant digits, however many the meter printed
+/// (a 309-digit number is 1e308 again, not 309 digits).
+pub(crate) fn shown(value: f64) -> String {
+    if !value.is_finite() {
+        value.to_string()
+    } else if value == 0.0 || (1e-3..1e6).contains(&value.abs()) {
+        crate::units::significant(value, 6)
+    } else {
+        format!("{value:.3e}")
+    }
 }
 
 /// The readings so far, shared between the meter's thread and its handle.
@@ -462,4 +472,29 @@ fn read_integer(path: &std::path::Path) -> Result<i64, String> {
     let text = read_attr(path)?;
     text.parse()
         .map_err(|_| format!("{} says '{text}', not an integer", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An OS error is in the message and not also the source, which `{:#}` prints again.
+    #[test]
+    fn an_os_error_is_said_once() {
+        let os = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        for e in [
+            MeterError::Spawn {
+                command: "meter".into(),
+                error: os(),
+            },
+            MeterError::Unreadable {
+                path: "/sys/x".into(),
+                error: os(),
+                hint: "",
+            },
+        ] {
+            assert!(std::error::Error::source(&e).is_none(), "{e}");
+            assert!(e.to_string().contains("not found"), "{e}");
+        }
+    }
 }

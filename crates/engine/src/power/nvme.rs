@@ -57,7 +57,7 @@ impl NvmeStates {
         let name = device.display().to_string();
         let failed = |source| MeterError::Drive {
             device: name.clone(),
-            source,
+            error: source,
         };
         let drive = drive::open(device)
             .map_err(failed)?

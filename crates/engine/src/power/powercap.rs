@@ -51,7 +51,7 @@ impl Powercap {
             } else {
                 ""
             },
-            source,
+            error: source,
         })?;
         if text.trim().parse::<u64>().is_err() {
             return Err(MeterError::NotANumber {
