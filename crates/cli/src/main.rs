@@ -13,6 +13,7 @@ mod cmd_trace;
 mod live_store;
 mod output;
 mod progress;
+mod pts_summary;
 mod suggest;
 mod table;
 mod target_args;

@@ -137,6 +137,7 @@ pub fn headline(r: &TestResult) -> String {
                 None => format!("no cache: {:.0} MB/s", a.after_cache_mbps),
             }
         }
+        Analysis::Pts(a) => return a.headline(),
         Analysis::Power(a) => {
             return match a.mean_w {
                 Some(w) => units::watts(w),
@@ -314,6 +315,10 @@ pub fn summary_table(results: &[TestResult]) -> String {
                     ));
                 }
             }
+            Analysis::Pts(a) => crate::pts_summary::lines(a).into_iter().for_each(&mut note),
+            Analysis::Recovery(a) => crate::pts_summary::recovery_lines(a)
+                .into_iter()
+                .for_each(&mut note),
             Analysis::Trim(a) => {
                 note(a.verdict.clone());
                 if let Some(t) = &a.trimmed_reads {

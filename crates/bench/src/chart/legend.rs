@@ -8,6 +8,8 @@ use super::theme::*;
 pub(crate) enum Swatch {
     Dot,
     Line,
+    /// A reference line, in its dash pattern.
+    Dashed(&'static str),
     Box,
 }
 
@@ -71,6 +73,17 @@ impl Legend {
                     x + SWATCH_W,
                     cy,
                     &[("stroke", c), ("stroke-width", "3")],
+                ),
+                Swatch::Dashed(dash) => svg.line(
+                    *x,
+                    cy,
+                    x + SWATCH_W,
+                    cy,
+                    &[
+                        ("stroke", c),
+                        ("stroke-width", "2"),
+                        ("stroke-dasharray", dash),
+                    ],
                 ),
                 Swatch::Box => svg.rect(*x + 2.0, cy - 6.0, 12.0, 12.0, &[("fill", c)]),
             }

@@ -29,6 +29,9 @@ pub struct Series {
     pub style: Style,
     /// A CSS colour; `None` takes the next colour of the [palette](super::PALETTE).
     pub color: Option<String>,
+    /// A line's SVG dash pattern ("6 4"): a reference line (a mean, a bound) rather than
+    /// data; `None` draws it solid.
+    pub dash: Option<&'static str>,
 }
 
 impl Series {
@@ -39,6 +42,7 @@ impl Series {
             points: points.into_iter().collect(),
             style,
             color: None,
+            dash: None,
         }
     }
 
@@ -50,6 +54,12 @@ impl Series {
     /// A line series.
     pub fn line(name: &str, points: impl IntoIterator<Item = (f64, f64)>) -> Series {
         Series::new(name, Style::Line, points)
+    }
+
+    /// Draws the line dashed in `pattern` (SVG's stroke-dasharray, e.g. "6 4"), thinner.
+    pub fn dashed(mut self, pattern: &'static str) -> Series {
+        self.dash = Some(pattern);
+        self
     }
 
     /// Sets the colour (any CSS colour, e.g. `#0072B2`).
@@ -208,9 +218,10 @@ impl XYChart {
                 .map(|i| LegendItem {
                     name: self.series[i].name.clone(),
                     color: self.color_of(i),
-                    swatch: match self.series[i].style {
-                        Style::Dots => Swatch::Dot,
-                        Style::Line => Swatch::Line,
+                    swatch: match (self.series[i].style, self.series[i].dash) {
+                        (Style::Dots, _) => Swatch::Dot,
+                        (Style::Line, None) => Swatch::Line,
+                        (Style::Line, Some(dash)) => Swatch::Dashed(dash),
                     },
                 })
                 .collect()
@@ -351,23 +362,28 @@ impl XYChart {
             if d.is_empty() {
                 continue;
             }
-            let width = if s.style == Style::Dots { "3" } else { "2" };
+            let width = match (s.style, s.dash) {
+                (Style::Dots, _) => "3",
+                (Style::Line, None) => "2",
+                (Style::Line, Some(_)) => "1.5",
+            };
             svg.group(&[
                 ("class", &class),
                 ("data-name", &s.name),
                 ("data-points", &hover_points(&s.points)),
             ]);
             svg.tooltip(&s.name);
-            svg.path(
-                &d,
-                &[
-                    ("fill", "none"),
-                    ("stroke", &color),
-                    ("stroke-width", width),
-                    ("stroke-linecap", "round"),
-                    ("stroke-linejoin", "round"),
-                ],
-            );
+            let mut attrs = vec![
+                ("fill", "none"),
+                ("stroke", color.as_str()),
+                ("stroke-width", width),
+                ("stroke-linecap", "round"),
+                ("stroke-linejoin", "round"),
+            ];
+            if let Some(dash) = s.dash {
+                attrs.push(("stroke-dasharray", dash));
+            }
+            svg.path(&d, &attrs);
             svg.end_group();
         }
         svg.rect(

@@ -128,7 +128,15 @@ fn the_suite_takes_a_pts_scale() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("suite");
     let o = ssdlab()
-        .args(["suite", "--methodology", "pts-e", "--pts-scale", "0.02"])
+        // With --quick, the scale given rather than the quick one (as the README says).
+        .args([
+            "suite",
+            "--methodology",
+            "pts-e",
+            "--quick",
+            "--pts-scale",
+            "0.02",
+        ])
         .args(["--only", "pts-throughput", "--only", "pts-latency"])
         .args(["--target", "sim:default,capacity=2GiB", "--no-store"])
         .arg("--out")
