@@ -20,7 +20,6 @@ fn a_pts_test_runs_by_name_and_its_report_has_the_specs_tables() {
             "client",
             "--pts-scale",
             "0.02",
-            "-q",
             "--no-store",
             "--out",
         ])
@@ -42,8 +41,27 @@ fn a_pts_test_runs_by_name_and_its_report_has_the_specs_tables() {
         "RND 4KiB 0/100",
         "five nines (us)",
         "Steady-state convergence",
+        // The spec's steady-state plot: the window, its mean, the bounds, the slope line.
+        "window mean (rounds",
+        "90-110% of the mean",
+        "80-120% of the mean",
+        "least-squares slope",
     ] {
         assert!(report.contains(shown), "no {shown} in the report");
+    }
+    // The terminal gives the test's answer over the window and whether the rule held, and
+    // says the row's figures are only the last round's.
+    let s = &a.sequences[0];
+    let printed = text(&o);
+    for said in [
+        format!(
+            "RND 4KiB 0/100 mean response time {:.1} us over the window; {}",
+            s.tracking_cell().latency.mean_us,
+            s.verdict()
+        ),
+        "the row above is the last round of RND 4KiB 0/100, not the test's figure".into(),
+    ] {
+        assert!(printed.contains(&said), "no {said:?} in {printed}");
     }
 
     // The PTS flags belong to the PTS tests.

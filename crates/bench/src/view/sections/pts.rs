@@ -164,15 +164,25 @@ fn convergence(runs: &[(&Drive, &Entry, &PtsAnalysis)], warning: Option<&str>) -
         let points = s.tracking_cell().rounds.iter().enumerate();
         let points = points.map(|(i, &v)| ((i + 1) as f64, v));
         c = c.series(Series::line(&name, points).color(&color));
-        for line in window_lines(s, &name) {
-            c = c.series(line.color(&color));
+        // One sequence's lines each in a colour of their own; several's in theirs.
+        let prefix = match sequences.len() {
+            1 => String::new(),
+            _ => format!("{name}: "),
+        };
+        for (line, own) in window_lines(s, &prefix).into_iter().zip(REFERENCE_COLORS) {
+            let color = if sequences.len() == 1 { own } else { &color };
+            c = c.series(line.color(color));
         }
     }
     figure(c.to_svg())
 }
 
-/// A sequence's measurement-window lines for its convergence chart: mean, bounds, slope.
-fn window_lines(s: &Sequence, name: &str) -> Vec<Series> {
+/// The window mean's, the two bounds' and the slope line's colours on a chart of one sequence.
+const REFERENCE_COLORS: [&str; 4] = ["#444444", "#E69F00", "#D55E00", "#009E73"];
+
+/// A sequence's measurement-window lines for its convergence chart: mean, bounds, slope,
+/// each named after `prefix`.
+fn window_lines(s: &Sequence, prefix: &str) -> Vec<Series> {
     let (first, last) = s.window;
     if s.rounds == 0 {
         return Vec::new();
@@ -193,11 +203,15 @@ fn window_lines(s: &Sequence, name: &str) -> Vec<Series> {
     };
     let half = Rule::slope(rounds) * (x1 - x0) / 2.0;
     vec![
-        Series::line(&format!("{name}: window mean"), level(1.0)).dashed("8 4"),
-        Series::line(&format!("{name}: 90-110% of the mean"), band(10.0)).dashed("4 3"),
-        Series::line(&format!("{name}: 80-120% of the mean"), band(20.0)).dashed("1 3"),
         Series::line(
-            &format!("{name}: least-squares slope"),
+            &format!("{prefix}window mean (rounds {first}-{last})"),
+            level(1.0),
+        )
+        .dashed("8 4"),
+        Series::line(&format!("{prefix}90-110% of the mean"), band(10.0)).dashed("4 3"),
+        Series::line(&format!("{prefix}80-120% of the mean"), band(20.0)).dashed("1 3"),
+        Series::line(
+            &format!("{prefix}least-squares slope"),
             [(x0, mean - half), (x1, mean + half)],
         )
         .dashed("12 3 2 3"),
@@ -388,10 +402,22 @@ fn mixes(s: &Sequence) -> Vec<u8> {
 
 /// The spec's IOPS 2D plot: IOPS against block size, a line per read/write mix.
 fn iops_plot(d: &Drive, s: &Sequence, warning: Option<&str>) -> Markup {
+    // A decade above the highest IOPS when it is within 5% of one: a line on the frame's
+    // top edge would be half hidden by it.
+    let (lo, hi) = (s.cells.iter().map(|c| c.iops).filter(|&v| v > 0.0))
+        .fold((f64::INFINITY, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let decade = |exponent: f64| 10f64.powf(exponent);
+    let mut y = Axis::log10("IOPS").format(NumberFormat::Si);
+    if hi > 0.0 {
+        y = y.range(
+            decade(lo.log10().floor()),
+            decade((hi * 1.05).log10().ceil()),
+        );
+    }
     let mut c = XYChart::new(
         &format!("{}: IOPS by block size and R/W mix", d.label),
         Axis::log2("Block size"),
-        Axis::log10("IOPS").format(NumberFormat::Si),
+        y,
     )
     .size(560.0, 340.0)
     .warning(warning);
