@@ -136,8 +136,8 @@ impl Overrides {
         {
             return bad(format!(
                 "--pts-scale {s}: give a factor from {MIN_PTS_SCALE} (rounds of {} s; a \
-                 shorter one measures too few IOs to mean anything) to 1 (the spec's \
-                 durations), e.g. 0.1",
+                 shorter one measures too few IOs to mean anything) and at most 1 (the \
+                 spec's durations), e.g. 0.1",
                 crate::pts::ROUND_S * MIN_PTS_SCALE
             ));
         }
