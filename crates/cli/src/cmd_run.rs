@@ -110,7 +110,7 @@ pub struct RunArgs {
     /// The SNIA PTS tests: client (PTS-C: 75% active range) or enterprise (PTS-E, the default).
     #[arg(long, value_name = "VARIANT")]
     pub pts: Option<suite::pts::PtsVariant>,
-    /// The SNIA PTS tests: shorten rounds and preconditioning by this factor (0 < F <= 1) for
+    /// The SNIA PTS tests: shorten rounds and preconditioning by this factor (0.01 <= F <= 1) for
     /// a quick look; recorded as a deviation from the spec.
     #[arg(long, value_name = "F")]
     pub pts_scale: Option<f64>,

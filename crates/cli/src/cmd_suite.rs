@@ -45,9 +45,9 @@ pub struct SuiteArgs {
     /// The methodology (listed from the registry).
     #[arg(long, default_value = "review-2013", value_parser = Methodology::from_str, help = methodology_help())]
     pub methodology: Methodology,
-    /// pts-c, pts-e: shorten every PTS test's rounds and totals by this factor (above 0, at
-    /// most 1), a deviation each result states.
-    #[arg(long, value_name = "FACTOR", conflicts_with = "quick")]
+    /// pts-c, pts-e: shorten every PTS test's rounds and totals by this factor (0.01 to 1),
+    /// a deviation each result states; with --quick, instead of its 0.05.
+    #[arg(long, value_name = "FACTOR")]
     pub pts_scale: Option<f64>,
     /// Results directory (default: results/suite-TIMESTAMP); with several targets, a
     /// directory in it for each.

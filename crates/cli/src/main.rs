@@ -15,6 +15,7 @@ mod live_store;
 mod output;
 mod output_paths;
 mod progress;
+mod pts_summary;
 mod suggest;
 mod table;
 mod target_args;

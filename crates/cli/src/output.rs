@@ -121,6 +121,7 @@ pub fn headline(r: &TestResult) -> String {
                 return format!("{:.0} IOPS after {:.1} GB written", last.iops, last.tgbw);
             }
         }
+        Analysis::Pts(a) => return a.headline(),
         _ => {}
     }
     r.console().headline
@@ -276,6 +277,10 @@ pub fn summary_table(results: &[TestResult]) -> String {
                 }
             }
             Analysis::SteadyState(a) => note(a.verdict()),
+            Analysis::Pts(a) => crate::pts_summary::lines(a).into_iter().for_each(&mut note),
+            Analysis::Recovery(a) => crate::pts_summary::recovery_lines(a)
+                .into_iter()
+                .for_each(&mut note),
             _ => {}
         }
         if let Some(v) = &r.verify {

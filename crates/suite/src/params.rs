@@ -13,6 +13,9 @@ use crate::methodology::{Test, TestId, TESTS};
 use crate::pts::PtsVariant;
 use crate::SuiteError;
 
+/// The shortest `--pts-scale`: rounds of 0.6 s instead of the spec's minute.
+pub const MIN_PTS_SCALE: f64 = 0.01;
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
     pub qd: Option<u32>,
@@ -147,10 +150,15 @@ impl Overrides {
                 takers(|t| t.takes_state)
             ));
         }
-        if let Some(s) = self.pts_scale.filter(|s| !(*s > 0.0 && *s <= 1.0)) {
+        if let Some(s) = self
+            .pts_scale
+            .filter(|s| !(*s >= MIN_PTS_SCALE && *s <= 1.0))
+        {
             return bad(format!(
-                "--pts-scale {s}: give a factor above 0 and at most 1 (1 is the spec's \
-                 durations), e.g. 0.1"
+                "--pts-scale {s}: give a factor from {MIN_PTS_SCALE} (rounds of {} s; a \
+                 shorter one measures too few IOs to mean anything) and at most 1 (the \
+                 spec's durations), e.g. 0.1",
+                crate::pts::ROUND_S * MIN_PTS_SCALE
             ));
         }
         if let Some(r) = self.rest_s.filter(|r| !(*r >= 0.0 && *r <= MAX_DURATION_S)) {

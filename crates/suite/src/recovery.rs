@@ -144,6 +144,9 @@ pub struct RecoveryAnalysis {
     /// before the wait states), where the test has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_iops: Option<f64>,
+    /// The rounds to that steady state (host idle recovery), to say whether it held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<crate::pts::Sequence>,
     pub segments: Vec<Segment>,
 }
 

@@ -8,8 +8,9 @@ use super::theme::*;
 pub(crate) enum Swatch {
     Dot,
     Line,
-    /// A dashed line: a series drawn over another it may hide.
-    DashedLine,
+    /// A dashed line in its dash pattern: a reference line, or a series drawn over another
+    /// it may hide.
+    Dashed(&'static str),
     Box,
 }
 
@@ -27,8 +28,6 @@ const SWATCH_W: f64 = 16.0;
 const SWATCH_GAP: f64 = 6.0;
 const ITEM_GAP: f64 = 18.0;
 const ROW_H: f64 = 18.0;
-/// How a dashed series is drawn, and its swatch.
-pub(crate) const DASH: &str = "6 4";
 
 /// Placed legend entries: (x, baseline y) of each item.
 #[derive(Clone, Debug, Default)]
@@ -78,7 +77,7 @@ impl Legend {
             match item.swatch {
                 Swatch::Dot => svg.circle(x + SWATCH_W / 2.0, cy, 4.0, &[("fill", c)]),
                 Swatch::Line => line(svg, None),
-                Swatch::DashedLine => line(svg, Some(DASH)),
+                Swatch::Dashed(dash) => line(svg, Some(dash)),
                 Swatch::Box => svg.rect(
                     *x + 2.0,
                     cy - 6.0,

@@ -29,8 +29,9 @@ pub struct Series {
     pub style: Style,
     /// A CSS colour; `None` takes the next colour of the [palette](super::PALETTE).
     pub color: Option<String>,
-    /// Drawn dashed, so that a series under it still shows where they coincide.
-    pub dashed: bool,
+    /// A line's SVG dash pattern ("6 4"): a reference line (a mean, a bound) rather than
+    /// data; `None` draws it solid.
+    pub dash: Option<&'static str>,
 }
 
 impl Series {
@@ -41,7 +42,7 @@ impl Series {
             points: points.into_iter().collect(),
             style,
             color: None,
-            dashed: false,
+            dash: None,
         }
     }
 
@@ -55,15 +56,15 @@ impl Series {
         Series::new(name, Style::Line, points)
     }
 
-    /// Sets the colour (any CSS colour, e.g. `#0072B2`).
-    pub fn color(mut self, color: &str) -> Series {
-        self.color = Some(color.to_string());
+    /// Draws the line dashed in `pattern` (SVG's stroke-dasharray, e.g. "6 4"), thinner.
+    pub fn dashed(mut self, pattern: &'static str) -> Series {
+        self.dash = Some(pattern);
         self
     }
 
-    /// Draws the line dashed: for a series drawn over one it may coincide with.
-    pub fn dashed(mut self) -> Series {
-        self.dashed = true;
+    /// Sets the colour (any CSS colour, e.g. `#0072B2`).
+    pub fn color(mut self, color: &str) -> Series {
+        self.color = Some(color.to_string());
         self
     }
 }
@@ -218,10 +219,10 @@ impl XYChart {
                     name: self.series[i].name.clone(),
                     color: self.color_of(i),
                     opacity: 1.0,
-                    swatch: match self.series[i].style {
-                        Style::Dots => Swatch::Dot,
-                        Style::Line if self.series[i].dashed => Swatch::DashedLine,
-                        Style::Line => Swatch::Line,
+                    swatch: match (self.series[i].style, self.series[i].dash) {
+                        (Style::Dots, _) => Swatch::Dot,
+                        (Style::Line, None) => Swatch::Line,
+                        (Style::Line, Some(dash)) => Swatch::Dashed(dash),
                     },
                 })
                 .collect()
@@ -362,7 +363,11 @@ impl XYChart {
             if d.is_empty() {
                 continue;
             }
-            let width = if s.style == Style::Dots { "3" } else { "2" };
+            let width = match (s.style, s.dash) {
+                (Style::Dots, _) => "3",
+                (Style::Line, None) => "2",
+                (Style::Line, Some(_)) => "1.5",
+            };
             svg.group(&[
                 ("class", &class),
                 ("data-name", &s.name),
@@ -376,8 +381,8 @@ impl XYChart {
                 ("stroke-linecap", "round"),
                 ("stroke-linejoin", "round"),
             ];
-            if s.dashed {
-                attrs.push(("stroke-dasharray", super::legend::DASH));
+            if let Some(dash) = s.dash {
+                attrs.push(("stroke-dasharray", dash));
             }
             svg.path(&d, &attrs);
             svg.end_group();

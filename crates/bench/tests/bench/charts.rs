@@ -548,7 +548,7 @@ fn a_dashed_series_is_drawn_and_named_dashed_so_the_one_under_it_shows() {
     let same = [(0.0, 100.0), (50.0, 100.0), (100.0, 100.0)];
     let svg = XYChart::new("trim", Axis::linear("LBA"), Axis::linear("MB/s"))
         .series(Series::line("Clean", same))
-        .series(Series::line("After TRIM", same).dashed())
+        .series(Series::line("After TRIM", same).dashed("6 4"))
         .to_svg();
     let doc = parse(&svg);
     let dash = |n: roxmltree::Node| n.attribute("stroke-dasharray").is_some();

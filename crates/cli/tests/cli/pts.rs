@@ -20,7 +20,6 @@ fn a_pts_test_runs_by_name_and_its_report_has_the_specs_tables() {
             "client",
             "--pts-scale",
             "0.02",
-            "-q",
             "--no-store",
             "--out",
         ])
@@ -42,8 +41,27 @@ fn a_pts_test_runs_by_name_and_its_report_has_the_specs_tables() {
         "RND 4KiB 0/100",
         "five nines (us)",
         "Steady-state convergence",
+        // The spec's steady-state plot: the window, its mean, the bounds, the slope line.
+        "window mean (rounds",
+        "90-110% of the mean",
+        "80-120% of the mean",
+        "least-squares slope",
     ] {
         assert!(report.contains(shown), "no {shown} in the report");
+    }
+    // The terminal gives the test's answer over the window and whether the rule held, and
+    // says the row's figures are only the last round's.
+    let s = &a.sequences[0];
+    let printed = text(&o);
+    for said in [
+        format!(
+            "RND 4KiB 0/100 mean response time {:.1} us over the window; {}",
+            s.tracking_cell().latency.mean_us,
+            s.verdict()
+        ),
+        "the row above is the last round of RND 4KiB 0/100, not the test's figure".into(),
+    ] {
+        assert!(printed.contains(&said), "no {said:?} in {printed}");
     }
 
     // The PTS flags belong to the PTS tests.
@@ -128,7 +146,15 @@ fn the_suite_takes_a_pts_scale() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("suite");
     let o = ssdlab()
-        .args(["suite", "--methodology", "pts-e", "--pts-scale", "0.02"])
+        // With --quick, the scale given rather than the quick one (as the README says).
+        .args([
+            "suite",
+            "--methodology",
+            "pts-e",
+            "--quick",
+            "--pts-scale",
+            "0.02",
+        ])
         .args(["--only", "pts-throughput", "--only", "pts-latency"])
         .args(["--target", "sim:default,capacity=2GiB", "--no-store"])
         .arg("--out")

@@ -75,6 +75,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         figure: Figure::Iops,
         histograms: false,
     };
+    frame.check(dev, &stimuli, TestId::PtsCbw.name())?;
     frame.single(ctx, dev, report, &schedule)
 }
 

@@ -64,5 +64,6 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         figure: Figure::Iops,
         histograms: true,
     };
+    frame.check(dev, &stimuli, TestId::PtsDirth.name())?;
     frame.single(ctx, dev, report, &schedule)
 }

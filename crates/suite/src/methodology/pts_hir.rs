@@ -57,6 +57,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         stimulus.threads, stimulus.qd
     );
     let mut report = frame.report(TestId::PtsHir, &what, o);
+    frame.check(dev, std::slice::from_ref(&stimulus), TestId::PtsHir.name())?;
     let schedule = Schedule {
         name: "PTS HIR steady state",
         stimuli: std::slice::from_ref(&stimulus),
@@ -143,6 +144,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     report.analysis = Analysis::Recovery(RecoveryAnalysis {
         figure: Figure::Iops,
         baseline_iops: Some(baseline),
+        steady_state: Some(steady),
         segments,
     });
     let mut result = report.finish(dev, &last.0, last.1);

@@ -77,5 +77,6 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         figure: Figure::MeanLatency,
         histograms: false,
     };
+    frame.check(dev, &stimuli, TestId::PtsLatency.name())?;
     frame.single(ctx, dev, report, &schedule)
 }

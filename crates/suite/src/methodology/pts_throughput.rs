@@ -63,6 +63,9 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let names: Vec<String> = sizes.iter().map(|&b| size_label(b)).collect();
     let what = format!("throughput: SEQ {}, T1Q{qd}", names.join(" and "));
     let mut report = frame.report(TestId::PtsThroughput, &what, o);
+    for &block in sizes {
+        frame.check(dev, &stimuli(block, qd), TestId::PtsThroughput.name())?;
+    }
     let mut runs = Vec::new();
     for (&block, name) in sizes.iter().zip(&names) {
         let label = format!("PTS throughput {name}");

@@ -62,6 +62,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let what =
         format!("cross-stimulus recovery: SEQ 1024KiB, RND 8KiB, SEQ 1024KiB writes, T1Q{qd}");
     let mut report = frame.report(TestId::PtsXsr, &what, o);
+    frame.check(dev, &stimuli(qd), TestId::PtsXsr.name())?;
     frame.purge(ctx, dev, &mut report)?;
     let seconds = o.duration_s.unwrap_or(SEGMENT_S * frame.scale);
     let mut timeline = Timeline::default();
@@ -86,6 +87,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     report.analysis = Analysis::Recovery(RecoveryAnalysis {
         figure: Figure::Mbps,
         baseline_iops: None,
+        steady_state: None,
         segments,
     });
     let (w, outcome) = last.expect("the first segment runs");

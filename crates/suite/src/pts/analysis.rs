@@ -99,6 +99,68 @@ impl Sequence {
         &self.cells[self.tracking]
     }
 
+    /// Whether the steady-state rule held, in words: "steady state reached at round 12
+    /// (window: rounds 8-12)", or "steady state NOT reached after 25 rounds (the figures are
+    /// rounds 21-25's)".
+    pub fn verdict(&self) -> String {
+        let (first, last) = self.window;
+        match (self.reached, self.rounds) {
+            (_, 0) => "no round completed".into(),
+            (true, _) => format!("steady state reached at round {last} (window: rounds {first}-{last})"),
+            (false, n) => format!(
+                "steady state NOT reached after {n} round{} (the figures are rounds {first}-{last}'s)",
+                if n == 1 { "" } else { "s" }
+            ),
+        }
+    }
+
+    /// The tracking stimulus's answer over the window, as the spec's report gives it:
+    /// "RND 4KiB 0/100 3196 IOPS" (a sweep's with its load, "T32Q32"; a response time's
+    /// "mean response time 118.2 us").
+    pub fn answer(&self) -> String {
+        let c = self.tracking_cell();
+        let st = &c.stimulus;
+        let name = match self
+            .cells
+            .iter()
+            .any(|o| (o.stimulus.threads, o.stimulus.qd) != (st.threads, st.qd))
+        {
+            true => format!("{} T{}Q{}", st.label(), st.threads, st.qd),
+            false => st.label(),
+        };
+        match self.figure {
+            Figure::Iops => format!("{name} {:.0} IOPS", c.iops),
+            // Throughput's writes (tracked) and reads, both the spec's figures.
+            Figure::Mbps => (self.cells.iter())
+                .map(|c| format!("{} {:.1} MB/s", c.stimulus.label(), c.mbps))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Figure::MeanLatency => {
+                format!("{name} mean response time {:.1} us", c.latency.mean_us)
+            }
+        }
+    }
+
+    /// [`Self::answer`] with what it is: "..., steady-state window mean (rounds 8-12)" or
+    /// "..., mean of rounds 21-25: steady state NOT reached after 25 rounds".
+    pub fn headline(&self) -> String {
+        let (first, last) = self.window;
+        match (self.reached, self.rounds) {
+            (_, 0) => format!(
+                "{}: no round completed",
+                self.tracking_cell().stimulus.label()
+            ),
+            (true, _) => format!(
+                "{}, steady-state window mean (rounds {first}-{last})",
+                self.answer()
+            ),
+            (false, n) => format!(
+                "{}, mean of rounds {first}-{last}: steady state NOT reached after {n} rounds",
+                self.answer()
+            ),
+        }
+    }
+
     /// The tracked figure over the window.
     pub fn tracked(&self) -> f64 {
         let c = self.tracking_cell();
@@ -120,4 +182,12 @@ pub struct PtsAnalysis {
     pub round_s: f64,
     pub rule: Rule,
     pub sequences: Vec<Sequence>,
+}
+
+impl PtsAnalysis {
+    /// The test's answer: each sequence's [`Sequence::headline`].
+    pub fn headline(&self) -> String {
+        let each: Vec<String> = self.sequences.iter().map(Sequence::headline).collect();
+        each.join("; ")
+    }
 }

@@ -106,6 +106,25 @@ impl Frame {
         )))
     }
 
+    /// Refuse, before the purge, a test whose stimuli the target cannot run (a 0.5 KiB cell
+    /// on a drive of 4096-byte sectors): found at the first such round, it would have cost
+    /// the purge, the preconditioning and the rounds before, and saved nothing.
+    pub fn check(&self, dev: &dyn Device, stimuli: &[Stimulus], test: &str) -> Result<()> {
+        let geometry = dev.geometry();
+        for s in stimuli {
+            if let Err(e) = self.workload(s, self.round_s, 0).validate(&geometry) {
+                return Err(SuiteError::Parameter(format!(
+                    "{test} cannot run its stimulus {} on this target: {e}. The SNIA PTS runs \
+                     every stimulus it lists, so nothing was written; run it on a drive \
+                     formatted to 512-byte sectors (e.g. `nvme format --lbaf`), or `ssdlab run \
+                     custom` for the workloads this target takes",
+                    s.label()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// A PTS test's report: labelled `PTS-C` or `PTS-E` then `what`, with where this run
     /// departs from the spec.
     pub fn report(&self, test: TestId, what: &str, o: &Overrides) -> Report {

@@ -12,7 +12,7 @@ mod variant;
 mod write_cache;
 
 pub use analysis::{Bin, Cell, Figure, PtsAnalysis, Sequence, WindowLatency};
-pub use frame::Frame;
+pub use frame::{Frame, ROUND_S};
 pub use stimulus::{size_label, Schedule, Stimulus};
 pub use variant::PtsVariant;
 pub use write_cache::WriteCacheRecord;

@@ -179,6 +179,15 @@ fn pts_flags_are_checked() {
         },
     );
     assert!(e.contains("--pts-scale 2"), "{e}");
+    // Rounds of nanoseconds would "reach" a steady state that means nothing.
+    let e = refused(
+        "pts-iops",
+        Overrides {
+            pts_scale: Some(1e-9),
+            ..Overrides::default()
+        },
+    );
+    assert!(e.contains("from 0.01 (rounds of 0.6 s"), "{e}");
 }
 
 #[test]
@@ -300,4 +309,84 @@ fn pts_dirth_and_the_composite_sweep_the_load() {
         "{} bytes per IO",
         c.mbps * 1e6 / c.iops
     );
+}
+
+/// The simulated drive as one of 4096-byte sectors would be seen: a block size it does not
+/// divide is refused by the workload's check; every IO and erase it is asked for is counted.
+struct FourKSectors {
+    sim: Box<dyn engine::Device>,
+    asked: usize,
+}
+
+impl engine::Device for FourKSectors {
+    fn identity(&self) -> engine::Identity {
+        self.sim.identity()
+    }
+    fn geometry(&self) -> engine::Geometry {
+        engine::Geometry {
+            logical_block_bytes: 4096,
+            ..self.sim.geometry()
+        }
+    }
+    fn clock(&self) -> engine::Clock {
+        self.sim.clock()
+    }
+    fn now_ns(&self) -> u64 {
+        self.sim.now_ns()
+    }
+    fn prepare(&mut self, slots: u32, max_len: usize) -> Result<(), engine::DeviceError> {
+        self.sim.prepare(slots, max_len)
+    }
+    fn buffer(&mut self, slot: u32) -> Option<&mut [u8]> {
+        self.sim.buffer(slot)
+    }
+    fn submit(&mut self, io: engine::Io) -> Result<(), engine::DeviceError> {
+        self.asked += 1;
+        self.sim.submit(io)
+    }
+    fn reap(
+        &mut self,
+        min: u32,
+        until_ns: Option<u64>,
+        done: &mut Vec<engine::Completion>,
+    ) -> Result<(), engine::DeviceError> {
+        self.sim.reap(min, until_ns, done)
+    }
+    fn erase(
+        &mut self,
+        method: engine::drive::PurgeMethod,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<Option<String>, engine::DeviceError> {
+        self.asked += 1;
+        self.sim.erase(method, progress)
+    }
+}
+
+/// A stimulus the target cannot take (the 0.5 KiB cells on 4096-byte sectors) is refused
+/// before the purge, naming it: found at its round, it cost the purge, the preconditioning
+/// and the rounds before, and saved nothing.
+#[test]
+fn pts_stimuli_the_target_cannot_take_are_refused_before_the_purge() {
+    for (test, refused) in [
+        ("pts-iops", "RND 0.5KiB 100/0"),
+        ("pts-latency", "RND 0.5KiB 100/0"),
+        ("pts-cbw", "RND composite 40/60"),
+    ] {
+        let sim = suite::target::open("sim:default,capacity=2GiB", &Default::default()).unwrap();
+        let mut dev = FourKSectors { sim, asked: 0 };
+        let stop = AtomicBool::new(false);
+        let mut silent = Silent;
+        let mut ctx = Context::new(&stop, &mut silent);
+        let e = suite::methodology::run(
+            test.parse().unwrap(),
+            &mut dev,
+            &mut ctx,
+            &scaled(PtsVariant::Enterprise),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(test) && e.contains(refused), "{test}: {e}");
+        assert!(e.contains("4096-byte logical block"), "{test}: {e}");
+        assert_eq!(dev.asked, 0, "{test}: IO or an erase before the refusal");
+    }
 }

@@ -5,14 +5,15 @@
 //! a demand-intensity sweep (DIRTH, the composite workload) response time against IOPS.
 
 use maud::{html, Markup};
+use suite::methodology::steady_state::Rule;
 use suite::pts::{size_label, Figure, PtsAnalysis, Sequence};
 use suite::TestId;
 
 use crate::chart::{palette, Axis, Bars3D, NumberFormat, Series, XYChart};
 use crate::view::review::Review;
-use crate::view::Drive;
 use crate::view::{caveat_of_all, figure};
 use crate::view::{fixed, grouped, marked, Cell, Table};
+use crate::view::{Drive, Entry};
 
 use super::{drive_name, parameters_link, with_figures};
 
@@ -84,32 +85,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         }
     }
     let warning = caveat_of_all(runs.iter().map(|&(d, e, _)| (d, &e.result)));
-    let convergence = runs.first().map(|(_, _, a)| {
-        let s = &a.sequences[0];
-        let mut c = XYChart::new(
-            &format!(
-                "Steady-state convergence: {} ({})",
-                s.tracking_cell().stimulus.label(),
-                s.figure.unit()
-            ),
-            Axis::linear("Round"),
-            Axis::linear(s.figure.unit()).format(NumberFormat::Si),
-        )
-        .size(560.0, 340.0)
-        .warning(warning.as_deref());
-        for (d, _, a) in &runs {
-            for s in &a.sequences {
-                let name = match a.sequences.len() {
-                    1 => d.label.clone(),
-                    _ => format!("{} {}", d.label, s.tracking_cell().stimulus.label()),
-                };
-                let points = s.tracking_cell().rounds.iter().enumerate();
-                let points = points.map(|(i, &v)| ((i + 1) as f64, v));
-                c = c.series(Series::line(&name, points).color(d.color()));
-            }
-        }
-        figure(c.to_svg())
-    });
+    let convergence = (!runs.is_empty()).then(|| convergence(&runs, warning.as_deref()));
     let sweeps: Vec<(&Drive, &PtsAnalysis)> = runs
         .iter()
         .filter(|(_, _, a)| a.sequences.len() == 1 && is_sweep(&a.sequences[0]))
@@ -151,6 +127,95 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
             @for p in plots { (p) }
         }
     })
+}
+
+/// The tracking variable round by round, with what the spec's steady-state plot shows over
+/// the measurement window: its mean, 90-110% and 80-120% of the mean (the rule allows a
+/// range of 20% of the mean: a round beyond 80-120% breaks it, rounds within 90-110% keep
+/// it) and the least-squares line whose rise across the window must stay within 10%.
+fn convergence(runs: &[(&Drive, &Entry, &PtsAnalysis)], warning: Option<&str>) -> Markup {
+    let first = &runs[0].2.sequences[0];
+    let sequences: Vec<(&Drive, &Sequence)> = (runs.iter())
+        .flat_map(|&(d, _, a)| a.sequences.iter().map(move |s| (d, s)))
+        .collect();
+    let mut c = XYChart::new(
+        &format!(
+            "Steady-state convergence: {} ({})",
+            first.tracking_cell().stimulus.label(),
+            first.figure.unit()
+        ),
+        Axis::linear("Round"),
+        Axis::linear(first.figure.unit()).format(NumberFormat::Si),
+    )
+    .size(560.0, 340.0)
+    .warning(warning);
+    if let [(_, s)] = sequences[..] {
+        c = c.subtitle(&s.verdict());
+    }
+    for (i, &(d, s)) in sequences.iter().enumerate() {
+        let (name, color) = match (sequences.len(), runs.len()) {
+            (1, _) => (d.label.clone(), d.color().to_string()),
+            (_, 1) => (s.tracking_cell().stimulus.label(), palette(i).to_string()),
+            _ => (
+                format!("{} {}", d.label, s.tracking_cell().stimulus.label()),
+                d.color().to_string(),
+            ),
+        };
+        let points = s.tracking_cell().rounds.iter().enumerate();
+        let points = points.map(|(i, &v)| ((i + 1) as f64, v));
+        c = c.series(Series::line(&name, points).color(&color));
+        // One sequence's lines each in a colour of their own; several's in theirs.
+        let prefix = match sequences.len() {
+            1 => String::new(),
+            _ => format!("{name}: "),
+        };
+        for (line, own) in window_lines(s, &prefix).into_iter().zip(REFERENCE_COLORS) {
+            let color = if sequences.len() == 1 { own } else { &color };
+            c = c.series(line.color(color));
+        }
+    }
+    figure(c.to_svg())
+}
+
+/// The window mean's, the two bounds' and the slope line's colours on a chart of one sequence.
+const REFERENCE_COLORS: [&str; 4] = ["#444444", "#E69F00", "#D55E00", "#009E73"];
+
+/// A sequence's measurement-window lines for its convergence chart: mean, bounds, slope,
+/// each named after `prefix`.
+fn window_lines(s: &Sequence, prefix: &str) -> Vec<Series> {
+    let (first, last) = s.window;
+    if s.rounds == 0 {
+        return Vec::new();
+    }
+    let rounds = &s.tracking_cell().rounds[first - 1..last];
+    let mean = s.tracked();
+    let (x0, x1) = (first as f64, last as f64);
+    let level = |share: f64| [(x0, mean * share), (x1, mean * share)];
+    // Two bounds as one series: a point that is not finite breaks the line.
+    let band = |pct: f64| {
+        let gap = (f64::NAN, f64::NAN);
+        let (above, below) = (level(1.0 + pct / 100.0), level(1.0 - pct / 100.0));
+        above
+            .into_iter()
+            .chain([gap])
+            .chain(below)
+            .collect::<Vec<_>>()
+    };
+    let half = Rule::slope(rounds) * (x1 - x0) / 2.0;
+    vec![
+        Series::line(
+            &format!("{prefix}window mean (rounds {first}-{last})"),
+            level(1.0),
+        )
+        .dashed("8 4"),
+        Series::line(&format!("{prefix}90-110% of the mean"), band(10.0)).dashed("4 3"),
+        Series::line(&format!("{prefix}80-120% of the mean"), band(20.0)).dashed("1 3"),
+        Series::line(
+            &format!("{prefix}least-squares slope"),
+            [(x0, mean - half), (x1, mean + half)],
+        )
+        .dashed("12 3 2 3"),
+    ]
 }
 
 fn steady_text(a: &PtsAnalysis, s: &Sequence) -> String {
@@ -337,10 +402,22 @@ fn mixes(s: &Sequence) -> Vec<u8> {
 
 /// The spec's IOPS 2D plot: IOPS against block size, a line per read/write mix.
 fn iops_plot(d: &Drive, s: &Sequence, warning: Option<&str>) -> Markup {
+    // A decade above the highest IOPS when it is within 5% of one: a line on the frame's
+    // top edge would be half hidden by it.
+    let (lo, hi) = (s.cells.iter().map(|c| c.iops).filter(|&v| v > 0.0))
+        .fold((f64::INFINITY, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let decade = |exponent: f64| 10f64.powf(exponent);
+    let mut y = Axis::log10("IOPS").format(NumberFormat::Si);
+    if hi > 0.0 {
+        y = y.range(
+            decade(lo.log10().floor()),
+            decade((hi * 1.05).log10().ceil()),
+        );
+    }
     let mut c = XYChart::new(
         &format!("{}: IOPS by block size and R/W mix", d.label),
         Axis::log2("Block size"),
-        Axis::log10("IOPS").format(NumberFormat::Si),
+        y,
     )
     .size(560.0, 340.0)
     .warning(warning);

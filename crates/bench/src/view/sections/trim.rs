@@ -32,7 +32,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
         (&a.after_trim, "After TRIM", "#8c8c8c", true),
     ] {
         let line = Series::line(name, pass.curve.iter().copied()).color(color);
-        c.push(if dashed { line.dashed() } else { line });
+        c.push(if dashed { line.dashed("6 4") } else { line });
     }
     html! {
         (figure(c.to_svg()))
