@@ -110,7 +110,7 @@ pub struct RunArgs {
     /// The SNIA PTS tests: client (PTS-C: 75% active range) or enterprise (PTS-E, the default).
     #[arg(long, value_name = "VARIANT")]
     pub pts: Option<suite::pts::PtsVariant>,
-    /// The SNIA PTS tests: shorten rounds and preconditioning by this factor (0.01 <= F <= 1) for
+    /// The SNIA PTS tests: shorten rounds and preconditioning by this factor (0.001 <= F <= 1) for
     /// a quick look; recorded as a deviation from the spec.
     #[arg(long, value_name = "F")]
     pub pts_scale: Option<f64>,
@@ -404,8 +404,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// Whether a test that issues IOs ran and completed none: a figure of no IOs is none.
 fn completed_no_io(test: &Test, results: &[suite::result::TestResult]) -> bool {
-    test.id != suite::TestId::PowerIdle
-        && !results.is_empty()
+    !matches!(
+        test.id,
+        suite::TestId::PowerIdle | suite::TestId::PowerSlumber
+    ) && !results.is_empty()
         && results.iter().all(|r| r.summary.ios == 0)
 }
 
@@ -467,10 +469,17 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
     // The run's identity, in its directory from the start and in every result.
     let run_id = suite::results_dir::new_run_id();
     let (out_dir, fresh) = match &a.out {
-        Some(dir) => (dir.clone(), !dir.exists()),
-        None => (output::new_dir(test.name())?, true),
+        Some(dir) => {
+            let fresh = !dir.exists();
+            suite::results_dir::add_run(dir, &run_id, test.name())?;
+            (dir.clone(), fresh)
+        }
+        None => {
+            let dir = output::new_dir(test.name())?;
+            suite::results_dir::start_run(&dir, &run_id)?;
+            (dir, true)
+        }
     };
-    suite::results_dir::start_run(&out_dir, &run_id)?;
     let outcome = suite::methodology::run(test.id, dev.as_mut(), &mut ctx, overrides);
     let log_failures = std::mem::take(&mut ctx.log_failures);
     bar.close();

@@ -14,10 +14,20 @@ pub fn check_creatable(flag: &str, path: &Path) -> anyhow::Result<()> {
         !path.is_dir(),
         "--{flag} {shown} is a directory: give the path of a file to write (in it, or elsewhere)"
     );
-    let parent = match path.parent() {
+    let mut parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    // `--json` may sit in the results directory the run makes (`--out DIR --json
+    // DIR/r.json`): its nearest existing ancestor is what must be writable.
+    if flag == "json" {
+        while !parent.exists() {
+            parent = match parent.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+        }
+    }
     anyhow::ensure!(
         parent.is_dir(),
         "--{flag} {shown}: the directory {} does not exist: create it, or give a path in one \

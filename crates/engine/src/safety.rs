@@ -147,8 +147,10 @@ fn swaps() -> Vec<PathBuf> {
         .collect()
 }
 
-/// Everything that makes writing `device` dangerous.
-pub fn inspect(device: &Path) -> Result<Vec<Finding>, SafetyError> {
+/// Everything that makes writing `device` dangerous. `read_contents`: whether to read its
+/// signatures and sample its data too; a device the user named with `--destroy-data` is
+/// not read, so no IO but the test's reaches it (a trace of the run records only the test's).
+pub fn inspect(device: &Path, read_contents: bool) -> Result<Vec<Finding>, SafetyError> {
     let shown = device.display().to_string();
     let err = |reason: String| SafetyError::Inspect {
         device: shown.clone(),
@@ -208,6 +210,7 @@ pub fn inspect(device: &Path) -> Result<Vec<Finding>, SafetyError> {
     // O_EXCL on a block device fails with EBUSY while anyone else holds it exclusively
     // (a mounted filesystem, md, LVM, another ssdlab).
     match open_exclusive(device) {
+        Ok(_) if !read_contents => {}
         Ok(f) => {
             let (size, _, _) = crate::blockdev::block_sizes(&f).map_err(|e| err(e.to_string()))?;
             let found = contents(&f, size).map_err(|e| err(e.to_string()))?;
@@ -249,7 +252,7 @@ fn open_exclusive(device: &Path) -> std::io::Result<File> {
 pub fn check_destructive(device: &Path, confirm: Option<&str>) -> Result<(), SafetyError> {
     let shown = device.display().to_string();
     check_confirmation(confirm, device)?;
-    let (in_use, data) = sort(inspect(device)?);
+    let (in_use, data) = sort(inspect(device, confirm.is_none())?);
     if !in_use.is_empty() {
         return Err(SafetyError::InUse {
             device: shown,
@@ -271,7 +274,7 @@ pub fn check_backing_file(file: &Path, confirm: Option<&str>) -> Result<(), Safe
     let shown = file.display().to_string();
     for device in loop_devices_over(file) {
         check_confirmation(confirm, file)?;
-        let (in_use, data) = sort(inspect(&device)?);
+        let (in_use, data) = sort(inspect(&device, confirm.is_none())?);
         let device = device.display().to_string();
         if !in_use.is_empty() {
             return Err(SafetyError::BackingInUse {

@@ -13,8 +13,9 @@ use crate::methodology::{Test, TestId, TESTS};
 use crate::pts::PtsVariant;
 use crate::SuiteError;
 
-/// The shortest `--pts-scale`: rounds of 0.6 s instead of the spec's minute.
-pub const MIN_PTS_SCALE: f64 = 0.01;
+/// The shortest `--pts-scale`: rounds of 60 ms instead of the spec's minute (the emulated
+/// drives' tests run at 0.002; 1e-9 gave rounds of 60 ns, which measure nothing).
+pub const MIN_PTS_SCALE: f64 = 0.001;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {

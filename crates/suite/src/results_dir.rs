@@ -76,6 +76,28 @@ pub fn start_run(dir: &Path, run_id: &str) -> Result<(), SuiteError> {
         .map_err(|e| io_err(&mark, e))
 }
 
+/// Mark `dir`, a directory the user named for `ssdlab run TEST`, as run `run_id`'s. It may
+/// hold other tests' results (a drive's tests gathered for `sim fit` or a report), but not
+/// this test's: those the run would overwrite, so they are refused.
+pub fn add_run(dir: &Path, run_id: &str, test: &str) -> Result<(), SuiteError> {
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
+    let overwrites = entries.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        name.strip_suffix(".json")
+            .is_some_and(|stem| stem == test || stem.starts_with(&format!("{test}-")))
+    });
+    if overwrites {
+        return Err(SuiteError::Parameter(format!(
+            "{} already holds results of {test}, which this run would overwrite: give \
+             another --out (or none, for a new directory under results/)",
+            dir.display()
+        )));
+    }
+    write_atomic(&dir.join(RUN_ID_FILE), format!("{run_id}\n").as_bytes())
+}
+
 /// Mark `dir` as the directory of run `run_id` carried on by `--resume`.
 pub fn resume_run(dir: &Path, run_id: &str) -> Result<(), SuiteError> {
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;

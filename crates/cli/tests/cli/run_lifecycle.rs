@@ -81,40 +81,9 @@ fn an_out_that_holds_results_is_refused_before_running() {
         .unwrap();
     let t = text(&second);
     assert!(!second.status.success(), "{t}");
-    assert!(t.contains("already holds the results of a run"), "{t}");
+    assert!(t.contains("already holds results of"), "{t}");
     assert!(t.contains("another --out"), "{t}");
     assert_eq!(run_ids(&out), kept, "the first run's result is untouched");
-}
-
-#[test]
-fn a_run_that_completes_no_io_is_not_stored() {
-    let cwd = tempfile::tempdir().unwrap();
-    let out = cwd.path().join("out");
-    // 64 MiB writes take the simulated drive milliseconds: none ends within 1 ms.
-    let o = sim_run(
-        cwd.path(),
-        &[
-            "--qd",
-            "16",
-            "--read-pct",
-            "0",
-            "--bs",
-            "64M",
-            "--duration",
-            "0.001",
-        ],
-    )
-    .arg("--out")
-    .arg(&out)
-    .output()
-    .unwrap();
-    let t = text(&o);
-    assert!(!o.status.success(), "{t}");
-    assert!(
-        t.contains("completed no IO") && t.contains("nothing is stored"),
-        "{t}"
-    );
-    assert!(!out.exists(), "no results directory for no results");
 }
 
 #[test]
@@ -143,24 +112,4 @@ fn too_many_bytes_in_flight_are_refused_up_front() {
     // No run directory left behind (results/ itself may remain).
     let left = std::fs::read_dir(cwd.path().join("results")).map_or(0, |d| d.count());
     assert_eq!(left, 0, "{t}");
-}
-
-#[test]
-fn a_log_that_fails_keeps_the_measurement() {
-    for log in ["--hist-log", "--iolog"] {
-        let cwd = tempfile::tempdir().unwrap();
-        let out = cwd.path().join("out");
-        let o = sim_run(cwd.path(), &["--ios", "2000", log, "/dev/full"])
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap();
-        let t = text(&o);
-        assert_eq!(o.status.code(), Some(1), "{log}: {t}");
-        assert!(t.contains("log /dev/full failed"), "{log}: {t}");
-        assert!(t.contains("the measurement is kept"), "{log}: {t}");
-        let results = suite_results(&out);
-        assert_eq!(results.len(), 1, "{log}: the result is kept: {t}");
-        assert_eq!(results[0]["summary"]["ios"], 2000, "{log}");
-    }
 }

@@ -346,7 +346,8 @@ fn a_file_ssdlab_did_not_create_is_written_only_when_named() {
     let named = format!("--destroy-data={shown}");
     let o = write_test(&target, &[&named, "--no-store"], out.path().to_str());
     assert!(o.status.success(), "{}", text(&o));
-    let o = write_test(&target, &["--no-store"], out.path().to_str());
+    let again = tempfile::tempdir().unwrap();
+    let o = write_test(&target, &["--no-store"], again.path().to_str());
     assert!(o.status.success(), "ssdlab's own now: {}", text(&o));
 
     let sparse = dir.path().join("sparse.img");
@@ -357,7 +358,7 @@ fn a_file_ssdlab_did_not_create_is_written_only_when_named() {
     let o = write_test(
         &format!("file:{}", sparse.display()),
         &["--no-store"],
-        out.path().to_str(),
+        again.path().join("sparse").to_str(),
     );
     assert!(o.status.success(), "zeros and holes: {}", text(&o));
 }

@@ -187,7 +187,7 @@ fn pts_flags_are_checked() {
             ..Overrides::default()
         },
     );
-    assert!(e.contains("from 0.01 (rounds of 0.6 s"), "{e}");
+    assert!(e.contains("from 0.001 (rounds of 0.06 s"), "{e}");
 }
 
 #[test]
