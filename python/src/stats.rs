@@ -63,6 +63,9 @@ pub struct Stats {
     pub d2c: Option<Latency>,
     pub q2c: Option<Latency>,
     pub out_of_order: u64,
+    /// The lowest and the highest byte the trace addresses (its span on a target).
+    pub lowest_byte: Option<u64>,
+    pub highest_byte: Option<u64>,
     /// Malformed lines skipped (`skip_bad=True`).
     pub skipped_lines: u64,
 }
@@ -121,6 +124,8 @@ impl Stats {
             d2c: s.d2c.map(Latency::new),
             q2c: s.q2c.map(Latency::new),
             out_of_order: s.out_of_order,
+            lowest_byte: s.lowest_byte,
+            highest_byte: s.highest_byte,
             skipped_lines,
         }
     }

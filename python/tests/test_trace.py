@@ -43,7 +43,7 @@ def stats_fields(s):
         "avg_queue_depth", "avg_queue_depth_span", "max_queue_depth", "qd1_share",
         "busy_time_s", "busy_time_read_s", "busy_time_write_s", "avg_data_rate_mbps",
         "avg_read_rate_mbps", "avg_write_rate_mbps", "d2c_mean_us", "q2c_mean_us",
-        "out_of_order",
+        "out_of_order", "lowest_byte", "highest_byte",
     ]
     out = {n: getattr(s, n) for n in names}
     b = s.size_breakdown

@@ -270,10 +270,15 @@ mod tests {
     }
 
     #[test]
-    fn a_line_longer_than_a_chunk_is_read_whole() {
-        let mut text = vec![b'0'; 3 * CHUNK_BYTES];
+    fn a_long_line_across_a_chunk_boundary_is_read_whole() {
+        // Half a MiB of digits (under the 1 MiB a line may have) starting just before the
+        // first chunk's end.
+        let mut text = b"1\n".repeat((CHUNK_BYTES - 1000) / 2);
+        text.extend(vec![b'0'; crate::text::MAX_LINE / 2]);
         text.extend_from_slice(b"7\n8\n");
         let (items, _, error) = all(&text, false);
-        assert_eq!((items, error), (vec![7, 8], None));
+        assert_eq!(error, None);
+        assert_eq!(items[items.len() - 2..], [7, 8]);
+        assert!(items[..items.len() - 2].iter().all(|&i| i == 1));
     }
 }

@@ -27,8 +27,11 @@ fn on_a_simulated_drive_threads_are_streams_at_the_same_total_depth() {
             &["--qd", "4", "--read-pct", "70"],
         ),
     ];
-    for (threads, one_stream) in cases {
-        let (t, s) = (run("t", threads), run("s", one_stream));
+    for (case, (threads, one_stream)) in cases.into_iter().enumerate() {
+        let (t, s) = (
+            run(&format!("t{case}"), threads),
+            run(&format!("s{case}"), one_stream),
+        );
         let ratio = iops(&t) / iops(&s);
         assert!(
             (ratio - 1.0).abs() < 0.01,
