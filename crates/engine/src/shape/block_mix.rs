@@ -196,7 +196,10 @@ mod tests {
             ("4K", "not SIZE:PERCENT"),
             ("4Q:100", "'4Q:100'"),
             ("4K:0,8K:100", "must be above 0"),
-            ("4K:50,,8K:50", "entry 2 of the block-size mix '4K:50,,8K:50' is empty"),
+            (
+                "4K:50,,8K:50",
+                "entry 2 of the block-size mix '4K:50,,8K:50' is empty",
+            ),
             ("4K:100,", "entry 2"),
             ("4k/50::8k/50", "entry 2"),
         ] {
@@ -219,9 +222,15 @@ mod tests {
 
     #[test]
     fn a_mix_has_at_most_64_sizes() {
-        assert_eq!(many_sizes(64).parse::<BlockMix>().unwrap().shares().len(), 64);
+        assert_eq!(
+            many_sizes(64).parse::<BlockMix>().unwrap().shares().len(),
+            64
+        );
         let e = many_sizes(1000).parse::<BlockMix>().unwrap_err();
-        assert!(e.contains("mix of 1000 sizes") && e.contains("at most 64"), "{e}");
+        assert!(
+            e.contains("mix of 1000 sizes") && e.contains("at most 64"),
+            "{e}"
+        );
     }
 
     #[test]
