@@ -237,6 +237,7 @@ fn check_room(
 /// `ssdlab trace replay`: play a trace back on a target.
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
+    /// The trace to play back (for blktrace, any of NAME.blktrace.N or NAME).
     pub trace: PathBuf,
     #[command(flatten)]
     pub common: crate::target_args::TargetArgs,
@@ -257,6 +258,8 @@ pub struct ReplayArgs {
     /// Offsets beyond the target: wrap (modulo capacity) or scale (by capacity / trace span).
     #[arg(long, default_value = "wrap")]
     pub remap: String,
+    /// The trace's format instead of detecting it: blkparse, blktrace, fio-iolog, msr,
+    /// umass, disksim, alibaba, tencent, native.
     #[arg(long)]
     pub format: Option<String>,
     /// Results directory (default: results/replay-TIMESTAMP).
