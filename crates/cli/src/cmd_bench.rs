@@ -36,10 +36,14 @@ pub enum BenchCmd {
     /// The drives and the runs stored.
     List,
     /// One run: its drive, and a line per result.
-    Show { run: i64 },
+    Show {
+        /// The run's number, as `bench list` shows it.
+        run: i64,
+    },
     /// The reviews' tables for some drives, best values marked. A drive is its id or a part of
     /// its name only it has (any case), e.g. `compare 840 m500`.
     Compare {
+        /// The drives: each its id or a part of its name only it has.
         #[arg(required = true)]
         drives: Vec<String>,
         /// Only this test (e.g. consistency) or result (e.g. consistency-spare-25).
@@ -52,6 +56,7 @@ pub enum BenchCmd {
     },
     /// Remove runs and their results.
     Rm {
+        /// The runs' numbers, as `bench list` shows them.
         #[arg(required = true)]
         runs: Vec<i64>,
     },
@@ -59,17 +64,22 @@ pub enum BenchCmd {
     Annotate {
         /// A drive id or part of its name (must match one drive).
         drive: String,
+        /// A name to show instead of the model the drive reports.
         #[arg(long)]
         name: Option<String>,
         /// Price in US dollars; price per GB is then shown.
         #[arg(long)]
         price: Option<f64>,
+        /// Its controller, e.g. Samsung MEX.
         #[arg(long)]
         controller: Option<String>,
+        /// Its NAND, e.g. 21nm TLC.
         #[arg(long)]
         nand: Option<String>,
+        /// Its DRAM cache, e.g. 512 MiB LPDDR2 (or none).
         #[arg(long)]
         dram: Option<String>,
+        /// Anything else worth knowing about it.
         #[arg(long)]
         notes: Option<String>,
     },
@@ -79,6 +89,7 @@ pub enum BenchCmd {
     /// same command.)
     #[command(alias = "import")]
     Push {
+        /// The results directories to store.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
     },

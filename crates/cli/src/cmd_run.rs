@@ -402,12 +402,14 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     )
 }
 
-/// Whether a test that issues IOs ran and completed none: a figure of no IOs is none.
+/// Whether a test that issues IOs ran and completed none: a figure of no IOs is none. A run
+/// whose IOs failed says so instead, as a failure.
 fn completed_no_io(test: &Test, results: &[suite::result::TestResult]) -> bool {
     !matches!(
         test.id,
         suite::TestId::PowerIdle | suite::TestId::PowerSlumber
     ) && !results.is_empty()
+        && output::failure(results).is_none()
         && results.iter().all(|r| r.summary.ios == 0)
 }
 
@@ -494,6 +496,8 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
     };
     for r in &mut results {
         r.run_id = Some(run_id.clone());
+        // The results say what of the run was lost besides them.
+        r.warnings.extend(log_failures.iter().cloned());
     }
     if results.is_empty() && fresh {
         suite::results_dir::abandon_run(&out_dir);
@@ -503,15 +507,23 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
             suite::results_dir::abandon_run(&out_dir);
         }
         anyhow::bail!(
-            "the run completed no IO before its limit (an IO still in flight at the end is \
-             not counted), so there is no figure to keep and nothing is stored: give a \
-             longer --duration, or a smaller --bs or --qd"
+            "the run completed no IO, so there is no figure to keep and nothing is stored: \
+             give a longer --duration, or a smaller --bs or --qd"
         );
     }
 
-    output::write(&out_dir, &results, a.json.as_deref())?;
+    if let Err(e) = output::write_dir(&out_dir, &results) {
+        output::say_what_was_kept(&out_dir, fresh);
+        return Err(e);
+    }
     // Results refer to the target file now: keep it.
     created.keep();
+    let mut lost = log_failures;
+    if let Some(path) = &a.json {
+        if let Err(e) = output::write_json(path, &results) {
+            lost.push(format!("{e:#}"));
+        }
+    }
     let report = match results.is_empty() {
         true => None,
         false => Some(output::write_report(&out_dir)?),
@@ -532,12 +544,12 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
             .store
             .store_at_end(&out_dir, &run_id, &stop, a.common.quiet);
     }
-    if !log_failures.is_empty() && !results.is_empty() {
-        for why in &log_failures {
+    if !lost.is_empty() && !results.is_empty() {
+        for why in &lost {
             eprintln!("{why}");
         }
         eprintln!(
-            "  the measurement is kept in {}; only the log is lost",
+            "  the measurement is kept in {}; only what is named above is lost",
             out_dir.display()
         );
         return Ok(ExitCode::from(1));

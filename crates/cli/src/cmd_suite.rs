@@ -149,7 +149,18 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
             drive.dir.display()
         );
     }
-    let mut done = review(&a.common, &drive, &plan, at_once, &stop, &mut bar)?;
+    let mut done =
+        review(&a.common, &drive, &plan, at_once, &stop, &mut bar).inspect_err(|_| {
+            // A step's results that could not be written (a full filesystem): the steps before
+            // are kept.
+            if drive.dir.join(runner::SUITE_FILE).exists() {
+                eprintln!(
+                    "results so far: {}; carry on with `ssdlab suite --resume {}`",
+                    drive.dir.display(),
+                    drive.dir.display()
+                );
+            }
+        })?;
     let (dir, rec) = (&drive.dir, &done.rec);
     if !a.common.quiet {
         // In the suite's order.
@@ -385,6 +396,13 @@ fn exit_status(rec: &SuiteRecord, dir: &Path, interrupted: bool) -> u8 {
     } else if rec.steps.iter().any(|s| s.status == Status::Failed) {
         1
     } else {
+        // Left out of this run by --only or --skip on a resume.
+        let remaining: Vec<&str> = rec.unfinished().map(|s| s.id.as_str()).collect();
+        eprintln!(
+            "not complete: {} still to run; carry on with `ssdlab suite --resume {}`",
+            remaining.join(", "),
+            dir.display()
+        );
         0
     }
 }

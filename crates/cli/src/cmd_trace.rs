@@ -27,9 +27,13 @@ pub enum TraceCmd {
     /// Statistics of a trace, with btt's definitions (counts, bytes, sizes, sequentiality,
     /// queue depth, busy time, D2C/Q2C).
     Stats {
+        /// The trace (for blktrace, any of NAME.blktrace.N or NAME).
         trace: PathBuf,
+        /// Its format instead of detecting it: blkparse, blktrace, fio-iolog, msr, umass,
+        /// disksim, alibaba, tencent, native.
         #[arg(long)]
         format: Option<String>,
+        /// Count and skip malformed lines instead of stopping at the first.
         #[arg(long)]
         skip_bad: bool,
         /// Print JSON instead of a table.
@@ -41,6 +45,7 @@ pub enum TraceCmd {
     /// Record a device's IO with blktrace (root, and a kernel that permits tracing); Ctrl-C
     /// ends it early.
     Record {
+        /// The block device to trace, e.g. /dev/nvme0n1.
         device: PathBuf,
         /// Seconds to record (at least 1).
         #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
@@ -51,6 +56,7 @@ pub enum TraceCmd {
     },
     /// Generate a synthetic Storage Bench trace: heavy-2011, light-2011 or destroyer-2013.
     Gen {
+        /// The profile: heavy-2011, light-2011 or destroyer-2013.
         profile: String,
         /// Output file.
         #[arg(short, long)]
@@ -58,6 +64,7 @@ pub enum TraceCmd {
         /// Size relative to the published trace (1.0 = full size).
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
+        /// Seed of the trace's random choices: the same seed, the same trace.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Output format (default: from the extension, native otherwise).
@@ -230,6 +237,7 @@ fn check_room(
 /// `ssdlab trace replay`: play a trace back on a target.
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
+    /// The trace to play back (for blktrace, any of NAME.blktrace.N or NAME).
     pub trace: PathBuf,
     #[command(flatten)]
     pub common: crate::target_args::TargetArgs,
@@ -250,6 +258,8 @@ pub struct ReplayArgs {
     /// Offsets beyond the target: wrap (modulo capacity) or scale (by capacity / trace span).
     #[arg(long, default_value = "wrap")]
     pub remap: String,
+    /// The trace's format instead of detecting it: blkparse, blktrace, fio-iolog, msr,
+    /// umass, disksim, alibaba, tencent, native.
     #[arg(long)]
     pub format: Option<String>,
     /// Results directory (default: results/replay-TIMESTAMP).
@@ -381,8 +391,15 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         run_id: Some(run_id.clone()),
         ..result
     }];
-    crate::output::write(&dir, &results, a.json.as_deref())?;
+    if let Err(e) = crate::output::write_dir(&dir, &results) {
+        crate::output::say_what_was_kept(&dir, a.out.is_none());
+        return Err(e);
+    }
     created.keep();
+    let json_failed = a
+        .json
+        .as_deref()
+        .and_then(|path| crate::output::write_json(path, &results).err());
     let report = crate::output::write_report(&dir)?;
     if !a.common.quiet {
         crate::output::print_summary(&results);
@@ -392,6 +409,13 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     a.common
         .store
         .store_at_end(&dir, &run_id, &stop, a.common.quiet);
+    if let Some(e) = json_failed {
+        eprintln!(
+            "{e:#}\n  the measurement is kept in {}; only the --json file is lost",
+            dir.display()
+        );
+        return Ok(std::process::ExitCode::from(1));
+    }
     Ok(if results[0].complete {
         std::process::ExitCode::SUCCESS
     } else if let Some(why) = crate::output::failure(&results) {

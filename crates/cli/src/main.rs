@@ -52,7 +52,10 @@ enum Command {
     /// The Bench: every stored run; compare drives, serve the web page.
     Bench(cmd_bench::BenchArgs),
     /// (Re)write report.html of a results directory.
-    Report { dir: std::path::PathBuf },
+    Report {
+        /// The results directory (of `ssdlab run` or `ssdlab suite`).
+        dir: std::path::PathBuf,
+    },
     /// List the tests `ssdlab run` knows.
     Tests,
     /// Show what ssdlab knows about a target (identity, geometry), without writing it.
@@ -79,6 +82,7 @@ enum Command {
 enum LogCmd {
     /// Export a per-IO log as CSV (offset,len,op,submit_ns,complete_ns,latency_ns).
     Csv {
+        /// The log, as `run --iolog` wrote it.
         log: std::path::PathBuf,
         /// Write here instead of standard output.
         #[arg(short, long)]
@@ -149,4 +153,37 @@ fn log_csv(log: &std::path::Path, output: Option<&std::path::Path>) -> anyhow::R
         eprintln!("{n} IOs exported");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every argument, option and subcommand under `cmd` (named `path`) that has no help.
+    fn undocumented(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            let generated = matches!(arg.get_id().as_str(), "help" | "version");
+            if generated || arg.is_hide_set() {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                missing.push(format!("{path}: {}", arg.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let name = format!("{path} {}", sub.get_name());
+            if sub.get_about().is_none() && sub.get_long_about().is_none() {
+                missing.push(format!("{name} (the subcommand)"));
+            }
+            undocumented(sub, &name, missing);
+        }
+    }
+
+    #[test]
+    fn every_argument_option_and_subcommand_has_help() {
+        let mut missing = Vec::new();
+        undocumented(&Cli::command(), "ssdlab", &mut missing);
+        assert!(missing.is_empty(), "no help text: {missing:#?}");
+    }
 }

@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use engine::units;
 
 use suite::result::TestResult;
@@ -57,18 +56,39 @@ pub fn corruption(results: &[TestResult]) -> Option<String> {
     Some(text)
 }
 
-pub fn write(dir: &Path, results: &[TestResult], json: Option<&Path>) -> anyhow::Result<()> {
+/// Write each result's files into the results directory.
+pub fn write_dir(dir: &Path, results: &[TestResult]) -> anyhow::Result<()> {
     for r in results {
         suite::results_dir::write_result(dir, r)?;
     }
-    if let Some(path) = json {
-        let text = match results {
-            [one] => serde_json::to_string_pretty(one)?,
-            many => serde_json::to_string_pretty(many)?,
-        };
-        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-    }
     Ok(())
+}
+
+/// `--json`: the result, or an array of a group's.
+pub fn write_json(path: &Path, results: &[TestResult]) -> anyhow::Result<()> {
+    let text = match results {
+        [one] => serde_json::to_string_pretty(one)?,
+        many => serde_json::to_string_pretty(many)?,
+    };
+    suite::results_dir::write_atomic(path, text.as_bytes())?;
+    Ok(())
+}
+
+/// After the results directory could not be written: where what was written before lives,
+/// or, when nothing was, that nothing is kept (a new directory of nothing removed).
+pub fn say_what_was_kept(dir: &Path, fresh: bool) {
+    let kept = suite::results_dir::read_results(dir).map_or(0, |r| r.len());
+    if kept > 0 {
+        eprintln!(
+            "results: {} (the {kept} result(s) written before the failure)",
+            dir.display()
+        );
+        return;
+    }
+    if fresh {
+        suite::results_dir::abandon_run(dir);
+    }
+    eprintln!("no result could be written: nothing is kept");
 }
 
 /// (Re)write `DIR/report.html` from the results in DIR; returns its path.

@@ -154,6 +154,9 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         }
     }
     let cpu_start = CpuUsage::now();
+    // The buffers before the clock starts: setting them up (io_uring pins them, a second
+    // for a GiB) is no part of the measured time, which it could use up before the first IO.
+    dev.prepare(w.qd * w.threads, w.largest_block_bytes() as usize)?;
     let mut rec = Recorder::new(dev.now_ns());
     if hooks.hist_log.is_some() {
         rec.keep_hist_lines();

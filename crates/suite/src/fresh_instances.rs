@@ -67,8 +67,8 @@ pub fn run(
     let rec = start.record(open()?.identity(), Some(FreshInstances { at_once }))?;
     let run_id = rec.run_id.clone().unwrap_or_default();
     let steps = &plan.steps;
-    let (kept, pending): (Vec<usize>, Vec<usize>) =
-        (0..steps.len()).partition(|&i| rec.steps[i].status == Status::Complete);
+    let (kept, pending): (Vec<usize>, Vec<usize>) = (0..steps.len())
+        .partition(|&i| rec.steps[rec.index_of(&steps[i].id)].status == Status::Complete);
     for i in kept {
         in_context(&steps[i].id, &mut |ctx| {
             ctx.observer.note("already complete, kept")
@@ -90,13 +90,14 @@ pub fn run(
                     return;
                 }
                 ctx.observer.step(i + 1, steps.len(), &step.id);
-                let mut record = lock(&rec).steps[i].clone();
+                let at = lock(&rec).index_of(&step.id);
+                let mut record = lock(&rec).steps[at].clone();
                 let ran = open().and_then(|mut dev| {
                     runner::run_step(step, dev.as_mut(), ctx, dir, &run_id, &mut record)
                 });
                 let ran = ran.and_then(|ran| {
                     let mut rec = lock(&rec);
-                    rec.steps[i] = record.clone();
+                    rec.steps[at] = record.clone();
                     runner::save(dir, &mut rec).map(|()| ran)
                 });
                 match ran {

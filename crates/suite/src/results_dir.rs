@@ -186,11 +186,31 @@ pub fn write_result(dir: &Path, r: &TestResult) -> Result<PathBuf, SuiteError> {
     Ok(json)
 }
 
-/// Write via a temporary file and rename, so a crash never leaves half a file.
+/// Write via a temporary file and rename, so a crash never leaves half a file; one that
+/// cannot be written leaves no temporary file behind either.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SuiteError> {
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        SuiteError::Output(write_failure(path, &e))
+    })
+}
+
+/// Why `path` could not be written, naming a full filesystem (or a file-size limit) and
+/// what to do about it.
+pub fn write_failure(path: &Path, e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    let fix = match e.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+            ": the filesystem holding it is full; free some space there or write elsewhere"
+        }
+        ErrorKind::FileTooLarge => {
+            ": larger than this process may write (ulimit -f) or the filesystem holds"
+        }
+        _ => "",
+    };
+    format!("writing {}: {e}{fix}", path.display())
 }
 
 /// Every test result in a directory, sorted by start time.

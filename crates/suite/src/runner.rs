@@ -301,7 +301,8 @@ pub fn run(
     let mut rec = start.record(dev.identity(), None)?;
     let run_id = rec.run_id.clone().unwrap_or_default();
     let steps = &plan.steps;
-    for (i, step) in steps.iter().enumerate() {
+    for (number, step) in steps.iter().enumerate() {
+        let i = rec.index_of(&step.id);
         if rec.steps[i].status == Status::Complete {
             ctx.observer
                 .note(&format!("{}: already complete, kept", step.id));
@@ -310,7 +311,7 @@ pub fn run(
         if ctx.stopped() {
             break;
         }
-        ctx.observer.step(i + 1, steps.len(), &step.id);
+        ctx.observer.step(number + 1, steps.len(), &step.id);
         let ran = run_step(step, dev, ctx, dir, &run_id, &mut rec.steps[i])?;
         save(dir, &mut rec)?;
         ctx.observer.step_done(rec.steps[i].status, &ran.results);
@@ -394,27 +395,7 @@ impl Start<'_> {
             // Steps kept from an earlier run on fresh instances ran so.
             fresh_instances: fresh_instances.or(previous.as_ref().and_then(|p| p.fresh_instances)),
             complete: false,
-            steps: steps
-                .iter()
-                .map(|s| {
-                    previous
-                        .as_ref()
-                        .and_then(|p| {
-                            p.steps
-                                .iter()
-                                .find(|r| r.id == s.id && r.status == Status::Complete)
-                        })
-                        .cloned()
-                        .unwrap_or(StepRecord {
-                            id: s.id.clone(),
-                            test: s.test,
-                            status: Status::Pending,
-                            results: Vec::new(),
-                            message: None,
-                            summaries: Vec::new(),
-                        })
-                })
-                .collect(),
+            steps: step_records(steps, previous.as_ref()),
         };
         match resume {
             true => crate::results_dir::resume_run(dir, &run_id)?,
@@ -422,6 +403,67 @@ impl Start<'_> {
         }
         save(dir, &mut rec)?;
         Ok(rec)
+    }
+}
+
+/// The record's steps as a run of `steps` begins: each pending, or kept when complete in the
+/// `previous` record of a resumed suite. The previous record's steps this run leaves out
+/// (`--only`, `--skip`) stay as they were, in their places: a resume of some steps leaves the
+/// others to a later one, the suite incomplete until they have run.
+fn step_records(steps: &[Step], previous: Option<&SuiteRecord>) -> Vec<StepRecord> {
+    let done_before = |id: &str| {
+        previous?
+            .steps
+            .iter()
+            .find(|r| r.id == id && r.status == Status::Complete)
+            .cloned()
+    };
+    let planned: Vec<StepRecord> = steps
+        .iter()
+        .map(|s| {
+            done_before(&s.id).unwrap_or(StepRecord {
+                id: s.id.clone(),
+                test: s.test,
+                status: Status::Pending,
+                results: Vec::new(),
+                message: None,
+                summaries: Vec::new(),
+            })
+        })
+        .collect();
+    let Some(previous) = previous else {
+        return planned;
+    };
+    let mut records: Vec<StepRecord> = previous
+        .steps
+        .iter()
+        .map(|old| match planned.iter().find(|r| r.id == old.id) {
+            Some(new) => new.clone(),
+            None => old.clone(),
+        })
+        .collect();
+    let new = planned
+        .iter()
+        .filter(|r| !records.iter().any(|o| o.id == r.id));
+    let new: Vec<StepRecord> = new.cloned().collect();
+    records.extend(new);
+    records
+}
+
+impl SuiteRecord {
+    /// Where step `id` of the plan is in the record (which holds every planned step).
+    pub(crate) fn index_of(&self, id: &str) -> usize {
+        self.steps
+            .iter()
+            .position(|r| r.id == id)
+            .expect("the record holds every step of the plan")
+    }
+
+    /// The steps not yet complete (pending, incomplete or failed), by id.
+    pub fn unfinished(&self) -> impl Iterator<Item = &StepRecord> {
+        self.steps
+            .iter()
+            .filter(|s| !matches!(s.status, Status::Complete | Status::Unavailable))
     }
 }
 

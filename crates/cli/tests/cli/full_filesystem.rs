@@ -168,3 +168,67 @@ fn a_target_too_small_for_its_test_leaves_no_file_behind() {
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(!file.exists(), "left {} behind: {t}", file.display());
 }
+
+/// A tmpfs of 64 KiB with `free` KiB of it left (in whole 4 KiB pages).
+fn nearly_full_tmpfs(name: &str, free: u64) -> Option<Tmpfs> {
+    let fs = Tmpfs::mount(name, "64k")?;
+    let filler = vec![0u8; ((64 - free) << 10) as usize];
+    std::fs::write(fs.dir.join("filler"), filler).unwrap();
+    Some(fs)
+}
+
+/// The temporary files left in `dir`.
+fn tmp_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "tmp"))
+        .collect()
+}
+
+#[test]
+fn a_json_that_fills_its_filesystem_keeps_the_results_directory() {
+    let Some(fs) = nearly_full_tmpfs("jsonfull", 0) else {
+        return;
+    };
+    let cwd = tempfile::tempdir().unwrap();
+    let (out, db) = (cwd.path().join("out"), cwd.path().join("bench.db"));
+    let o = ssdlab()
+        .env("SSDLAB_DB", &db)
+        .args(["run", "custom", "--target", "sim:default"])
+        .args(["--ios", "1000", "--json"])
+        .arg(fs.dir.join("r.json"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("filesystem holding it is full"), "{t}");
+    assert!(t.contains(&format!("results: {}", out.display())), "{t}");
+    assert!(t.contains("the measurement is kept"), "{t}");
+    assert_eq!(result_files(&out), 1, "{t}");
+    assert_eq!(tmp_files(&fs.dir), Vec::<std::path::PathBuf>::new(), "{t}");
+}
+
+#[test]
+fn results_that_fill_their_filesystem_leave_no_temporary_files() {
+    // Room for the run's mark, not for its result.
+    let Some(fs) = nearly_full_tmpfs("outfull", 4) else {
+        return;
+    };
+    let out = fs.dir.join("out");
+    let o = ssdlab()
+        .args(["run", "custom", "--target", "sim:default"])
+        .args(["--ios", "1000", "--no-store", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    assert!(t.contains("filesystem holding it is full"), "{t}");
+    assert!(t.contains("nothing is kept"), "says what was kept: {t}");
+    assert!(!out.exists() || tmp_files(&out).is_empty(), "{t}");
+}

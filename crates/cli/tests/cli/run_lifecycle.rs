@@ -113,3 +113,123 @@ fn too_many_bytes_in_flight_are_refused_up_front() {
     let left = std::fs::read_dir(cwd.path().join("results")).map_or(0, |d| d.count());
     assert_eq!(left, 0, "{t}");
 }
+
+/// Limit the files `cmd` writes to `bytes` (RLIMIT_FSIZE), SIGXFSZ ignored: a write past
+/// the limit fails with EFBIG, as a full filesystem fails it, without root.
+fn file_size_limit(cmd: &mut std::process::Command, bytes: u64) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls (signal, setrlimit) between fork and exec; an
+    // ignored signal stays ignored across exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            match libc::setrlimit(libc::RLIMIT_FSIZE, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        })
+    }
+}
+
+/// The runs a Bench holds, as `bench export` gives them.
+fn stored_runs(db: &Path) -> Vec<serde_json::Value> {
+    let o = ssdlab()
+        .env("SSDLAB_DB", db)
+        .args(["bench", "export"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    all["runs"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_log_failing_mid_run_keeps_the_measurement() {
+    for log in ["--iolog", "--hist-log"] {
+        let cwd = tempfile::tempdir().unwrap();
+        let (out, db) = (cwd.path().join("out"), cwd.path().join("bench.db"));
+        let log_path = cwd.path().join("the.log");
+        // The per-IO log of 100000 IOs is 3.2 MB (32 bytes each); the histogram log has a
+        // line for each second of the sim's clock, many at 100 IOs a second. The results
+        // stay far below the 1 MiB limit.
+        let load: &[&str] = match log {
+            "--iolog" => &["--ios", "100000"],
+            _ => &["--ios", "30000", "--rate-iops", "100"],
+        };
+        let mut c = ssdlab();
+        c.current_dir(cwd.path())
+            .env("SSDLAB_DB", &db)
+            .args(["run", "custom", "--target", "sim:default", "-q"])
+            .args(load)
+            .arg(log)
+            .arg(&log_path)
+            .arg("--out")
+            .arg(&out);
+        let o = file_size_limit(&mut c, 1 << 20).output().unwrap();
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{log}: {t}");
+        assert!(
+            t.contains("the.log failed") && t.contains("File too large"),
+            "{log}: {t}"
+        );
+        assert!(t.contains("the measurement is kept"), "{log}: {t}");
+        let results = suite_results(&out);
+        assert_eq!(results.len(), 1, "{log}: the result is kept: {t}");
+        let warnings = results[0]["warnings"].to_string();
+        assert!(
+            warnings.contains("the.log failed"),
+            "{log}: the result says so: {warnings}"
+        );
+        assert_eq!(stored_runs(&db).len(), 1, "{log}: stored in the Bench: {t}");
+    }
+}
+
+/// `run custom` of 64 MiB writes, 16 at once, on `target` for 10 ms: less than one takes.
+fn short_big_writes(cwd: &Path, target: &str) -> std::process::Output {
+    ssdlab()
+        .current_dir(cwd)
+        .env("SSDLAB_DB", cwd.join("bench.db"))
+        .args([
+            "run",
+            "custom",
+            "--target",
+            target,
+            "--qd",
+            "16",
+            "--read-pct",
+            "0",
+        ])
+        .args(["--bs", "64M", "--duration", "0.01", "-q", "--out"])
+        .arg(cwd.join("out"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn ios_in_flight_at_the_deadline_are_counted() {
+    // #66 item 10: on a file, setting up a GiB of buffers used up the 10 ms before the first
+    // IO, and the run said "0 IOPS", complete. The IOs sent before the deadline are waited
+    // for and counted, on a file as on the simulated drive.
+    let cwd = tempfile::tempdir().unwrap();
+    let file = format!("file:{}:64M", cwd.path().join("X").display());
+    for target in [file.as_str(), "sim:default"] {
+        let o = short_big_writes(cwd.path(), target);
+        let t = text(&o);
+        assert!(o.status.success(), "{target}: {t}");
+        let out = cwd.path().join("out");
+        let r = &suite_results(&out)[0];
+        let ios = r["summary"]["ios"].as_u64().unwrap();
+        assert!(ios >= 1, "{target}: {r}");
+        let duration = r["summary"]["duration_s"].as_f64().unwrap();
+        assert!(
+            duration >= 0.01,
+            "{target}: until the last IO completed: {duration}"
+        );
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    assert_eq!(stored_runs(&cwd.path().join("bench.db")).len(), 2);
+}

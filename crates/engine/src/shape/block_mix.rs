@@ -24,10 +24,22 @@ pub struct BlockShare {
     pub pct: f64,
 }
 
+/// The most sizes a mix may have: fio's `bssplit` takes as many (its BSSPLIT_MAX).
+pub const MAX_SIZES: usize = 64;
+
+/// A mix of more sizes than this is named in a label by its count and range, not listed.
+const LISTED_SIZES: usize = 4;
+
 impl BlockMix {
     pub fn new(shares: Vec<BlockShare>) -> Result<BlockMix, String> {
         if shares.is_empty() {
             return Err("a block-size mix needs at least one SIZE:PERCENT".into());
+        }
+        if shares.len() > MAX_SIZES {
+            return Err(format!(
+                "a block-size mix of {} sizes: give at most {MAX_SIZES} (as fio's bssplit)",
+                shares.len()
+            ));
         }
         if let Some(s) = shares
             .iter()
@@ -61,6 +73,19 @@ impl BlockMix {
         self.shares.iter().map(|s| s.bytes).max().unwrap_or(0)
     }
 
+    /// The mix in a label of bounded length: listed up to a few sizes, else its count and
+    /// range ("mix of 12 sizes 512 B-64 KiB").
+    pub fn summary(&self) -> String {
+        match self.shares.len() {
+            n if n <= LISTED_SIZES => self.to_string(),
+            n => format!(
+                "mix of {n} sizes {}-{}",
+                crate::units::format_size(self.smallest() as u64),
+                crate::units::format_size(self.largest() as u64)
+            ),
+        }
+    }
+
     /// One IO's size.
     #[inline]
     pub(crate) fn draw(&self, rng: &mut Rng) -> u32 {
@@ -88,9 +113,16 @@ impl FromStr for BlockMix {
         // fio writes SIZE/PCT joined by ':'; ours is SIZE:PCT joined by ','.
         let fio = s.contains('/');
         let (join, pair) = if fio { (':', '/') } else { (',', ':') };
-        let shares = s
-            .split(join)
-            .filter(|p| !p.trim().is_empty())
+        let entries: Vec<&str> = s.split(join).collect();
+        if let Some(i) = entries.iter().position(|p| p.trim().is_empty()) {
+            return Err(format!(
+                "entry {} of the block-size mix '{s}' is empty: drop the extra '{join}' \
+                 (e.g. 4K:67,8K:10,16K:23)",
+                i + 1
+            ));
+        }
+        let shares = entries
+            .into_iter()
             .map(|p| {
                 let bad =
                     || format!("'{p}' is not SIZE:PERCENT: write a mix as 4K:67,8K:10,16K:23");
@@ -164,10 +196,48 @@ mod tests {
             ("4K", "not SIZE:PERCENT"),
             ("4Q:100", "'4Q:100'"),
             ("4K:0,8K:100", "must be above 0"),
+            (
+                "4K:50,,8K:50",
+                "entry 2 of the block-size mix '4K:50,,8K:50' is empty",
+            ),
+            ("4K:100,", "entry 2"),
+            ("4k/50::8k/50", "entry 2"),
         ] {
             let e = s.parse::<BlockMix>().unwrap_err();
             assert!(e.contains(says), "{s}: {e}");
         }
         assert!(serde_json::from_str::<BlockMix>(r#"[{"bytes":4096,"pct":50}]"#).is_err());
+    }
+
+    /// `n` sizes of 512 B steps from 512 B, their shares adding up to 100%.
+    fn many_sizes(n: usize) -> String {
+        let each = 100.0 / n as f64;
+        let mut pcts = vec![each; n];
+        pcts[n - 1] = 100.0 - each * (n - 1) as f64;
+        let entries: Vec<String> = (0..n)
+            .map(|i| format!("{}:{}", 512 * (i + 1), pcts[i]))
+            .collect();
+        entries.join(",")
+    }
+
+    #[test]
+    fn a_mix_has_at_most_64_sizes() {
+        assert_eq!(
+            many_sizes(64).parse::<BlockMix>().unwrap().shares().len(),
+            64
+        );
+        let e = many_sizes(1000).parse::<BlockMix>().unwrap_err();
+        assert!(
+            e.contains("mix of 1000 sizes") && e.contains("at most 64"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_long_mix_is_summarised_in_labels() {
+        let few: BlockMix = "4K:60,64K:40".parse().unwrap();
+        assert_eq!(few.summary(), "4K:60,64K:40");
+        let many: BlockMix = many_sizes(64).parse().unwrap();
+        assert_eq!(many.summary(), "mix of 64 sizes 512 B-32 KiB");
     }
 }

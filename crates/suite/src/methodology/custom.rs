@@ -108,7 +108,7 @@ const LATENCY_TARGET_MAX_QD: u32 = 256;
 
 fn label(w: &Workload) -> String {
     let sizes = match &w.shape.block_mix {
-        Some(mix) => mix.to_string(),
+        Some(mix) => mix.summary(),
         None => format_size(w.block_bytes as u64),
     };
     let spread = match (&w.shape.distribution, w.access) {
