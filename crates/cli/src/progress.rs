@@ -61,23 +61,46 @@ struct SuiteProgress {
     took: Vec<f64>,
 }
 
+/// The suite's time left, as far as the steps run so far can tell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Left {
+    /// The steps still to come at the mean time of those run so far, with what that mean
+    /// leaves of this one.
+    About(f64),
+    /// This step has run longer than the mean, so its end is not known (the phase's own ETA
+    /// is the best guess): the steps after it would take this long at the mean.
+    AfterThisStep(f64),
+}
+
 impl SuiteProgress {
-    /// A rough time left for the suite, `current_s` into this step: the steps still to come
-    /// at the mean time of those run so far, plus what that mean leaves of this one; None
-    /// before one has run. The elapsed time is an argument so the arithmetic is testable
-    /// without a clock.
-    fn left_s(&self, current_s: f64) -> Option<f64> {
+    /// The suite's time left `current_s` into this step; None before a step has run. The
+    /// elapsed time is an argument so the arithmetic is testable without a clock.
+    fn left_s(&self, current_s: f64) -> Option<Left> {
         if self.took.is_empty() {
             return None;
         }
         let mean = self.took.iter().sum::<f64>() / self.took.len() as f64;
-        let current = (mean - current_s).max(0.0);
-        Some(mean * (self.of - self.number) as f64 + current)
+        let after = mean * (self.of - self.number) as f64;
+        Some(match current_s <= mean {
+            true => Left::About(after + mean - current_s),
+            false => Left::AfterThisStep(after),
+        })
     }
 
     fn eta(&self) -> String {
-        match self.left_s(self.started.elapsed().as_secs_f64()) {
-            Some(s) => format!("suite ETA ~{}", duration(s)),
+        self.eta_at(self.started.elapsed().as_secs_f64())
+    }
+
+    /// The suite's time left in words, `current_s` into this step.
+    fn eta_at(&self, current_s: f64) -> String {
+        match self.left_s(current_s) {
+            Some(Left::About(s)) => format!("suite ETA ~{}", duration(s)),
+            // A step far longer than those before (the PTS after quick ones) would otherwise
+            // count down to "~0 s" and stay there.
+            Some(Left::AfterThisStep(s)) if self.number < self.of => {
+                format!("suite ETA: this step, then ~{}", duration(s))
+            }
+            Some(Left::AfterThisStep(_)) => "suite ETA: this step's end".into(),
             None => "suite ETA after the first step".into(),
         }
     }
@@ -361,9 +384,10 @@ impl Observer for Bar {
         };
         if self.mode != Mode::Quiet {
             self.close();
-            let eta = s.left_s(0.0).map_or(String::new(), |left| {
-                format!(" (suite ETA ~{})", duration(left))
-            });
+            let eta = match s.left_s(0.0) {
+                Some(Left::About(left)) => format!(" (suite ETA ~{})", duration(left)),
+                _ => String::new(),
+            };
             self.say(&format!("step {number} of {of}: {id}{eta}"));
         }
         self.suite = Some(s);
@@ -447,14 +471,33 @@ mod tests {
         s.took = vec![100.0];
         s.number = 2;
         // Two steps after this one at 100 s each, and this one just begun...
-        assert_eq!(s.left_s(0.0), Some(300.0));
+        assert_eq!(s.left_s(0.0), Some(Left::About(300.0)));
         // ...30 s in...
-        assert_eq!(s.left_s(30.0), Some(270.0));
-        // ...or past the mean: this step counts as done, not as negative time.
-        assert_eq!(s.left_s(150.0), Some(200.0));
+        assert_eq!(s.left_s(30.0), Some(Left::About(270.0)));
+        // ...or past the mean: this step's end is not known, only what comes after it.
+        assert_eq!(s.left_s(150.0), Some(Left::AfterThisStep(200.0)));
         // The mean of the steps run so far.
         s.took = vec![100.0, 200.0];
         s.number = 3;
-        assert_eq!(s.left_s(50.0), Some(150.0 + 100.0));
+        assert_eq!(s.left_s(50.0), Some(Left::About(150.0 + 100.0)));
     }
+
+    #[test]
+    fn a_last_step_longer_than_the_others_does_not_count_down_to_nothing() {
+        // pts-hir after quick steps: minutes against a mean of 10 s (#66 pk2).
+        let s = SuiteProgress {
+            number: 5,
+            of: 5,
+            id: "pts-hir".into(),
+            started: Instant::now(),
+            took: vec![10.0; 4],
+        };
+        assert_eq!(s.left_s(0.0), Some(Left::About(10.0)));
+        assert_eq!(s.left_s(60.0), Some(Left::AfterThisStep(0.0)));
+        assert_eq!(s.eta_at(60.0), "suite ETA: this step's end");
+        let middle = SuiteProgress { number: 3, ..s };
+        assert_eq!(middle.eta_at(60.0), "suite ETA: this step, then ~20 s");
+        assert_eq!(middle.eta_at(4.0), "suite ETA ~26 s");
+    }
+
 }
