@@ -173,3 +173,54 @@ fn a_latency_target_finds_the_highest_depth_meeting_it() {
         "{tried}"
     );
 }
+
+/// A run longer than the series holds points a second for (an open loop at 1 IOPS for 300,000
+/// s of the simulated drive's clock) keeps at most `MAX_POINTS` points, each of 3 s, and says
+/// so in the result, its warnings and its CSV (#66 item 11).
+#[test]
+fn a_very_long_run_keeps_a_bounded_series_in_points_of_several_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = custom_on_sim(
+        dir.path(),
+        &[
+            "--read-pct",
+            "0",
+            "--span",
+            "64M",
+            "--qd",
+            "1",
+            "--rate-iops",
+            "1",
+            "--duration",
+            "300000",
+        ],
+    );
+    let max_points = engine::measure::MAX_POINTS;
+    assert_eq!(r["summary"]["point_s"], 3, "{}", r["summary"]);
+    let series = r["per_second"].as_array().unwrap();
+    assert_eq!(series.len() as u64, max_points);
+    // Each point is three seconds of one IO a second, its rate over them.
+    let middle = &series[series.len() / 2];
+    assert_eq!(middle["t"].as_u64().unwrap() % 3, 0, "{middle}");
+    assert_eq!(middle["ios"], 3, "{middle}");
+    assert!(
+        (middle["iops"].as_f64().unwrap() - 1.0).abs() < 1e-9,
+        "{middle}"
+    );
+    let ios: u64 = series.iter().map(|p| p["ios"].as_u64().unwrap()).sum();
+    assert_eq!(Some(ios), r["summary"]["ios"].as_u64());
+    let warned = r["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str()
+            .is_some_and(|w| w.starts_with("the series is in points of 3 s"))
+    });
+    assert!(warned, "{}", r["warnings"]);
+    let csv = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".per_second.csv"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .expect("a CSV");
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().ends_with(",point_s"));
+    assert!(lines.next().unwrap().ends_with(",3"));
+}
