@@ -122,6 +122,9 @@ fn a_fill_stopped_short_says_how_far_it_got() {
     assert!(stopped.contains("% of the span written (") && stopped.contains(" of 8 GiB)"));
     assert!(!deviations.iter().any(|d| d.contains("instead of 0 s")));
     assert!(r["analysis"]["cache"].is_null(), "{}", r["analysis"]);
-    assert!(t.contains("no cache in the "), "{t}");
+    assert!(
+        t.contains("no write cache found in the part written"),
+        "{t}"
+    );
     assert!(t.contains("deviation: duration 1 s: stopped after"), "{t}");
 }

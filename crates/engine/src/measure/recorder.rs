@@ -728,6 +728,34 @@ mod tests {
         assert!(m.per_second[1].write_iops.is_some());
     }
 
+    /// A run longer than the series holds a point a second for (an IO a second for 100,002
+    /// s) keeps points of 2 s, each IO in one, its rate over its seconds, and says so in its
+    /// summary and CSV (#66 item 11); a day keeps its seconds.
+    #[test]
+    fn a_very_long_run_is_a_bounded_series_of_points_of_several_seconds() {
+        use super::super::{point_seconds, MAX_POINTS};
+        let seconds = MAX_POINTS + 2;
+        let mut r = Recorder::new(0);
+        for s in 0..seconds {
+            r.submitted(Op::Write, s * NS);
+            r.completed(Op::Write, 4096, s * NS, s * NS + 100_000);
+        }
+        let m = r.finish(seconds * NS, None);
+        assert_eq!(m.summary.point_s, 2);
+        assert_eq!(m.per_second.len() as u64, seconds / 2);
+        assert_eq!(m.per_second.iter().map(|p| p.ios).sum::<u64>(), seconds);
+        let p = &m.per_second[1000];
+        assert_eq!((p.t, p.ios, p.covered_s), (2000, 2, None));
+        assert!((p.iops - 1.0).abs() < 1e-9, "{p:?}");
+        assert!(p.write_latency_us.is_some());
+        let csv = m.per_second_csv();
+        let mut lines = csv.lines();
+        assert!(lines.next().unwrap().ends_with(",point_s"), "{csv:.200}");
+        assert!(lines.next().unwrap().ends_with(",2"));
+        assert_eq!(point_seconds(86_400), 1, "a day keeps its seconds");
+        assert_eq!(point_seconds(31_536_000), 316, "a year: 99,797 points");
+    }
+
     #[test]
     fn idle_gaps_cost_no_memory() {
         // One IO at 0, one a million seconds later: the series holds both IOs' seconds and
