@@ -132,5 +132,16 @@ pub fn grid(results: &[TestResult]) -> String {
         }
         table.row(row);
     }
-    table.render()
+    // The cells share their deviations (a smaller test size, a shorter time): said once.
+    let mut deviations: Vec<&str> = Vec::new();
+    for d in results.iter().flat_map(|r| &r.deviations) {
+        if !deviations.contains(&d.as_str()) {
+            deviations.push(d);
+        }
+    }
+    let mut text = table.render();
+    for d in deviations {
+        text += &format!("deviation: {d}\n");
+    }
+    text
 }

@@ -65,7 +65,8 @@ pub struct RunArgs {
     /// With --burst: the busy share of each burst-and-idle cycle, in percent.
     #[arg(long, requires = "burst")]
     pub duty: Option<f64>,
-    /// LBA span: bytes (8G) or a share of the target (75%).
+    /// LBA span: bytes in whole blocks (8G) or a share of the target (75%, rounded down to
+    /// whole blocks).
     #[arg(long, value_parser = Span::parse)]
     pub span: Option<Span>,
     /// Where the span starts.

@@ -186,6 +186,9 @@ fn power_text(
     if let Some(m) = &p.missing {
         text += &format!("; missing from {:.1} s: {}", m.from_s, m.reason);
     }
+    if let Some(note) = &p.note {
+        text += &format!("; {note}");
+    }
     text
 }
 

@@ -42,27 +42,110 @@ impl SystemInfo {
     }
 }
 
-/// Memory this process may still take: MemAvailable from /proc/meminfo, bounded by a cgroup v2
-/// memory limit if one is set. `None` where neither can be read.
-pub fn available_memory() -> Option<u64> {
+/// What bounds the memory this process may still take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryLimit {
+    /// The machine's MemAvailable (/proc/meminfo).
+    Machine,
+    /// The process's address-space limit (RLIMIT_AS, `ulimit -v`), less what it maps.
+    AddressSpace,
+    /// The memory.max of the process's cgroup (v2), less what the cgroup uses.
+    Cgroup,
+}
+
+impl std::fmt::Display for MemoryLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MemoryLimit::Machine => "the machine's MemAvailable",
+            MemoryLimit::AddressSpace => {
+                "the address-space limit RLIMIT_AS, ulimit -v, less what the process maps"
+            }
+            MemoryLimit::Cgroup => "the cgroup's memory.max less what the cgroup uses",
+        })
+    }
+}
+
+/// Memory this process may still take and the limit that sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryBudget {
+    pub bytes: u64,
+    pub limit: MemoryLimit,
+}
+
+impl MemoryBudget {
+    /// `bytes` of the machine's available memory, no other limit.
+    pub fn machine(bytes: u64) -> MemoryBudget {
+        MemoryBudget {
+            bytes,
+            limit: MemoryLimit::Machine,
+        }
+    }
+}
+
+/// Memory this process may still take: the least of MemAvailable, the address-space limit
+/// (RLIMIT_AS) and the cgroup v2 memory limit, with the one that applied. `None` where
+/// MemAvailable cannot be read.
+pub fn memory_budget() -> Option<MemoryBudget> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+    let mut budget = MemoryBudget::machine(kib_field(&meminfo, "MemAvailable:")? * 1024);
+    let mut bound = |bytes: Option<u64>, limit: MemoryLimit| {
+        if let Some(bytes) = bytes.filter(|&b| b < budget.bytes) {
+            budget = MemoryBudget { bytes, limit };
+        }
+    };
+    bound(address_space_left(), MemoryLimit::AddressSpace);
+    bound(cgroup_left(), MemoryLimit::Cgroup);
+    Some(budget)
+}
+
+/// Memory this process may still take, in bytes (see [`memory_budget`]).
+pub fn available_memory() -> Option<u64> {
+    memory_budget().map(|b| b.bytes)
+}
+
+/// A `Name:   123 kB` field of /proc/meminfo or /proc/self/status, in KiB.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name))?
         .trim()
         .trim_end_matches("kB")
         .trim()
         .parse()
-        .ok()?;
-    let mut avail = kib * 1024;
-    if let Ok(limit) = std::fs::read_to_string("/sys/fs/cgroup/memory.max") {
-        if let Ok(limit) = limit.trim().parse::<u64>() {
-            let used = std::fs::read_to_string("/sys/fs/cgroup/memory.current")
-                .ok()
-                .and_then(|s| s.trim().parse::<u64>().ok())
-                .unwrap_or(0);
-            avail = avail.min(limit.saturating_sub(used));
-        }
+        .ok()
+}
+
+/// The address space RLIMIT_AS leaves this process beyond what it maps now; `None` when
+/// unlimited.
+fn address_space_left() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } != 0
+        || limit.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
     }
-    Some(avail)
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let mapped = kib_field(&status, "VmSize:").unwrap_or(0) * 1024;
+    Some(limit.rlim_cur.saturating_sub(mapped))
+}
+
+/// What the memory.max of this process's cgroup v2 leaves beyond its memory.current;
+/// `None` without a limit ("max") or cgroup v2.
+fn cgroup_left() -> Option<u64> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = own.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
+    // Inside a cgroup namespace the process's own cgroup is the mount's root.
+    let dir = [format!("/sys/fs/cgroup{path}"), "/sys/fs/cgroup".into()]
+        .into_iter()
+        .find(|d| std::path::Path::new(d).join("memory.max").exists())?;
+    let read = |file: &str| std::fs::read_to_string(format!("{dir}/{file}")).ok();
+    // "max": no limit.
+    let limit: u64 = read("memory.max")?.trim().parse().ok()?;
+    let used = read("memory.current")
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    Some(limit.saturating_sub(used))
 }

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use engine::counters::{DeviceCounters, EnergyCounters, FaultCounts};
 use engine::power::link::LinkPowerControl;
+use engine::system::MemoryBudget;
 use engine::{
     Clock, Completion, DataNeed, Device, DeviceError, Geometry, Identity, Io, Op, TargetKind,
     TrimmedReads,
@@ -50,8 +51,8 @@ pub struct SimSsd {
 impl SimSsd {
     /// A drive from a resolved configuration; `spec` is recorded in its identity.
     pub fn new(cfg: Config, spec: &str) -> Result<SimSsd, SimError> {
-        if let Some(avail) = engine::system::available_memory() {
-            check_memory(&cfg, avail)?;
+        if let Some(budget) = engine::system::memory_budget() {
+            check_memory(&cfg, budget)?;
         }
         let ftl = Ftl::new(&cfg)?;
         let faults = (!cfg.faults.is_empty()).then(|| Box::new(Faults::new(&cfg.faults, cfg.seed)));
@@ -82,8 +83,8 @@ impl SimSsd {
             return Ok(());
         }
         if mode == DataMode::On {
-            if let Some(avail) = engine::system::available_memory() {
-                check_data_memory(&self.cfg, avail)?;
+            if let Some(budget) = engine::system::memory_budget() {
+                check_data_memory(&self.cfg, budget)?;
             }
             self.store = Some(Box::default());
         }
@@ -305,24 +306,27 @@ fn rank(mode: DataMode) -> u8 {
 
 /// Refuse to keep data (`data=on`, or faults) for a drive whose capacity, were it all
 /// written, would not fit in half of `available` bytes of memory.
-pub fn check_data_memory(cfg: &Config, available: u64) -> Result<(), SimError> {
+pub fn check_data_memory(cfg: &Config, budget: MemoryBudget) -> Result<(), SimError> {
+    let available = budget.bytes;
     let need = cfg.capacity_bytes;
     if need <= available / 2 {
         return Ok(());
     }
     Err(SimError::Config(format!(
         "keeping the data written to {} (data=on, which faults and verification need) could take \
-         {} of RAM, but only {} is available: use a smaller capacity (capacity={}G fits)",
+         {} of RAM, but only {} is available ({}): use a smaller capacity (capacity={}G fits)",
         fmt_bytes(cfg.capacity_bytes),
         fmt_bytes(need),
         fmt_bytes(available),
+        budget.limit,
         ((available / 2) >> 30).max(1),
     )))
 }
 
 /// Refuse a drive whose simulation would not fit in `available` bytes of memory, before
 /// allocating it (a 14 TB drive would otherwise be killed by the OOM killer).
-pub fn check_memory(cfg: &Config, available: u64) -> Result<(), SimError> {
+pub fn check_memory(cfg: &Config, budget: MemoryBudget) -> Result<(), SimError> {
+    let available = budget.bytes;
     let layout = cfg.layout()?;
     let need = cfg.ram_estimate(&layout);
     if need <= available {
@@ -331,11 +335,13 @@ pub fn check_memory(cfg: &Config, available: u64) -> Result<(), SimError> {
     // The tables scale with capacity: suggest one that fits with 10% to spare, in GiB.
     let fits = (cfg.capacity_bytes as f64 * 0.9 * available as f64 / need as f64) as u64;
     Err(SimError::Config(format!(
-        "simulating {} needs about {} of RAM for its mapping tables, but only {} is available: \
-         use a smaller capacity (capacity={}G fits) or a larger map_unit (map_unit=16KiB needs a quarter)",
+        "simulating {} needs about {} of RAM for its mapping tables, but only {} is available \
+         ({}): use a smaller capacity (capacity={}G fits) or a larger map_unit (map_unit=16KiB \
+         needs a quarter)",
         fmt_bytes(cfg.capacity_bytes),
         fmt_bytes(need),
         fmt_bytes(available),
+        budget.limit,
         (fits >> 30).max(1),
     )))
 }

@@ -209,10 +209,21 @@ impl FillAnalysis {
                     vec![within, after("after it (median)")],
                 )
             }
-            None => (
-                format!("no cache: {} MB/s", units::mbps(self.after_cache_mbps)),
-                vec![after("no write cache found (median)")],
-            ),
+            None => match crate::fill_curve::stopped_short(r) {
+                Some((written, span)) => (
+                    format!(
+                        "no cache in the {} written (of {}): {} MB/s",
+                        format_size(written),
+                        format_size(span),
+                        units::mbps(self.after_cache_mbps)
+                    ),
+                    vec![after("no write cache found in the part written (median)")],
+                ),
+                None => (
+                    format!("no cache: {} MB/s", units::mbps(self.after_cache_mbps)),
+                    vec![after("no write cache found (median)")],
+                ),
+            },
         };
         Console {
             headline,

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use engine::measure::SecondPoint;
 
+use crate::result::{Parameters, TestResult};
+
 /// A gigabyte, as drives and the reviews' axes count them.
 const GB: f64 = 1e9;
 
@@ -38,16 +40,24 @@ pub struct CacheFinding {
     pub mbps: f64,
 }
 
+/// The bytes a fill wrote and its span, when it stopped before the span's end (`--duration`):
+/// a cache not found may lie beyond what it wrote.
+pub fn stopped_short(r: &TestResult) -> Option<(u64, u64)> {
+    let Parameters::Workload(w) = &r.parameters else {
+        return None;
+    };
+    (r.summary.bytes < w.span_bytes).then_some((r.summary.bytes, w.span_bytes))
+}
+
 impl FillAnalysis {
-    /// The figures of a fill from its per-second series.
-    pub fn of(per_second: &[SecondPoint]) -> FillAnalysis {
+    /// The figures of a fill from its series, in points of `point_s` seconds (1 unless the
+    /// fill took more than [`engine::measure::MAX_POINTS`] seconds).
+    pub fn of(per_second: &[SecondPoint], point_s: u64) -> FillAnalysis {
         let seconds: Vec<(f64, f64)> = per_second
             .iter()
             .map(|p| {
-                (
-                    p.covered_s.unwrap_or(1.0),
-                    p.mbps * 1e6 * p.covered_s.unwrap_or(1.0),
-                )
+                let covered = p.covered_s.unwrap_or(point_s as f64);
+                (covered, p.mbps * 1e6 * covered)
             })
             .collect();
         let cache = cache(&seconds);
@@ -169,7 +179,7 @@ mod tests {
 
     #[test]
     fn a_cache_is_found_to_the_fraction_of_a_second() {
-        let a = FillAnalysis::of(&cached_run());
+        let a = FillAnalysis::of(&cached_run(), 1);
         let c = a.cache.expect("a cache");
         assert_eq!(c.bytes, 3_250_000_000);
         assert_eq!(c.mbps, 500.0);
@@ -190,7 +200,7 @@ mod tests {
                 )
             })
             .collect();
-        let a = FillAnalysis::of(&run);
+        let a = FillAnalysis::of(&run, 1);
         assert_eq!(a.cache, None);
         assert_eq!(a.after_cache_mbps, 401.0);
     }
@@ -204,7 +214,7 @@ mod tests {
             second(2, 500.0),
             second(3, 500.0),
         ];
-        let a = FillAnalysis::of(&run);
+        let a = FillAnalysis::of(&run, 1);
         let gb: Vec<(f64, f64)> = a.per_gb.iter().map(|p| (p.gb, p.mbps)).collect();
         // GB 1: 1/1.5 s; GB 2: 1/3 s + 1 s; GB 3: 2 s.
         assert_eq!(gb[0], (1.0, 1500.0));

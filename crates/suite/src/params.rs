@@ -86,6 +86,17 @@ impl Overrides {
                      --span, e.g. 1G, a share of the target, e.g. 75%, or a smaller --bs"
                 ));
             }
+            // A span in bytes is taken as given or refused; a share (75%) rounds down to
+            // whole blocks, as --help says.
+            let test_block = test.defaults.map(|d| d.block_bytes).filter(|&b| b > 0);
+            let align = u64::from(self.block_bytes.or(test_block).unwrap_or(4096));
+            if b % align != 0 {
+                let below = b / align * align;
+                return bad(format!(
+                    "--span {b} is not a multiple of {align}-byte blocks: use {below} or {}",
+                    below + align
+                ));
+            }
         }
         if let Some(p) = self.spare_pct.filter(|p| !(0.0..100.0).contains(p)) {
             return bad(format!(
@@ -263,6 +274,36 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("beyond the end of the 16 MiB target"), "{e}");
+    }
+
+    /// A span in bytes that is not whole blocks is refused with the two nearest that are;
+    /// a share rounds down (sp9).
+    #[test]
+    fn a_span_in_bytes_is_whole_blocks() {
+        let span = |text: &str, block_bytes: Option<u32>| Overrides {
+            span: Some(Span::parse(text).unwrap()),
+            block_bytes,
+            ..Overrides::default()
+        };
+        let e = span("4097", None)
+            .validate(test(TestId::RandomWrite))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--span 4097 is not a multiple of 4096-byte blocks: use 4096 or 8192"),
+            "{e}"
+        );
+        let e = span("20K", Some(16 << 10))
+            .validate(test(TestId::Custom))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("use 16384 or 32768"), "{e}");
+        assert!(span("8192", None)
+            .validate(test(TestId::RandomWrite))
+            .is_ok());
+        assert!(span("75%", None)
+            .validate(test(TestId::RandomWrite))
+            .is_ok());
     }
 
     #[test]

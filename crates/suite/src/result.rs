@@ -290,6 +290,15 @@ impl Report {
                 h.drive_bytes, h.ssdlab_bytes
             ));
         }
+        let point_s = outcome.measurements.summary.point_s;
+        if point_s > 1 {
+            warnings.push(format!(
+                "the series is in points of {point_s} s, not seconds: a run of more than {} s \
+                 keeps that many points at most (each point's rates are over its seconds, its \
+                 latency percentiles its worst second's)",
+                engine::measure::MAX_POINTS
+            ));
+        }
         if let Some(m) = outcome.power.as_ref().and_then(|p| p.missing.as_ref()) {
             warnings.push(format!(
                 "power is missing from {:.1} s into the measurement: {}",

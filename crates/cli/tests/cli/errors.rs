@@ -338,3 +338,57 @@ fn a_precondition_nothing_uses_is_refused() {
         );
     }
 }
+
+/// A sim drive that fits the machine but not the process's address-space limit (`ulimit
+/// -v`) is refused naming that limit, rather than aborted by a failed allocation (cap5).
+#[test]
+fn a_sim_drive_beyond_the_address_space_limit_is_refused_naming_it() {
+    use std::os::unix::process::CommandExt;
+    const LIMIT: libc::rlim_t = 768 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = ssdlab();
+    // 512 GiB of default drive needs about 1.1 GB of mapping tables.
+    c.args([
+        "run",
+        "random-read",
+        "--target",
+        "sim:default,capacity=512G",
+        "--duration",
+        "1",
+        "--no-store",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    // SAFETY: only setrlimit(2) runs between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: LIMIT,
+                rlim_max: LIMIT,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let o = c.output().unwrap();
+    let t = text(&o);
+    // An exit with a status, not a signal (an abort on a failed allocation).
+    assert!(
+        matches!(o.status.code(), Some(c) if c != 0),
+        "{:?}: {t}",
+        o.status
+    );
+    assert!(t.contains("needs about") && t.contains("of RAM"), "{t}");
+    let machine_kib: u64 = std::fs::read_to_string("/proc/meminfo")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    // The machine's own memory is the tighter limit only where it has under 2 GiB free.
+    if machine_kib > 2 << 20 {
+        assert!(t.contains("RLIMIT_AS"), "{t}");
+    }
+}

@@ -120,3 +120,34 @@ fn a_suite_of_the_quick_methodology_records_it() {
     assert!(!o.status.success());
     assert!(text(&o).contains("review-2021"), "{}", text(&o));
 }
+
+/// On a target smaller than CrystalDiskMark's 1 GiB test size the profile tests what there
+/// is, and says so: a deviation in every result and under the grid (q9).
+#[test]
+fn a_smaller_target_is_a_smaller_test_size_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("q");
+    let target = format!("file:{}:64M", dir.path().join("x.img").display());
+    let o = ssdlab()
+        .args([
+            "quick",
+            "--profile",
+            "peak",
+            "--target",
+            &target,
+            "--no-store",
+        ])
+        .args(["--duration", "0.2", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let said = "test size 64 MiB instead of 1 GiB: the target is smaller";
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(stdout.matches(said).count(), 1, "{stdout}");
+    let results = suite::results_dir::read_results(&out).expect("the results load");
+    assert!(!results.is_empty());
+    for r in &results {
+        assert!(r.deviations.iter().any(|d| d == said), "{:?}", r.deviations);
+    }
+}

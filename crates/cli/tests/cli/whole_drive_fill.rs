@@ -85,3 +85,46 @@ fn the_fill_finds_turbowrite_and_the_speed_after_it() {
         plain["analysis"]
     );
 }
+
+/// A fill stopped by --duration says how far it got, and a cache it did not reach is "not in
+/// the part written", not "no cache" (wf4).
+#[test]
+fn a_fill_stopped_short_says_how_far_it_got() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("fill.json");
+    let o = ssdlab()
+        .args([
+            "run",
+            "whole-drive-fill",
+            "--target",
+            "sim:default,capacity=8G",
+        ])
+        .args(["--duration", "1", "--no-store", "--json"])
+        .arg(&json)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let deviations: Vec<&str> = r["deviations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d.as_str())
+        .collect();
+    let stopped = deviations
+        .iter()
+        .find(|d| d.starts_with("duration 1 s: stopped after 1.0 s with "))
+        .unwrap_or_else(|| panic!("{deviations:?}"));
+    assert!(stopped.contains("% of the span written (") && stopped.contains(" of 8 GiB)"));
+    assert!(!deviations.iter().any(|d| d.contains("instead of 0 s")));
+    assert!(r["analysis"]["cache"].is_null(), "{}", r["analysis"]);
+    assert!(
+        t.contains("no write cache found in the part written"),
+        "{t}"
+    );
+    assert!(t.contains("deviation: duration 1 s: stopped after"), "{t}");
+}

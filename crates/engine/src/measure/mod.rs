@@ -13,6 +13,7 @@
 //! histogram ([`LatencyWindow`]); `summary` is the schema a run's result is written as
 //! ([`Measurements`], [`Summary`] and the records in it), whose field names are a contract.
 
+mod coarse;
 pub mod hist_log;
 mod latency_histograms;
 mod latency_seconds;
@@ -20,6 +21,7 @@ mod latency_window;
 mod recorder;
 mod summary;
 
+pub use coarse::{point_seconds, MAX_POINTS};
 pub use latency_histograms::LatencyHistograms;
 pub use latency_seconds::LatencySeconds;
 pub use latency_window::{bucket_of, bucket_value, LatencyWindow, SecondLatency, PLAT_NR};

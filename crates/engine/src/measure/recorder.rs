@@ -4,6 +4,7 @@ use std::sync::{Arc, Mutex};
 
 use hdrhistogram::Histogram;
 
+use super::coarse::{point_seconds, Coarse};
 use super::hist_log::HistLine;
 use super::{CpuUsage, DirSummary, LatencyStats, Measurements, SecondPoint, Summary};
 use super::{LatencySeconds, LatencyWindow};
@@ -227,8 +228,18 @@ impl Recorder {
         if !joules.is_finite() {
             return;
         }
-        match self.energy.last_mut() {
-            Some(last) if last.0 >= now_ns => last.1 = last.1.max(joules),
+        let second = |t: u64| t.saturating_sub(self.start_ns) / NS;
+        match self.energy[..] {
+            [.., (last, _)] if last >= now_ns => {
+                let last = self.energy.last_mut().expect("a sample");
+                last.1 = last.1.max(joules);
+            }
+            // Only a second's first and last samples are ever read (the power of whole
+            // seconds, interpolated at their edges): a third in the same second replaces
+            // the last, so a year's run keeps two a second, not ten.
+            [.., (a, _), (b, _)] if second(a) == second(b) && second(b) == second(now_ns) => {
+                *self.energy.last_mut().expect("a sample") = (now_ns, joules);
+            }
             _ => self.energy.push((now_ns, joules)),
         }
     }
@@ -517,7 +528,6 @@ impl Recorder {
         // Every second from the first to the last with a completion, at zero where none
         // completed, except the inside of long idle periods.
         let omitted = self.omitted_ranges();
-        let mut per_second: Vec<SecondPoint> = Vec::with_capacity(self.buckets.len());
         let mut idle_seconds_omitted = 0;
         // A run without IO (an idle power measurement) still has its seconds of power.
         let last_energy_s = match self.energy.last() {
@@ -526,7 +536,15 @@ impl Recorder {
             }
             _ => None,
         };
-        if let Some(last) = self.buckets.last().map(|&(s, _)| s).or(last_energy_s) {
+        let last = self.buckets.last().map(|&(s, _)| s).or(last_energy_s);
+        // The seconds the series holds, and so the seconds each of its points stands for.
+        let seconds = last.map_or(0, |last| {
+            let inside = |&(lo, hi): &(u64, u64)| (lo <= last).then(|| hi.min(last) + 1 - lo);
+            last + 1 - omitted.iter().filter_map(inside).sum::<u64>()
+        });
+        let point_s = point_seconds(seconds);
+        let mut series = Coarse::new(point_s, duration_s, seconds as usize);
+        if let Some(last) = last {
             let (mut t, mut bi, mut oi) = (0u64, 0usize, 0usize);
             let zero = Bucket::default();
             while t <= last {
@@ -540,10 +558,10 @@ impl Recorder {
                 }
                 match self.buckets.get(bi) {
                     Some((s, b)) if *s == t => {
-                        per_second.push(point(t, b));
+                        series.push(point(t, b));
                         bi += 1;
                     }
-                    _ => per_second.push(point(t, &zero)),
+                    _ => series.push(point(t, &zero)),
                 }
                 t += 1;
             }
@@ -592,13 +610,14 @@ impl Recorder {
                 cpu,
                 cpu_by_thread: Vec::new(),
                 idle_seconds_omitted,
+                point_s,
                 failed_ios: self.failed,
                 energy_j: match (self.energy_at(self.start_ns), self.energy_at(end_ns)) {
                     (Some(a), Some(b)) => Some(b - a),
                     _ => None,
                 },
             },
-            per_second,
+            per_second: series.finish(),
         }
     }
 }
@@ -707,6 +726,34 @@ mod tests {
         assert!((max - 4e6).abs() / 4e6 < 1e-3, "{max}");
         // Both directions occurred, so the series carries them apart.
         assert!(m.per_second[1].write_iops.is_some());
+    }
+
+    /// A run longer than the series holds a point a second for (an IO a second for 100,002
+    /// s) keeps points of 2 s, each IO in one, its rate over its seconds, and says so in its
+    /// summary and CSV (#66 item 11); a day keeps its seconds.
+    #[test]
+    fn a_very_long_run_is_a_bounded_series_of_points_of_several_seconds() {
+        use super::super::{point_seconds, MAX_POINTS};
+        let seconds = MAX_POINTS + 2;
+        let mut r = Recorder::new(0);
+        for s in 0..seconds {
+            r.submitted(Op::Write, s * NS);
+            r.completed(Op::Write, 4096, s * NS, s * NS + 100_000);
+        }
+        let m = r.finish(seconds * NS, None);
+        assert_eq!(m.summary.point_s, 2);
+        assert_eq!(m.per_second.len() as u64, seconds / 2);
+        assert_eq!(m.per_second.iter().map(|p| p.ios).sum::<u64>(), seconds);
+        let p = &m.per_second[1000];
+        assert_eq!((p.t, p.ios, p.covered_s), (2000, 2, None));
+        assert!((p.iops - 1.0).abs() < 1e-9, "{p:?}");
+        assert!(p.write_latency_us.is_some());
+        let csv = m.per_second_csv();
+        let mut lines = csv.lines();
+        assert!(lines.next().unwrap().ends_with(",point_s"), "{csv:.200}");
+        assert!(lines.next().unwrap().ends_with(",2"));
+        assert_eq!(point_seconds(86_400), 1, "a day keeps its seconds");
+        assert_eq!(point_seconds(31_536_000), 316, "a year: 99,797 points");
     }
 
     #[test]

@@ -122,6 +122,11 @@ pub struct Summary {
     /// such period keeps its first and last second, at zero. Read `t` of each point for its time.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub idle_seconds_omitted: u64,
+    /// The seconds each point of the series stands for: 1 (a point a second) unless the run
+    /// had more than [`MAX_POINTS`](super::MAX_POINTS) seconds, whose series is in points of
+    /// several seconds (rates averaged over each, its worst second's latency percentiles).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub point_s: u64,
     /// IOs that failed (an error, or fewer bytes than asked): not in `ios`, `bytes` or the
     /// latencies. Any failed IO stops a run and marks its result failed.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -134,6 +139,14 @@ pub struct Summary {
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(v: &u64) -> bool {
+    *v == 1
 }
 
 /// One second of a run. `t` is the second since the start.
@@ -176,7 +189,9 @@ pub struct Measurements {
 }
 
 impl Measurements {
-    /// The per-second series as CSV, with each direction's latency percentiles (us).
+    /// The per-second series as CSV, with each direction's latency percentiles (us); a
+    /// series in points of several seconds (see [`Summary::point_s`]) says so in a last
+    /// column, `point_s`.
     pub fn per_second_csv(&self) -> String {
         let mut out =
             String::from("t,ios,iops,mbps,read_iops,read_mbps,write_iops,write_mbps,watts");
@@ -184,6 +199,11 @@ impl Measurements {
             for p in ["p50", "p99", "p99_9", "p99_99", "max"] {
                 out += &format!(",{dir}_{p}_us");
             }
+        }
+        let point_s = self.summary.point_s;
+        let coarse = point_s > 1;
+        if coarse {
+            out += ",point_s";
         }
         out.push('\n');
         let f = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
@@ -205,6 +225,9 @@ impl Measurements {
                 for i in 0..5 {
                     out += &format!(",{}", f(figures.map(|v| v[i])));
                 }
+            }
+            if coarse {
+                out += &format!(",{point_s}");
             }
             out.push('\n');
         }

@@ -140,7 +140,7 @@ impl CommandMeter {
     pub(super) fn read_output(
         stdout: ChildStdout,
         stderr: ChildStderr,
-        events: &mpsc::Sender<Event>,
+        events: &mpsc::SyncSender<Event>,
     ) {
         let out = events.clone();
         std::thread::spawn(move || {

@@ -53,6 +53,15 @@ pub const MAX_DRIVE_WATTS: f64 = 100.0;
 /// than the machine's memory exhausted.
 pub const MAX_SAMPLES: usize = 1 << 22;
 
+/// Readings closer than this to the one kept before are averaged into it: no drive's
+/// power meter reads faster, and a command printing as fast as it can (`yes 5.0`) then
+/// keeps a thousand readings a second, not millions.
+pub const MIN_READING_GAP_S: f64 = 1e-3;
+
+/// Lines of a meter command's output waiting for the meter's thread at most: a command
+/// faster than the thread waits on its pipe rather than queueing without bound.
+const QUEUED_LINES: usize = 1024;
+
 /// How a meter runs.
 #[derive(Clone, Debug)]
 pub struct MeterOptions {
@@ -223,7 +232,20 @@ impl Recording {
         }
         // Stamps arrive in order from one thread; never let the series run back.
         let t_s = log.samples.last().map_or(t_s, |l| t_s.max(l.t_s));
+        let in_last = log.in_last_sample;
+        if let Some(last) = log
+            .samples
+            .last_mut()
+            .filter(|l| t_s - l.t_s < MIN_READING_GAP_S)
+        {
+            // A running mean of the readings of the kept one's millisecond.
+            last.watts += (watts - last.watts) / f64::from(in_last + 1);
+            log.in_last_sample += 1;
+            log.averaged += 1;
+            return;
+        }
         log.samples.push(PowerSample { t_s, watts });
+        log.in_last_sample = 1;
     }
 
     /// The first failure is the one that counts.
@@ -245,7 +267,7 @@ trait Sensor: Send {
 }
 
 enum Worker {
-    Command(mpsc::Sender<command::Event>),
+    Command(mpsc::SyncSender<command::Event>),
     Polled(mpsc::Sender<()>),
 }
 
@@ -300,12 +322,14 @@ impl Meter {
                 missing: None,
                 hold_s: silence.as_secs_f64(),
                 end_s: 0.0,
+                averaged: 0,
+                in_last_sample: 0,
             })),
         };
         let rec = recording.clone();
         let worker = match starter {
             Starter::Command(meter, stdout, stderr) => {
-                let (events, received) = mpsc::channel();
+                let (events, received) = mpsc::sync_channel(QUEUED_LINES);
                 command::CommandMeter::read_output(stdout, stderr, &events);
                 let thread = std::thread::spawn(move || {
                     let description = meter.description();

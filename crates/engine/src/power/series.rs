@@ -72,6 +72,18 @@ pub struct PowerLog {
     pub hold_s: f64,
     /// When recording ended, on the same timeline.
     pub end_s: f64,
+    /// Readings averaged into the one kept before them, less than
+    /// [`MIN_READING_GAP_S`](super::MIN_READING_GAP_S) after it (a meter faster than any
+    /// drive's: a thousand readings a second are kept at most).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub averaged: u64,
+    /// How many readings the last sample is the mean of.
+    #[serde(skip)]
+    pub(super) in_last_sample: u32,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The power over a window.
@@ -110,6 +122,9 @@ pub struct PhasePower {
     /// phase's start) on, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub missing: Option<MissingPower>,
+    /// What was done to the readings, when anything was (a meter too fast averaged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl PhasePower {
@@ -135,6 +150,7 @@ impl PhasePower {
             }),
             energy_j: Some(energy_j),
             missing: None,
+            note: None,
         }
     }
 
@@ -154,6 +170,13 @@ impl PhasePower {
                     from_s: (m.from_s - from_s).max(0.0),
                     reason: m.reason.clone(),
                 }),
+            note: (log.averaged > 0).then(|| {
+                format!(
+                    "the meter gave readings faster than one a millisecond: each \
+                     millisecond's are averaged into one ({} readings folded in)",
+                    log.averaged
+                )
+            }),
         }
     }
 
@@ -268,6 +291,8 @@ mod tests {
             missing: None,
             hold_s: 2.0,
             end_s,
+            averaged: 0,
+            in_last_sample: 0,
         }
     }
 

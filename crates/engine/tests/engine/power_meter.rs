@@ -597,3 +597,25 @@ fn sensor_files_that_are_no_regular_files_are_refused() {
         "{e}"
     );
 }
+
+/// A command printing readings as fast as it can (`yes 5.0`, millions a second) keeps at
+/// most one reading a millisecond, each the mean of its millisecond's, and says so: the
+/// readings waiting for the meter's thread are bounded too, so stopping it is prompt.
+#[test]
+fn a_flooding_meter_keeps_one_reading_a_millisecond_and_says_so() {
+    let meter = start("cmd:yes 5.0", &patient());
+    let log = wait_for(&meter, |l| l.averaged > 100_000);
+    let log_end = meter.now_s();
+    let kept = log.samples.len();
+    assert!(
+        kept as f64 <= log_end * 1e3 + 1.0,
+        "{kept} readings kept in {log_end} s"
+    );
+    assert!(log.samples.iter().all(|s| s.watts == 5.0));
+    assert!(log.samples.windows(2).all(|w| w[1].t_s - w[0].t_s >= 1e-3));
+    let log = meter.stop();
+    let power = engine::power::PhasePower::metered(&log, 0.0, log.end_s);
+    let note = power.note.expect("the averaging said");
+    assert!(note.contains("averaged"), "{note}");
+    assert_eq!(power.summary.map(|s| s.mean_w), Some(5.0));
+}

@@ -1,6 +1,7 @@
 //! Specs, presets, TOML files, and impossible configurations that must be refused with a
 //! message naming the problem and the fix.
 
+use engine::system::MemoryBudget;
 use engine::Device;
 
 fn err(spec: &str) -> String {
@@ -255,7 +256,9 @@ fn memory_is_at_most_12_bytes_per_4k_of_capacity() {
 fn a_drive_too_large_for_memory_is_refused_before_allocating() {
     // 14 TiB needs ~31 GB of tables: refused with the figure, the limit and a size that fits.
     let cfg = sim::resolve("default,capacity=14T").unwrap();
-    let e = sim::check_memory(&cfg, 24 << 30).unwrap_err().to_string();
+    let e = sim::check_memory(&cfg, MemoryBudget::machine(24 << 30))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("needs about") && e.contains("only 24 GiB is available"),
         "{e}"
@@ -268,10 +271,13 @@ fn a_drive_too_large_for_memory_is_refused_before_allocating() {
         .take_while(|c| !c.is_whitespace() && *c != ')')
         .collect();
     let smaller = sim::resolve(&format!("default,capacity={fits}")).unwrap();
-    assert!(sim::check_memory(&smaller, 24 << 30).is_ok(), "{fits}");
+    assert!(
+        sim::check_memory(&smaller, MemoryBudget::machine(24 << 30)).is_ok(),
+        "{fits}"
+    );
     // The map unit shrinks the tables.
     let coarse = sim::resolve("default,capacity=14T,map_unit=16KiB").unwrap();
-    assert!(sim::check_memory(&coarse, 24 << 30).is_ok());
+    assert!(sim::check_memory(&coarse, MemoryBudget::machine(24 << 30)).is_ok());
 }
 
 #[test]

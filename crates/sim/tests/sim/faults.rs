@@ -5,6 +5,7 @@
 use engine::driver::{self, Hooks};
 use engine::pattern::DataKind;
 use engine::shape::Shape;
+use engine::system::MemoryBudget;
 use engine::verify::{Mismatch, MismatchKind, Verification, VerifyOptions, VerifyReport};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
@@ -175,12 +176,12 @@ fn faults_never_change_the_drives_timing() {
 #[test]
 fn keeping_data_is_refused_for_a_drive_too_large_to_keep() {
     let cfg = sim::resolve("default,capacity=64GiB,faults=lost:1").unwrap();
-    let e = sim::check_data_memory(&cfg, 24 << 30)
+    let e = sim::check_data_memory(&cfg, MemoryBudget::machine(24 << 30))
         .unwrap_err()
         .to_string();
     assert!(
         e.contains("64 GiB") && e.contains("capacity=12G fits"),
         "{e}"
     );
-    assert!(sim::check_data_memory(&cfg, 200 << 30).is_ok());
+    assert!(sim::check_data_memory(&cfg, MemoryBudget::machine(200 << 30)).is_ok());
 }

@@ -50,8 +50,15 @@ impl Defaults {
         if let Some(b) = o.block_bytes.filter(|&b| b != block) {
             out.push(format!("block size {b} bytes instead of {block}"));
         }
-        if let Some(d) = o.duration_s.filter(|&d| d != duration_s) {
-            out.push(format!("duration {d} s instead of {duration_s} s"));
+        match o.duration_s {
+            // Bounded by bytes: a time limit may stop it short.
+            Some(d) if duration_s == 0.0 => out.push(format!(
+                "duration at most {d} s instead of until all of it is written"
+            )),
+            Some(d) if d != duration_s => {
+                out.push(format!("duration {d} s instead of {duration_s} s"))
+            }
+            _ => {}
         }
         if o.ios.is_some() || o.bytes.is_some() {
             out.push("bounded by an IO or byte count as well as time".into());

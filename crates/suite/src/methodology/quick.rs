@@ -9,6 +9,7 @@
 use engine::pattern::DataKind;
 use engine::shape::Shape;
 use engine::size::Span;
+use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
@@ -51,11 +52,14 @@ pub const NVME: [Cell; 4] = [SEQ1M_Q8T1, SEQ128K_Q32T1, RND4K_Q32T16, RND4K_Q1T1
 pub const PEAK: [Cell; 2] = [SEQ1M_Q8T1, RND4K_Q32T16];
 pub const REAL_WORLD: [Cell; 2] = [SEQ1M_Q1T1, RND4K_Q1T1];
 
+/// CrystalDiskMark's default test size.
+const TEST_SIZE: u64 = 1 << 30;
+
 /// CrystalDiskMark's default test size and measure time; the cells set the rest.
 pub const DEFAULTS: Defaults = Defaults {
     qd: 0,
     block_bytes: 0,
-    span: Span::Bytes(1 << 30),
+    span: Span::Bytes(TEST_SIZE),
     duration_s: 5.0,
 };
 
@@ -152,6 +156,13 @@ fn run(
                     .replace(' ', "-"),
             );
             DEFAULTS.note_overrides(&mut report.deviations, o);
+            if o.span.is_none() && span < TEST_SIZE {
+                report.deviations.push(format!(
+                    "test size {} instead of {}: the target is smaller",
+                    format_size(span),
+                    format_size(TEST_SIZE)
+                ));
+            }
             let result = match &filled {
                 None => {
                     let r = super::run_workload(ctx, dev, &w, o.prefill, report)?;

@@ -82,6 +82,25 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     );
     // From clean: a cache the drive had emptied shows at its full size.
     let outcome = super::from_clean(ctx, dev, &w, &mut report)?;
-    report.analysis = Analysis::Fill(FillAnalysis::of(&outcome.measurements.per_second));
+    let summary = &outcome.measurements.summary;
+    if summary.bytes < span {
+        // Stopped short (--duration, --ios): say where, not only the limit.
+        let stopped = format!(
+            "stopped after {:.1} s with {:.1}% of the span written ({} of {})",
+            summary.duration_s,
+            100.0 * summary.bytes as f64 / span as f64,
+            format_size(summary.bytes),
+            format_size(span)
+        );
+        match o.duration_s {
+            Some(d) => {
+                report.deviations.retain(|d| !d.starts_with("duration "));
+                report.deviations.push(format!("duration {d} s: {stopped}"));
+            }
+            None => report.deviations.push(stopped),
+        }
+    }
+    let m = &outcome.measurements;
+    report.analysis = Analysis::Fill(FillAnalysis::of(&m.per_second, m.summary.point_s));
     Ok(report.finish(dev, &w, outcome))
 }

@@ -33,7 +33,12 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
             marked(&e.result.label, &e.result).into(),
             match a.cache {
                 Some(c) => Cell::Num(fixed(Some(c.bytes as f64 / 1e9), 1)),
-                None => "none".into(),
+                None => match suite::fill_curve::stopped_short(&e.result) {
+                    Some((written, _)) => {
+                        format!("none in the {:.1} GB written", written as f64 / 1e9).into()
+                    }
+                    None => "none".into(),
+                },
             },
             Cell::Num(fixed(a.cache.map(|c| c.mbps), 0)),
             Cell::Num(fixed(Some(a.after_cache_mbps), 0)),

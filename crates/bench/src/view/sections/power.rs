@@ -426,6 +426,7 @@ pub(crate) mod tests {
                 from_s: 0.0,
                 reason: m.into(),
             }),
+            note: None,
         });
         r
     }
