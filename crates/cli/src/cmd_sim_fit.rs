@@ -55,7 +55,8 @@ pub struct FitArgs {
     #[arg(long, value_delimiter = ',', value_name = "KEY=VALUE")]
     known: Vec<String>,
     /// Simulated drives the search evaluates at most (screened ones, when screening); the
-    /// polish after it a quarter more.
+    /// polish after it a quarter more. At least a first generation of the search from each
+    /// of its starts (a smaller budget is refused, naming that least).
     #[arg(long, default_value_t = 300)]
     evals: usize,
     /// The search's seed: the same seed, target and start give the same twin.
@@ -170,6 +171,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             .count(),
         a.evals
     );
+    resume_on_interrupt(files.evaluations.clone())?;
     let first = a.seed;
     let mut on_seed = |seed: u64| {
         if a.seeds > 1 {
@@ -192,6 +194,9 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         "twin of {}: loss {:.3} (start {:.3}) after {} drives{screened} in {:.0} s",
         r.drive, r.loss_twin, r.loss_start, r.evaluations, r.wall_s
     );
+    if r.stopped.contains(fit::KEPT_START) {
+        println!("{}: a larger --evals searches further", fit::KEPT_START);
+    }
     if let Some(m) = suite::fit::median_error(&r.held_out) {
         println!("held-out figures: median error {:.1}%", m * 100.0);
     }
@@ -285,6 +290,41 @@ fn show_progress(p: &fit::Progress) -> std::ops::ControlFlow<()> {
         p.evaluations_per_min,
         crate::progress::duration(p.eta_s)
     );
-    // Ctrl-C ends the process; the drives measured are in the evaluations file.
+    // Ctrl-C ends the process ([`resume_on_interrupt`]).
     std::ops::ControlFlow::Continue(())
+}
+
+/// Ctrl-C or SIGTERM ends the fit at once, saying what it kept and the command that resumes
+/// from it: each drive reaches the evaluations file as it is measured, so none is lost
+/// (but those being measured) and nothing needs waiting for.
+fn resume_on_interrupt(evaluations: PathBuf) -> anyhow::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    let command: Vec<String> = (std::env::args_os())
+        .map(|a| shell_word(&a.to_string_lossy()))
+        .collect();
+    let dir = std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string());
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
+            let kept = std::fs::read_to_string(&evaluations).map_or(0, |t| t.lines().count());
+            eprintln!(
+                "\ninterrupted: the {kept} evaluations measured so far are kept in {}; the same \
+                 command, run from {dir}, resumes from them:\n  {}",
+                evaluations.display(),
+                command.join(" ")
+            );
+            std::process::exit(130);
+        }
+    });
+    Ok(())
+}
+
+/// `word` as a shell reads it back: as it is when it holds nothing the shell would take apart.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./,:=+@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }

@@ -108,6 +108,19 @@ pub enum WorkloadError {
         *threads as u64 * *qd as u64 * *block as u64
     )]
     InFlight { threads: u32, qd: u32, block: u32 },
+    #[error(
+        "{threads} thread(s) x queue depth {qd} x {block}-byte blocks keep {} bytes in \
+         flight, more than the {span}-byte span holds: IOs in flight would share their bytes, \
+         which measures nothing; lower --threads, --qd or --bs, or give a --span (or a \
+         target) of at least that",
+        *threads as u64 * *qd as u64 * *block as u64
+    )]
+    InFlightOverSpan {
+        threads: u32,
+        qd: u32,
+        block: u32,
+        span: u64,
+    },
     #[error("read share {0}% is above 100%")]
     ReadShare(u8),
     #[error("the workload has no end: give a duration, a byte count or an IO count")]
@@ -182,6 +195,14 @@ impl Workload {
                 threads: self.threads,
                 qd: self.qd,
                 block: self.largest_block_bytes(),
+            });
+        }
+        if in_flight > self.span_bytes {
+            return Err(WorkloadError::InFlightOverSpan {
+                threads: self.threads,
+                qd: self.qd,
+                block: self.largest_block_bytes(),
+                span: self.span_bytes,
             });
         }
         self.shape
@@ -463,8 +484,39 @@ mod tests {
         let e = huge.validate(&geo).unwrap_err().to_string();
         assert!(e.contains("549755813888 bytes in flight"), "{e}");
         assert!(e.contains("IOs' buffers") && e.contains("--qd"), "{e}");
-        let fits = Workload { qd: 8, ..huge };
+        let fits = Workload {
+            qd: 8,
+            span_bytes: 4 << 30,
+            ..huge
+        };
         assert_eq!(fits.validate(&geo), Ok(()));
+    }
+
+    #[test]
+    fn more_bytes_in_flight_than_the_span_holds_are_refused() {
+        // 4 x 8 x 1 MiB in flight over 16 MiB: the IOs would overlap; over 32 MiB, each has
+        // bytes of its own.
+        let crowded = Workload {
+            threads: 4,
+            qd: 8,
+            block_bytes: 1 << 20,
+            span_bytes: 16 << 20,
+            ..wl()
+        };
+        let e = crowded.validate(&geo()).unwrap_err().to_string();
+        assert!(
+            e.contains("keep 33554432 bytes in flight, more than the 16777216-byte span"),
+            "{e}"
+        );
+        assert!(
+            e.contains("lower --threads, --qd or --bs, or give a --span"),
+            "{e}"
+        );
+        let room = Workload {
+            span_bytes: 32 << 20,
+            ..crowded
+        };
+        assert_eq!(room.validate(&geo()), Ok(()));
     }
 
     #[test]
@@ -504,7 +556,8 @@ mod tests {
         Workload {
             access,
             block_bytes: 512,
-            span_bytes: 1 << 20,
+            // As many bytes as QD32 of the mix's 64 KiB keeps in flight.
+            span_bytes: 2 << 20,
             shape: Shape {
                 block_mix: Some("512:50,64K:50".parse().unwrap()),
                 ..Shape::default()

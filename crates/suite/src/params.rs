@@ -308,16 +308,14 @@ mod tests {
 
     #[test]
     fn overrides_no_target_can_take() {
-        let zero_bs = Overrides {
-            block_bytes: Some(0),
-            ..Overrides::default()
-        };
-        assert!(zero_bs
-            .validate(test(TestId::Custom))
-            .unwrap_err()
-            .to_string()
-            .contains("--bs 0"));
         for (o, says) in [
+            (
+                Overrides {
+                    block_bytes: Some(0),
+                    ..Overrides::default()
+                },
+                "--bs 0",
+            ),
             (
                 Overrides {
                     qd: Some(0),
@@ -361,6 +359,13 @@ mod tests {
                 },
                 "--spare 100",
             ),
+            (
+                Overrides {
+                    duration_s: Some(2e10),
+                    ..Overrides::default()
+                },
+                "--duration 20000000000: give a positive number of seconds, at most",
+            ),
         ] {
             let e = o.validate(test(TestId::Custom)).unwrap_err().to_string();
             assert!(e.contains(says), "{e}");
@@ -375,15 +380,6 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("consistency tests from LBA 0"), "{e}");
-        let long = Overrides {
-            duration_s: Some(2e10),
-            ..Overrides::default()
-        };
-        assert!(long
-            .validate(test(TestId::Custom))
-            .unwrap_err()
-            .to_string()
-            .contains("at most"));
     }
 
     fn span_strategy() -> impl proptest::strategy::Strategy<Value = Span> {

@@ -150,6 +150,53 @@ pub fn caveat_of_all<'a>(
     }
 }
 
+/// A caveat of a section of several charts: said once at its head ([`SaidOnce::head`]),
+/// each chart keeping a short mark of it ([`SaidOnce::mark`]), so a chart read alone still
+/// warns without the same paragraph in red under every chart.
+pub struct SaidOnce {
+    text: String,
+    mark: String,
+}
+
+impl SaidOnce {
+    /// One result's [`caveat`].
+    pub fn of(r: &TestResult) -> Option<SaidOnce> {
+        Some(SaidOnce {
+            text: caveat(r)?,
+            mark: SaidOnce::marked(&[mark(r)?]),
+        })
+    }
+
+    /// The caveat of drives' results on the same charts ([`caveat_of_all`]), each kind of
+    /// [`mark`] among them in the charts' mark.
+    pub fn of_all<'a>(
+        results: impl IntoIterator<Item = (&'a Drive, &'a TestResult)>,
+    ) -> Option<SaidOnce> {
+        let results: Vec<(&Drive, &TestResult)> = results.into_iter().collect();
+        let mut marks: Vec<&str> = results.iter().filter_map(|(_, r)| mark(r)).collect();
+        marks.sort_unstable();
+        marks.dedup();
+        Some(SaidOnce {
+            text: caveat_of_all(results)?,
+            mark: SaidOnce::marked(&marks),
+        })
+    }
+
+    fn marked(marks: &[&str]) -> String {
+        format!("{}: see the note above the charts", marks.join(" or "))
+    }
+
+    /// The caveat in full, for the head of the section.
+    pub fn head(&self) -> Markup {
+        html! { p.bad { (self.text) } }
+    }
+
+    /// What each chart says of it.
+    pub fn mark(&self) -> &str {
+        &self.mark
+    }
+}
+
 /// The short mark of a result that is incomplete or deviates from the methodology.
 pub fn mark(r: &TestResult) -> Option<&'static str> {
     match (r.complete, r.deviations.is_empty()) {

@@ -7,6 +7,7 @@
 // The fixtures of `common` build this type (`common` is shared with the unit tests).
 use bench::db::RunRecord;
 
+mod caveats;
 mod charts;
 mod common;
 mod import_properties;

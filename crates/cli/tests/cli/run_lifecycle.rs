@@ -5,22 +5,6 @@ use std::path::Path;
 
 use crate::common::*;
 
-/// `ssdlab run custom` on `sim:default`, out of the Bench, from `cwd`.
-fn sim_run(cwd: &Path, args: &[&str]) -> std::process::Command {
-    let mut c = ssdlab();
-    c.current_dir(cwd)
-        .args([
-            "run",
-            "custom",
-            "--target",
-            "sim:default",
-            "--no-store",
-            "-q",
-        ])
-        .args(args);
-    c
-}
-
 /// The run ids of the results in `dir`.
 fn run_ids(dir: &Path) -> Vec<String> {
     suite_results(dir)
@@ -44,7 +28,12 @@ fn runs_started_at_once_each_keep_a_directory_of_their_own() {
     let cwd = tempfile::tempdir().unwrap();
     // Started together, most in one second: default directory names are to the second.
     let runs: Vec<_> = (0..20)
-        .map(|_| sim_run(cwd.path(), &["--ios", "200"]).spawn().unwrap())
+        .map(|_| {
+            custom_on_sim_command(&["--ios", "200"])
+                .current_dir(cwd.path())
+                .spawn()
+                .unwrap()
+        })
         .collect();
     for r in runs {
         let o = r.wait_with_output().unwrap();
@@ -67,14 +56,16 @@ fn runs_started_at_once_each_keep_a_directory_of_their_own() {
 fn an_out_that_holds_results_is_refused_before_running() {
     let cwd = tempfile::tempdir().unwrap();
     let out = cwd.path().join("out");
-    let first = sim_run(cwd.path(), &["--ios", "100"])
+    let first = custom_on_sim_command(&["--ios", "100"])
+        .current_dir(cwd.path())
         .arg("--out")
         .arg(&out)
         .output()
         .unwrap();
     assert!(first.status.success(), "{}", text(&first));
     let kept = run_ids(&out);
-    let second = sim_run(cwd.path(), &["--ios", "100", "--seed", "7"])
+    let second = custom_on_sim_command(&["--ios", "100", "--seed", "7"])
+        .current_dir(cwd.path())
         .arg("--out")
         .arg(&out)
         .output()
@@ -90,19 +81,17 @@ fn an_out_that_holds_results_is_refused_before_running() {
 fn too_many_bytes_in_flight_are_refused_up_front() {
     let cwd = tempfile::tempdir().unwrap();
     // 512 GiB of buffers: refused before one is allocated, as the message says.
-    let o = sim_run(
-        cwd.path(),
-        &[
-            "--threads",
-            "8",
-            "--qd",
-            "1024",
-            "--bs",
-            "64M",
-            "--duration",
-            "1",
-        ],
-    )
+    let o = custom_on_sim_command(&[
+        "--threads",
+        "8",
+        "--qd",
+        "1024",
+        "--bs",
+        "64M",
+        "--duration",
+        "1",
+    ])
+    .current_dir(cwd.path())
     .output()
     .unwrap();
     let t = text(&o);
@@ -232,4 +221,37 @@ fn ios_in_flight_at_the_deadline_are_counted() {
         std::fs::remove_dir_all(&out).unwrap();
     }
     assert_eq!(stored_runs(&cwd.path().join("bench.db")).len(), 2);
+}
+
+#[test]
+fn more_bytes_in_flight_than_the_span_are_refused_up_front() {
+    let cwd = tempfile::tempdir().unwrap();
+    // 4 threads x QD8 x 1 MiB over 16 MiB: IOs in flight would share their bytes.
+    let o = custom_on_sim_command(&[
+        "--span",
+        "16M",
+        "--threads",
+        "4",
+        "--qd",
+        "8",
+        "--bs",
+        "1M",
+        "--duration",
+        "2",
+    ])
+    .current_dir(cwd.path())
+    .output()
+    .unwrap();
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains("keep 33554432 bytes in flight, more than the 16777216-byte span holds"),
+        "{t}"
+    );
+    assert!(
+        t.contains("or give a --span (or a target) of at least that"),
+        "{t}"
+    );
+    let left = std::fs::read_dir(cwd.path().join("results")).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "{t}");
 }

@@ -601,3 +601,131 @@ fn results_of_two_drives_are_refused_with_how_they_differ() {
     assert!(t.contains("capacity 2 GiB vs 4 GiB"), "{t}");
     assert!(!twin.exists(), "{t}");
 }
+
+/// A budget below one generation of the search is refused, naming the least it honours;
+/// one generation that finds nothing better than the start keeps the start and says so,
+/// never a worse twin and never a NaN. The target is [`FROM`]'s own results: every other
+/// drive fits worse.
+#[test]
+fn a_budget_too_small_is_refused_and_one_generation_keeps_a_start_it_cannot_beat() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("start");
+    measure(&format!("sim:{FROM}"), &["--no-store"], &results);
+    let twin = dir.path().join("twin.toml");
+    let target = [results.to_str().unwrap()];
+    let mut args = vec!["sim", "fit", target[0], "--from", FROM, "--params"];
+    args.extend(["channel_mbps,t_prog", "--evals", "1", "-o"]);
+    args.push(twin.to_str().unwrap());
+    let o = run(&args);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    // Two coordinates: CMA-ES's population of 4 + 3 ln 2, from one start.
+    assert!(
+        t.contains("--evals 1: the search measures at least 6 drives"),
+        "{t}"
+    );
+    assert!(t.contains("give --evals 6 or more"), "{t}");
+    assert!(!twin.exists(), "{t}");
+
+    let o = fit_with(&target, "channel_mbps,t_prog", "6", &twin);
+    assert!(
+        o.contains("no drive measured fitted better than the start, so the twin is the start"),
+        "{o}"
+    );
+    let report = fit_report(dir.path(), "twin.fit.json");
+    let (start, fitted) = (
+        report["loss_start"].as_f64().unwrap(),
+        report["loss_twin"].as_f64().unwrap(),
+    );
+    assert_eq!(fitted, start, "{o}");
+    let md = std::fs::read_to_string(dir.path().join("twin.fit.md")).unwrap();
+    for said in [&o, &md] {
+        assert!(!said.contains("NaN"), "{said}");
+    }
+}
+
+/// Lines of the evaluations file `path` (none before it exists).
+fn evaluations(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .map(|t| t.lines().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// `child` sent SIGINT once `path` holds more than `lines` evaluations: its exit code and
+/// what it said.
+fn interrupt_after(child: std::process::Child, path: &Path, lines: usize) -> (i32, String) {
+    crate::common::wait_until(120, || evaluations(path).len() > lines);
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    (o.status.code().unwrap_or(-1), text(&o))
+}
+
+/// Ctrl-C ends a fit at once, saying what it kept and the exact command that resumes; that
+/// command reads the kept drives back and measures none of them again.
+#[test]
+fn an_interrupted_fit_says_how_to_resume_and_the_command_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("hidden");
+    measure_hidden(&["--no-store"], &results);
+    let twin = dir.path().join("twin.toml");
+    let kept_in = dir.path().join("twin.evals.jsonl");
+    // A budget no run here ends before it is interrupted.
+    let args = [
+        "sim",
+        "fit",
+        results.to_str().unwrap(),
+        "--from",
+        FROM,
+        "--params",
+        "channel_mbps,t_prog",
+        "--evals",
+        "100000",
+        "--jobs",
+        "1",
+        "-o",
+        twin.to_str().unwrap(),
+    ];
+    let spawn = |args: &[&str]| {
+        crate::common::ssdlab()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (code, t) = interrupt_after(spawn(&args), &kept_in, 1);
+    assert_eq!(code, 130, "{t}");
+    let kept = evaluations(&kept_in);
+    let said = format!(
+        "evaluations measured so far are kept in {}; the same command, run from",
+        kept_in.display()
+    );
+    assert!(t.contains(&said), "{t}");
+    assert!(
+        t.contains(&format!("the {} evaluations", kept.len())),
+        "{t}"
+    );
+    let command = t.lines().last().unwrap().trim();
+    let words: Vec<&str> = command.split(' ').collect();
+    assert_eq!(words[0], env!("CARGO_BIN_EXE_ssdlab"), "{t}");
+    assert_eq!(words[1..], args, "{t}");
+
+    // The command resumes: the kept drives are read back, and what it measures is new.
+    let (code, t) = interrupt_after(spawn(&words[1..]), &kept_in, kept.len());
+    assert_eq!(code, 130, "{t}");
+    assert!(t.contains("measuring 1 of its drives again"), "{t}");
+    let after = evaluations(&kept_in);
+    assert_eq!(after[..kept.len()], kept[..], "{t}");
+    let drive = |line: &String| {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        (v["spec"].to_string(), v["measure"].to_string())
+    };
+    let before: Vec<_> = kept.iter().map(drive).collect();
+    for line in &after[kept.len()..] {
+        assert!(!before.contains(&drive(line)), "measured again: {line}");
+    }
+}

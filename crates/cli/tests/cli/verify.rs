@@ -62,8 +62,9 @@ fn verify_finds_nothing_on_a_healthy_simulated_drive_or_file() {
     assert_eq!(code, 0, "{t}");
     assert_clean(&r, &t);
 
-    // 4 KiB random writes at QD32 over 16 units overlap all the time: the driver never has
-    // two overlapping writes in flight (their order on the device is undefined).
+    // 4 KiB random writes at QD32 over 32 units (as many bytes as are in flight: a span any
+    // smaller is refused) overlap all the time: the driver never has two overlapping writes
+    // in flight (their order on the device is undefined).
     let out = tempfile::tempdir().unwrap();
     let (code, t, r) = run_in(
         out.path(),
@@ -72,7 +73,7 @@ fn verify_finds_nothing_on_a_healthy_simulated_drive_or_file() {
             "--target",
             &file,
             "--span",
-            "64K",
+            "128K",
             "--read-pct",
             "0",
             "--qd",

@@ -226,7 +226,9 @@ impl Evaluations {
             seconds: Some(seconds),
         })
         .map_err(|e| e.to_string())?;
-        writeln!(file.lock().expect("evaluations file"), "{line}")
+        // One write, so a fit ended by a signal leaves whole lines.
+        (file.lock().expect("evaluations file"))
+            .write_all(format!("{line}\n").as_bytes())
             .map_err(|e| format!("cannot keep an evaluation: {e}"))
     }
 

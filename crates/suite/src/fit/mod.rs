@@ -37,7 +37,7 @@ pub use prices::Spread;
 pub use reference::Reference;
 pub use report::{median_error, FitReport, ParamRow, StartRow, TermRow};
 pub use screen::Screen;
-pub use search::{Budget, Phase, Progress, STOPPED};
+pub use search::{Budget, Phase, Progress, KEPT_START, STOPPED};
 pub use seeds::{agreement, fit_seeds, Agreement, SeedRun, AGREE, MAX_SEEDS};
 pub use space::{known, param, params, Param, Reach, Space, DEFAULT_PARAMS};
 pub use target::{Goal, OtherFigure, Target, Term, DECILES, DISTRIBUTION};
@@ -160,8 +160,12 @@ pub fn fit(
         return Err(format!("nothing to search: {}", left_out.join("; ")));
     }
     let fit_measures = measures(&behaviour_terms)?;
-    let evaluations = Evaluations::open(req.cache.as_deref(), req.measurer.clone())?;
     let origin = space.origin();
+    let screen = Screen::choose(&base, req.screen)?;
+    if search_behaviour {
+        least_budget(&space, &origin, screen, req.budget.evaluations)?;
+    }
+    let evaluations = Evaluations::open(req.cache.as_deref(), req.measurer.clone())?;
     // The start's keys with `overrides` set.
     let keys_with = |overrides: &[(String, String)]| {
         let mut k = keys.clone();
@@ -177,7 +181,6 @@ pub fn fit(
         }
         spec_of(&preset, &keys_with(&space.overrides(x)))
     };
-    let screen = Screen::choose(&base, req.screen)?;
     let full_at = |x: &[f64]| evaluations.figures(&drive_at(x), &fit_measures);
     let found = if !search_behaviour {
         search::Found::start(origin.clone(), "only the prices were searched")
@@ -225,7 +228,9 @@ pub fn fit(
             polish::budget(req.budget.evaluations),
             &search::pool(req.budget.jobs)?,
         );
-        polish::keep_if_better(found, polished, &loss_at)
+        let found = polish::keep_if_better(found, polished, &loss_at);
+        // The screen's rounds keep the start until a drive beats it; a search here may not.
+        search::no_worse_than_start(found, &origin, &loss_at)
     };
 
     // The twin's behaviour, then its prices.
@@ -440,6 +445,34 @@ pub fn fit(
         fitted: fitted_keys,
         report,
     })
+}
+
+/// Refuse a budget below what the search measures anyway (a first generation from each of
+/// its first round's starts), naming the least that is honoured.
+fn least_budget(
+    space: &Space,
+    origin: &[f64],
+    screen: Screen,
+    evaluations: usize,
+) -> Result<(), String> {
+    let held = space.held();
+    let free = (0..origin.len())
+        .filter(|&i| !held.get(i).copied().unwrap_or(false))
+        .count();
+    let mut starts = space.starts(origin).len();
+    if screen.is_on() {
+        starts = screen::first_round_starts(starts);
+    }
+    let least = search::first_generations(starts, free);
+    if evaluations >= least {
+        return Ok(());
+    }
+    Err(format!(
+        "--evals {evaluations}: the search measures at least {least} drives (a first \
+         generation of {} from each of its {starts} start(s), for the {free} coordinates \
+         searched): give --evals {least} or more",
+        least / starts
+    ))
 }
 
 /// The measurement prefixes of `terms`, each once.

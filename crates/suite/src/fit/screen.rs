@@ -150,6 +150,15 @@ const ROUNDS: usize = 3;
 /// does not decide the twin; later rounds refine around the best confirmed drive from one.
 const FIRST_ROUND_STARTS: usize = 2;
 
+/// The searches of the first round from `starts` starts: each, or the one twice.
+pub fn first_round_starts(starts: usize) -> usize {
+    if starts > 1 {
+        starts
+    } else {
+        FIRST_ROUND_STARTS
+    }
+}
+
 /// Finalists of a round confirmed at full length (a constant, so the twin does not depend
 /// on the number of threads).
 const FINALISTS: usize = 4;
@@ -265,7 +274,7 @@ pub fn search(
         let step = INITIAL_STEP / (1 << round) as f64;
         let from = match round {
             0 if starts.len() > 1 => starts.to_vec(),
-            0 => vec![best.clone(); FIRST_ROUND_STARTS],
+            0 => vec![best.clone(); first_round_starts(1)],
             _ => std::iter::once(best.clone())
                 .chain(std::mem::take(&mut rivals).into_iter().map(|(x, _)| x))
                 .collect(),

@@ -476,6 +476,36 @@ pub fn pool(jobs: usize) -> Result<rayon::ThreadPool, String> {
         .map_err(|e| format!("cannot start {jobs} search threads: {e}"))
 }
 
+/// The fewest drives a search from `starts` starts evaluates, however small its budget: a
+/// first CMA-ES generation from each, of a population set by the coordinates it moves
+/// (`free`). With none free, each start is one drive.
+pub fn first_generations(starts: usize, free: usize) -> usize {
+    if free == 0 {
+        return starts;
+    }
+    starts * CMAESOptions::new(vec![0.0; free], INITIAL_STEP).population_size
+}
+
+/// What a fit says when no drive it measured fitted better than the start, which it keeps.
+pub const KEPT_START: &str =
+    "no drive measured fitted better than the start, so the twin is the start";
+
+/// `found`, or the start `origin` where no drive found fits better by `loss` (a search of
+/// one generation may measure only worse ones), the stop saying so.
+pub fn no_worse_than_start(
+    mut found: Found,
+    origin: &[f64],
+    loss: &dyn Fn(&[f64]) -> f64,
+) -> Found {
+    let start = loss(origin);
+    if found.best != origin && start <= loss(&found.best) {
+        found.best = origin.to_vec();
+        found.history.push((found.evaluations, start));
+        found.stopped = format!("{}; {KEPT_START}", found.stopped);
+    }
+    found
+}
+
 /// The best [`RANKED`] of `points`, best first, each once (ties in the order of their
 /// coordinates, so the list is the same for a seed however the threads ran).
 fn rank(mut points: Vec<(Vec<f64>, f64)>) -> Vec<(Vec<f64>, f64)> {

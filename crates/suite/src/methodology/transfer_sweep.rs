@@ -53,7 +53,8 @@ pub struct SweepAnalysis {
     pub peak_at_bytes: u64,
     /// The smallest transfer size reaching 90% of the peak.
     pub reaches_90pct_at_bytes: Option<u64>,
-    /// Transfer sizes the target could not take (below its logical block size).
+    /// Transfer sizes the target could not take (below its logical block size), or whose
+    /// transfers in flight the region could not hold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped_bytes: Vec<u64>,
 }
@@ -73,10 +74,12 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
         .min(geo.capacity_bytes);
     let sizes: Vec<u32> =
         std::iter::successors(Some(SMALLEST), |&s| (s < LARGEST).then_some(s * 2)).collect();
-    let (usable, skipped): (Vec<u32>, Vec<u32>) = sizes
-        .into_iter()
-        .partition(|&s| s % geo.logical_block_bytes == 0 && s as u64 <= region);
     let qd = o.qd.unwrap_or(DEFAULTS.qd);
+    // A size whose transfers in flight do not each have bytes of their own in the region
+    // measures nothing (the engine refuses it): skipped, as one larger than the region.
+    let (usable, skipped): (Vec<u32>, Vec<u32>) = sizes.into_iter().partition(|&s| {
+        s % geo.logical_block_bytes == 0 && qd as u64 * s as u64 <= region
+    });
     let data = o.data.unwrap_or(DATA);
     let workload = |size: u32, read_pct: u8| {
         let span = region / size as u64 * size as u64;
@@ -145,7 +148,8 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
         }
         if !skipped.is_empty() {
             report.deviations.push(format!(
-                "skipped transfer sizes below the target's {}-byte logical block or above the region",
+                "skipped transfer sizes below the target's {}-byte logical block or whose QD{qd} \
+                 transfers in flight are more than the region",
                 geo.logical_block_bytes
             ));
         }

@@ -14,7 +14,7 @@ use crate::chart::{format_si, Axis, NumberFormat, Series, XYChart};
 use crate::compare::Better;
 use crate::view::review::{Fragment, Review};
 use crate::view::{
-    capitalized, caveat, drive_cell, figure, fixed, grouped, mark, Cell, Drive, Entry, Table,
+    capitalized, drive_cell, figure, fixed, grouped, Cell, Drive, Entry, SaidOnce, Table,
 };
 
 use super::bars::{bar_figure, BarRowSrc};
@@ -119,9 +119,8 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
         Some((Some(t), _, _)) => format!("{name}; the burst ends at {t} s"),
         _ => name.clone(),
     };
-    // What deviates is said once, above the charts; each chart keeps a short mark of it.
-    let warning = caveat(r);
-    let marker = mark(r).map(|m| format!("{m}: see the note above the charts"));
+    let caveat = SaidOnce::of(r);
+    let marker = caveat.as_ref().map(SaidOnce::mark);
     // "Steady state from 1400 s", or what the window is when the rule did not hold.
     let window = match a {
         Some(a) if !a.reached => capitalized(&a.window_name()),
@@ -135,7 +134,7 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
         )
         .size(560.0, 360.0)
         .subtitle(&subtitle)
-        .warning(marker.as_deref())
+        .warning(marker)
         .series(Series::dots(&name, points.iter().copied().filter(|p| p.0 >= lo)).color(d.color()));
         c
     };
@@ -143,9 +142,9 @@ pub fn charts(rv: &Review, d: &Drive, e: &Entry) -> Markup {
     // The drive's power in every second, under the whole run on the same time axis.
     let power = super::power::beneath(&whole, d, r, &[]);
     let latency = super::latency::over_time("4 KiB random write, QD32: latency", d, r)
-        .map(|l| l.warning(marker.as_deref()));
+        .map(|l| l.warning(marker));
     html! {
-        @if let Some(w) = &warning { p.bad { (w) } }
+        @if let Some(c) = &caveat { (c.head()) }
         div.charts {
             div { (figure(whole.to_svg())) @if let Some(p) = power { (p) } }
             (figure(chart(format!("{window} (log scale)"), from, log()).to_svg()))

@@ -7,7 +7,7 @@ use engine::measure::SecondLatency;
 use suite::result::TestResult;
 
 use crate::chart::{Axis, Series, XYChart};
-use crate::view::{caveat, Drive};
+use crate::view::Drive;
 
 /// A percentile's name and where a second's figures keep it.
 type Percentile = (&'static str, fn(&SecondLatency) -> f64);
@@ -21,6 +21,7 @@ const PERCENTILES: [Percentile; 4] = [
 
 /// The chart of a result's per-second latency percentiles: of its writes where it has any,
 /// else of its reads. `None` for a result without them (one stored before they were kept).
+/// It carries no caveat: it sits in a section of the result's charts, which says it once.
 pub fn over_time(title: &str, d: &Drive, r: &TestResult) -> Option<XYChart> {
     let seconds = r.per_second.iter().filter(|p| p.covered_s.is_none());
     let writes = seconds.clone().any(|p| p.write_latency_us.is_some());
@@ -47,8 +48,7 @@ pub fn over_time(title: &str, d: &Drive, r: &TestResult) -> Option<XYChart> {
     .subtitle(&format!(
         "{}, {direction}: each second's percentiles",
         d.label
-    ))
-    .warning(caveat(r).as_deref());
+    ));
     for (name, of) in PERCENTILES {
         chart.push(Series::line(name, latency.iter().map(|(t, l)| (*t, of(l)))));
     }

@@ -11,7 +11,7 @@ use suite::TestId;
 
 use crate::chart::{palette, Axis, Bars3D, NumberFormat, Series, XYChart};
 use crate::view::review::Review;
-use crate::view::{caveat_of_all, figure};
+use crate::view::{figure, SaidOnce};
 use crate::view::{fixed, grouped, marked, Cell, Table};
 use crate::view::{Drive, Entry};
 
@@ -84,20 +84,21 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
             ]);
         }
     }
-    let warning = caveat_of_all(runs.iter().map(|&(d, e, _)| (d, &e.result)));
-    let convergence = (!runs.is_empty()).then(|| convergence(&runs, warning.as_deref()));
+    let caveat = SaidOnce::of_all(runs.iter().map(|&(d, e, _)| (d, &e.result)));
+    let warning = caveat.as_ref().map(SaidOnce::mark);
+    let convergence = (!runs.is_empty()).then(|| convergence(&runs, warning));
     let sweeps: Vec<(&Drive, &PtsAnalysis)> = runs
         .iter()
         .filter(|(_, _, a)| a.sequences.len() == 1 && is_sweep(&a.sequences[0]))
         .map(|&(d, _, a)| (d, a))
         .collect();
-    let demand = (!sweeps.is_empty()).then(|| demand_intensity(&sweeps, warning.as_deref()));
+    let demand = (!sweeps.is_empty()).then(|| demand_intensity(&sweeps, warning));
     let variation = sweeps
         .iter()
-        .map(|(d, a)| demand_variation(d, &a.sequences[0], warning.as_deref()));
+        .map(|(d, a)| demand_variation(d, &a.sequences[0], warning));
     let histograms = sweeps
         .iter()
-        .map(|(d, a)| response_histograms(d, &a.sequences[0], warning.as_deref()));
+        .map(|(d, a)| response_histograms(d, &a.sequences[0], warning));
     let plots = runs
         .iter()
         .filter(|(_, _, a)| {
@@ -106,10 +107,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
         })
         .flat_map(|(d, _, a)| {
             let s = &a.sequences[0];
-            [
-                iops_plot(d, s, warning.as_deref()),
-                iops_bars(d, s, warning.as_deref()),
-            ]
+            [iops_plot(d, s, warning), iops_bars(d, s, warning)]
         });
     Some(html! {
         (header)
@@ -119,6 +117,7 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
                 (window_table(s))
             }
         }
+        @if let Some(c) = &caveat { (c.head()) }
         div.charts {
             @if let Some(c) = convergence { (c) }
             @if let Some(c) = demand { (c) }

@@ -8,7 +8,7 @@ use suite::TestId;
 
 use crate::chart::{Axis, NumberFormat, Series, XYChart};
 use crate::view::review::Review;
-use crate::view::{caveat_of_all, figure};
+use crate::view::{figure, SaidOnce};
 use crate::view::{fixed, grouped, marked, Cell, Table};
 
 use super::{drive_name, parameters_link, with_figures};
@@ -37,21 +37,25 @@ pub fn section(rv: &Review, test: TestId) -> Option<Markup> {
             parameters_link(rv, e).into(),
         ]);
     }
+    let caveat = SaidOnce::of_all(runs.iter().map(|&(d, e, _)| (d, &e.result)));
     let chart = |title: &str, x: Axis, at: fn(&Round) -> f64| {
         let mut c = XYChart::new(title, x, Axis::linear("IOPS").format(NumberFormat::Si))
             .size(560.0, 340.0)
-            .warning(caveat_of_all(runs.iter().map(|&(d, e, _)| (d, &e.result))).as_deref());
+            .warning(caveat.as_ref().map(SaidOnce::mark));
         for (d, _, a) in &runs {
             let points = a.rounds.iter().map(|r| (at(r), r.iops));
             c = c.series(Series::line(&d.label, points).color(d.color()));
         }
         figure(c.to_svg())
     };
-    let latency = runs
-        .iter()
-        .filter_map(|(d, e, _)| super::latency::over_time("Latency over the run", d, &e.result));
+    let latency = runs.iter().filter_map(|(d, e, _)| {
+        let mark = SaidOnce::of(&e.result);
+        super::latency::over_time("Latency over the run", d, &e.result)
+            .map(|l| l.warning(mark.as_ref().map(SaidOnce::mark)))
+    });
     Some(html! {
         (table)
+        @if let Some(c) = &caveat { (c.head()) }
         div.charts {
             (chart("IOPS vs time", Axis::linear("Time (min)"), |r| r.end_s / 60.0))
             (chart("IOPS vs TGBW", Axis::linear("Total GB written"), |r| r.tgbw))

@@ -32,24 +32,30 @@ pub fn text(o: &Output) -> String {
     )
 }
 
+/// `ssdlab run custom` on `sim:default` with `args`, out of the Bench, not yet started.
+pub fn custom_on_sim_command(args: &[&str]) -> Command {
+    let mut c = ssdlab();
+    c.args([
+        "run",
+        "custom",
+        "--target",
+        "sim:default",
+        "--no-store",
+        "-q",
+    ])
+    .args(args);
+    c
+}
+
 /// `ssdlab run custom` on `sim:default` with `args`, out of the Bench, its files under `dir`:
 /// its result, once it has succeeded.
 pub fn custom_on_sim(dir: &Path, args: &[&str]) -> serde_json::Value {
     let json = dir.join("r.json");
-    let out = ssdlab()
-        .args([
-            "run",
-            "custom",
-            "--target",
-            "sim:default",
-            "--no-store",
-            "-q",
-        ])
+    let out = custom_on_sim_command(args)
         .arg("--json")
         .arg(&json)
         .arg("--out")
         .arg(dir.join("out"))
-        .args(args)
         .output()
         .expect("run ssdlab");
     assert!(out.status.success(), "{}", text(&out));
