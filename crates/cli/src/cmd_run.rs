@@ -73,7 +73,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_size)]
     pub offset: Option<u64>,
     /// Length of the measured phase in seconds, or with a unit: 90s, 2m, 1h (virtual time on
-    /// sim: targets); at most a year.
+    /// sim: targets); at most a week.
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<f64>,
     /// Stop after this many IOs.

@@ -499,5 +499,4 @@ mod tests {
         assert_eq!(middle.eta_at(60.0), "suite ETA: this step, then ~20 s");
         assert_eq!(middle.eta_at(4.0), "suite ETA ~26 s");
     }
-
 }

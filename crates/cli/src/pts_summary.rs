@@ -17,15 +17,22 @@ pub fn lines(a: &PtsAnalysis) -> Vec<String> {
     lines
 }
 
-/// The notes under a recovery test's row: whether the steady state it starts from held.
+/// The notes under a recovery test's row: whether the steady state it starts from held, and
+/// the test's answer, each segment's mean and how soon it settled (the row above is only the
+/// last segment's IO).
 pub fn recovery_lines(a: &RecoveryAnalysis) -> Vec<String> {
-    let Some(s) = &a.steady_state else {
-        return Vec::new();
-    };
-    vec![format!(
-        "the baseline before the wait states: {}",
-        verdict(s)
-    )]
+    let baseline = a
+        .steady_state
+        .iter()
+        .map(|s| format!("the baseline before the wait states: {}", verdict(s)));
+    let unit = a.figure.unit();
+    let segments = a.segments.iter().map(|s| {
+        let settled = s
+            .settled_s
+            .map_or(String::new(), |t| format!(", settled after {t:.0} s"));
+        format!("{}: {:.0} {unit}{settled}", s.label, s.value(a.figure))
+    });
+    baseline.chain(segments).collect()
 }
 
 /// A sequence's answer over the window and whether steady state was reached.

@@ -106,7 +106,7 @@ impl Overrides {
         if let Some(d) = self.duration_s {
             if !(d > 0.0 && d <= MAX_DURATION_S) {
                 return bad(format!(
-                    "--duration {d}: give a positive number of seconds, at most {MAX_DURATION_S} (a year)"
+                    "--duration {d}: give a positive number of seconds, at most {MAX_DURATION_S} (a week)"
                 ));
             }
         }

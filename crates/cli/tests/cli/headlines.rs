@@ -267,8 +267,18 @@ fn answers(stdout: &str, r: &TestResult) {
             let a = r.steady_state().unwrap();
             says(under(stdout, label), &format!("{:.0} IOPS", a.steady_iops));
         }
-        // The PTS tests print the summary row for now.
-        Kind::Pts | Kind::Recovery | Kind::Saturation => summary(stdout, r),
+        // The recovery tests' answer: each segment's mean.
+        Kind::Recovery => {
+            summary(stdout, r);
+            let a = r.recovery().unwrap();
+            for s in &a.segments {
+                let unit = a.figure.unit();
+                let mean = format!("{}: {:.0} {unit}", s.label, s.value(a.figure));
+                says(under(stdout, label), &mean);
+            }
+        }
+        // The PTS tests print the summary row, with their verdict lines (tests of `pts`).
+        Kind::Pts | Kind::Saturation => summary(stdout, r),
     }
 }
 
