@@ -53,10 +53,11 @@ pub const MAX_DRIVE_WATTS: f64 = 100.0;
 /// than the machine's memory exhausted.
 pub const MAX_SAMPLES: usize = 1 << 22;
 
-/// Readings closer than this to the one kept before are averaged into it: no drive's
-/// power meter reads faster, and a command printing as fast as it can (`yes 5.0`) then
-/// keeps a thousand readings a second, not millions.
-pub const MIN_READING_GAP_S: f64 = 1e-3;
+/// Readings kept in any one second at most: no drive's power meter reads faster, so past
+/// that a reading is averaged into the one kept before it, and a command printing as fast
+/// as it can (`yes 5.0`) keeps a thousand readings a second, not millions. A meter that
+/// prints a few readings at once (a buffered pipe) keeps every one.
+pub const MAX_READINGS_PER_S: usize = 1000;
 
 /// Lines of a meter command's output waiting for the meter's thread at most: a command
 /// faster than the thread waits on its pipe rather than queueing without bound.
@@ -233,12 +234,11 @@ impl Recording {
         // Stamps arrive in order from one thread; never let the series run back.
         let t_s = log.samples.last().map_or(t_s, |l| t_s.max(l.t_s));
         let in_last = log.in_last_sample;
-        if let Some(last) = log
-            .samples
-            .last_mut()
-            .filter(|l| t_s - l.t_s < MIN_READING_GAP_S)
-        {
-            // A running mean of the readings of the kept one's millisecond.
+        let n = log.samples.len();
+        let flooding =
+            n >= MAX_READINGS_PER_S && t_s - log.samples[n - MAX_READINGS_PER_S].t_s < 1.0;
+        if let Some(last) = log.samples.last_mut().filter(|_| flooding) {
+            // A running mean of the readings folded into the last kept one.
             last.watts += (watts - last.watts) / f64::from(in_last + 1);
             log.in_last_sample += 1;
             log.averaged += 1;

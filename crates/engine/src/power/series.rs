@@ -72,9 +72,9 @@ pub struct PowerLog {
     pub hold_s: f64,
     /// When recording ended, on the same timeline.
     pub end_s: f64,
-    /// Readings averaged into the one kept before them, less than
-    /// [`MIN_READING_GAP_S`](super::MIN_READING_GAP_S) after it (a meter faster than any
-    /// drive's: a thousand readings a second are kept at most).
+    /// Readings averaged into the one kept before them: those past
+    /// [`MAX_READINGS_PER_S`](super::MAX_READINGS_PER_S) in a second (a meter faster than
+    /// any drive's).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub averaged: u64,
     /// How many readings the last sample is the mean of.
@@ -172,8 +172,9 @@ impl PhasePower {
                 }),
             note: (log.averaged > 0).then(|| {
                 format!(
-                    "the meter gave readings faster than one a millisecond: each \
-                     millisecond's are averaged into one ({} readings folded in)",
+                    "the meter gave more than {} readings a second: those past that \
+                     are averaged into the one kept before them ({} readings folded in)",
+                    super::MAX_READINGS_PER_S,
                     log.averaged
                 )
             }),
