@@ -203,19 +203,8 @@ impl<'a> Context<'a> {
             // A run without IO on the wall clock: its seconds are the meter's.
             let duration = outcome.measurements.summary.duration_s;
             seconds.extend((0..watts.len() as u64).map(|t| SecondPoint {
-                t,
-                ios: 0,
-                iops: 0.0,
-                mbps: 0.0,
-                read_iops: None,
-                read_mbps: None,
-                write_iops: None,
-                write_mbps: None,
                 covered_s: (duration - (t as f64) < 1.0).then_some(duration - t as f64),
-                temperature_c: None,
-                watts: None,
-                read_latency_us: None,
-                write_latency_us: None,
+                ..SecondPoint::idle(t)
             }));
         }
         for p in seconds.iter_mut() {

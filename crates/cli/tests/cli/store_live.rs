@@ -114,18 +114,6 @@ fn exit_within(child: &mut Child, secs: u64) -> std::process::ExitStatus {
     }
 }
 
-/// The runs a Bench holds, as `bench export` gives them.
-fn runs(db: &str) -> Vec<serde_json::Value> {
-    let o = ssdlab()
-        .env("SSDLAB_DB", db)
-        .args(["bench", "export"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
-    let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    all["runs"].as_array().unwrap().clone()
-}
-
 fn run_id(out: &Path) -> String {
     let rec: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("suite.json")).unwrap()).unwrap();
@@ -146,7 +134,7 @@ fn a_suite_is_in_the_bench_after_its_first_step_and_an_interrupted_one_stays_the
     lines.wait_for("note: stored in the Bench as run", 60);
 
     // The suite is measuring its second step; its first is in the Bench already.
-    let stored = runs(&db);
+    let stored = stored_runs(&db);
     assert!(child.try_wait().unwrap().is_none(), "the suite still runs");
     assert_eq!(stored.len(), 1, "{stored:?}");
     let run = &stored[0];
@@ -168,7 +156,7 @@ fn a_suite_is_in_the_bench_after_its_first_step_and_an_interrupted_one_stays_the
     let status = exit_within(&mut child, 30);
     let t = lines.rest();
     assert_eq!(status.code(), Some(130), "{t}");
-    let stored = runs(&db);
+    let stored = stored_runs(&db);
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert_eq!(stored[0]["run"]["complete"], false);
     let results = stored[0]["results"].as_array().unwrap();
@@ -207,7 +195,7 @@ fn a_suite_killed_before_its_first_result_keeps_its_run_when_resumed() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
-    let stored = runs(db);
+    let stored = stored_runs(db);
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert_eq!(
         stored[0]["run"]["uuid"],
@@ -256,7 +244,7 @@ fn a_bench_down_at_the_start_and_back_during_the_suite_gets_the_run_once_complet
     );
     assert!(!t.contains("not stored"), "{t}");
 
-    let stored = runs(&db);
+    let stored = stored_runs(&db);
     assert_eq!(stored.len(), 1, "stored once: {stored:?}");
     assert_eq!(stored[0]["run"]["uuid"], run_id(&out).as_str());
     assert_eq!(stored[0]["run"]["complete"], true);
@@ -283,7 +271,7 @@ fn a_bench_back_during_the_wait_at_the_end_gets_the_run() {
     assert!(status.success(), "{t}");
     assert!(t.contains("stored in the Bench as run 1"), "{t}");
     assert!(!t.contains("not stored"), "{t}");
-    let stored = runs(&db);
+    let stored = stored_runs(&db);
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert_eq!(stored[0]["run"]["complete"], true);
 }
@@ -330,7 +318,7 @@ fn a_bench_gone_for_good_leaves_the_results_and_the_push_hint_in_bounded_time() 
         assert!(o.status.success(), "{}", text(&o));
         assert_eq!(again, text(&o).contains("already stored"), "{}", text(&o));
     }
-    let stored = runs(&db);
+    let stored = stored_runs(&db);
     assert_eq!(stored.len(), 1);
     assert_eq!(stored[0]["run"]["complete"], true);
 }
@@ -394,7 +382,7 @@ fn several_drives_each_store_their_own_run_as_they_go() {
             "{drive} stored after its first step: {t}"
         );
     }
-    let stored = runs(&db);
+    let stored = stored_runs(&db);
     assert_eq!(stored.len(), 2, "{stored:?}");
     for name in ["sim_default", "sim_default_op_25"] {
         let drive = out.join(name);

@@ -61,14 +61,8 @@ fn resume_keeps_completed_steps_and_reruns_the_rest() {
     assert!(out.join("report.html").exists());
 
     // The Bench holds the suite once, complete, with every result.
-    let o = ssdlab()
-        .env("SSDLAB_DB", &db)
-        .args(["bench", "export"])
-        .output()
-        .unwrap();
-    let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let runs = all["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 1, "{all}");
+    let runs = stored_runs(&db);
+    assert_eq!(runs.len(), 1, "{runs:?}");
     assert_eq!(runs[0]["run"]["complete"], true);
     let stored = runs[0]["results"].as_array().unwrap().len();
     assert_eq!(stored, result_files(&out));

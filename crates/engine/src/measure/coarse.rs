@@ -45,24 +45,7 @@ impl Coarse {
             self.close();
         }
         let covered = p.covered_s.unwrap_or(1.0);
-        let (acc, watt_s) = self.open.get_or_insert_with(|| {
-            let empty = SecondPoint {
-                t,
-                ios: 0,
-                iops: 0.0,
-                mbps: 0.0,
-                read_iops: None,
-                read_mbps: None,
-                write_iops: None,
-                write_mbps: None,
-                covered_s: None,
-                temperature_c: None,
-                watts: None,
-                read_latency_us: None,
-                write_latency_us: None,
-            };
-            (empty, 0.0)
-        });
+        let (acc, watt_s) = self.open.get_or_insert_with(|| (SecondPoint::idle(t), 0.0));
         let amount = |sum: &mut Option<f64>, rate: Option<f64>| {
             if let Some(r) = rate {
                 *sum = Some(sum.unwrap_or(0.0) + r * covered);

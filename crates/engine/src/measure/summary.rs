@@ -182,6 +182,27 @@ pub struct SecondPoint {
     pub write_latency_us: Option<SecondLatency>,
 }
 
+impl SecondPoint {
+    /// Second `t` without IO, power or temperature: what a point starts from.
+    pub fn idle(t: u64) -> SecondPoint {
+        SecondPoint {
+            t,
+            ios: 0,
+            iops: 0.0,
+            mbps: 0.0,
+            read_iops: None,
+            read_mbps: None,
+            write_iops: None,
+            write_mbps: None,
+            covered_s: None,
+            temperature_c: None,
+            watts: None,
+            read_latency_us: None,
+            write_latency_us: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Measurements {
     pub summary: Summary,

@@ -24,6 +24,18 @@ pub fn run(args: &[&str]) -> Output {
     ssdlab().args(args).output().expect("run ssdlab")
 }
 
+/// The runs the Bench at `db` holds, as `bench export` gives them.
+pub fn stored_runs(db: impl AsRef<std::ffi::OsStr>) -> Vec<serde_json::Value> {
+    let o = ssdlab()
+        .env("SSDLAB_DB", db)
+        .args(["bench", "export"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    all["runs"].as_array().unwrap().clone()
+}
+
 pub fn text(o: &Output) -> String {
     format!(
         "{}{}",
