@@ -154,9 +154,7 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
         }
     }
     let cpu_start = CpuUsage::now();
-    // The buffers before the clock starts: setting them up (io_uring pins them, a second
-    // for a GiB) is no part of the measured time, which it could use up before the first IO.
-    dev.prepare(w.qd * w.threads, w.largest_block_bytes() as usize)?;
+    prepare(dev, w)?;
     let mut rec = Recorder::new(dev.now_ns());
     if hooks.hist_log.is_some() {
         rec.keep_hist_lines();
@@ -179,6 +177,13 @@ pub fn run(dev: &mut dyn Device, w: &Workload, mut hooks: Hooks) -> Result<Outco
     ))
 }
 
+/// `dev`'s buffers for `w`'s IOs in flight, set up before the clock starts: setting them up
+/// (io_uring pins them, a second for a GiB) is no part of the measured time, which it could
+/// use up before the first IO.
+fn prepare(dev: &mut dyn Device, w: &Workload) -> Result<(), DriverError> {
+    Ok(dev.prepare(w.qd * w.threads, w.largest_block_bytes() as usize)?)
+}
+
 /// The run's histogram lines into `log`; a failure is the log's to report as it finishes.
 fn write_hist_log(log: &mut HistLogWriter, rec: &mut Recorder) {
     for line in rec.take_hist_lines() {
@@ -197,7 +202,8 @@ struct Drove {
 /// The loop of one submitting thread: keep `w.qd` IOs in flight on each of the workload's
 /// `w.threads` streams (several only on a device with one queue, the simulator) until a
 /// limit is reached. In a team (`team`: it and this thread's number), the first thread
-/// samples the drive (counters, temperature) and reports progress for all.
+/// samples the drive (counters, temperature) and reports progress for all. The caller has
+/// prepared `dev`'s buffers for `w`.
 fn drive(
     dev: &mut dyn Device,
     w: &Workload,
@@ -209,7 +215,6 @@ fn drive(
     // Verification (one block size only) reads its backlogs back in blocks of this.
     let verify_block = w.block_bytes;
     let slot_count = w.qd * w.threads;
-    dev.prepare(slot_count, w.largest_block_bytes() as usize)?;
 
     // Slot s belongs to stream s / qd, whose IOs refill it.
     let mut streams: Vec<IoGen> = (0..w.threads)

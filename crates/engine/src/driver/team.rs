@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{drive, wrap_up, write_hist_log, DriverError, Drove, Hooks, Outcome, Stopped};
+use super::{drive, prepare, wrap_up, write_hist_log, DriverError, Drove, Hooks, Outcome, Stopped};
 use crate::affinity;
 use crate::device::{Device, QueueMaker};
 use crate::measure::{CpuUsage, LatencySeconds, Recorder};
@@ -105,6 +105,7 @@ pub(super) fn run(
                             ..Hooks::default()
                         };
                         let rec = Recorder::in_team(start_ns, seconds, t);
+                        prepare(&mut *dev, &part)?;
                         drive(&mut *dev, &part, &mut hooks, rec, Some((team, t)))
                     });
                     if drove.is_err() {
@@ -119,7 +120,8 @@ pub(super) fn run(
         let pinned = pin.then(|| affinity::pin(cores[0]));
         let cpu = CpuUsage::of_this_thread();
         let rec = Recorder::in_team(start_ns, Arc::clone(&seconds), 0);
-        let lead = drive(dev, &w.for_thread(0), &mut hooks, rec, Some((&team, 0)));
+        let lead = prepare(dev, &w.for_thread(0))
+            .and_then(|()| drive(dev, &w.for_thread(0), &mut hooks, rec, Some((&team, 0))));
         if lead.is_err() {
             team.halt();
         }
