@@ -513,18 +513,11 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
         );
     }
 
-    if let Err(e) = output::write_dir(&out_dir, &results) {
-        output::say_what_was_kept(&out_dir, fresh);
-        return Err(e);
-    }
+    let json_failed = output::write(&out_dir, fresh, &results, a.json.as_deref())?;
     // Results refer to the target file now: keep it.
     created.keep();
     let mut lost = log_failures;
-    if let Some(path) = &a.json {
-        if let Err(e) = output::write_json(path, &results) {
-            lost.push(format!("{e:#}"));
-        }
-    }
+    lost.extend(json_failed);
     let report = match results.is_empty() {
         true => None,
         false => Some(output::write_report(&out_dir)?),

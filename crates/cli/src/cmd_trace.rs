@@ -391,15 +391,8 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         run_id: Some(run_id.clone()),
         ..result
     }];
-    if let Err(e) = crate::output::write_dir(&dir, &results) {
-        crate::output::say_what_was_kept(&dir, a.out.is_none());
-        return Err(e);
-    }
+    let json_failed = crate::output::write(&dir, a.out.is_none(), &results, a.json.as_deref())?;
     created.keep();
-    let json_failed = a
-        .json
-        .as_deref()
-        .and_then(|path| crate::output::write_json(path, &results).err());
     let report = crate::output::write_report(&dir)?;
     if !a.common.quiet {
         crate::output::print_summary(&results);
@@ -411,7 +404,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         .store_at_end(&dir, &run_id, &stop, a.common.quiet);
     if let Some(e) = json_failed {
         eprintln!(
-            "{e:#}\n  the measurement is kept in {}; only the --json file is lost",
+            "{e}\n  the measurement is kept in {}; only the --json file is lost",
             dir.display()
         );
         return Ok(std::process::ExitCode::from(1));

@@ -56,16 +56,26 @@ pub fn corruption(results: &[TestResult]) -> Option<String> {
     Some(text)
 }
 
-/// Write each result's files into the results directory.
-pub fn write_dir(dir: &Path, results: &[TestResult]) -> anyhow::Result<()> {
-    for r in results {
-        suite::results_dir::write_result(dir, r)?;
+/// Write each result's files into the results directory `dir` (`fresh`: made for this run),
+/// then `--json`. A directory that cannot be written is an error, after saying what it kept;
+/// a `--json` that cannot be written is only lost, its failure returned to be said.
+pub fn write(
+    dir: &Path,
+    fresh: bool,
+    results: &[TestResult],
+    json: Option<&Path>,
+) -> anyhow::Result<Option<String>> {
+    let written =
+        (results.iter()).try_for_each(|r| suite::results_dir::write_result(dir, r).map(|_| ()));
+    if let Err(e) = written {
+        say_what_was_kept(dir, fresh);
+        return Err(e.into());
     }
-    Ok(())
+    Ok(json.and_then(|path| write_json(path, results).err().map(|e| format!("{e:#}"))))
 }
 
 /// `--json`: the result, or an array of a group's.
-pub fn write_json(path: &Path, results: &[TestResult]) -> anyhow::Result<()> {
+fn write_json(path: &Path, results: &[TestResult]) -> anyhow::Result<()> {
     let text = match results {
         [one] => serde_json::to_string_pretty(one)?,
         many => serde_json::to_string_pretty(many)?,
@@ -76,7 +86,7 @@ pub fn write_json(path: &Path, results: &[TestResult]) -> anyhow::Result<()> {
 
 /// After the results directory could not be written: where what was written before lives,
 /// or, when nothing was, that nothing is kept (a new directory of nothing removed).
-pub fn say_what_was_kept(dir: &Path, fresh: bool) {
+fn say_what_was_kept(dir: &Path, fresh: bool) {
     let kept = suite::results_dir::read_results(dir).map_or(0, |r| r.len());
     if kept > 0 {
         eprintln!(
