@@ -411,43 +411,27 @@ impl Start<'_> {
 /// (`--only`, `--skip`) stay as they were, in their places: a resume of some steps leaves the
 /// others to a later one, the suite incomplete until they have run.
 fn step_records(steps: &[Step], previous: Option<&SuiteRecord>) -> Vec<StepRecord> {
-    let done_before = |id: &str| {
-        previous?
-            .steps
-            .iter()
-            .find(|r| r.id == id && r.status == Status::Complete)
-            .cloned()
-    };
-    let planned: Vec<StepRecord> = steps
-        .iter()
-        .map(|s| {
-            done_before(&s.id).unwrap_or(StepRecord {
-                id: s.id.clone(),
-                test: s.test,
-                status: Status::Pending,
-                results: Vec::new(),
-                message: None,
-                summaries: Vec::new(),
-            })
+    let planned = |s: &Step| {
+        let done_before = previous
+            .and_then(|p| (p.steps.iter()).find(|r| r.id == s.id && r.status == Status::Complete));
+        done_before.cloned().unwrap_or(StepRecord {
+            id: s.id.clone(),
+            test: s.test,
+            status: Status::Pending,
+            results: Vec::new(),
+            message: None,
+            summaries: Vec::new(),
         })
-        .collect();
+    };
     let Some(previous) = previous else {
-        return planned;
+        return steps.iter().map(planned).collect();
     };
-    let mut records: Vec<StepRecord> = previous
-        .steps
-        .iter()
-        .map(|old| match planned.iter().find(|r| r.id == old.id) {
-            Some(new) => new.clone(),
-            None => old.clone(),
-        })
-        .collect();
-    let new = planned
-        .iter()
-        .filter(|r| !records.iter().any(|o| o.id == r.id));
-    let new: Vec<StepRecord> = new.cloned().collect();
-    records.extend(new);
-    records
+    let in_plan = |id: &str| steps.iter().find(|s| s.id == id);
+    let was_there = |s: &&Step| previous.steps.iter().any(|r| r.id == s.id);
+    let kept =
+        (previous.steps.iter()).map(|old| in_plan(&old.id).map_or_else(|| old.clone(), planned));
+    let added = steps.iter().filter(|s| !was_there(s)).map(planned);
+    kept.chain(added).collect()
 }
 
 impl SuiteRecord {
