@@ -249,6 +249,12 @@ pub fn beneath(main: &XYChart, d: &Drive, r: &TestResult, tail: &[Option<f64>]) 
             m.from_s, m.reason
         )
     });
+    // What was done to the readings (a meter too fast averaged), as the terminal says it.
+    let said: Vec<String> = missing
+        .into_iter()
+        .chain(phase.and_then(|p| p.note.clone()))
+        .collect();
+    let warning = (!said.is_empty()).then(|| said.join("; "));
     let mut c = XYChart::new(
         "Power",
         main.x.clone(),
@@ -257,7 +263,7 @@ pub fn beneath(main: &XYChart, d: &Drive, r: &TestResult, tail: &[Option<f64>]) 
     .size(main.width, 220.0)
     .align_x(lay.plot.x, lay.plot.right())
     .subtitle(&subtitle)
-    .warning(missing.as_deref())
+    .warning(warning.as_deref())
     .series(Series::line(&format!("{} (W)", d.label), run).color(d.color()));
     if after.iter().any(|p| p.1.is_finite()) {
         c.push(Series::line("after the writes (tail)", after).color("#8c8c8c"));
