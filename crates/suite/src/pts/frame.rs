@@ -348,6 +348,9 @@ impl Frame {
             sequences.push(ran.sequence);
             last = Some(ran.last);
         }
+        report
+            .deviations
+            .extend(rounds_too_short(self.round_s, &sequences));
         report.analysis = Analysis::Pts(PtsAnalysis {
             variant: self.variant,
             scale: self.scale,
@@ -361,6 +364,33 @@ impl Frame {
         result.per_second = per_second;
         result
     }
+}
+
+/// A round must last this many of a cell's mean response times. Shorter, most of what it
+/// counts was queued in the round before (a queue of 1 MiB IOs outlasting 0.12 s rounds
+/// made a 4 KiB cell read 34 IOPS where the drive does 50,000), so its figures describe
+/// the schedule, not the stimulus.
+const MIN_RESPONSES_A_ROUND: f64 = 10.0;
+
+/// The deviation of a run whose rounds were too short for some of its cells, naming them.
+fn rounds_too_short(round_s: f64, sequences: &[Sequence]) -> Option<String> {
+    let short: Vec<String> = sequences
+        .iter()
+        .flat_map(|s| &s.cells)
+        .filter(|c| c.latency.mean_us * 1e-6 * MIN_RESPONSES_A_ROUND > round_s)
+        .map(|c| format!("{} ({:.3} s)", c.stimulus.label(), c.latency.mean_us * 1e-6))
+        .collect();
+    let (n, first) = (short.len(), short.first()?);
+    let more = if n > 1 {
+        format!(" and {} more", n - 1)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "rounds of {round_s} s are shorter than {MIN_RESPONSES_A_ROUND} mean response times \
+         of {first}{more}: those cells measured the queue left by the round before, not \
+         their stimulus, so their figures are not the drive's; run a larger --pts-scale"
+    ))
 }
 
 /// The cells of the highest, middle and lowest window IOPS.
@@ -408,5 +438,67 @@ fn window_cell<'a>(
         mbps: mbps / n,
         latency,
         histogram: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pts::analysis::Figure;
+    use engine::workload::Access;
+
+    fn cell(block_bytes: u32, mean_us: f64) -> Cell {
+        Cell {
+            stimulus: Stimulus {
+                access: Access::Random,
+                block_bytes,
+                read_pct: 0,
+                threads: 4,
+                qd: 32,
+                shape: Default::default(),
+            },
+            rounds: vec![],
+            iops: 0.0,
+            mbps: 0.0,
+            latency: WindowLatency {
+                mean_us,
+                p99999_us: mean_us,
+                max_us: mean_us,
+            },
+            histogram: None,
+        }
+    }
+
+    fn sequence(cells: Vec<Cell>) -> Sequence {
+        Sequence {
+            figure: Figure::Iops,
+            tracking: 0,
+            reached: true,
+            rounds: 5,
+            window: (1, 5),
+            cells,
+        }
+    }
+
+    #[test]
+    fn rounds_shorter_than_ten_responses_are_a_deviation_naming_the_cells() {
+        // The probe's run: 0.12 s rounds, a 4 KiB cell waiting 1.9 s behind 1 MiB IOs.
+        let probe = [sequence(vec![
+            cell(4096, 1_900_000.0),
+            cell(1 << 20, 250_000.0),
+        ])];
+        let said = rounds_too_short(0.12, &probe).expect("a deviation");
+        assert!(
+            said.contains("RND 4KiB 0/100 (1.900 s) and 1 more"),
+            "{said}"
+        );
+        assert!(said.contains("rounds of 0.12 s"), "{said}");
+        // The spec's minute holds 240 of the 1 MiB cell's responses.
+        assert_eq!(rounds_too_short(60.0, &probe), None);
+        // Exactly ten responses a round are enough.
+        assert_eq!(
+            rounds_too_short(1.0, &[sequence(vec![cell(4096, 100_000.0)])]),
+            None
+        );
     }
 }
