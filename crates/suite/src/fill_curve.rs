@@ -23,6 +23,16 @@ pub struct FillAnalysis {
     pub cache: Option<CacheFinding>,
     /// The typical speed once any cache is full: the median of the seconds after it.
     pub after_cache_mbps: f64,
+    /// Set when the fill stopped before its span's end (`--duration`): a `cache` of `None`
+    /// then means none in the part written, and one may lie beyond it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_short: Option<StoppedShort>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoppedShort {
+    pub written_bytes: u64,
+    pub span_bytes: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -75,6 +85,7 @@ impl FillAnalysis {
             per_gb: per_gb(&seconds),
             cache,
             after_cache_mbps: median(after),
+            stopped_short: None,
         }
     }
 }

@@ -36,6 +36,7 @@ fn the_fill_finds_turbowrite_and_the_speed_after_it() {
         );
         let a = &fill["analysis"];
         let found = a["cache"]["bytes"].as_f64().expect("a cache found");
+        assert!(a.get("stopped_short").is_none(), "a whole fill: {a}");
         assert!(
             (found / cache_bytes - 1.0).abs() < 0.10,
             "{preset}: cache {found} bytes, the preset's {cache_bytes}"
@@ -121,7 +122,11 @@ fn a_fill_stopped_short_says_how_far_it_got() {
         .unwrap_or_else(|| panic!("{deviations:?}"));
     assert!(stopped.contains("% of the span written (") && stopped.contains(" of 8 GiB)"));
     assert!(!deviations.iter().any(|d| d.contains("instead of 0 s")));
+    // The JSON says why `cache` is null: none in the part written, not none at all.
     assert!(r["analysis"]["cache"].is_null(), "{}", r["analysis"]);
+    let short = &r["analysis"]["stopped_short"];
+    assert_eq!(short["span_bytes"], 8u64 << 30, "{}", r["analysis"]);
+    assert_eq!(short["written_bytes"], r["summary"]["bytes"], "{short}");
     assert!(
         t.contains("no write cache found in the part written"),
         "{t}"

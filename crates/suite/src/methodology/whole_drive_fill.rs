@@ -12,7 +12,7 @@ use engine::Device;
 use super::{Defaults, Kind, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
-use crate::fill_curve::FillAnalysis;
+use crate::fill_curve::{FillAnalysis, StoppedShort};
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
 use crate::Result;
@@ -101,6 +101,11 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         }
     }
     let m = &outcome.measurements;
-    report.analysis = Analysis::Fill(FillAnalysis::of(&m.per_second, m.summary.point_s));
+    let mut fill = FillAnalysis::of(&m.per_second, m.summary.point_s);
+    fill.stopped_short = (summary.bytes < span).then_some(StoppedShort {
+        written_bytes: summary.bytes,
+        span_bytes: span,
+    });
+    report.analysis = Analysis::Fill(fill);
     Ok(report.finish(dev, &w, outcome))
 }
