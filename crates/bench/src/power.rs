@@ -46,6 +46,8 @@ pub struct Reading {
     pub basis: Option<Basis>,
     /// Why power is missing or partial.
     pub missing: Option<String>,
+    /// What was done to the meter's readings (a meter too fast averaged).
+    pub note: Option<String>,
 }
 
 impl Reading {
@@ -57,6 +59,7 @@ impl Reading {
                 .and_then(|p| p.missing.as_ref())
                 .map(|m| format!("from {:.0} s: {}", m.from_s, m.reason))
         };
+        let note = phase.and_then(|p| p.note.clone());
         let no_meter = || {
             "no power reading: a real drive's power is measured only with --power-meter".to_string()
         };
@@ -71,6 +74,7 @@ impl Reading {
                     .clone()
                     .or_else(phase_missing)
                     .or_else(|| a.mean_w.is_none().then(no_meter)),
+                note,
             },
             None => Reading {
                 mean_w: summary.map(|s| s.mean_w),
@@ -78,6 +82,7 @@ impl Reading {
                 max_w: summary.map(|s| s.max_w),
                 basis: phase.map(|p| p.basis),
                 missing: phase_missing().or_else(|| summary.is_none().then(no_meter)),
+                note,
             },
         }
     }

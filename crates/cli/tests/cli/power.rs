@@ -174,3 +174,42 @@ fn without_a_meter_a_real_drive_says_how_to_measure_power() {
     assert!(!o.status.success());
     assert!(text(&o).contains("--power-meter"), "{}", text(&o));
 }
+
+/// A meter that floods (`yes 5.0`, millions of readings a second) is averaged into a
+/// thousand readings a second; the result, the terminal and the report's power chart each
+/// say so, since the figure is no longer the meter's every reading.
+#[test]
+fn a_flooding_meter_is_said_averaged_at_every_face() {
+    let Some(dev) = LoopDev::ram("power-flood", "64M") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let o = run(&[
+        "run",
+        "power-random-write",
+        "--target",
+        dev.dev(),
+        &format!("--destroy-data={}", dev.dev()),
+        "--span",
+        "32M",
+        "--duration",
+        "2",
+        "--power-meter",
+        "cmd:yes 5.0",
+        "--no-store",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let r = result(out.path(), "power-random-write");
+    assert_eq!(r["power"]["summary"]["mean_w"].as_f64(), Some(5.0), "{r}");
+    let note = r["power"]["note"].as_str().expect("a note on the power");
+    assert!(note.contains("averaged"), "{note}");
+    assert!(t.contains(note), "the terminal: {t}");
+    let report = std::fs::read_to_string(out.path().join("report.html")).unwrap();
+    assert!(
+        report.contains(note),
+        "the report's power chart lacks {note:?}"
+    );
+}

@@ -90,6 +90,10 @@ fn bars(rv: &Review, c: &PowerChart) -> Markup {
                 (Some(_), Some(b)) => format!("mean; {}", b.sentence()),
                 (Some(_), None) => "mean".to_string(),
             };
+            let note = match &reading.note {
+                Some(n) => format!("{note}; {n}"),
+                None => note,
+            };
             Some(BarRowSrc {
                 drive: d,
                 label: row_label(d, reading.basis),
@@ -151,7 +155,7 @@ fn table(rv: &Review, results: &[(&Drive, &Entry)]) -> Table {
         "MB/s per W",
         "IOPS per W",
         "link power",
-        "missing or partial",
+        "missing, partial or averaged",
         "",
     ]);
     for (d, e) in results {
@@ -177,7 +181,13 @@ fn table(rv: &Review, results: &[(&Drive, &Entry)]) -> Table {
             Cell::Num(fixed(a.and_then(|a| a.mbps_per_w), 1)),
             Cell::Num(grouped(a.and_then(|a| a.iops_per_w), 0)),
             link_cell(a).into(),
-            reading.missing.clone().unwrap_or_default().into(),
+            [&reading.missing, &reading.note]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ")
+                .into(),
             super::parameters_link(rv, e).into(),
         ]);
     }
