@@ -12,6 +12,7 @@
 
 mod backend;
 mod gc;
+mod invariants;
 mod slc_cache;
 mod trim;
 
@@ -42,6 +43,8 @@ pub struct Ftl {
     meta_pct: f64,
     last_read_end: u64,
     last_read_ready: u64,
+    /// Units written or trimmed since the invariants were last checked (debug builds).
+    unchecked_units: u64,
 }
 
 impl Ftl {
@@ -70,8 +73,27 @@ impl Ftl {
             meta_pct: cfg.meta_pct,
             last_read_end: u64::MAX,
             last_read_ready: 0,
+            unchecked_units: 0,
             be,
         })
+    }
+
+    /// Check the whole back end's state (see `ftl/invariants.rs`); panics at the first
+    /// invariant broken.
+    pub fn assert_invariants(&self) {
+        self.be.assert_invariants();
+    }
+
+    /// In debug builds, check the invariants once as many units have been written or trimmed
+    /// as the drive has physical units, so the check costs O(1) a unit.
+    fn check_now_and_then(&mut self, units: u64) {
+        if cfg!(debug_assertions) {
+            self.unchecked_units += units;
+            if self.unchecked_units >= self.be.layout.physical_slots() {
+                self.unchecked_units = 0;
+                self.assert_invariants();
+            }
+        }
     }
 
     pub fn layout(&self) -> &Layout {
@@ -177,6 +199,7 @@ impl Ftl {
                 }
             }
         }
+        self.check_now_and_then(end - first);
         Some(complete)
     }
 
@@ -288,12 +311,17 @@ impl Ftl {
         self.meta_credit = 0.0;
         self.slc.reset();
         self.last_read_end = u64::MAX;
+        if cfg!(debug_assertions) {
+            self.assert_invariants();
+        }
         done
     }
 
     /// A host discard of `len` bytes at `offset` (validated) at `now`; returns its completion.
     pub fn discard(&mut self, now: u64, offset: u64, len: u64) -> u64 {
-        self.trim.discard(&mut self.be, now, offset, len)
+        let done = self.trim.discard(&mut self.be, now, offset, len);
+        self.check_now_and_then(len / self.be.layout.unit_bytes);
+        done
     }
 
     /// Idle time from `from` to `until`: deferred TRIM, folding the SLC cache, then cleaning

@@ -121,4 +121,30 @@ impl Mapping {
     pub fn mapped_units(&self) -> u64 {
         self.mapped
     }
+
+    /// The map and its reverse agree: every mapped logical unit's physical unit names it back
+    /// (so no two logical units share one), and `mapped` counts them. O(logical units).
+    pub fn assert_consistent(&self) {
+        let mut mapped = 0;
+        for (lpn, &ppa) in self.l2p.iter().enumerate() {
+            if ppa == UNMAPPED {
+                continue;
+            }
+            mapped += 1;
+            let back = self.p2l.get(ppa as usize).copied();
+            assert_eq!(
+                back,
+                Some(lpn as u32),
+                "L2P maps unit {lpn} to {ppa}, whose reverse entry is {back:?}"
+            );
+        }
+        assert_eq!(mapped, self.mapped, "units mapped: counted {}", self.mapped);
+    }
+
+    /// How many of the physical units `base..base + units` hold a current copy.
+    pub fn owned_in(&self, base: u32, units: u32) -> u32 {
+        (base..base + units)
+            .filter(|&p| self.owner(p).is_some())
+            .count() as u32
+    }
 }

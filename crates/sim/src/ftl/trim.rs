@@ -135,7 +135,8 @@ impl TrimUnit {
             let Some((first, end)) = self.queue.pop_front() else {
                 break;
             };
-            let stop = (first as u64 + budget).min(end as u64) as u32;
+            // Saturating: the budget of `trim_rate=0` is unbounded (u64::MAX).
+            let stop = (first as u64).saturating_add(budget).min(end as u64) as u32;
             for lpn in first..stop {
                 if self.is_pending(lpn) {
                     self.clear(lpn);

@@ -11,5 +11,6 @@ mod config_errors;
 mod drive_facts;
 mod energy;
 mod faults;
+mod invariants;
 mod mechanisms;
 mod wa_model;
