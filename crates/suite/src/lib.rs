@@ -1,4 +1,4 @@
-//! The review suite: the tests of METHODOLOGY.md on any target, the preconditioning they
+//! The review suite: the tests of docs/methodology.md on any target, the preconditioning they
 //! need, and the self-describing results they produce.
 
 mod analysis;

@@ -16,7 +16,7 @@ use crate::runner::{self, Step};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Methodology {
-    /// The classic reviews' suite (METHODOLOGY.md).
+    /// The classic reviews' suite (docs/methodology.md).
     #[default]
     Review2013,
     /// The 2018-2021 reviews' suite: the whole-drive fill, queue-depth and mixed sweeps and

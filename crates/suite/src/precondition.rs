@@ -1,4 +1,4 @@
-//! Preconditioning states of the methodology (section 0): clean (purged), full (one
+//! Preconditioning states of the methodology (docs/methodology.md section 0): clean (purged), full (one
 //! sequential pass) or, asked for, near the random-write steady state (one SPRandom pass),
 //! and the purge method actually used, recorded honestly.
 

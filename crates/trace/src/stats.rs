@@ -5,7 +5,7 @@
 //! - **Size breakdown**: share of read and write IOs whose length is exactly 4, 8, 16, 32, 64
 //!   or 128 KiB; everything else is "other".
 //! - **Sequential share**: share of read and write IOs that start exactly where the previous IO
-//!   of the same direction *and stream* ended (METHODOLOGY section 7: "the previous one of its
+//!   of the same direction *and stream* ended (docs/methodology.md section 7: "the previous one of its
 //!   stream"; the stream is the device for blktrace, the scenario for synthetic traces).
 //! - **Queue depth**: the number of requests between issue (D) and completion (C), counted
 //!   once per request (records flagged `merged` ride on another record's request), as btt's

@@ -1,4 +1,4 @@
-//! Synthetic look-alikes of the Storage Bench traces (METHODOLOGY section 7).
+//! Synthetic look-alikes of the Storage Bench traces (docs/methodology.md section 7).
 //!
 //! The original traces are proprietary; their published statistics are not. A generator
 //! builds a trace from scenario **streams** running at once (the Destroyer's photo, gaming,

@@ -1,4 +1,4 @@
-//! The presets: models of the drives the reviews in `shared/seeds/` tested, each parameter
+//! The presets: models of the drives the classic reviews tested (docs/methodology.md, "The sources"), each parameter
 //! with where its value comes from. A preset is a list of `key=value` settings in the spec
 //! language (`preset/`) applied in order to ssdlab's defaults; families share groups of
 //! settings (one controller and firmware, one NAND) and differ by capacity.
@@ -12,7 +12,7 @@ mod intel;
 mod samsung;
 mod sandisk;
 
-/// The review articles the sources cite, by their number in `shared/seeds/`.
+/// The review articles the sources cite, by number (docs/methodology.md, "The sources").
 pub const SEEDS: &[(&str, &str)] = &[
     (
         "000",

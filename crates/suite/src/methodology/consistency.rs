@@ -1,4 +1,4 @@
-//! Performance consistency (METHODOLOGY section 1): purge, fill the tested span, then 4 KiB
+//! Performance consistency (docs/methodology.md section 1): purge, fill the tested span, then 4 KiB
 //! random writes at QD32 over all of it for 2000 s, IOPS every second. With spare area, the
 //! whole device is purged and only the first (100 - spare)% of LBAs are touched.
 
@@ -71,7 +71,7 @@ pub struct ConsistencyAnalysis {
     pub whole_run: Option<SeriesStats>,
 }
 
-/// METHODOLOGY section 1's rule: the steady state is the window from 1400 s of a 2000 s run,
+/// docs/methodology.md section 1's rule: the steady state is the window from 1400 s of a 2000 s run,
 /// all 600 s of it measured. A shorter run (a quick suite, `--duration`) scales its window
 /// down, and one stopped early measures less of it: their last seconds are not a steady
 /// state, as the drive may still be spending its spare area.

@@ -1,4 +1,4 @@
-//! The four corners (METHODOLOGY section 2): random and sequential, read and write, at the
+//! The four corners (docs/methodology.md section 2): random and sequential, read and write, at the
 //! articles' block sizes, spans, queue depths and lengths.
 
 use engine::pattern::DataKind;

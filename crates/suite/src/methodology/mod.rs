@@ -1,4 +1,4 @@
-//! The tests of METHODOLOGY.md, one module each, and their registry: one [`Test`] record per
+//! The tests of docs/methodology.md, one module each, and their registry: one [`Test`] record per
 //! test, so adding a test is a module and one line of the `registry!` below (its module, its
 //! [`TestId`], its stored name and its record). A test whose results are of a [`Kind`] that
 //! exists needs nothing else: how its results load, compare and show follows from the kind.

@@ -1,4 +1,4 @@
-//! Power (METHODOLOGY section 8): the drive idle, slumbering with link power management,
+//! Power (docs/methodology.md section 8): the drive idle, slumbering with link power management,
 //! and under 128 KiB sequential and 4 KiB random writes, in watts from a meter
 //! (`--power-meter`) or, on a simulated drive, its energy model.
 //!

@@ -1,4 +1,4 @@
-//! Incompressible sequential (METHODOLOGY section 4, AS-SSD style): purge the drive, then
+//! Incompressible sequential (docs/methodology.md section 4, AS-SSD style): purge the drive, then
 //! write and read a 1 GiB region once with 16 MiB transfers at QD1, incompressible data.
 
 use engine::pattern::DataKind;

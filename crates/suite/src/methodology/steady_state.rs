@@ -1,4 +1,4 @@
-//! Steady-state 4 KiB random write (METHODOLOGY section 3), detected as the SNIA PTS does:
+//! Steady-state 4 KiB random write (docs/methodology.md section 3), detected as the SNIA PTS does:
 //! rounds of random writes over the whole span until a window of 5 rounds is flat enough.
 
 use serde::{Deserialize, Serialize};

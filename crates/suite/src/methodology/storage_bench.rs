@@ -1,4 +1,4 @@
-//! The Storage Bench (METHODOLOGY section 7): replay application traces on a clean drive with
+//! The Storage Bench (docs/methodology.md section 7): replay application traces on a clean drive with
 //! idle gaps capped at 25 ms, and report average data rate (bytes over disk busy time),
 //! disk busy time and average service time. The original traces are proprietary, so by
 //! default the synthetic look-alikes of Heavy 2011 and Light 2011 (matching their published

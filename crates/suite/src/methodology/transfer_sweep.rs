@@ -1,4 +1,4 @@
-//! Performance against transfer size (METHODOLOGY section 5, ATTO style): sequential writes
+//! Performance against transfer size (docs/methodology.md section 5, ATTO style): sequential writes
 //! then reads of a 256 MiB region at every transfer size from 512 B doubling to 64 MiB,
 //! QD4, direct IO, highly compressible data. Two curves: read and write MB/s.
 

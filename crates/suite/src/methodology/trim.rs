@@ -1,4 +1,4 @@
-//! TRIM validation (METHODOLOGY section 6). Three full-span sequential write passes, HD Tach
+//! TRIM validation (docs/methodology.md section 6). Three full-span sequential write passes, HD Tach
 //! style (128 KiB, QD1, MB/s sampled along the LBA range): on a clean drive, on a tortured
 //! one (full, then 4 KiB random writes at QD32 over the whole span), and after TRIM-ing the
 //! whole span. The table is the first 60 s of each pass (a 60 s 128 KiB sequential write);

@@ -1,4 +1,4 @@
-//! A generated trace's `stats` match METHODOLOGY section 7's published table.
+//! A generated trace's `stats` match docs/methodology.md section 7's published table.
 
 use trace::synth::{Generator, Profile};
 use trace::StatsBuilder;
@@ -23,7 +23,7 @@ fn stats(profile: Profile, scale: f64, seed: u64) -> trace::Stats {
 fn heavy_2011_matches_published_table() {
     let scale = 0.05;
     let s = stats(Profile::heavy_2011(), scale, 42);
-    // METHODOLOGY.md section 7, Heavy 2011 column
+    // docs/methodology.md section 7, Heavy 2011 column
     let published = [
         ("reads", s.reads as f64, 2_168_893.0 * scale),
         ("writes", s.writes as f64, 1_783_447.0 * scale),
