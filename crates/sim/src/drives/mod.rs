@@ -1,7 +1,8 @@
 //! The presets: models of the drives the classic reviews tested (docs/methodology.md, "The
 //! sources"), each parameter with where its value comes from. A preset is a list of
-//! `key=value` settings in the spec language (`preset/`) applied in order to ssdlab's defaults; families share groups of
-//! settings (one controller and firmware, one NAND) and differ by capacity.
+//! `key=value` settings in the spec language (`preset/`) applied in order to ssdlab's
+//! defaults; families share groups of settings (one controller and firmware, one NAND) and
+//! differ by capacity.
 //!
 //! Sources are honest about what the articles say: **published** (an article states it),
 //! **derived** (arithmetic on published facts), **fitted** (chosen so the preset meets the
