@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use arrow_array::RecordBatchReader;
 use arrow_pyarrow::{IntoPyArrow, Table};
 use pyo3::prelude::*;
-use trace::{Format, ReadOptions, TraceError};
+use trace::{Format, ReadOptions};
 
 use crate::batches::{Batches, Source, DEFAULT_BATCH};
 use crate::error::{msg, to_py};
@@ -125,8 +125,7 @@ fn gen<'py>(py: Python<'py>, profile: &str, scale: f64, seed: u64) -> PyResult<B
         .detach(|| {
             Batches::start(
                 move || {
-                    let g =
-                        trace::synth::Generator::new(p, scale, seed).map_err(TraceError::Format)?;
+                    let g = trace::synth::Generator::new(p, scale, seed)?;
                     Ok(Box::new(g.map(Ok)) as Source)
                 },
                 DEFAULT_BATCH,

@@ -4,13 +4,15 @@
 
 use std::collections::VecDeque;
 
-use crate::text::{csv_fields, field, is_blank_or_comment, show, u32_len, uint, LineParser};
+use crate::text::{
+    csv_fields, field, is_blank_or_comment, show, u32_len, uint, BadLine, LineParser,
+};
 use crate::{Op, Record};
 
 pub(crate) struct Parser;
 
 impl LineParser for Parser {
-    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), String> {
+    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), BadLine> {
         if is_blank_or_comment(line) || line.starts_with(b"device_id") {
             return Ok(());
         }
@@ -20,13 +22,13 @@ impl LineParser for Parser {
         let op = match opf {
             b"R" | b"r" => Op::Read,
             b"W" | b"w" => Op::Write,
-            _ => return Err(format!("expected opcode R or W, found {}", show(opf))),
+            _ => return Err(format!("expected opcode R or W, found {}", show(opf)).into()),
         };
         let offset = uint(field(&mut f, "offset")?, "offset (bytes)")?;
         let len = uint(field(&mut f, "length")?, "length (bytes)")?;
         let us = uint(field(&mut f, "timestamp")?, "timestamp (microseconds)")?;
         if let Some(x) = f.next() {
-            return Err(format!("expected 5 fields, found more: {}", show(x)));
+            return Err(format!("expected 5 fields, found more: {}", show(x)).into());
         }
         let mut r = Record::new(
             op,

@@ -10,7 +10,7 @@ use std::io::Read;
 
 use crate::chunks::{Chunks, Step};
 use crate::pairing::{Action, Event, Pairer};
-use crate::text::{decimal_nano, show, uint};
+use crate::text::{decimal_nano, show, uint, BadLine};
 use crate::{Op, Record, TraceError, TraceReader};
 
 /// Records from blkparse text: lines parsed on worker threads, events paired in order here.
@@ -156,7 +156,7 @@ fn swar_digits(word: u64) -> (usize, u64) {
 }
 
 /// A device as blkparse prints it, `maj,min`, packed as the kernel's dev_t.
-pub(crate) fn parse_dev(f: &[u8]) -> Result<u32, String> {
+pub(crate) fn parse_dev(f: &[u8]) -> Result<u32, BadLine> {
     let mut parts = Fields { line: f, pos: 0 };
     let maj = parts.digits();
     let comma = parts.line.get(parts.pos) == Some(&b',');
@@ -165,7 +165,7 @@ pub(crate) fn parse_dev(f: &[u8]) -> Result<u32, String> {
         (Some(maj), true, Some(min)) if parts.pos == f.len() && maj < 1 << 12 && min < 1 << 20 => {
             Ok(((maj as u32) << 20) | min as u32)
         }
-        _ => Err(format!("expected a device major,minor, found {}", show(f))),
+        _ => Err(format!("expected a device major,minor, found {}", show(f)).into()),
     }
 }
 
@@ -204,9 +204,9 @@ impl<'a> Fields<'a> {
     }
 
     /// The next field, or an error naming it.
-    fn field(&mut self, what: &str) -> Result<&'a [u8], String> {
+    fn field(&mut self, what: &str) -> Result<&'a [u8], BadLine> {
         self.next()
-            .ok_or_else(|| format!("expected {what}, found end of line"))
+            .ok_or_else(|| format!("expected {what}, found end of line").into())
     }
 
     /// Up to 19 digits from here (so no overflow); `None` when none.
@@ -245,7 +245,7 @@ impl<'a> Fields<'a> {
 
     /// The next field as an unsigned integer. Up to 19 digits are read at once; longer
     /// fields (and anything else) go through `text::uint` for its checks and messages.
-    fn uint(&mut self, what: &str) -> Result<u64, String> {
+    fn uint(&mut self, what: &str) -> Result<u64, BadLine> {
         self.skip_space();
         let start = self.pos;
         match self.digits() {
@@ -258,7 +258,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The next field as seconds with up to nine decimals, in nanoseconds.
-    fn seconds(&mut self, what: &str) -> Result<u64, String> {
+    fn seconds(&mut self, what: &str) -> Result<u64, BadLine> {
         self.skip_space();
         let start = self.pos;
         if let Some(secs) = self.digits().filter(|&s| s < 1 << 32) {
@@ -280,7 +280,7 @@ impl<'a> Fields<'a> {
 
 /// One line of blkparse text: an event, a line without effect on the records, or the start
 /// of the summary blkparse prints after the events.
-fn parse_line(line: &[u8]) -> Result<Step<Event>, String> {
+fn parse_line(line: &[u8]) -> Result<Step<Event>, BadLine> {
     let mut f = Fields { line, pos: 0 };
     let Some(first) = f.next() else {
         return Ok(Step::Skip);
@@ -309,7 +309,7 @@ fn parse_line(line: &[u8]) -> Result<Step<Event>, String> {
         Some(b) if b.is_ascii_digit() => {
             let sector = f.uint("sector")?;
             if sector > crate::record::MAX_SECTOR {
-                return Err(format!("sector {sector} is beyond any device"));
+                return Err(format!("sector {sector} is beyond any device").into());
             }
             match f.next() {
                 Some(b"+") => {
@@ -323,7 +323,7 @@ fn parse_line(line: &[u8]) -> Result<Step<Event>, String> {
         Some(b'[') | None => (0, 0),
         Some(_) => {
             let s = f.token_at(f.pos);
-            return Err(format!("expected a sector number, found {}", show(s)));
+            return Err(format!("expected a sector number, found {}", show(s)).into());
         }
     };
     Ok(Step::Item(Event {
@@ -383,7 +383,7 @@ mod tests {
         let mut f = Fields { line, pos: 0 };
         // 20 digits, more than one pass reads: text::uint takes them, or says they are too
         // large.
-        assert!(f.uint("x").unwrap_err().contains("too large"));
+        assert!(f.uint("x").unwrap_err().0.contains("too large"));
         assert_eq!(f.uint("x"), Ok(12_345_678_901_234_567_890));
         assert_eq!(f.uint("x"), Ok(1_234_567_890_123_456_789));
         assert_eq!(f.uint("x"), Ok(5));

@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::thread::JoinHandle;
 
+use crate::text::BadLine;
+
 /// Bytes read per chunk: large enough that starting a thread per chunk costs nothing, small
 /// enough that the first records come out at once.
 const CHUNK_BYTES: usize = 2 << 20;
@@ -23,7 +25,7 @@ pub(crate) enum Step<T> {
 }
 
 /// Parses one line; `Err` says what was expected there.
-pub(crate) type LineFn<T> = fn(&[u8]) -> Result<Step<T>, String>;
+pub(crate) type LineFn<T> = fn(&[u8]) -> Result<Step<T>, BadLine>;
 
 /// One chunk's lines, parsed.
 pub(crate) struct Parsed<T> {
@@ -177,7 +179,7 @@ fn parse_chunk<T>(buf: Vec<u8>, parse: LineFn<T>, skip_bad: bool) -> Parsed<T> {
             }
             Err(_) if skip_bad => skipped += 1,
             Err(msg) => {
-                error = Some((lines, msg));
+                error = Some((lines, msg.0));
                 break;
             }
         }
@@ -210,7 +212,7 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 mod tests {
     use super::*;
 
-    fn numbers(line: &[u8]) -> Result<Step<u64>, String> {
+    fn numbers(line: &[u8]) -> Result<Step<u64>, BadLine> {
         match line {
             b"" => Ok(Step::Skip),
             b"end" => Ok(Step::End),
@@ -218,7 +220,7 @@ mod tests {
                 .ok()
                 .and_then(|s| s.parse().ok())
                 .map(Step::Item)
-                .ok_or_else(|| "expected a number".to_string()),
+                .ok_or_else(|| "expected a number".into()),
         }
     }
 

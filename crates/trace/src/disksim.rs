@@ -8,13 +8,13 @@
 use std::collections::VecDeque;
 use std::io::Write;
 
-use crate::text::{decimal_nano, field, is_blank_or_comment, uint, ws_fields, LineParser};
+use crate::text::{decimal_nano, field, is_blank_or_comment, uint, ws_fields, BadLine, LineParser};
 use crate::{Op, Record, TraceError};
 
 pub(crate) struct Parser;
 
 impl LineParser for Parser {
-    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), String> {
+    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), BadLine> {
         if is_blank_or_comment(line) {
             return Ok(());
         }
@@ -37,7 +37,8 @@ impl LineParser for Parser {
             return Err(format!(
                 "expected 5 fields (time devno lba size type), found more: {}",
                 crate::text::show(extra)
-            ));
+            )
+            .into());
         }
         let op = if ty & 1 == 1 { Op::Read } else { Op::Write };
         let mut r = Record::new(

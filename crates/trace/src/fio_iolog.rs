@@ -10,7 +10,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 
-use crate::text::{field, is_blank_or_comment, show, u32_len, uint, ws_fields, LineParser};
+use crate::text::{
+    field, is_blank_or_comment, show, u32_len, uint, ws_fields, BadLine, LineParser,
+};
 use crate::{Op, Record, TraceError};
 
 pub(crate) const HEADER_V2: &str = "fio version 2 iolog";
@@ -23,7 +25,7 @@ pub(crate) struct Parser {
 }
 
 impl LineParser for Parser {
-    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), String> {
+    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), BadLine> {
         let Some(version) = self.version else {
             let t = crate::text::trim(line);
             self.version = match t {
@@ -33,7 +35,8 @@ impl LineParser for Parser {
                     return Err(format!(
                         "expected the header \"{HEADER_V2}\" or \"{HEADER_V3}\", found {}",
                         show(t)
-                    ))
+                    )
+                    .into())
                 }
             };
             return Ok(());
@@ -64,7 +67,8 @@ impl LineParser for Parser {
                 return Err(format!(
                     "expected action add/open/close/read/write/trim/sync/datasync, found {}",
                     show(action)
-                ))
+                )
+                .into())
             }
         };
         let (offset, len) = if op == Op::Flush {

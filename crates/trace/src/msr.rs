@@ -8,7 +8,9 @@
 use std::collections::VecDeque;
 
 use crate::record::op_from_name;
-use crate::text::{csv_fields, field, is_blank_or_comment, show, u32_len, uint, LineParser};
+use crate::text::{
+    csv_fields, field, is_blank_or_comment, show, u32_len, uint, BadLine, LineParser,
+};
 use crate::Record;
 
 #[derive(Default)]
@@ -17,7 +19,7 @@ pub(crate) struct Parser {
 }
 
 impl LineParser for Parser {
-    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), String> {
+    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), BadLine> {
         if is_blank_or_comment(line) || line.starts_with(b"Timestamp") {
             return Ok(());
         }

@@ -43,7 +43,7 @@
 
 use std::collections::VecDeque;
 
-use crate::{Op, Record};
+use crate::{Op, Record, TraceError};
 
 /// Size classes the breakdown reports, in bytes.
 pub const CLASSES: [u32; 6] = [4096, 8192, 16384, 32768, 65536, 131072];
@@ -206,22 +206,22 @@ impl Profile {
     }
 
     /// Check the profile can be met (no negative derived share, feasible "other" sizes).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), TraceError> {
         let w = self.write_class_shares();
         for (side, shares) in [("read", self.read_class_shares), ("write", w)] {
             if shares.iter().any(|&s| s < 0.0) || shares.iter().sum::<f64>() > 1.0 {
-                return Err(format!(
+                return Err(TraceError::Format(format!(
                     "{}: {side} size shares are infeasible: {shares:?}",
                     self.name
-                ));
+                )));
             }
         }
         let wsum: f64 = self.streams.iter().map(|s| s.weight).sum();
         if (wsum - 1.0).abs() > 1e-9 {
-            return Err(format!(
+            return Err(TraceError::Format(format!(
                 "{}: stream weights sum to {wsum}, not 1",
                 self.name
-            ));
+            )));
         }
         let free = self
             .streams
@@ -229,34 +229,37 @@ impl Profile {
             .filter(|s| s.seq_share.is_none())
             .count();
         if free != 1 {
-            return Err(format!(
+            return Err(TraceError::Format(format!(
                 "{}: exactly one stream must derive its sequential share",
                 self.name
-            ));
+            )));
         }
         if self
             .streams
             .iter()
             .any(|s| !s.region_share.is_finite() || s.region_share <= 0.0)
         {
-            return Err(format!("{}: every stream needs a region", self.name));
+            return Err(TraceError::Format(format!(
+                "{}: every stream needs a region",
+                self.name
+            )));
         }
         if self.capacity_bytes < self.min_span_bytes() {
-            return Err(format!(
+            return Err(TraceError::Format(format!(
                 "{}: a span of {} bytes is too small: its streams' regions need at least {} \
                  bytes to hold a {} KiB IO each",
                 self.name,
                 self.capacity_bytes,
                 self.min_span_bytes(),
                 LARGEST_IO_BYTES >> 10
-            ));
+            )));
         }
         let derived = self.derived_seq_share();
         if !(0.0..=1.0).contains(&derived) {
-            return Err(format!(
+            return Err(TraceError::Format(format!(
                 "{}: derived sequential share {derived} is infeasible",
                 self.name
-            ));
+            )));
         }
         Ok(())
     }
@@ -423,26 +426,28 @@ pub struct Generator {
 
 impl Generator {
     /// A generator for `profile` at `scale` (1.0 = the published size) with `seed`.
-    pub fn new(profile: Profile, scale: f64, seed: u64) -> Result<Self, String> {
+    pub fn new(profile: Profile, scale: f64, seed: u64) -> Result<Self, TraceError> {
         profile.validate()?;
         if !(scale > 0.0 && scale.is_finite()) {
-            return Err(format!("scale must be a positive number, not {scale}"));
+            return Err(TraceError::Format(format!(
+                "scale must be a positive number, not {scale}"
+            )));
         }
         if scale > MAX_SCALE {
-            return Err(format!(
+            return Err(TraceError::Format(format!(
                 "scale {scale} is above the most, {MAX_SCALE}: {} at {MAX_SCALE} is {:.1} million \
                  IOs, {MAX_SCALE} times the published trace, and a larger scale only repeats the \
                  same statistics at the cost of disk and replay time; give --scale {MAX_SCALE} \
                  or less, and replay the trace again for a longer test",
                 profile.name,
                 (profile.reads + profile.writes) as f64 * MAX_SCALE / 1e6
-            ));
+            )));
         }
         let reads = ((profile.reads as f64) * scale).round() as u64;
         let writes = ((profile.writes as f64) * scale).round() as u64;
         let total = reads + writes;
         if total == 0 {
-            return Err(format!("scale {scale} leaves no IOs"));
+            return Err(TraceError::Format(format!("scale {scale} leaves no IOs")));
         }
         let bytes = [
             ((profile.bytes_read as f64) * scale).round() as u64,
@@ -690,7 +695,7 @@ pub fn generate_into(
     seed: u64,
     writer: &mut dyn crate::TraceWriter,
 ) -> Result<u64, crate::TraceError> {
-    let generator = Generator::new(profile, scale, seed).map_err(crate::TraceError::Format)?;
+    let generator = Generator::new(profile, scale, seed)?;
     let mut n = 0;
     for r in generator {
         writer.write(&r)?;
@@ -709,8 +714,7 @@ pub fn estimated_bytes(
     format: crate::Format,
 ) -> Result<u64, crate::TraceError> {
     const SAMPLE: usize = 10_000;
-    let generator =
-        Generator::new(profile.clone(), scale, seed).map_err(crate::TraceError::Format)?;
+    let generator = Generator::new(profile.clone(), scale, seed)?;
     let total = generator.total();
     let written = ByteCount::default();
     let mut writer = crate::writer_for(written.clone(), format)?;

@@ -4,13 +4,13 @@
 
 use std::collections::VecDeque;
 
-use crate::text::{csv_fields, field, is_blank_or_comment, show, uint, LineParser};
+use crate::text::{csv_fields, field, is_blank_or_comment, show, uint, BadLine, LineParser};
 use crate::{Op, Record};
 
 pub(crate) struct Parser;
 
 impl LineParser for Parser {
-    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), String> {
+    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), BadLine> {
         if is_blank_or_comment(line) || line.starts_with(b"Timestamp") {
             return Ok(());
         }
@@ -23,15 +23,14 @@ impl LineParser for Parser {
             b"0" => Op::Read,
             b"1" => Op::Write,
             _ => {
-                return Err(format!(
-                    "expected IOType 0 (read) or 1 (write), found {}",
-                    show(tyf)
-                ))
+                return Err(
+                    format!("expected IOType 0 (read) or 1 (write), found {}", show(tyf)).into(),
+                )
             }
         };
         let vol = uint(field(&mut f, "VolumeID")?, "VolumeID")?;
         if let Some(x) = f.next() {
-            return Err(format!("expected 5 fields, found more: {}", show(x)));
+            return Err(format!("expected 5 fields, found more: {}", show(x)).into());
         }
         let mut r = Record::new(
             op,

@@ -6,10 +6,33 @@ use std::io::{BufRead, Read};
 
 use crate::{Record, TraceError, TraceReader};
 
-/// Parses one line of a text format. `Err(msg)` says what was expected; the reader adds the
-/// file name and line number.
+/// What is wrong with one line of a text trace, in words ("expected the sector, found
+/// `x`"); the reader adds the file name and line number.
+#[derive(Debug, PartialEq)]
+pub(crate) struct BadLine(pub(crate) String);
+
+impl From<String> for BadLine {
+    fn from(msg: String) -> BadLine {
+        BadLine(msg)
+    }
+}
+
+impl From<&str> for BadLine {
+    fn from(msg: &str) -> BadLine {
+        BadLine(msg.to_string())
+    }
+}
+
+impl std::fmt::Display for BadLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Parses one line of a text format. A [`BadLine`] says what was expected; the reader adds
+/// the file name and line number.
 pub(crate) trait LineParser {
-    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), String>;
+    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), BadLine>;
     /// End of input: flush whatever is still held (incomplete IOs).
     fn finish(&mut self, _out: &mut VecDeque<Record>) {}
 }
@@ -102,7 +125,7 @@ impl<R: BufRead, P: LineParser> Iterator for TextReader<R, P> {
                 return Some(Err(TraceError::Parse {
                     file: self.file.clone(),
                     line: self.line_no,
-                    msg,
+                    msg: msg.0,
                 }));
             }
         }
@@ -151,20 +174,14 @@ pub(crate) fn show(f: &[u8]) -> String {
 }
 
 /// A decimal unsigned integer.
-pub(crate) fn uint(f: &[u8], what: &str) -> Result<u64, String> {
+pub(crate) fn uint(f: &[u8], what: &str) -> Result<u64, BadLine> {
     if f.is_empty() || f.len() > 20 {
-        return Err(format!(
-            "expected {what} (an unsigned integer), found {}",
-            show(f)
-        ));
+        return Err(format!("expected {what} (an unsigned integer), found {}", show(f)).into());
     }
     let mut v: u64 = 0;
     for &b in f {
         if !b.is_ascii_digit() {
-            return Err(format!(
-                "expected {what} (an unsigned integer), found {}",
-                show(f)
-            ));
+            return Err(format!("expected {what} (an unsigned integer), found {}", show(f)).into());
         }
         v = v
             .checked_mul(10)
@@ -176,7 +193,7 @@ pub(crate) fn uint(f: &[u8], what: &str) -> Result<u64, String> {
 
 /// A non-negative decimal number of seconds (or any unit) as an exact count of 10^-9 units:
 /// "12.5" -> 12_500_000_000. At most 9 decimals are kept.
-pub(crate) fn decimal_nano(f: &[u8], what: &str) -> Result<u64, String> {
+pub(crate) fn decimal_nano(f: &[u8], what: &str) -> Result<u64, BadLine> {
     let bad = || {
         format!(
             "expected {what} (a non-negative decimal number), found {}",
@@ -188,7 +205,7 @@ pub(crate) fn decimal_nano(f: &[u8], what: &str) -> Result<u64, String> {
         None => (f, &f[f.len()..]),
     };
     if int.is_empty() && frac.is_empty() {
-        return Err(bad());
+        return Err(bad().into());
     }
     let i = if int.is_empty() {
         0
@@ -199,7 +216,7 @@ pub(crate) fn decimal_nano(f: &[u8], what: &str) -> Result<u64, String> {
     let mut digits = 0;
     for &b in frac {
         if !b.is_ascii_digit() {
-            return Err(bad());
+            return Err(bad().into());
         }
         if digits < 9 {
             n = n * 10 + u64::from(b - b'0');
@@ -212,28 +229,28 @@ pub(crate) fn decimal_nano(f: &[u8], what: &str) -> Result<u64, String> {
     }
     i.checked_mul(1_000_000_000)
         .and_then(|v| v.checked_add(n))
-        .ok_or_else(|| format!("{what} {} is too large", show(f)))
+        .ok_or_else(|| format!("{what} {} is too large", show(f)).into())
 }
 
-pub(crate) fn u32_len(v: u64, what: &str) -> Result<u32, String> {
-    u32::try_from(v).map_err(|_| format!("{what} {v} is larger than 4 GiB"))
+pub(crate) fn u32_len(v: u64, what: &str) -> Result<u32, BadLine> {
+    u32::try_from(v).map_err(|_| BadLine(format!("{what} {v} is larger than 4 GiB")))
 }
 
 /// A length given in 512-byte sectors, in bytes.
-pub(crate) fn sectors_len(sectors: u64, what: &str) -> Result<u32, String> {
+pub(crate) fn sectors_len(sectors: u64, what: &str) -> Result<u32, BadLine> {
     sectors
         .checked_mul(512)
         .and_then(|b| u32::try_from(b).ok())
-        .ok_or_else(|| format!("{what} of {sectors} sectors is larger than 4 GiB"))
+        .ok_or_else(|| format!("{what} of {sectors} sectors is larger than 4 GiB").into())
 }
 
 /// Next field or an error naming it.
 pub(crate) fn field<'a>(
     it: &mut impl Iterator<Item = &'a [u8]>,
     what: &str,
-) -> Result<&'a [u8], String> {
+) -> Result<&'a [u8], BadLine> {
     it.next()
-        .ok_or_else(|| format!("expected {what}, found end of line"))
+        .ok_or_else(|| format!("expected {what}, found end of line").into())
 }
 
 #[cfg(test)]

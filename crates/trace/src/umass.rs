@@ -6,14 +6,14 @@
 use std::collections::VecDeque;
 
 use crate::text::{
-    csv_fields, decimal_nano, field, is_blank_or_comment, show, u32_len, uint, LineParser,
+    csv_fields, decimal_nano, field, is_blank_or_comment, show, u32_len, uint, BadLine, LineParser,
 };
 use crate::{Op, Record};
 
 pub(crate) struct Parser;
 
 impl LineParser for Parser {
-    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), String> {
+    fn parse(&mut self, line: &[u8], out: &mut VecDeque<Record>) -> Result<(), BadLine> {
         if is_blank_or_comment(line) {
             return Ok(());
         }
@@ -25,7 +25,7 @@ impl LineParser for Parser {
         let op = match opf {
             b"r" | b"R" => Op::Read,
             b"w" | b"W" => Op::Write,
-            _ => return Err(format!("expected Opcode r or w, found {}", show(opf))),
+            _ => return Err(format!("expected Opcode r or w, found {}", show(opf)).into()),
         };
         let t = decimal_nano(field(&mut f, "Timestamp")?, "Timestamp (seconds)")?;
         let mut r = Record::new(

@@ -92,7 +92,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
         let mut result = if let (Some(mut profile), Some(fit)) = (profile, &fit) {
             let recorded_qd = Some(profile.avg_queue_depth);
             profile.capacity_bytes = fit.span_bytes;
-            let gen = Generator::new(profile, scale, plan.seed).map_err(SuiteError::Parameter)?;
+            let gen = Generator::new(profile, scale, plan.seed).map_err(|e| SuiteError::Parameter(e.to_string()))?;
             let total = gen.total();
             let label = if scale == 1.0 {
                 format!("synthetic {name}")

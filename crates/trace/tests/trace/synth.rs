@@ -138,5 +138,8 @@ fn a_scale_beyond_the_most_is_refused() {
     let e = Generator::new(Profile::light_2011(), most * 2.0, 1)
         .err()
         .expect("refused");
-    assert!(e.contains(&format!("--scale {most} or less")), "{e}");
+    assert!(
+        e.to_string().contains(&format!("--scale {most} or less")),
+        "{e}"
+    );
 }
