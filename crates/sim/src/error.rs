@@ -44,6 +44,13 @@ pub enum KeyError {
         value: String,
         takes: String,
     },
+    #[error("{key}={value}: {source}")]
+    Faults {
+        key: String,
+        value: String,
+        #[source]
+        source: crate::faults::FaultError,
+    },
     /// A size that does not read as one, and why.
     #[error("{key}: {why}")]
     Size { key: String, why: String },

@@ -44,7 +44,7 @@ pub use config::{
 };
 pub use data::lba_stamp;
 pub use error::{KeyError, SimError};
-pub use faults::{FaultKind, FaultSpec, InjectedFault};
+pub use faults::{FaultError, FaultKind, FaultSpec, InjectedFault};
 pub use geometry::CellType;
 pub use preset::{presets, resolve, spec_of, target_spec, KEYS, TARGET_PREFIX};
 pub use range::Quantity;

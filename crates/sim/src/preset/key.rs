@@ -10,6 +10,10 @@ use crate::range::{Quantity, Range};
 /// What a key does to a configuration given its value (trimmed).
 type Setter = fn(&mut Config, &Key, &str) -> Result<(), KeyError>;
 
+/// The keys a key resets to what it implies, with their values, as `ssdlab sim show`
+/// reports them.
+type Resets = fn(&Config) -> Vec<(&'static str, String)>;
+
 /// One override key.
 pub struct Key {
     pub name: &'static str,
@@ -26,6 +30,11 @@ pub struct Key {
     /// What a bare number is in, as a multiple of the range's unit (`e_read=4` is 4 uJ).
     bare: f64,
     set: Setter,
+    /// The keys it resets (`cell` resets the NAND latencies): an override of it goes first.
+    pub(super) resets: Option<Resets>,
+    /// The reviewed-hardware fact (`drives::FACT_KEYS`) an override of it makes untrue of
+    /// the simulated drive.
+    pub(super) fact: Option<&'static str>,
 }
 
 impl Key {
@@ -38,7 +47,28 @@ impl Key {
             ranges: [None, None],
             bare: 1.0,
             set,
+            resets: None,
+            fact: None,
         }
+    }
+
+    pub(super) const fn resets(self, resets: Resets) -> Key {
+        Key {
+            resets: Some(resets),
+            ..self
+        }
+    }
+
+    pub(super) const fn voids_fact(self, fact: &'static str) -> Key {
+        Key {
+            fact: Some(fact),
+            ..self
+        }
+    }
+
+    /// Whether setting the key resets others, so that an override of it goes first.
+    pub fn resets_others(&self) -> bool {
+        self.resets.is_some()
     }
 
     pub(super) const fn base(self, value: &'static str) -> Key {
@@ -136,4 +166,90 @@ pub fn ranges() -> impl Iterator<Item = &'static Range> {
 /// The keys' names, as messages list them.
 pub(crate) fn key_names() -> String {
     KEYS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::{apply, preset};
+
+    fn names() -> impl Iterator<Item = &'static str> {
+        KEYS.iter()
+            .flat_map(|k| std::iter::once(k.name).chain(k.alias))
+    }
+
+    #[test]
+    fn every_key_is_called_by_names_of_its_own_and_explained() {
+        let mut seen = std::collections::BTreeSet::new();
+        for name in names() {
+            assert!(seen.insert(name), "{name} names two keys");
+        }
+        for k in KEYS {
+            assert!(!k.help.trim().is_empty(), "{}", k.name);
+        }
+    }
+
+    #[test]
+    fn every_key_takes_its_base_value() {
+        for k in KEYS {
+            if let Some(base) = k.base {
+                let mut cfg = preset("default").unwrap();
+                apply(&mut cfg, k.name, base).unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+    }
+
+    /// A value no key takes is refused with a message that starts with the key's name.
+    #[test]
+    fn every_key_refuses_nonsense_naming_itself() {
+        for k in KEYS {
+            for name in std::iter::once(k.name).chain(k.alias) {
+                let mut cfg = preset("default").unwrap();
+                let e = apply(&mut cfg, name, "nonsense!").unwrap_err().to_string();
+                let own = format!("{}=", k.name);
+                let size = format!("{}:", k.name);
+                assert!(e.starts_with(&own) || e.starts_with(&size), "{name}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_older_name_sets_its_key() {
+        let (k, alias) = KEYS
+            .iter()
+            .find_map(|k| Some((k, k.alias?)))
+            .expect("a key with an older name");
+        let mut old = preset("default").unwrap();
+        let mut new = preset("default").unwrap();
+        apply(&mut old, alias, "3").unwrap();
+        apply(&mut new, k.name, "3").unwrap();
+        old.sources.clear();
+        new.sources.clear();
+        assert_eq!(old, new);
+        assert_ne!(
+            old,
+            preset("default")
+                .map(|mut c| {
+                    c.sources.clear();
+                    c
+                })
+                .unwrap()
+        );
+    }
+
+    /// What a key resets are keys that reset nothing themselves (so that applying the
+    /// resetting keys first is enough), and a fact it voids is a drive fact.
+    #[test]
+    fn what_a_key_resets_or_voids_exists() {
+        let cfg = preset("default").unwrap();
+        for k in KEYS {
+            for (reset, _) in k.resets.map(|r| r(&cfg)).unwrap_or_default() {
+                let other = key(reset).unwrap_or_else(|| panic!("{}: {reset}", k.name));
+                assert!(!other.resets_others(), "{}: {reset}", k.name);
+            }
+            if let Some(fact) = k.fact {
+                assert!(crate::drives::FACT_KEYS.contains(&fact), "{}", k.name);
+            }
+        }
+    }
 }

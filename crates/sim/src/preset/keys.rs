@@ -123,7 +123,9 @@ pub static KEYS: &[Key] = &[
         "slc, mlc or tlc (resets the NAND latencies to that cell's defaults)",
         set_cell,
     )
-    .base("mlc"),
+    .base("mlc")
+    .resets(cell_resets)
+    .voids_fact("nand"),
     Key::new(
         "map_unit",
         "mapping unit: 4KiB, or 8KiB/16KiB for drives with less DRAM (smaller writes read-modify-write it)",
@@ -180,7 +182,13 @@ pub static KEYS: &[Key] = &[
             Ok(())
         },
     )
-    .base("sata"),
+    .base("sata")
+    .resets(|c| {
+        vec![
+            ("link_mbps", c.link_mbps.to_string()),
+            ("link_cmd", ns(c.link_cmd_ns)),
+        ]
+    }),
     Key::new(
         "link_mbps",
         "host link payload rate in MB/s",
@@ -227,6 +235,7 @@ pub static KEYS: &[Key] = &[
         store!(size => dram_bytes),
     )
     .base("64MiB")
+    .voids_fact("dram")
     .range(Bytes, 0.0, TIB, "a drive has no DRAM to a few tens of GiB"),
     Key::new(
         "meta",
@@ -395,7 +404,11 @@ pub static KEYS: &[Key] = &[
         "faults",
         "injected data faults, KIND:1/R (one eligible write in R, seeded) or KIND:N (N of them, every 1000th eligible write), joined by +: faults=lost:1/5000+flip:1/20000+misdirect:1/8000+torn:1. Kinds: lost (acknowledged, never lands), flip (one bit flipped), misdirect (lands at the previous write's LBA), torn (a power cut: a prefix of a multi-4KiB write lands). Implies data=on",
         |c, k, v| {
-            c.faults = FaultSpec::parse(v).map_err(|e| KeyError::malformed(k.name, v, e))?;
+            c.faults = FaultSpec::parse(v).map_err(|source| KeyError::Faults {
+                key: k.name.to_string(),
+                value: v.to_string(),
+                source,
+            })?;
             Ok(())
         },
     )
@@ -573,4 +586,27 @@ fn set_gc_dest(c: &mut Config, k: &Key, v: &str) -> Result<(), KeyError> {
         }
     };
     Ok(())
+}
+
+/// The NAND latencies and energies a cell type implies.
+fn cell_resets(c: &Config) -> Vec<(&'static str, String)> {
+    let uj = |j: f64| format!("{}uJ", (j * 1e9).round() / 1e3);
+    let e = &c.energy;
+    vec![
+        ("t_read", ns(c.native.read_ns)),
+        ("t_prog", ns(c.native.program.mean())),
+        ("t_erase", ns(c.native.erase_ns)),
+        ("slc_t_read", ns(c.pslc.read_ns)),
+        ("slc_t_prog", ns(c.pslc.program.mean())),
+        ("e_read", uj(e.native.read_j)),
+        ("e_prog", uj(e.native.prog_j)),
+        ("e_erase", uj(e.native.erase_j)),
+        ("slc_e_read", uj(e.pslc.read_j)),
+        ("slc_e_prog", uj(e.pslc.prog_j)),
+        ("slc_e_erase", uj(e.pslc.erase_j)),
+    ]
+}
+
+fn ns(t: u64) -> String {
+    format!("{t}ns")
 }
