@@ -120,3 +120,19 @@ pub(crate) fn excerpt(text: &str) -> String {
         Some((cut, _)) => format!("'{}...', {} bytes", &text[..cut], text.len()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_is_what_follows_sim() {
+        assert_eq!(target_spec("sim:default,op=25%"), Some("default,op=25%"));
+        assert_eq!(target_spec("default,op=25%"), None);
+        assert_eq!(target_spec("file:/tmp/sim:x"), None);
+        assert_eq!(spec_of("sim:drive.toml"), "drive.toml");
+        assert_eq!(spec_of("840-evo-250"), "840-evo-250");
+        let spec = target_spec(crate::preset::TARGET_PREFIX).unwrap();
+        assert!(resolve(spec).is_ok(), "an empty spec is the default drive");
+    }
+}
