@@ -118,12 +118,7 @@ fn fit_twin(
     }
     .map_err(msg)?;
     // Known hardware is set in the start and left out of the search, as `--known` does.
-    let (from, params) = fit::known(
-        start.strip_prefix("sim:").unwrap_or(&start),
-        &params,
-        &known,
-    )
-    .map_err(|e| {
+    let (from, params) = fit::known(sim::spec_of(&start), &params, &known).map_err(|e| {
         // The arguments' Python names, not the command line's.
         let e = e.replace("--known", "known").replace("--params", "params");
         msg(e.replace("--from", "start"))

@@ -74,14 +74,14 @@ pub fn run(cmd: SimCmd) -> anyhow::Result<()> {
             println!("Use one as --target sim:NAME[,key=value...]; `ssdlab sim show NAME` prints its parameters, their sources and the claims it meets.");
         }
         SimCmd::Show { preset } => {
-            let spec = preset.strip_prefix("sim:").unwrap_or(&preset);
+            let spec = sim::spec_of(&preset);
             print!("{}", sim::describe(spec)?);
             let name = spec.split(',').next().unwrap_or(spec);
             print_claims(name, spec != name)?;
             println!();
             println!("override keys (sim:{spec},key=value):");
-            for (key, meaning) in sim::KEYS {
-                println!("  {key:16} {meaning}");
+            for key in sim::KEYS {
+                println!("  {:16} {}", key.name, key.help);
             }
         }
         SimCmd::Validate {

@@ -125,19 +125,15 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         (None, false) => Target::from_results_dirs(&a.results).map_err(anyhow::Error::msg)?,
     };
     if target.capacity_bytes.is_none() && !a.from.contains("capacity=") {
-        let start = sim::resolve(a.from.strip_prefix("sim:").unwrap_or(&a.from))
+        let start = sim::resolve(sim::spec_of(&a.from))
             .map_err(|e| anyhow::anyhow!("--from {}: {e}", a.from))?;
         eprintln!(
             "note: the target does not give the drive's capacity: the twin has the start's, {}; set it with --from PRESET,capacity=SIZE",
             engine::units::format_size(start.capacity_bytes),
         );
     }
-    let (from, params) = fit::known(
-        a.from.strip_prefix("sim:").unwrap_or(&a.from),
-        &a.params,
-        &a.known,
-    )
-    .map_err(anyhow::Error::msg)?;
+    let (from, params) =
+        fit::known(sim::spec_of(&a.from), &a.params, &a.known).map_err(anyhow::Error::msg)?;
     let request = fit::Request {
         from,
         target,
@@ -153,10 +149,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
         screen: a.screen,
         cache: Some(files.evaluations.clone()),
         measurer: None,
-        reference: a
-            .reference
-            .as_deref()
-            .map(|r| r.strip_prefix("sim:").unwrap_or(r).to_string()),
+        reference: a.reference.as_deref().map(|r| sim::spec_of(r).to_string()),
     };
     eprintln!(
         "fitting a twin of {} from {}: {} figures ({} held out), at most {} simulated drives",

@@ -53,9 +53,7 @@ pub struct Options {
 
 /// The simulated drive a target names, checked for serving, and its model.
 fn open(target: &str) -> Result<(sim::SimSsd, String), ServeError> {
-    let spec = target
-        .strip_prefix("sim:")
-        .ok_or_else(|| ServeError::NotSim(target.into()))?;
+    let spec = sim::target_spec(target).ok_or_else(|| ServeError::NotSim(target.into()))?;
     let sim_err = |error| ServeError::Sim {
         spec: spec.into(),
         error,
@@ -99,7 +97,7 @@ pub fn serve(
     }
     let (ssd, model) = open(&opts.target)?;
     let capacity = ssd.geometry().capacity_bytes;
-    let spec = &opts.target["sim:".len()..];
+    let spec = sim::spec_of(&opts.target);
     let store = store::Store::new(capacity, engine::system::available_memory(), spec)?;
     ublk_available()?;
     let slots = opts.queues as u32 * opts.depth as u32;

@@ -337,8 +337,8 @@ impl Config {
         self.gc.burst.unwrap_or(BurstSize::Blocks(4 * self.dies()))
     }
 
-    /// Check what one key's range cannot (`preset::RANGES` bounds each key): how the keys
-    /// fit together, and derive the array's layout.
+    /// Check what one key's range cannot (each key's record in `preset::KEYS` bounds it): how
+    /// the keys fit together, and derive the array's layout.
     pub fn layout(&self) -> Result<Layout, SimError> {
         let bad = |m: String| Err(SimError::Config(m));
         let unit = self.map_unit_bytes;

@@ -294,7 +294,7 @@ impl Config {
         );
         let _ = writeln!(w);
         let _ = writeln!(w, "parameters (value, and where it comes from):");
-        for (key, _) in KEYS {
+        for key in KEYS.iter().map(|k| k.name) {
             if let Some((_, value, source)) = self.sources.iter().rev().find(|(k, _, _)| k == key) {
                 let _ = writeln!(w, "  {key:16} {value:14} {source}");
             }

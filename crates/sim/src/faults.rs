@@ -74,27 +74,19 @@ impl FaultSpec {
     }
 
     /// `none`, or `KIND:1/R` / `KIND:N` joined by `+`.
-    pub fn parse(text: &str) -> Result<FaultSpec, String> {
+    pub fn parse(text: &str) -> Result<FaultSpec, FaultError> {
         let text = text.trim();
         if matches!(text, "" | "none" | "off" | "0") {
             return Ok(FaultSpec::default());
         }
         let mut faults = Vec::new();
         for part in text.split('+') {
-            let (kind, rate) = part.split_once(':').ok_or_else(|| {
-                format!("'{part}' is not KIND:RATE: use e.g. lost:1/5000 or torn:1")
-            })?;
-            let kind = FaultKind::parse(kind).ok_or_else(|| {
-                format!(
-                    "unknown fault '{kind}': use {}",
-                    FaultKind::NAMES.join(", ")
-                )
-            })?;
-            let bad = || {
-                format!(
-                    "'{rate}' is not a rate: give 1/R (one write in R) or N (N faults), e.g. 1/5000 or 3"
-                )
-            };
+            let (kind, rate) = part
+                .split_once(':')
+                .ok_or_else(|| FaultError::NotKindRate(part.to_string()))?;
+            let kind =
+                FaultKind::parse(kind).ok_or_else(|| FaultError::UnknownKind(kind.to_string()))?;
+            let bad = || FaultError::NotRate(rate.to_string());
             let rate = match rate.trim().split_once('/') {
                 Some((one, r)) if one.trim() == "1" => {
                     FaultRate::OneIn(r.trim().parse().ok().filter(|&r| r >= 1).ok_or_else(bad)?)
@@ -121,6 +113,17 @@ impl FaultSpec {
             .collect();
         parts.join("+")
     }
+}
+
+/// Why a fault list does not read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FaultError {
+    #[error("'{0}' is not KIND:RATE: use e.g. lost:1/5000 or torn:1")]
+    NotKindRate(String),
+    #[error("unknown fault '{0}': use {names}", names = FaultKind::NAMES.join(", "))]
+    UnknownKind(String),
+    #[error("'{0}' is not a rate: give 1/R (one write in R) or N (N faults), e.g. 1/5000 or 3")]
+    NotRate(String),
 }
 
 /// One injected fault, for tests and counters.
@@ -215,9 +218,16 @@ mod tests {
         assert!(FaultSpec::parse("none").unwrap().is_empty());
         assert!(FaultSpec::parse("melt:1")
             .unwrap_err()
+            .to_string()
             .contains("unknown fault"));
-        assert!(FaultSpec::parse("lost:2/7").unwrap_err().contains("1/R"));
-        assert!(FaultSpec::parse("lost").unwrap_err().contains("KIND:RATE"));
+        assert!(FaultSpec::parse("lost:2/7")
+            .unwrap_err()
+            .to_string()
+            .contains("1/R"));
+        assert!(FaultSpec::parse("lost")
+            .unwrap_err()
+            .to_string()
+            .contains("KIND:RATE"));
     }
 
     #[test]

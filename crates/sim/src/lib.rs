@@ -43,10 +43,10 @@ pub use config::{
     Config, DataMode, GcStyle, LinkKind, SlcDrain, SlcRegion, SlcWhenFull, TrimClaim, TrimStyle,
 };
 pub use data::lba_stamp;
-pub use error::SimError;
-pub use faults::{FaultKind, FaultSpec, InjectedFault};
+pub use error::{KeyError, SimError};
+pub use faults::{FaultError, FaultKind, FaultSpec, InjectedFault};
 pub use geometry::CellType;
-pub use preset::{presets, resolve, KEYS};
+pub use preset::{presets, resolve, spec_of, target_spec, KEYS, TARGET_PREFIX};
 pub use range::Quantity;
 pub use ssd::{check_data_memory, check_memory, SimSsd};
 pub use victim::GcPolicy;

@@ -1,11 +1,12 @@
-//! The physical range of a numeric key (the table itself is `preset::RANGES`, beside the
-//! keys). A value outside it describes no SSD, and the simulation would pay for it: a rate
+//! The physical range of a numeric key (each key's record in `preset::KEYS` holds its
+//! own). A value outside it describes no SSD, and the simulation would pay for it: a rate
 //! near zero stretches a run to millions of seconds of points, an energy near the largest
 //! float makes watts infinite, a figure past a counter's width wraps.
 
 use engine::units::{format_size, significant};
 
 use crate::config::fmt_ns;
+use crate::error::KeyError;
 
 /// What a key measures, in the unit the configuration holds it in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,22 +93,19 @@ impl Range {
     }
 
     /// `value` (parsed from `text`), or why it describes no drive.
-    pub fn check(&self, text: &str, value: f64) -> Result<(), String> {
+    pub fn check(&self, text: &str, value: f64) -> Result<(), KeyError> {
         // Written so that NaN is outside too.
         if value >= self.min && value <= self.max {
             return Ok(());
         }
-        let zero = match self.zero {
-            Some(what) if value == 0.0 => format!("; 0 {what}"),
-            _ => String::new(),
-        };
-        Err(format!(
-            "{}={text} is outside {}..{}: {}{zero}",
-            self.key,
-            self.quantity.format(self.min),
-            self.quantity.format(self.max),
-            self.why
-        ))
+        Err(KeyError::Outside {
+            key: self.key,
+            text: text.to_string(),
+            min: self.quantity.format(self.min),
+            max: self.quantity.format(self.max),
+            why: self.why,
+            zero: self.zero.filter(|_| value == 0.0),
+        })
     }
 }
 
@@ -118,7 +116,7 @@ mod tests {
     #[test]
     fn ranges_read_in_the_units_a_reader_writes() {
         let range = |q, min, max| Range::new("k", q, min, max, "why").check("x", f64::NAN);
-        let says = |q, min, max| range(q, min, max).unwrap_err();
+        let says = |q, min, max| range(q, min, max).unwrap_err().to_string();
         assert_eq!(
             says(Quantity::MBps, 1.0, 1e5),
             "k=x is outside 1 MB/s..100000 MB/s: why"
@@ -140,11 +138,11 @@ mod tests {
         let r =
             Range::new("dies", Quantity::Count, 1.0, 64.0, "why").when_zero("gives zero blocks");
         assert_eq!(
-            r.check("0", 0.0).unwrap_err(),
+            r.check("0", 0.0).unwrap_err().to_string(),
             "dies=0 is outside 1..64: why; 0 gives zero blocks"
         );
         assert_eq!(
-            r.check("65", 65.0).unwrap_err(),
+            r.check("65", 65.0).unwrap_err().to_string(),
             "dies=65 is outside 1..64: why"
         );
     }

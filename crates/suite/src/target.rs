@@ -12,7 +12,7 @@ pub const DEFAULT_TARGET: &str = "sim:default";
 pub fn registry() -> Registry {
     let mut targets = Registry::real();
     targets.register(Opener {
-        prefix: "sim:",
+        prefix: sim::TARGET_PREFIX,
         kind: TargetKind::Sim,
         syntax: "sim:PRESET[,key=value...]",
         open: open_sim,
@@ -89,7 +89,7 @@ fn open_sim(spec: &str, req: &OpenRequest) -> Result<Box<dyn Device>, TargetErro
             req.polling.flags()
         )));
     }
-    let preset = spec.strip_prefix("sim:").unwrap_or(spec);
+    let preset = sim::spec_of(spec);
     // A spec error names the target already ("sim:PRESET: ...").
     let dev = sim::open(preset).map_err(|e| match e {
         sim::SimError::Spec { .. } => TargetError::Open(e.to_string()),

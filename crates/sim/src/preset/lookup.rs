@@ -1,7 +1,7 @@
 //! Presets by name: each built on the base configuration, and the presets a mistyped name
 //! probably meant.
 
-use super::keys::BASE;
+use super::keys::KEYS;
 use super::settings::{apply, apply_all, record, FROM_DEFAULT};
 use crate::config::{
     Config, DataMode, GcConfig, GcStyle, LinkKind, SlcConfig, SlcDrain, SlcRegion, SlcWhenFull,
@@ -13,6 +13,12 @@ use crate::faults::FaultSpec;
 use crate::geometry::{CellType, UNIT_BYTES};
 use crate::timing::NandLatency;
 use crate::victim::GcPolicy;
+
+/// The fidelity scorecard fingerprints a drive by its serialized configuration, `sources` in
+/// order, and the base values were first recorded with `gc_burst_above` ahead of
+/// `gc_burst_rate` (against the keys' order): kept, so that recorded outcomes stay current.
+/// The order has no other effect.
+const RECORDED_FIRST: (&str, &str) = ("gc_burst_above", "gc_burst_rate");
 
 fn base() -> Config {
     let (link_mbps, link_cmd_ns) = LinkKind::Sata.defaults();
@@ -91,10 +97,16 @@ fn base() -> Config {
             link_pm: false,
         },
     };
-    let all: Vec<(String, String)> = BASE
+    let mut all: Vec<(String, String)> = KEYS
         .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .filter_map(|k| Some((k.name.to_string(), k.base?.to_string())))
         .collect();
+    let (first, then) = RECORDED_FIRST;
+    let at = |key: &str| all.iter().position(|(k, _)| k == key);
+    if let (Some(i), Some(j)) = (at(first), at(then)) {
+        let moved = all.remove(i);
+        all.insert(j.min(i), moved);
+    }
     apply_all(&mut c, &all, FROM_DEFAULT).expect("the base configuration parses");
     c
 }

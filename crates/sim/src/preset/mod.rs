@@ -8,19 +8,22 @@
 //! - `path/to/drive.toml[,key=value...]`: a TOML table of the same keys, with an optional
 //!   `preset = "name"` to start from (default `default`).
 //!
-//! The spec language, a file per concept: `keys` holds the tables of what a key means, its
-//! range and its default; `settings` sets one key on a [`Config`] and records where each
+//! The spec language, a file per concept: `key` is what a key's record holds (what it means,
+//! its range, its default, what it sets) and `keys` the records; `settings` sets one key on a [`Config`] and records where each
 //! value came from; `values` parses a value (a size, a time, a percentage...) and checks it
 //! against its range; `lookup` finds and builds a preset by name; `toml_file` reads a drive's
 //! TOML file. [`resolve`] puts them together.
 
+mod key;
 mod keys;
 mod lookup;
 mod settings;
 mod toml_file;
 mod values;
 
-pub use keys::{KEYS, RANGES};
+pub use crate::error::KeyError;
+pub use key::{key, ranges, Key};
+pub use keys::KEYS;
 pub use lookup::{find, preset, presets, unknown_preset};
 pub use settings::{apply, apply_all, FROM_DEFAULT, FROM_USER};
 pub use toml_file::{load_toml, DriveFile};
@@ -28,7 +31,22 @@ pub use values::{quantities, spec_text};
 
 use crate::config::Config;
 use crate::error::SimError;
-use keys::key_names;
+pub(crate) use key::key_names;
+
+/// What starts a target naming a simulated drive: `sim:SPEC`.
+pub const TARGET_PREFIX: &str = "sim:";
+
+/// The spec a `sim:` target names (`default,op=25%` of `sim:default,op=25%`); None for a
+/// target that is no simulated drive.
+pub fn target_spec(target: &str) -> Option<&str> {
+    target.strip_prefix(TARGET_PREFIX)
+}
+
+/// The spec `text` gives, as a `sim:` target or as the spec alone: where only a simulated
+/// drive can be meant (`ssdlab sim show`, `sim fit --from`).
+pub fn spec_of(text: &str) -> &str {
+    target_spec(text).unwrap_or(text)
+}
 
 /// Resolve a spec (what follows `sim:`) into a configuration. It is validated too.
 pub fn resolve(spec: &str) -> Result<Config, SimError> {
@@ -75,7 +93,8 @@ pub fn resolve(spec: &str) -> Result<Config, SimError> {
     }
     // A file's keys, then the spec's after it; a file's own account of where a value came
     // from (a twin's "fitted to ...") replaces "your override".
-    apply_all(&mut cfg, &file_overrides, FROM_USER).map_err(err)?;
+    let key_err = |e: KeyError| err(e.to_string());
+    apply_all(&mut cfg, &file_overrides, FROM_USER).map_err(key_err)?;
     for (key, text) in provenance {
         if let Some(s) = cfg
             .sources
@@ -86,7 +105,7 @@ pub fn resolve(spec: &str) -> Result<Config, SimError> {
             s.2 = text;
         }
     }
-    apply_all(&mut cfg, &overrides, FROM_USER).map_err(err)?;
+    apply_all(&mut cfg, &overrides, FROM_USER).map_err(key_err)?;
     cfg.layout()?;
     Ok(cfg)
 }
@@ -95,9 +114,25 @@ pub fn resolve(spec: &str) -> Result<Config, SimError> {
 const EXCERPT_CHARS: usize = 60;
 
 /// `text` quoted, cut to [`EXCERPT_CHARS`] with its length when longer.
-fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
     match text.char_indices().nth(EXCERPT_CHARS) {
         None => format!("'{text}'"),
         Some((cut, _)) => format!("'{}...', {} bytes", &text[..cut], text.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_is_what_follows_sim() {
+        assert_eq!(target_spec("sim:default,op=25%"), Some("default,op=25%"));
+        assert_eq!(target_spec("default,op=25%"), None);
+        assert_eq!(target_spec("file:/tmp/sim:x"), None);
+        assert_eq!(spec_of("sim:drive.toml"), "drive.toml");
+        assert_eq!(spec_of("840-evo-250"), "840-evo-250");
+        let spec = target_spec(crate::preset::TARGET_PREFIX).unwrap();
+        assert!(resolve(spec).is_ok(), "an empty spec is the default drive");
     }
 }

@@ -1,35 +1,42 @@
 //! The value parsers: a size, a time, a percentage, a rate, an energy, a power..., each
-//! checked against its key's range in [`RANGES`].
+//! checked against its key's range.
 
-use super::keys::RANGES;
+use super::key::{own_key, Key};
+use crate::error::KeyError;
 use crate::range::Quantity;
 use crate::timing::ProgramTimes;
 
 pub(super) fn choice<T>(
-    key: &str,
+    key: &Key,
     v: &str,
     parse: fn(&str) -> Option<T>,
     names: &[&str],
-) -> Result<T, String> {
+) -> Result<T, KeyError> {
+    let key = key.name;
     parse(v).ok_or_else(|| {
         let alternatives: Vec<String> = names.iter().map(|n| format!("{key}={n}")).collect();
-        format!("{key}={v}: use {}", alternatives.join(", "))
+        KeyError::malformed(key, v, format!("use {}", alternatives.join(", ")))
     })
 }
 
 /// `1.3ms`, or one time per page type in turn: `600us/2ms`.
-pub(super) fn program_times(key: &str, v: &str) -> Result<ProgramTimes, String> {
+pub(super) fn program_times(key: &Key, v: &str) -> Result<ProgramTimes, KeyError> {
     let times = v
         .split('/')
         .map(|t| duration(key, t))
-        .collect::<Result<Vec<u64>, String>>()?;
+        .collect::<Result<Vec<u64>, KeyError>>()?;
     ProgramTimes::per_page(&times).ok_or_else(|| {
-        format!("{key}={v}: give one time (1.3ms) or one per page type, at most 3 (600us/2ms)")
+        KeyError::malformed(
+            key.name,
+            v,
+            "give one time (1.3ms) or one per page type, at most 3 (600us/2ms)",
+        )
     })
 }
 
-/// An energy: `4uJ`, `2.5nJ`, `1mJ`, `150pJ`, `0.001J`; a bare number is in `bare` joules.
-pub(super) fn energy(key: &str, v: &str, bare: f64) -> Result<f64, String> {
+/// An energy: `4uJ`, `2.5nJ`, `1mJ`, `150pJ`, `0.001J`; a bare number is in the key's bare
+/// unit.
+pub(super) fn energy(key: &Key, v: &str) -> Result<f64, KeyError> {
     let lower = v.to_ascii_lowercase().replace('µ', "u");
     let (num, scale) = match lower.strip_suffix('j') {
         Some(t) => match t.chars().last() {
@@ -39,32 +46,46 @@ pub(super) fn energy(key: &str, v: &str, bare: f64) -> Result<f64, String> {
             Some('m') => (&t[..t.len() - 1], 1e-3),
             _ => (t, 1.0),
         },
-        None => (lower.as_str(), bare),
+        None => (lower.as_str(), key.bare_scale()),
     };
-    let x: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("{key}={v}: expected an energy like {key}=4uJ or {key}=150pJ"))?;
+    let x: f64 = num.trim().parse().map_err(|_| {
+        let k = key.name;
+        KeyError::malformed(
+            k,
+            v,
+            format!("expected an energy like {k}=4uJ or {k}=150pJ"),
+        )
+    })?;
     within(key, Quantity::Joules, v, x * scale)?;
     Ok(x * scale)
 }
 
 /// A power: `0.35W`, `80mW`; a bare number is watts.
-pub(super) fn power(key: &str, v: &str) -> Result<f64, String> {
+pub(super) fn power(key: &Key, v: &str) -> Result<f64, KeyError> {
     let lower = v.to_ascii_lowercase();
     let (num, scale) = match lower.strip_suffix("mw") {
         Some(t) => (t, 1e-3),
         None => (lower.strip_suffix('w').unwrap_or(&lower), 1.0),
     };
-    let x: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("{key}={v}: expected a power like {key}=0.35W or {key}=80mW"))?;
+    let x: f64 = num.trim().parse().map_err(|_| {
+        let k = key.name;
+        KeyError::malformed(k, v, format!("expected a power like {k}=0.35W or {k}=80mW"))
+    })?;
     within(key, Quantity::Watts, v, x * scale)?;
     Ok(x * scale)
 }
 
-pub(super) fn rate_or_zero(key: &str, v: &str) -> Result<f64, String> {
+/// A plain ratio above 1: `gc_burst_rate=2`.
+pub(super) fn factor(key: &Key, v: &str) -> Result<f64, KeyError> {
+    let x: f64 = v.parse().map_err(|_| {
+        let k = key.name;
+        KeyError::malformed(k, v, format!("expected a number above 1, e.g. {k}=2"))
+    })?;
+    within(key, Quantity::Factor, v, x)?;
+    Ok(x)
+}
+
+pub(super) fn rate_or_zero(key: &Key, v: &str) -> Result<f64, KeyError> {
     if v.trim() == "0" {
         Ok(0.0)
     } else {
@@ -72,70 +93,74 @@ pub(super) fn rate_or_zero(key: &str, v: &str) -> Result<f64, String> {
     }
 }
 
-pub(super) fn size(key: &str, v: &str) -> Result<u64, String> {
-    let bytes = engine::size::parse_size(v).map_err(|e| format!("{key}: {e}"))?;
+pub(super) fn size(key: &Key, v: &str) -> Result<u64, KeyError> {
+    let bytes = engine::size::parse_size(v).map_err(|why| KeyError::Size {
+        key: key.name.to_string(),
+        why,
+    })?;
     within(key, Quantity::Bytes, v, bytes as f64)?;
     Ok(bytes)
 }
 
-pub(super) fn number(key: &str, v: &str) -> Result<u32, String> {
+pub(super) fn number(key: &Key, v: &str) -> Result<u32, KeyError> {
     let n = v
         .parse::<u32>()
-        .map_err(|_| format!("{key}={v}: expected a whole number"))?;
+        .map_err(|_| KeyError::malformed(key.name, v, "expected a whole number"))?;
     within(key, Quantity::Count, v, n.into())?;
     Ok(n)
 }
 
-/// `value` of `key` (as written, `text`) against the key's range in [`RANGES`].
-pub(super) fn within(key: &str, quantity: Quantity, text: &str, value: f64) -> Result<(), String> {
-    match RANGES
-        .iter()
-        .find(|r| r.key == key && r.quantity == quantity)
-    {
+/// `value` of `key` (as written, `text`) against the key's range for `quantity`.
+fn within(key: &Key, quantity: Quantity, text: &str, value: f64) -> Result<(), KeyError> {
+    match key.range_of(quantity) {
         Some(range) => range.check(text, value),
-        None => Err(format!(
-            "{key}={text}: ssdlab has no range for {key} (a bug in ssdlab: please report it)"
-        )),
+        None => Err(KeyError::NoRange {
+            key: key.name.to_string(),
+            value: text.to_string(),
+        }),
     }
 }
 
-pub(super) fn count(key: &str, v: &str) -> Result<u32, String> {
-    number(key, v)
-}
-
-pub(super) fn percent(key: &str, v: &str) -> Result<f64, String> {
+pub(super) fn percent(key: &Key, v: &str) -> Result<f64, KeyError> {
     let t = v.strip_suffix('%').unwrap_or(v).trim();
-    let p: f64 = t
-        .parse()
-        .map_err(|_| format!("{key}={v}: expected a percentage like {key}=7% or {key}=25%"))?;
+    let p: f64 = t.parse().map_err(|_| {
+        let k = key.name;
+        KeyError::malformed(
+            k,
+            v,
+            format!("expected a percentage like {k}=7% or {k}=25%"),
+        )
+    })?;
     within(key, Quantity::Percent, v, p)?;
     Ok(p)
 }
 
-pub(super) fn rate(key: &str, v: &str) -> Result<f64, String> {
+pub(super) fn rate(key: &Key, v: &str) -> Result<f64, KeyError> {
     let lower = v.to_ascii_lowercase();
     let t = lower
         .strip_suffix("mb/s")
         .or_else(|| lower.strip_suffix("mbps"))
         .unwrap_or(&lower)
         .trim();
-    let r: f64 = t
-        .parse()
-        .map_err(|_| format!("{key}={v}: expected a rate in MB/s like {key}=400"))?;
+    let r: f64 = t.parse().map_err(|_| {
+        let k = key.name;
+        KeyError::malformed(k, v, format!("expected a rate in MB/s like {k}=400"))
+    })?;
     within(key, Quantity::MBps, v, r)?;
     Ok(r)
 }
 
-pub(super) fn boolean(key: &str, v: &str) -> Result<bool, String> {
+pub(super) fn boolean(key: &Key, v: &str) -> Result<bool, KeyError> {
+    let k = key.name;
     match v.to_ascii_lowercase().as_str() {
         "on" | "true" | "yes" | "1" => Ok(true),
         "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(format!("{key}={v}: use {key}=on or {key}=off")),
+        _ => Err(KeyError::malformed(k, v, format!("use {k}=on or {k}=off"))),
     }
 }
 
 /// `50us`, `1.3ms`, `3ms`, `500ns`, `0.002s`; a bare number is nanoseconds.
-pub(super) fn duration(key: &str, v: &str) -> Result<u64, String> {
+pub(super) fn duration(key: &Key, v: &str) -> Result<u64, KeyError> {
     let lower = v.to_ascii_lowercase();
     let split = lower
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -143,16 +168,15 @@ pub(super) fn duration(key: &str, v: &str) -> Result<u64, String> {
     let (num, unit) = lower.split_at(split);
     let x: f64 = num
         .parse()
-        .map_err(|_| format!("{key}={v}: expected a time like 50us, 1.3ms or 3ms"))?;
+        .map_err(|_| KeyError::malformed(key.name, v, "expected a time like 50us, 1.3ms or 3ms"))?;
     let mult = match unit.trim() {
         "" | "ns" => 1.0,
         "us" | "µs" => 1e3,
         "ms" => 1e6,
         "s" => 1e9,
         other => {
-            return Err(format!(
-                "{key}={v}: unknown time unit '{other}'; use ns, us, ms or s"
-            ))
+            let takes = format!("unknown time unit '{other}'; use ns, us, ms or s");
+            return Err(KeyError::malformed(key.name, v, takes));
         }
     };
     let ns = x * mult;
@@ -162,34 +186,30 @@ pub(super) fn duration(key: &str, v: &str) -> Result<u64, String> {
 
 /// The quantity a numeric key holds, from its range (the first, for `gc_burst`'s two).
 fn quantity_of(key: &str) -> Option<Quantity> {
-    RANGES.iter().find(|r| r.key == key).map(|r| r.quantity)
+    own_key(key).and_then(Key::quantity)
 }
 
 /// A numeric key's value (as a spec writes it) in its range's unit: ns, bytes, MB/s,
 /// joules, watts, percent or a count; one per page type for `t_prog` (`600us/2ms`). What a
 /// parameter search reads and scales (`sim fit`); [`spec_text`] writes it back.
-pub fn quantities(key: &str, v: &str) -> Result<Vec<f64>, String> {
-    let one = |part: &str| -> Result<f64, String> {
-        Ok(match quantity_of(key) {
-            Some(Quantity::Nanos) => duration(key, part)? as f64,
-            Some(Quantity::Bytes) => size(key, part)? as f64,
-            Some(Quantity::MBps) => rate_or_zero(key, part)?,
-            Some(Quantity::Percent) => percent(key, part)?,
-            Some(Quantity::Joules) => {
-                let bare = if matches!(key, "e_channel" | "e_link") {
-                    1e-12
-                } else {
-                    1e-6
-                };
-                energy(key, part, bare)?
-            }
-            Some(Quantity::Watts) => power(key, part)?,
-            Some(Quantity::Count) => number(key, part)?.into(),
-            Some(Quantity::Factor) => part
+pub fn quantities(key: &str, v: &str) -> Result<Vec<f64>, KeyError> {
+    let numeric = own_key(key).and_then(|k| Some((k, k.quantity()?)));
+    let Some((k, quantity)) = numeric else {
+        return Err(KeyError::NotNumeric(key.to_string()));
+    };
+    let one = |part: &str| -> Result<f64, KeyError> {
+        Ok(match quantity {
+            Quantity::Nanos => duration(k, part)? as f64,
+            Quantity::Bytes => size(k, part)? as f64,
+            Quantity::MBps => rate_or_zero(k, part)?,
+            Quantity::Percent => percent(k, part)?,
+            Quantity::Joules => energy(k, part)?,
+            Quantity::Watts => power(k, part)?,
+            Quantity::Count => number(k, part)?.into(),
+            Quantity::Factor => part
                 .trim()
                 .parse()
-                .map_err(|_| format!("{key}={v}: expected a number"))?,
-            None => return Err(format!("{key} is not a numeric key")),
+                .map_err(|_| KeyError::malformed(key, v, "expected a number"))?,
         })
     };
     v.split('/').map(one).collect()

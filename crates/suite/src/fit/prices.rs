@@ -31,8 +31,7 @@ use crate::fidelity::Figures;
 
 /// Whether `key` is a price of the energy model (in watts or joules).
 pub fn is_price(key: &str) -> bool {
-    sim::preset::RANGES
-        .iter()
+    sim::preset::ranges()
         .any(|r| r.key == key && matches!(r.quantity, sim::Quantity::Watts | sim::Quantity::Joules))
 }
 
@@ -107,7 +106,7 @@ pub fn fit(
             .overrides(x)
             .iter()
             .map(|(key, text)| {
-                let n = sim::preset::quantities(key, text)?;
+                let n = sim::preset::quantities(key, text).map_err(|e| e.to_string())?;
                 n.first()
                     .copied()
                     .ok_or_else(|| format!("{key}={text}: no value"))

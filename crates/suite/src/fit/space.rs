@@ -199,15 +199,15 @@ pub fn param(key: &str) -> Result<Param, String> {
     }
     let key: &'static str = sim::KEYS
         .iter()
-        .map(|(k, _)| *k)
+        .map(|k| k.name)
         .find(|k| *k == key)
         .ok_or_else(|| format!("'{key}' is not a key of the simulated drive (`ssdlab sim show default` lists them)"))?;
-    if !sim::preset::RANGES.iter().any(|r| r.key == key) {
+    if !sim::preset::ranges().any(|r| r.key == key) {
         return Err(format!(
             "{key} is not a numeric key: sim fit searches numbers and gc, gc_style, trim, page_size, {}",
             MORE_PARAMS
                 .iter()
-                .filter(|p| !sim::preset::RANGES.iter().any(|r| r.key == p.key))
+                .filter(|p| !sim::preset::ranges().any(|r| r.key == p.key))
                 .map(|p| p.key)
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -491,8 +491,7 @@ impl Space {
         self.dims
             .iter()
             .map(|d| {
-                let counted = sim::preset::RANGES
-                    .iter()
+                let counted = sim::preset::ranges()
                     .any(|r| r.key == d.param.key && r.quantity == sim::Quantity::Count);
                 !counted
                     && !matches!(
@@ -817,7 +816,7 @@ fn trim_kept(trim: &str, keep: Option<&String>) -> Result<f64, String> {
         Some(sim::TrimStyle::Ignored) => Ok(100.0),
         Some(sim::TrimStyle::Partial) => {
             let keep = keep.map_or("0%", |k| k.as_str());
-            let kept = sim::preset::quantities("trim_keep", keep)?;
+            let kept = sim::preset::quantities("trim_keep", keep).map_err(|e| e.to_string())?;
             Ok(kept.first().copied().unwrap_or(0.0).clamp(0.0, 100.0))
         }
         _ => Err(format!(
@@ -896,8 +895,7 @@ fn own_top(reach: Reach) -> Option<f64> {
 /// The top of `key`'s range when the range starts at 0 (a share, a threshold that may be
 /// off): how far a key starting at 0 is searched.
 fn zero_range_top(key: &str) -> Option<f64> {
-    sim::preset::RANGES
-        .iter()
+    sim::preset::ranges()
         .find(|r| r.key == key && r.min == 0.0 && r.max.is_finite())
         .map(|r| r.max)
 }
