@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use suite::fidelity::{self, Check, Claim, Measure};
+use twin::fidelity::{self, Check, Claim, Measure};
 
 fn claims() -> Vec<Claim> {
     fidelity::claims().expect("claims.toml parses")

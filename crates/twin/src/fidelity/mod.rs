@@ -21,7 +21,7 @@ pub const CLAIMS_TOML: &str = include_str!("claims.toml");
 /// The last full run's outcomes, as committed.
 pub const SCORECARD_TSV: &str = include_str!("scorecard.tsv");
 /// Where `--record` writes, relative to the workspace root.
-pub const SCORECARD_PATH: &str = "crates/suite/src/fidelity/scorecard.tsv";
+pub const SCORECARD_PATH: &str = "crates/twin/src/fidelity/scorecard.tsv";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
