@@ -125,7 +125,10 @@ fn fit_twin(
     )
     .map_err(|e| {
         // The arguments' Python names, not the command line's.
-        let e = e.replace("--known", "known").replace("--params", "params");
+        let e = e
+            .to_string()
+            .replace("--known", "known")
+            .replace("--params", "params");
         msg(e.replace("--from", "start"))
     })?;
     // A failure of the callable itself (a lost cluster, a bug), not a drive refused: kept,

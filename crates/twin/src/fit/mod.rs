@@ -39,7 +39,7 @@ pub use report::{median_error, FitReport, ParamRow, StartRow, TermRow};
 pub use screen::Screen;
 pub use search::{Budget, Phase, Progress, KEPT_START, STOPPED};
 pub use seeds::{agreement, fit_seeds, Agreement, SeedRun, AGREE, MAX_SEEDS};
-pub use space::{known, param, params, Param, Reach, Space, DEFAULT_PARAMS};
+pub use space::{known, param, params, Param, ParamError, Reach, Space, DEFAULT_PARAMS};
 pub use target::{Goal, OtherFigure, Target, Term, DECILES, DISTRIBUTION};
 
 use crate::fidelity::{Figures, Measure};
