@@ -188,7 +188,7 @@ impl Target {
         other: &mut OtherFigure,
     ) -> Result<Target, String> {
         let claims = match claims {
-            "seeds" => crate::fidelity::claims()?,
+            "seeds" => crate::fidelity::claims().map_err(|e| e.to_string())?,
             path => {
                 let text = CLAIMS_FILE
                     .read_to_string(std::path::Path::new(path))
