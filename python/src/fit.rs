@@ -1,4 +1,4 @@
-//! `ssdlab.sim.fit`: a simulated twin of a drive, as `ssdlab sim fit` fits it (the suite
+//! `ssdlab.sim.fit`: a simulated twin of a drive, as `ssdlab sim fit` fits it (the twin
 //! crate's `fit::fit`, the same files written), its drives measured on this machine's threads
 //! or by a Python callable (`ssdlab.sim.fit` gives one that sends them to a Dask client); and
 //! `measure_drive`, what such a callable runs where it sends a drive.
@@ -7,10 +7,10 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use bench::twin_files::TwinFiles;
 use pyo3::prelude::*;
-use suite::fidelity::{Figures, Measure};
-use suite::fit::{self, Budget, Measurer, Target};
+use twin::fidelity::{Figures, Measure};
+use twin::files::TwinFiles;
+use twin::fit::{self, Budget, Measurer, Target};
 
 use crate::error::{msg, SsdlabError};
 
@@ -99,13 +99,13 @@ fn fit_twin(
     known: Vec<String>,
     seeds: u64,
 ) -> PyResult<Twin> {
-    let files = TwinFiles::beside(&output).map_err(msg)?;
+    let files = TwinFiles::beside(&output).map_err(|e| msg(e.to_string()))?;
     let target = match (claims, results.is_empty()) {
         (Some(claims), true) => {
             let drive =
                 drive.ok_or_else(|| msg("claims= needs drive=: the drive they are about"))?;
             // Claims comparing the drive with another aim at the other's preset.
-            let mut other = suite::fidelity::preset_figures(|_, _| {});
+            let mut other = twin::fidelity::preset_figures(|_, _| {});
             Target::from_claims_file(&claims, &drive, &mut other)
         }
         (None, false) => Target::from_results_dirs(&results),
@@ -120,7 +120,10 @@ fn fit_twin(
     // Known hardware is set in the start and left out of the search, as `--known` does.
     let (from, params) = fit::known(sim::spec_of(&start), &params, &known).map_err(|e| {
         // The arguments' Python names, not the command line's.
-        let e = e.replace("--known", "known").replace("--params", "params");
+        let e = e
+            .to_string()
+            .replace("--known", "known")
+            .replace("--params", "params");
         msg(e.replace("--from", "start"))
     })?;
     // A failure of the callable itself (a lost cluster, a bug), not a drive refused: kept,
@@ -193,7 +196,9 @@ fn fit_twin(
         return Err(e);
     }
     let fitted = fitted.map_err(msg)?;
-    files.write(&fitted).map_err(msg)?;
+    files
+        .write(&fitted, bench::fit_chart::loss_chart)
+        .map_err(|e| msg(e.to_string()))?;
     let r = &fitted.report;
     Ok(Twin {
         path: files.twin.display().to_string(),

@@ -2,16 +2,16 @@
 //! in it as they are measured ([`live`]), comparisons across drives ([`compare`]), charts
 //! ([`chart`]), the review report ([`report`]), the web page ([`web`]) and exports for other
 //! tools ([`export`]); [`power`] reads the power tests' figures; [`term`] makes imported
-//! text safe to print; [`twin_files`] writes a fitted twin and its report.
+//! text safe to print; [`fit_chart`] draws a twin fit's loss.
 
 pub mod chart;
 pub mod compare;
 pub mod db;
 pub mod export;
+pub mod fit_chart;
 pub mod live;
 mod power;
 pub mod report;
 pub mod term;
-pub mod twin_files;
 mod view;
 pub mod web;

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
-use suite::fidelity::{self, Claim, Outcome};
+use twin::fidelity::{self, Claim, Outcome};
 
 /// What `ssdlab sim` does.
 #[derive(Debug, clap::Subcommand)]
@@ -37,7 +37,7 @@ pub enum SimCmd {
         /// Also write the outcomes as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
-        /// Write the outcomes to the committed scorecard (crates/suite/src/fidelity/scorecard.tsv,
+        /// Write the outcomes to the committed scorecard (crates/twin/src/fidelity/scorecard.tsv,
         /// from the workspace root): only with every claim checked.
         #[arg(long)]
         record: bool,

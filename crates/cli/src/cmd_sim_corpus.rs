@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
-use suite::fidelity::{self, corpus, Claim, Outcome};
+use twin::fidelity::{self, corpus, Claim, Outcome};
 
 pub fn validate(
     presets: &[String],

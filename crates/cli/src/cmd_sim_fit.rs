@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::bail;
-use bench::twin_files::TwinFiles;
-use suite::fit::{self, Budget, Target};
+use twin::files::TwinFiles;
+use twin::fit::{self, Budget, Target};
 
 #[derive(Debug, clap::Args)]
 pub struct FitArgs {
@@ -113,7 +113,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
             let drive = a.drive.as_deref().unwrap_or_default();
             // Claims comparing the drive with another aim at the other's preset, as the
             // scorecard checks them.
-            let mut other = suite::fidelity::preset_figures(|d, m| {
+            let mut other = twin::fidelity::preset_figures(|d, m| {
                 eprintln!("measuring {d} ({}): a claim compares the drive with it", m.prefix())
             });
             Target::from_claims_file(claims, drive, &mut other)
@@ -173,7 +173,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
     };
     let fit = fit::fit_seeds(&request, a.seeds, &mut on_seed, &mut show_progress)
         .map_err(anyhow::Error::msg)?;
-    files.write(&fit).map_err(anyhow::Error::msg)?;
+    files.write(&fit, bench::fit_chart::loss_chart)?;
     let r = &fit.report;
     let screened = if r.screen > 1 {
         format!(
@@ -190,7 +190,7 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
     if r.stopped.contains(fit::KEPT_START) {
         println!("{}: a larger --evals searches further", fit::KEPT_START);
     }
-    if let Some(m) = suite::fit::median_error(&r.held_out) {
+    if let Some(m) = twin::fit::median_error(&r.held_out) {
         println!("held-out figures: median error {:.1}%", m * 100.0);
     }
     if !r.seeds.is_empty() {

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use suite::fidelity::{self, Claim, Figures, Measure, Measured};
+use twin::fidelity::{self, Claim, Figures, Measure, Measured};
 
 type Job = (String, Measure);
 

@@ -5,9 +5,7 @@ mod analysis;
 pub mod console;
 pub mod context;
 pub mod drive_state;
-pub mod fidelity;
 pub mod fill_curve;
-pub mod fit;
 pub mod fresh_instances;
 pub mod latency_target;
 pub mod methodologies;
@@ -27,8 +25,9 @@ pub mod target;
 
 pub use analysis::Analysis;
 pub use methodology::TestId;
-pub use precondition::{purge, Precondition};
-pub use stats::SeriesStats;
+pub use precondition::{fill_workload, purge, Precondition};
+// The twin's scorecard reads the same statistics of a series as the tests' results.
+pub use stats::{deciles, drop_time, series_stats, SeriesStats};
 pub mod methodology;
 
 /// What the suite's functions return: most fail with a [`SuiteError`].

@@ -6,7 +6,7 @@
 //!
 //! Sources are honest about what the articles say: **published** (an article states it),
 //! **derived** (arithmetic on published facts), **fitted** (chosen so the preset meets the
-//! scorecard's claims, named by id, `suite/src/fidelity/claims.toml`) or **assumed** (nothing
+//! scorecard's claims, named by id, `twin/src/fidelity/claims.toml`) or **assumed** (nothing
 //! published; a value typical of the drive's class).
 
 mod intel;

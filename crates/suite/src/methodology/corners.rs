@@ -59,7 +59,8 @@ pub const CORNERS: [Corner; 5] = [
     },
 ];
 
-pub(crate) const RANDOM: Defaults = Defaults {
+/// The random corners' parameters (the twin's scorecard measures them at their length).
+pub const RANDOM: Defaults = Defaults {
     qd: 3,
     block_bytes: 4096,
     span: Span::Bytes(8 * GIB),

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use super::same_drive::differs;
 use crate::fidelity::measure::figures_of_results;
 use crate::fidelity::{Check, Claim};
-use crate::methodology::overridden;
-use crate::result::TestResult;
+use suite::methodology::overridden;
+use suite::result::TestResult;
 
 /// What a figure of the twin should be.
 #[derive(Clone, Debug, PartialEq)]
@@ -159,7 +159,7 @@ impl Target {
         let mut all: Vec<TestResult> = Vec::new();
         let mut first_dir = None;
         for dir in dirs {
-            let results = crate::results_dir::read_results(dir)
+            let results = suite::results_dir::read_results(dir)
                 .map_err(|e| format!("reading {}: {e}", dir.display()))?;
             let (Some(first), Some(r)) = (all.first(), results.first()) else {
                 first_dir = first_dir.or(Some(dir));
@@ -188,7 +188,7 @@ impl Target {
         other: &mut OtherFigure,
     ) -> Result<Target, String> {
         let claims = match claims {
-            "seeds" => crate::fidelity::claims()?,
+            "seeds" => crate::fidelity::claims().map_err(|e| e.to_string())?,
             path => {
                 let text = CLAIMS_FILE
                     .read_to_string(std::path::Path::new(path))

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use suite::fidelity::{self, Check, Claim, Measure};
+use twin::fidelity::{self, Check, Claim, Measure};
 
 fn claims() -> Vec<Claim> {
     fidelity::claims().expect("claims.toml parses")
@@ -225,7 +225,7 @@ fn the_committed_scorecard_names_who_misses_each_claim() {
 #[test]
 fn a_huge_bad_claims_file_is_not_echoed_in_its_error() {
     let text = format!("[[claim]]\nid = {}\n", "x".repeat(1 << 20));
-    let e = fidelity::parse_claims(&text).unwrap_err();
+    let e = fidelity::parse_claims(&text).unwrap_err().to_string();
     assert!(e.len() < 2000, "{} bytes of error", e.len());
     assert!(e.contains("line 2"), "{e}");
 }

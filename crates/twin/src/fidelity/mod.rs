@@ -21,7 +21,7 @@ pub const CLAIMS_TOML: &str = include_str!("claims.toml");
 /// The last full run's outcomes, as committed.
 pub const SCORECARD_TSV: &str = include_str!("scorecard.tsv");
 /// Where `--record` writes, relative to the workspace root.
-pub const SCORECARD_PATH: &str = "crates/suite/src/fidelity/scorecard.tsv";
+pub const SCORECARD_PATH: &str = "crates/twin/src/fidelity/scorecard.tsv";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -80,14 +80,25 @@ struct ClaimsFile {
     claim: Vec<Claim>,
 }
 
+/// Why a table of claims does not parse.
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimsError {
+    /// The parser's message, each line it quotes of the table cut short.
+    #[error("{}", excerpt(&.0.to_string()))]
+    Parse(#[from] toml::de::Error),
+    /// The committed table's.
+    #[error("claims.toml: {0}")]
+    Committed(Box<ClaimsError>),
+}
+
 /// Every claim of the table.
-pub fn claims() -> Result<Vec<Claim>, String> {
-    parse_claims(CLAIMS_TOML).map_err(|e| format!("claims.toml: {e}"))
+pub fn claims() -> Result<Vec<Claim>, ClaimsError> {
+    parse_claims(CLAIMS_TOML).map_err(|e| ClaimsError::Committed(Box::new(e)))
 }
 
 /// Claims in the table's format (`[[claim]]` entries), from a file of the user's.
-pub fn parse_claims(text: &str) -> Result<Vec<Claim>, String> {
-    let file: ClaimsFile = toml::from_str(text).map_err(|e| excerpt(&e.to_string()))?;
+pub fn parse_claims(text: &str) -> Result<Vec<Claim>, ClaimsError> {
+    let file: ClaimsFile = toml::from_str(text)?;
     Ok(file.claim)
 }
 

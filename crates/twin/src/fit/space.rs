@@ -187,9 +187,33 @@ const MORE_PARAMS: &[Param] = &[
     choice("slc_drain", sim::SlcDrain::NAMES),
 ];
 
+/// Why the keys a fit was asked to search, or told are known, are refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ParamError {
+    #[error("'{0}' is not a key of the simulated drive (`ssdlab sim show default` lists them)")]
+    NotAKey(String),
+    /// A key that is not a number, with the other keys a fit searches.
+    #[error(
+        "{0} is not a numeric key: sim fit searches numbers and gc, gc_style, trim, page_size, {1}"
+    )]
+    NotNumeric(&'static str, String),
+    #[error("--known {0}: give KEY=VALUE, as --known page_size=8KiB,channels=8")]
+    NotKeyValue(String),
+    #[error(
+        "{0} is both --known and in --params: a key is known or searched, leave it out of one"
+    )]
+    KnownAndSearched(String),
+    #[error("--from {0}: {1}")]
+    From(String, sim::SimError),
+    #[error("--known {0}: {1}")]
+    Known(String, sim::SimError),
+    #[error("--params: {0}")]
+    Params(Box<ParamError>),
+}
+
 /// The parameter of `key` in [`DEFAULT_PARAMS`] or [`MORE_PARAMS`], or a factor-of-4 search
 /// for another numeric key (a price only with power figures to fit).
-pub fn param(key: &str) -> Result<Param, String> {
+pub fn param(key: &str) -> Result<Param, ParamError> {
     if let Some(p) = DEFAULT_PARAMS
         .iter()
         .chain(MORE_PARAMS)
@@ -201,16 +225,16 @@ pub fn param(key: &str) -> Result<Param, String> {
         .iter()
         .map(|k| k.name)
         .find(|k| *k == key)
-        .ok_or_else(|| format!("'{key}' is not a key of the simulated drive (`ssdlab sim show default` lists them)"))?;
+        .ok_or_else(|| ParamError::NotAKey(key.to_string()))?;
     if !sim::preset::ranges().any(|r| r.key == key) {
-        return Err(format!(
-            "{key} is not a numeric key: sim fit searches numbers and gc, gc_style, trim, page_size, {}",
+        return Err(ParamError::NotNumeric(
+            key,
             MORE_PARAMS
                 .iter()
                 .filter(|p| !sim::preset::ranges().any(|r| r.key == p.key))
                 .map(|p| p.key)
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
         ));
     }
     Ok(if super::prices::is_price(key) {
@@ -238,7 +262,7 @@ pub fn unsearched(asked: &[Param], searched: &[&str]) -> Vec<Param> {
 
 /// The parameters of `keys` ([`param`] each, `default` for [`DEFAULT_PARAMS`], each key once),
 /// or [`DEFAULT_PARAMS`] when none are named.
-pub fn params(keys: &[String]) -> Result<Vec<Param>, String> {
+pub fn params(keys: &[String]) -> Result<Vec<Param>, ParamError> {
     if keys.is_empty() {
         return Ok(DEFAULT_PARAMS.to_vec());
     }
@@ -264,7 +288,7 @@ pub fn known(
     from: &str,
     search: &[String],
     known: &[String],
-) -> Result<(String, Vec<Param>), String> {
+) -> Result<(String, Vec<Param>), ParamError> {
     let mut start = from.to_string();
     let mut keys = vec![];
     // The cell first: it resets the NAND timings, so a timing known beside it comes after.
@@ -276,19 +300,17 @@ pub fn known(
     known.sort_by_key(|kv| !kv.starts_with("cell="));
     let program_known = known.iter().any(|kv| kv.starts_with("t_prog="));
     for kv in known {
-        let (key, value) = kv.split_once('=').ok_or_else(|| {
-            format!("--known {kv}: give KEY=VALUE, as --known page_size=8KiB,channels=8")
-        })?;
+        let (key, value) = kv
+            .split_once('=')
+            .ok_or_else(|| ParamError::NotKeyValue(kv.to_string()))?;
         let key = key.trim();
         if search.iter().any(|k| k.trim() == key) {
-            return Err(format!(
-                "{key} is both --known and in --params: a key is known or searched, leave it out of one"
-            ));
+            return Err(ParamError::KnownAndSearched(key.to_string()));
         }
         let value = value.trim();
-        let now = sim::resolve(&start).map_err(|e| format!("--from {from}: {e}"))?;
+        let now = sim::resolve(&start).map_err(|e| ParamError::From(from.to_string(), e))?;
         let stated = sim::resolve(&format!("{start},{key}={value}"))
-            .map_err(|e| format!("--known {kv}: {e}"))?;
+            .map_err(|e| ParamError::Known(kv.to_string(), e))?;
         // A value the start has already is not restated: `cell` would reset the NAND
         // timings (default's MLC LSB/MSB pages to one uniform time).
         let value_of = |cfg: &sim::Config| super::reference::values_of(cfg).get(key).cloned();
@@ -300,7 +322,7 @@ pub fn known(
         }
         keys.push(key.to_string());
     }
-    let params = params(search).map_err(|e| format!("--params: {e}"))?;
+    let params = params(search).map_err(|e| ParamError::Params(Box::new(e)))?;
     Ok((
         start,
         params
@@ -1016,7 +1038,7 @@ mod tests {
             .iter()
             .all(|v| sim::SlcWhenFull::NAMES.contains(&v.as_str())));
         assert_ne!(ends[0], ends[1]);
-        let err = param("link").unwrap_err();
+        let err = param("link").unwrap_err().to_string();
         assert!(err.contains("slc_region"), "{err}");
     }
 
@@ -1055,10 +1077,13 @@ mod tests {
             params.iter().map(|p| p.key).collect::<Vec<_>>(),
             ["dies", "op"]
         );
-        let both = known(&["channels"], &["channels=8"]).unwrap_err();
+        let both = known(&["channels"], &["channels=8"])
+            .unwrap_err()
+            .to_string();
         assert!(both.contains("known or searched"), "{both}");
-        assert!(known(&[], &["channels"]).unwrap_err().contains("KEY=VALUE"));
-        let bad = known(&[], &["channels=many"]).unwrap_err();
+        let e = known(&[], &["channels"]).unwrap_err().to_string();
+        assert!(e.contains("KEY=VALUE"), "{e}");
+        let bad = known(&[], &["channels=many"]).unwrap_err().to_string();
         assert!(
             bad.starts_with("--known") && bad.contains("channels"),
             "{bad}"

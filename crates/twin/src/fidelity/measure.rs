@@ -11,11 +11,11 @@ use engine::shape::Shape;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use crate::context::{Context, Silent};
-use crate::methodology::{self, TestId};
-use crate::params::{ns, Overrides};
-use crate::result::TestResult;
-use crate::stats::{deciles, drop_time, series_stats};
+use suite::context::{Context, Silent};
+use suite::methodology::{self, TestId};
+use suite::params::{ns, Overrides};
+use suite::result::TestResult;
+use suite::{deciles, drop_time, series_stats};
 
 /// Figures by name, e.g. "consistency.steady_cv".
 pub type Figures = BTreeMap<String, f64>;
@@ -514,7 +514,7 @@ fn spec_bursts(
     let rw = run(dev, &burst(Access::Random, 4096, 0, span), true)?;
     put("random_write_iops", rw.iops);
     // Reads over written data: fill the span first.
-    let fill = crate::precondition::fill_workload(0, span, DataKind::Incompressible, 1);
+    let fill = suite::fill_workload(0, span, DataKind::Incompressible, 1);
     run(dev, &fill, true)?;
     let sr = run(dev, &burst(Access::Sequential, 128 << 10, 100, span), false)?;
     put("seq_read_mbps", sr.mbps);

@@ -172,14 +172,19 @@ struct CorpusFile {
     record: Vec<CorpusRecord>,
 }
 
+/// Why the committed corpus does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("corpus.toml: {0}")]
+pub struct CorpusError(#[from] toml::de::Error);
+
 /// Every record of the corpus.
-pub fn records() -> Result<Vec<CorpusRecord>, String> {
-    parse(CORPUS_TOML).map_err(|e| format!("corpus.toml: {e}"))
+pub fn records() -> Result<Vec<CorpusRecord>, CorpusError> {
+    Ok(parse(CORPUS_TOML)?)
 }
 
 /// Records in the corpus's format.
-pub fn parse(text: &str) -> Result<Vec<CorpusRecord>, String> {
-    let file: CorpusFile = toml::from_str(text).map_err(|e| e.to_string())?;
+pub fn parse(text: &str) -> Result<Vec<CorpusRecord>, toml::de::Error> {
+    let file: CorpusFile = toml::from_str(text)?;
     Ok(file.record)
 }
 

@@ -1,0 +1,3 @@
+//! The twin's integration tests, one binary: the fidelity scorecard.
+
+mod fidelity;
