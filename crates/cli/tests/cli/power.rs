@@ -40,28 +40,39 @@ fn result(dir: &Path, test: &str) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
-#[test]
-fn random_write_power_is_the_meters_mean_beside_every_second_of_io() {
-    let Some(dev) = LoopDev::ram("power", "256M") else {
-        return;
-    };
-    let out = tempfile::tempdir().unwrap();
-    let o = run(&[
+/// `power-random-write` on `dev` over `span` for `duration` s, read by `meter`, into `out`.
+fn random_write_power(
+    dev: &LoopDev,
+    span: &str,
+    duration: &str,
+    meter: &str,
+    out: &Path,
+) -> std::process::Output {
+    run(&[
         "run",
         "power-random-write",
         "--target",
         dev.dev(),
         &format!("--destroy-data={}", dev.dev()),
         "--span",
-        "128M",
+        span,
         "--duration",
-        "8",
+        duration,
         "--power-meter",
-        &replay(None),
+        meter,
         "--no-store",
         "--out",
-        out.path().to_str().unwrap(),
-    ]);
+        out.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn random_write_power_is_the_meters_mean_beside_every_second_of_io() {
+    let Some(dev) = LoopDev::ram("power", "256M") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let o = random_write_power(&dev, "128M", "8", &replay(None), out.path());
     assert!(o.status.success(), "{}", text(&o));
     let r = result(out.path(), "power-random-write");
     // The meter replays one second of a recorded trace over and over: any 8 s of it has the
@@ -184,22 +195,7 @@ fn a_flooding_meter_is_said_averaged_at_every_face() {
         return;
     };
     let out = tempfile::tempdir().unwrap();
-    let o = run(&[
-        "run",
-        "power-random-write",
-        "--target",
-        dev.dev(),
-        &format!("--destroy-data={}", dev.dev()),
-        "--span",
-        "32M",
-        "--duration",
-        "2",
-        "--power-meter",
-        "cmd:yes 5.0",
-        "--no-store",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
+    let o = random_write_power(&dev, "32M", "2", "cmd:yes 5.0", out.path());
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     let r = result(out.path(), "power-random-write");

@@ -112,16 +112,24 @@ pub fn fit(
     } else {
         vec![]
     };
-    let priced = fit_prices(&plan, req, &behaviour)?;
-    let twin_values: Vec<(String, String)> = [&behaviour[..], &priced.values[..]].concat();
-    let twin_spec = if twin_values == behaviour {
+    let mut found = found;
+    let mut priced = fit_prices(&plan, req, &behaviour)?;
+    let mut twin_values: Vec<(String, String)> = [&behaviour[..], &priced.values[..]].concat();
+    let mut twin_spec = if twin_values == behaviour {
         behaviour_spec.clone()
     } else {
         plan.spec_with(&twin_values)
     };
     let all_measures = measures(&req.target.terms)?;
-    let (twin, before, reference) =
+    let (twin, before, reference, prices_fit_worse) =
         measure_twin(&plan, req, &behaviour_spec, &twin_spec, &all_measures)?;
+    if prices_fit_worse {
+        priced.values.clear();
+        priced.spreads.clear();
+        twin_values = behaviour.clone();
+        twin_spec = behaviour_spec;
+        found.stopped = format!("{}; {KEPT_START_PRICES}", found.stopped);
+    }
     let open = check_open(
         &plan,
         req,
@@ -415,25 +423,34 @@ type Referenced = Option<(Reference, Option<Figures>)>;
 
 /// The twin and the start, on every measurement, fitted and held out; and the reference,
 /// where there is one. Prices change nothing a drive does, so the twin's figures but those
-/// in watts are its behaviour's (`behaviour_spec`), measured already.
+/// in watts are its behaviour's (`behaviour_spec`), measured already. True at the end when
+/// the fitted prices fit worse than the start's: the twin's watts are then the start's.
 fn measure_twin(
     plan: &Plan,
     req: &Request,
     behaviour_spec: &str,
     twin_spec: &str,
     all_measures: &[Measure],
-) -> Result<(Figures, Figures, Referenced), String> {
+) -> Result<(Figures, Figures, Referenced, bool), String> {
     let (evaluations, base) = (&plan.evaluations, &plan.base);
     let (all_priced, _): (Vec<Term>, Vec<Term>) =
         req.target.terms.iter().cloned().partition(Term::is_priced);
-    let twin = || -> Result<Figures, String> {
+    // The prices were fitted on a linear model of their probes: they are kept only where the
+    // drive measured at them fits the priced figures no worse than the start's prices do.
+    let twin = || -> Result<(Figures, bool), String> {
         let mut f = evaluations.figures(behaviour_spec, all_measures)?;
-        if twin_spec != behaviour_spec {
-            f.extend(evaluations.figures(twin_spec, &measures(&all_priced)?)?);
+        if twin_spec == behaviour_spec {
+            return Ok((f, false));
         }
-        Ok(f)
+        let at_prices = evaluations.figures(twin_spec, &measures(&all_priced)?)?;
+        // On the fitted terms only: a held-out figure must not choose the twin.
+        let worse = loss(&plan.priced_terms, &at_prices) > loss(&plan.priced_terms, &f);
+        if !worse {
+            f.extend(at_prices);
+        }
+        Ok((f, worse))
     };
-    let twin_and_start = || -> Result<(Figures, Figures), String> {
+    let twin_and_start = || -> Result<((Figures, bool), Figures), String> {
         if behaviour_spec == base {
             // The start is the twin's behaviour: measured once.
             let before = evaluations.figures(base, all_measures)?;
@@ -447,9 +464,13 @@ fn measure_twin(
     // rather than wait for the last of them.
     let (measured, reference) =
         rayon::join(twin_and_start, || measure_reference(plan, all_measures));
-    let (twin, before) = measured?;
-    Ok((twin, before, reference))
+    let ((twin, worse), before) = measured?;
+    Ok((twin, before, reference, worse))
 }
+
+/// What a fit says when the prices it fitted measured worse than the start's, which it keeps.
+pub const KEPT_START_PRICES: &str =
+    "the prices fitted measured worse than the start's, so the twin keeps the start's prices";
 
 /// The reference, as the search could have found it: its values of the keys searched.
 fn measure_reference(plan: &Plan, all_measures: &[Measure]) -> Referenced {
