@@ -1,30 +1,28 @@
 //! `ssdlab.run` and `Drive.run`: a test of the methodology on a target, as `ssdlab run` runs
 //! it (the suite crate's `methodology::run`), its results the objects the CLI writes.
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
+use ::run::keywords::Value;
+use ::run::{Face, Request, ResultsDir};
+use bench::live::{LiveStore, Note};
 use engine::driver::Progress;
-use engine::size::{parse_duration, parse_size, Span};
-use engine::target::OpenRequest;
-use engine::workload::Access;
-use engine::Device;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use suite::context::{Context, Observer};
-use suite::params::Overrides;
+use suite::context::Observer;
 use suite::result::TestResult;
 
 use crate::error::{msg, to_py};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_test, m)?)?;
     m.add_function(wrap_pyfunction!(tests, m)?)?;
     m.add_class::<Result>()?;
     Ok(())
 }
 
 /// A script shows no progress bar.
+#[derive(Default)]
 struct Quiet;
 
 impl Observer for Quiet {
@@ -90,93 +88,71 @@ impl Result {
     }
 }
 
-fn size(name: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
-    if let Ok(n) = v.extract::<u64>() {
-        return Ok(n);
-    }
-    let text: String = v.str()?.extract()?;
-    parse_size(&text).map_err(|e| msg(format!("{name}: {e}")))
+/// Keyword arguments as `ssdlab run`'s flags ([`::run::keywords`]): True and False are
+/// switches, anything else its `str()`.
+fn keywords(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, Value)>> {
+    let Some(kw) = kw else { return Ok(Vec::new()) };
+    kw.iter()
+        .map(|(k, v)| {
+            let value = match v.extract::<bool>() {
+                Ok(b) if v.is_instance_of::<pyo3::types::PyBool>() => Value::Switch(b),
+                _ => Value::Text(v.str()?.extract()?),
+            };
+            Ok((k.extract()?, value))
+        })
+        .collect()
 }
 
-/// The keyword arguments `ssdlab run`'s flags of the same names take, as overrides.
-pub fn overrides(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Overrides> {
-    let mut o = Overrides::default();
-    let Some(kw) = kw else { return Ok(o) };
-    for (k, v) in kw.iter() {
-        let key: String = k.extract()?;
-        let text = || -> PyResult<String> { v.str()?.extract() };
-        match key.as_str() {
-            "qd" => o.qd = Some(v.extract()?),
-            "threads" => o.threads = Some(v.extract()?),
-            "bs" => {
-                let b = size("bs", &v)?;
-                o.block_bytes =
-                    Some(u32::try_from(b).map_err(|_| msg(format!("bs: {b} is too large")))?)
-            }
-            "span" => o.span = Some(Span::parse(&text()?).map_err(msg)?),
-            "offset" => o.offset_bytes = Some(size("offset", &v)?),
-            "duration" => {
-                o.duration_s = Some(match v.extract::<f64>() {
-                    Ok(s) => s,
-                    Err(_) => parse_duration(&text()?).map_err(msg)?,
-                })
-            }
-            "ios" => o.ios = Some(v.extract()?),
-            "bytes" => o.bytes = Some(size("bytes", &v)?),
-            "read_pct" => o.read_pct = Some(v.extract()?),
-            "access" => {
-                o.access = Some(match text()?.as_str() {
-                    "random" | "rand" => Access::Random,
-                    "sequential" | "seq" => Access::Sequential,
-                    other => {
-                        return Err(msg(format!(
-                            "unknown access '{other}': use random or sequential"
-                        )))
-                    }
-                })
-            }
-            "seed" => o.seed = Some(v.extract()?),
-            "spare" => o.spare_pct = Some(v.extract()?),
-            "prefill" => o.prefill = Some(v.extract()?),
-            "rest" => o.rest_s = Some(v.extract()?),
-            "trace" => o.trace = Some(text()?),
-            "trace_scale" => o.trace_scale = Some(v.extract()?),
-            "pts_scale" => o.pts_scale = Some(v.extract()?),
-            other => {
-                return Err(msg(format!(
-                    "unknown override {other:?}: use qd, threads, bs, span, offset, duration, \
-                     ios, bytes, read_pct, access, seed, spare, prefill, rest, trace, \
-                     trace_scale or pts_scale"
-                )))
-            }
-        }
+/// The request `ssdlab run TEST --target TARGET` with these keywords as flags makes; without
+/// `out` the results are only returned: nothing is written or stored.
+pub fn request(test: &str, target: &str, kw: Option<&Bound<'_, PyDict>>) -> PyResult<Request> {
+    let keywords = keywords(kw)?;
+    let flags = ::run::keywords::run_flags(test, target, &keywords).map_err(to_py)?;
+    let mut request = flags.request().map_err(to_py)?;
+    if !keywords.iter().any(|(k, _)| k == "out") {
+        request.output.dir = ResultsDir::Nowhere;
     }
-    Ok(o)
+    Ok(request)
 }
 
-/// Run `test` on `dev` (called without the GIL); every result, and in `out` (when given)
-/// their files, as `ssdlab run --out` writes them.
-pub fn run_on(
-    dev: &mut dyn Device,
-    test: &suite::methodology::Test,
-    o: &Overrides,
-    out: Option<&std::path::Path>,
-    stop: &AtomicBool,
-) -> suite::Result<Vec<TestResult>> {
-    let mut quiet = Quiet;
-    let mut ctx = Context::new(stop, &mut quiet);
-    let run_id = suite::results_dir::new_run_id();
-    if let Some(dir) = out {
-        suite::results_dir::start_run(dir, &run_id)?;
+/// A script's run: no progress shown; a run the Bench could not store is said as a warning.
+#[derive(Default)]
+struct Script {
+    quiet: Quiet,
+    not_stored: Option<String>,
+}
+
+impl Face for Script {
+    fn observer(&mut self) -> &mut dyn Observer {
+        &mut self.quiet
     }
-    let mut results = suite::methodology::run(test.id, dev, &mut ctx, o)?;
-    for r in &mut results {
-        r.run_id = Some(run_id.clone());
-        if let Some(dir) = out {
-            suite::results_dir::write_result(dir, r)?;
+
+    fn store(&mut self, store: &mut LiveStore, stop: &AtomicBool) {
+        let until = store.deadline();
+        if let Some(note @ Note::NotStored { .. }) = store.finish(until, stop, |_| {}) {
+            self.not_stored = Some(note.to_string());
         }
     }
-    Ok(results)
+}
+
+/// Carry out `request` as `ssdlab run` does, on `dev` when given (a script's drive) else on
+/// its target, on a thread of its own without the GIL; its results as Python objects.
+pub fn execute(
+    py: Python<'_>,
+    request: &Request,
+    dev: Option<&mut (dyn engine::Device + Send)>,
+) -> PyResult<Vec<Result>> {
+    let mut face = Script::default();
+    let outcome = interruptible(py, |stop| match dev {
+        Some(dev) => ::run::execute_on(request, dev, &mut face, stop),
+        None => ::run::execute(request, &mut face, stop),
+    })?
+    .map_err(to_py)?;
+    if let Some(text) = face.not_stored {
+        let warnings = py.import("warnings")?;
+        warnings.call_method1("warn", (text,))?;
+    }
+    outcome.results.iter().map(Result::new).collect()
 }
 
 /// Run `f` on a thread of its own without the GIL while this one answers Python's signals:
@@ -217,50 +193,21 @@ pub fn interruptible<T: Send>(
     })
 }
 
-/// The results as Python objects.
-pub fn to_py_results(results: suite::Result<Vec<TestResult>>) -> PyResult<Vec<Result>> {
-    results.map_err(to_py)?.iter().map(Result::new).collect()
-}
-
-pub fn find(test: &str) -> PyResult<&'static suite::methodology::Test> {
-    suite::methodology::find(test).map_err(|_| {
-        msg(format!(
-            "unknown test '{test}': use one of {}",
-            suite::methodology::names().join(", ")
-        ))
-    })
-}
-
 /// Run a test on any target `ssdlab run --target` takes (`sim:PRESET,...`,
-/// `file:PATH:SIZE`, a block device named again in `destroy_data`); keyword arguments are
-/// `ssdlab run`'s flags (qd, bs, ios, duration, seed, ...). `out` also writes the results'
-/// files there.
+/// `file:PATH:SIZE`, a block device named again in `destroy_data`), as `ssdlab run` does:
+/// every flag of it is a keyword argument (qd="Q32T16", bs, ios, duration, seed, verify=True,
+/// ...). With `out` the results' files and report are written there and the run is stored in
+/// the Bench (`db`, `no_store=True`), as the CLI does; without, they are only returned.
 #[pyfunction]
-#[pyo3(signature = (test, target, *, out=None, destroy_data=None, **overrides))]
-fn run(
+#[pyo3(name = "run", signature = (test, target, **flags))]
+fn run_test(
     py: Python<'_>,
     test: &str,
     target: &str,
-    out: Option<PathBuf>,
-    destroy_data: Option<String>,
-    overrides: Option<&Bound<'_, PyDict>>,
+    flags: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<Result>> {
-    let t = find(test)?;
-    let o = self::overrides(overrides)?;
-    let request = OpenRequest {
-        write: (t.writes)(&o),
-        backend: Default::default(),
-        destroy_data,
-        polling: Default::default(),
-    };
     // Opened on the thread that runs it: an io_uring ring stays on the thread that made it.
-    // A `file:` target it created is removed again if the run fails.
-    to_py_results(interruptible(py, |stop| {
-        let (mut dev, mut created) = suite::target::open_created(target, &request)?;
-        let results = run_on(dev.as_mut(), t, &o, out.as_deref(), stop)?;
-        created.keep();
-        Ok(results)
-    })?)
+    execute(py, &request(test, target, flags)?, None)
 }
 
 /// The tests `run` takes, by name.

@@ -228,43 +228,27 @@ impl Drive {
 
     /// What the FTL counted so far.
     #[getter]
-    fn counters(&self) -> Counters {
-        let c = self.ssd.stats();
-        Counters {
-            host_write_pages: c.host_write_pages,
-            host_read_pages: c.host_read_pages,
-            nand_write_pages: c.nand_write_pages,
-            nand_read_ops: c.nand_read_ops,
-            gc_invocations: c.gc_invocations,
-            gc_background_invocations: c.gc_background_invocations,
-            gc_relocated_pages: c.gc_relocated_pages,
-            slc_cache_hits: c.slc_cache_hits,
-            slc_cache_bypassed: c.slc_cache_bypassed,
-            slc_migrations: c.slc_migrations,
-            trimmed_pages: c.trimmed_pages,
-            flushes: c.flushes,
-            failed_ios: c.failed_ios,
-        }
+    fn counters(&self) -> PyResult<Counters> {
+        let snapshot = engine::Device::counters(&self.ssd)
+            .and_then(|c| c.sim().cloned())
+            .ok_or_else(|| msg("the simulated drive reported no counters"))?;
+        Ok(Counters(snapshot))
     }
 
     /// Run a test of the methodology on this drive, in the state the script left it, as
     /// `ssdlab run TEST --target sim:SPEC` would; keyword arguments as `ssdlab.run`'s.
-    #[pyo3(signature = (test, *, out=None, **overrides))]
+    #[pyo3(signature = (test, **flags))]
     fn run(
         &mut self,
         py: Python<'_>,
         test: &str,
-        out: Option<std::path::PathBuf>,
-        overrides: Option<&Bound<'_, PyDict>>,
+        flags: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Vec<crate::run::Result>> {
         // The test reaps what it submits: the script's IOs must have completed first.
         self.wait(py, None)?;
-        let t = crate::run::find(test)?;
-        let o = crate::run::overrides(overrides)?;
-        let ssd = &mut self.ssd;
-        let results = crate::run::to_py_results(crate::run::interruptible(py, |stop| {
-            crate::run::run_on(ssd, t, &o, out.as_deref(), stop)
-        })?)?;
+        let target = format!("{}{}", sim::TARGET_PREFIX, self.spec);
+        let request = crate::run::request(test, &target, flags)?;
+        let results = crate::run::execute(py, &request, Some(&mut self.ssd))?;
         // The test's slots replaced the script's: prepare them again.
         self.ssd
             .prepare(self.queue_depth, MAX_IO_BYTES)
@@ -278,32 +262,40 @@ impl Drive {
     }
 }
 
-/// A simulated drive's FTL counters; pages are 4 KiB units.
-#[pyclass(module = "ssdlab.sim", frozen, get_all, skip_from_py_object)]
+/// A simulated drive's counters: the snapshot a result's `device_counters` holds, every
+/// field of it an attribute by the same name (pages are 4 KiB units).
+#[pyclass(module = "ssdlab.sim", frozen, skip_from_py_object)]
 #[derive(Clone, Debug)]
-pub struct Counters {
-    pub host_write_pages: u64,
-    pub host_read_pages: u64,
-    pub nand_write_pages: u64,
-    pub nand_read_ops: u64,
-    pub gc_invocations: u64,
-    pub gc_background_invocations: u64,
-    pub gc_relocated_pages: u64,
-    pub slc_cache_hits: u64,
-    pub slc_cache_bypassed: u64,
-    pub slc_migrations: u64,
-    pub trimmed_pages: u64,
-    pub flushes: u64,
-    pub failed_ios: u64,
-}
+pub struct Counters(engine::counters::SimCounters);
 
 #[pymethods]
 impl Counters {
-    /// NAND pages written per host page written (`None` before any host write).
-    #[getter]
-    fn write_amplification(&self) -> Option<f64> {
-        (self.host_write_pages > 0)
-            .then(|| self.nand_write_pages as f64 / self.host_write_pages as f64)
+    /// The counters as the dict a result's JSON holds.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = serde_json::to_string(&self.0).map_err(to_py)?;
+        py.import("json")?.call_method1("loads", (json,))
+    }
+
+    fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let all = self.to_dict(py)?;
+        match all.get_item(name) {
+            Ok(v) => Ok(v),
+            Err(_) => Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+                "Counters has no {name:?}: it has the keys of a result's device_counters"
+            ))),
+        }
+    }
+
+    fn __dir__(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        self.to_dict(py)?
+            .call_method0("keys")?
+            .try_iter()?
+            .map(|k| k?.extract())
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.0)
     }
 }
 

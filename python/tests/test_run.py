@@ -1,5 +1,5 @@
 """ssdlab.run and Drive.run against `ssdlab run --json`: the same result, but for the host's
-CPU time and the run's identity."""
+CPU time and the run's identity; with out= the same files, report and Bench row."""
 
 import json
 import os
@@ -32,26 +32,71 @@ def comparable(v):
 
 
 @pytest.fixture(scope="module")
-def cli_result(tmp_path_factory):
+def cli_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("cli")
-    cli("run", "custom", "--target", TARGET, *FLAGS, "--no-store", "--quiet",
+    cli("run", "custom", "--target", TARGET, *FLAGS, "--db", d / "bench.db", "--quiet",
         "--out", d / "out", "--json", d / "r.json")
-    return json.loads((d / "r.json").read_text())
+    return d
 
 
-def test_run_equals_the_cli(cli_result, tmp_path):
-    results = ssdlab.run("custom", TARGET, out=tmp_path / "out", **ARGS)
+@pytest.fixture(scope="module")
+def cli_result(cli_dir):
+    return json.loads((cli_dir / "r.json").read_text())
+
+
+# What differs between two Benches' rows of one run, besides the run's own: where it came
+# from and when it was stored.
+STORED_OWN = {"source", "stored_at", "uuid"}
+
+
+def bench_row(db):
+    """The one run a Bench holds, and its results, but for what is the run's own."""
+    b = ssdlab.bench.open(str(db))
+    runs = records(b.runs())
+    assert len(runs) == 1, runs
+    results = records(b.results())
+    row = {k: v for k, v in runs[0].items() if k not in STORED_OWN}
+    return comparable(row), [comparable(r) for r in results]
+
+
+def records(frame):
+    return json.loads(frame.to_json(orient="records"))
+
+
+def test_run_equals_the_cli(cli_dir, cli_result, tmp_path):
+    results = ssdlab.run("custom", TARGET, out=tmp_path / "out", db=tmp_path / "bench.db",
+                         json=tmp_path / "r.json", **ARGS)
     assert [r.test for r in results] == ["custom"]
     r = results[0]
     assert r.complete and r.label == cli_result["label"]
     got = r.to_dict()
     assert got["summary"]["ios"] == 50000
     assert comparable(got) == comparable(cli_result)
-    # out= writes the file the CLI writes.
-    assert json.loads((tmp_path / "out" / "custom.json").read_text()) == got
+    # out= writes the files the CLI writes, the report among them, and stores the run as the
+    # CLI does.
+    out, cli_out = tmp_path / "out", cli_dir / "out"
+    assert sorted(os.listdir(out)) == sorted(os.listdir(cli_out))
+    assert "report.html" in os.listdir(out)
+    assert json.loads((out / "custom.json").read_text()) == got
+    assert json.loads((tmp_path / "r.json").read_text()) == got
+    assert bench_row(tmp_path / "bench.db") == bench_row(cli_dir / "bench.db")
     per_second = r.per_second()
     assert len(per_second) == len(cli_result["per_second"])
     assert list(per_second["ios"]) == [p["ios"] for p in cli_result["per_second"]]
+
+
+def test_every_flag_of_the_cli_is_a_keyword(tmp_path):
+    """The CLI's notations and flags as keywords: Q32T16, a size, switches on and off."""
+    got = ssdlab.run("custom", TARGET, qd="Q4T2", bs="8K", ios=2000, seed=5,
+                     read_pct=30, verify=False, no_prefill=True)[0].to_dict()
+    flags = ["--qd", "Q4T2", "--bs", "8K", "--ios", "2000", "--seed", "5",
+             "--read-pct", "30", "--no-prefill"]
+    cli("run", "custom", "--target", TARGET, *flags, "--no-store", "--quiet",
+        "--out", tmp_path / "cli", "--json", tmp_path / "r.json")
+    assert comparable(got) == comparable(json.loads((tmp_path / "r.json").read_text()))
+    assert got["parameters"]["threads"] == 2
+    # Without out= nothing is written or stored.
+    assert sorted(os.listdir(tmp_path)) == ["cli", "r.json"]
 
 
 def test_drive_run_equals_the_cli(cli_result):
@@ -66,8 +111,10 @@ def test_drive_run_equals_the_cli(cli_result):
 
 @pytest.mark.parametrize("call, message", [
     (lambda: ssdlab.run("no-such-test", TARGET), "unknown test 'no-such-test'"),
-    (lambda: ssdlab.run("custom", TARGET, speed=3), 'unknown override "speed"'),
-    (lambda: ssdlab.run("custom", TARGET, bs="4Q"), "bs: "),
+    (lambda: ssdlab.run("custom", TARGET, speed=3), 'unknown keyword argument "speed"'),
+    (lambda: ssdlab.run("custom", TARGET, bs="4Q"), 'bs="4Q": '),
+    (lambda: ssdlab.run("custom", TARGET, qd=0), 'qd="0": queue depth 0 is out of range'),
+    (lambda: ssdlab.run("custom", TARGET, verify="yes"), "verify= is a switch"),
     (lambda: ssdlab.run("custom", TARGET, access="diagonal"), "unknown access 'diagonal'"),
     (lambda: ssdlab.run("custom", "sim:no-such-drive"), "no-such-drive"),
     (lambda: ssdlab.run("custom", "nowhere:x"), "nowhere:x"),
@@ -103,7 +150,7 @@ def test_ctrl_c_stops_a_run_as_the_cli_does(tmp_path):
         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "try:\n"
         "    ssdlab.run('custom', 'sim:840-evo-250', read_pct=0, ios=10**10, "
-        "out=sys.argv[1])\n"
+        "out=sys.argv[1], no_store=True)\n"
         "except KeyboardInterrupt:\n"
         "    print('interrupted')\n"
     )

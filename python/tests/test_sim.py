@@ -44,6 +44,8 @@ def test_stepped_drive_completes_as_the_cli_run(cli_run):
     for name in ("host_write_pages", "host_read_pages", "nand_write_pages", "nand_read_ops",
                  "gc_invocations", "gc_relocated_pages", "failed_ios"):
         assert getattr(c, name) == end[name], name
+    # Every counter a result holds is the drive's, by the same name.
+    assert c.to_dict() == end
     assert c.write_amplification == result["write_amplification"]["cumulative"]
     assert drive.energy_j == pytest.approx(result["power"]["energy_j"], rel=1e-12)
     assert drive.now_ns == end["virtual_time_ns"]

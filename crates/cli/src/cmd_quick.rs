@@ -12,9 +12,8 @@ use suite::methodology::TestId;
 use suite::params::Overrides;
 use suite::result::{Parameters, TestResult};
 
-use crate::cmd_run::{execute, Job};
 use crate::table::{Align, Table};
-use crate::target_args::TargetArgs;
+use run::target_flags::TargetArgs;
 
 #[derive(Args)]
 pub struct QuickArgs {
@@ -61,15 +60,13 @@ pub fn run(a: QuickArgs) -> anyhow::Result<ExitCode> {
         read_pct: a.read_pct,
         ..Overrides::default()
     };
-    let job = Job {
-        common: &a.common,
-        out: a.out,
+    let output = run::Output {
+        dir: a.out.map_or(run::ResultsDir::New, run::ResultsDir::At),
         json: a.json,
-        iolog: None,
-        hist_log: None,
-        verify: None,
     };
-    execute(test, &overrides, job)
+    let work = run::Work::Test(run::TestWork::of(test, overrides));
+    let request = a.common.request_for(work, output)?;
+    crate::cmd_run::execute(&request, "run", a.common.quiet)
 }
 
 /// A quick profile's results as CrystalDiskMark's grid: MB/s, IOPS and mean latency of each

@@ -24,7 +24,7 @@ use bench::live::LiveStore;
 use crate::live_store;
 use crate::output;
 use crate::progress::Bar;
-use crate::target_args::DriveArgs;
+use run::target_flags::DriveArgs;
 
 #[derive(Args)]
 pub struct SuiteArgs {
@@ -132,7 +132,7 @@ pub fn run(a: SuiteArgs) -> anyhow::Result<ExitCode> {
     let plan = plan(&a, methodology, quick, pts_scale)?;
     let at_once = instances_at_once(&a, &drive.target, &plan)?;
     if !drive.resume {
-        drive.dir = output::claim_dir(a.out.as_deref(), "suite")?;
+        drive.dir = run::results::claim_dir(a.out.as_deref(), "suite")?;
     }
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = Bar::new(a.common.quiet, &stop);
@@ -294,7 +294,7 @@ fn review(
             )?
         }
     };
-    let report = output::write_report(&drive.dir).ok();
+    let report = run::results::write_report(&drive.dir).ok();
     let store = store.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(Reviewed { rec, report, store })
 }
@@ -488,7 +488,7 @@ fn run_several(a: SuiteArgs) -> anyhow::Result<ExitCode> {
 /// file or device by two names, a partition of a disk also given, a loop device and its
 /// file) are one drive, and refused: each would measure the other's interference.
 fn drives(a: &SuiteArgs) -> anyhow::Result<Vec<Drive>> {
-    let base = output::claim_dir(a.out.as_deref(), "suite")?;
+    let base = run::results::claim_dir(a.out.as_deref(), "suite")?;
     let registry = suite::target::registry();
     let footprints = a
         .targets

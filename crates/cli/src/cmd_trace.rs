@@ -240,7 +240,7 @@ pub struct ReplayArgs {
     /// The trace to play back (for blktrace, any of NAME.blktrace.N or NAME).
     pub trace: PathBuf,
     #[command(flatten)]
-    pub common: crate::target_args::TargetArgs,
+    pub common: run::target_flags::TargetArgs,
     /// timed (open loop on the timestamps), afap (in order, as fast as possible) or
     /// idle-capped (timed, idle gaps cut to --idle-cap).
     #[arg(long, default_value = "idle-capped")]
@@ -344,99 +344,18 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
         data: engine::pattern::DataKind::Incompressible,
         seed: suite::params::DEFAULT_SEED,
     };
-    a.common
-        .precondition
-        .check_used_by("`trace replay`", false)
-        .map_err(anyhow::Error::msg)?;
-    // Before replaying: the results of another run there would be overwritten.
-    if let Some(dir) = &a.out {
-        suite::results_dir::check_unused(dir)?;
-    }
-    let (mut dev, mut created) = a
-        .common
-        .open(&a.common.target, stats.writes > 0 || stats.discards > 0)?;
-    warn_beyond_target(&a.trace, &stats, dev.geometry().capacity_bytes, &a.remap);
-    let stop = crate::cmd_run::stop_flag()?;
-    let mut bar = crate::progress::Bar::new(a.common.quiet, &stop);
-    let mut ctx = suite::context::Context::new(&stop, &mut bar);
-    ctx.purge = a.common.purge;
-    ctx.meter = a.common.start_meter(&a.common.target)?;
-    let reader = trace::open_with(&a.trace, opts)?;
-    let mut bad = None;
-    let records = reader.map_while(|r| r.map_err(|e| bad = Some(e)).ok());
-    let name = a.trace.display().to_string();
-    let result = suite::replay::run(
-        dev.as_mut(),
-        &mut ctx,
-        suite::TestId::Replay,
-        None,
-        &name,
-        records,
+    let replay = run::replay::Replay {
+        trace: a.trace.clone(),
+        read: opts,
+        stats,
         plan,
-        stats.avg_queue_depth,
-        Some(stats.ios),
-    );
-    bar.close();
-    let result = result?;
-    if let Some(e) = bad {
-        bail!("{e} (replayed up to there; use `trace convert --skip-bad` to clean the trace)");
-    }
-    let dir = match &a.out {
-        Some(dir) => dir.clone(),
-        None => crate::output::new_dir(suite::TestId::Replay.name())?,
     };
-    let run_id = suite::results_dir::new_run_id();
-    suite::results_dir::start_run(&dir, &run_id)?;
-    let results = vec![suite::result::TestResult {
-        run_id: Some(run_id.clone()),
-        ..result
-    }];
-    let json_failed = crate::output::write(&dir, a.out.is_none(), &results, a.json.as_deref())?;
-    created.keep();
-    let report = crate::output::write_report(&dir)?;
-    if !a.common.quiet {
-        crate::output::print_summary(&results);
-        eprintln!("results: {}", dir.display());
-        eprintln!("report: {}", report.display());
-    }
-    a.common
-        .store
-        .store_at_end(&dir, &run_id, &stop, a.common.quiet);
-    if let Some(e) = json_failed {
-        eprintln!(
-            "{e}\n  the measurement is kept in {}; only the --json file is lost",
-            dir.display()
-        );
-        return Ok(std::process::ExitCode::from(1));
-    }
-    Ok(if results[0].complete {
-        std::process::ExitCode::SUCCESS
-    } else if let Some(why) = crate::output::failure(&results) {
-        eprintln!("the replay failed: {why}");
-        std::process::ExitCode::from(1)
-    } else {
-        std::process::ExitCode::from(130)
-    })
-}
-
-/// Say before the replay starts, quiet or not, when the trace addresses bytes past the
-/// target's end: those IOs land elsewhere than the trace put them.
-fn warn_beyond_target(trace: &std::path::Path, stats: &trace::Stats, capacity: u64, remap: &str) {
-    use engine::units::format_size;
-    let Some(highest) = stats.highest_byte.filter(|&h| h >= capacity) else {
-        return;
+    let output = run::Output {
+        dir: a.out.map_or(run::ResultsDir::New, run::ResultsDir::At),
+        json: a.json,
     };
-    let how = match remap {
-        "scale" => "every offset is scaled by the target's capacity over the trace's span",
-        _ => "the IOs past its end wrap (offset modulo its capacity): give `--remap scale` to move every offset in proportion",
-    };
-    eprintln!(
-        "warning: {} addresses bytes {} to {highest} ({}), the target holds {}: {how}; the result counts the IOs remapped",
-        trace.display(),
-        stats.lowest_byte.unwrap_or(0),
-        format_size(highest + 1),
-        format_size(capacity)
-    );
+    let request = a.common.request_for(run::Work::Replay(replay), output)?;
+    crate::cmd_run::execute(&request, "replay", a.common.quiet)
 }
 
 /// `ssdlab trace record`: capture with blktrace and convert.

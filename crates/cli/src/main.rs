@@ -13,13 +13,13 @@ mod cmd_suite;
 mod cmd_trace;
 mod live_store;
 mod output;
-mod output_paths;
 mod progress;
 mod pts_summary;
-mod suggest;
 mod table;
-mod target_args;
 mod validate_progress;
+
+// The flags and helpers every command shares live with the run they make.
+use run::{suggest, target_flags as target_args};
 
 use std::process::ExitCode;
 
@@ -39,7 +39,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run one test of the review methodology (see `ssdlab tests`).
-    Run(Box<cmd_run::RunArgs>),
+    Run(Box<run::flags::RunFlags>),
     /// A CrystalDiskMark profile in a minute: sequential and random, read and write, shown
     /// as CrystalDiskMark shows it and stored like any run.
     Quick(Box<cmd_quick::QuickArgs>),
@@ -116,10 +116,12 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd_bench::run(args),
         Command::Trace(cmd) => cmd_trace::run(cmd),
         Command::Sim(cmd) => cmd_sim::run(cmd).map(|()| ExitCode::SUCCESS),
-        Command::Report { dir } => output::write_report(&dir).map(|p| {
-            println!("{}", p.display());
-            ExitCode::SUCCESS
-        }),
+        Command::Report { dir } => run::results::write_report(&dir)
+            .map_err(Into::into)
+            .map(|p| {
+                println!("{}", p.display());
+                ExitCode::SUCCESS
+            }),
         Command::Tests => {
             for t in suite::methodology::TESTS {
                 println!("{:<18} {}", t.name(), t.about);

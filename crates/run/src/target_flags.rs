@@ -1,14 +1,16 @@
 //! The flags every command that drives a target shares.
 
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use clap::Args;
 
 use engine::polling::Polling;
+use engine::power::{Meter, MeterOptions, MeterSpec};
 use engine::target::{Backend, OpenRequest};
 use engine::Device;
 use suite::target::CreatedFile;
+
+use crate::RunError;
 
 use bench::live::LiveStore;
 
@@ -106,19 +108,12 @@ impl StoreArgs {
         LiveStore::new(db, dir, run_id, Duration::from_secs(self.store_wait))
     }
 
-    /// Store run `run_id` of a results directory in the Bench as the command ends. A
-    /// failure to store is reported, not fatal: the results are safe in the directory and
-    /// `bench push` can store them later.
-    pub fn store_at_end(
-        &self,
-        dir: &std::path::Path,
-        run_id: &str,
-        stop: &AtomicBool,
-        quiet: bool,
-    ) {
-        let mut store = self.live(dir, run_id);
-        let until = store.deadline();
-        crate::live_store::finish(&mut store, until, stop, quiet);
+    /// Where runs are stored: the Bench at --db (or the default), nowhere with --no-store.
+    pub fn store(&self) -> crate::Store {
+        crate::Store {
+            db: (!self.no_store).then(|| self.db_path()),
+            wait: Duration::from_secs(self.store_wait),
+        }
     }
 }
 
@@ -140,7 +135,11 @@ impl std::ops::Deref for TargetArgs {
 impl TargetArgs {
     /// Open `spec` (the --target, or a resumed suite's) for a test that does or does not write.
     /// A `file:` target that did not exist comes with a guard that removes it unless kept.
-    pub fn open(&self, spec: &str, write: bool) -> anyhow::Result<(Box<dyn Device>, CreatedFile)> {
+    pub fn open(
+        &self,
+        spec: &str,
+        write: bool,
+    ) -> Result<(Box<dyn Device>, CreatedFile), suite::SuiteError> {
         self.drive.open(spec, write, self.destroy_data.clone())
     }
 }
@@ -148,18 +147,11 @@ impl TargetArgs {
 impl DriveArgs {
     /// Start the `--power-meter`, if any, for a run on `target`; it reads until the command
     /// ends. A meter that cannot start is an error naming the fix.
-    pub fn start_meter(&self, target: &str) -> anyhow::Result<Option<engine::power::Meter>> {
-        let Some(spec) = &self.power_meter else {
-            return Ok(None);
-        };
-        let spec: engine::power::MeterSpec = spec.parse()?;
-        let options = engine::power::MeterOptions {
-            device: target
-                .starts_with("/dev/")
-                .then(|| std::path::PathBuf::from(target)),
-            ..engine::power::MeterOptions::default()
-        };
-        Ok(engine::power::Meter::start(&spec, &options)?)
+    pub fn start_meter(&self, target: &str) -> Result<Option<Meter>, RunError> {
+        match &self.power_meter {
+            None => Ok(None),
+            Some(spec) => start_meter(&spec.parse()?, target),
+        }
     }
 
     /// Open `spec` for a test that does or does not write, allowed to destroy the data of the
@@ -170,10 +162,10 @@ impl DriveArgs {
         spec: &str,
         write: bool,
         destroy_data: Option<String>,
-    ) -> anyhow::Result<(Box<dyn Device>, CreatedFile)> {
+    ) -> Result<(Box<dyn Device>, CreatedFile), suite::SuiteError> {
         let request = self.request(write, destroy_data);
         // Every target error names the target: no context to repeat it.
-        Ok(suite::target::open_created(spec, &request)?)
+        suite::target::open_created(spec, &request)
     }
 
     /// How these flags open a target for a test that does or does not write.
@@ -188,4 +180,16 @@ impl DriveArgs {
             },
         }
     }
+}
+
+/// Start the meter `spec` for a run on `target`; it reads until it is dropped. A meter that
+/// cannot start is an error naming the fix.
+pub fn start_meter(spec: &MeterSpec, target: &str) -> Result<Option<Meter>, RunError> {
+    let options = MeterOptions {
+        device: target
+            .starts_with("/dev/")
+            .then(|| std::path::PathBuf::from(target)),
+        ..MeterOptions::default()
+    };
+    Ok(Meter::start(spec, &options)?)
 }

@@ -6,14 +6,17 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+use crate::RunError;
+
 /// Whether `--flag path` can be created: its directory exists and is writable, and the path
 /// is not a directory.
-pub fn check_creatable(flag: &str, path: &Path) -> anyhow::Result<()> {
+pub fn check_creatable(flag: &str, path: &Path) -> Result<(), RunError> {
     let shown = path.display();
-    anyhow::ensure!(
-        !path.is_dir(),
-        "--{flag} {shown} is a directory: give the path of a file to write (in it, or elsewhere)"
-    );
+    if path.is_dir() {
+        return Err(RunError::OutputPath(format!(
+            "--{flag} {shown} is a directory: give the path of a file to write (in it, or elsewhere)"
+        )));
+    }
     let mut parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -28,17 +31,19 @@ pub fn check_creatable(flag: &str, path: &Path) -> anyhow::Result<()> {
             };
         }
     }
-    anyhow::ensure!(
-        parent.is_dir(),
-        "--{flag} {shown}: the directory {} does not exist: create it, or give a path in one \
+    if !parent.is_dir() {
+        return Err(RunError::OutputPath(format!(
+            "--{flag} {shown}: the directory {} does not exist: create it, or give a path in one \
          that does",
-        parent.display()
-    );
-    anyhow::ensure!(
-        writable(parent),
-        "--{flag} {shown}: the directory {} is not writable: give a path in one you can write",
-        parent.display()
-    );
+            parent.display()
+        )));
+    }
+    if !writable(parent) {
+        return Err(RunError::OutputPath(format!(
+            "--{flag} {shown}: the directory {} is not writable: give a path in one you can write",
+            parent.display()
+        )));
+    }
     Ok(())
 }
 

@@ -1,0 +1,22 @@
+//! One run of a test, owned from a typed [`Request`] to its [`Outcome`]: the flags every face
+//! shares ([`flags`]), the request they make, and the one lifecycle ([`execute`]) that opens
+//! the target, makes the results directory and run id, runs the test, writes the results
+//! and their report, stores the run in the Bench and decides the exit status. The CLI and
+//! Python only translate (command-line flags or keyword arguments, [`keywords`]) and show.
+
+mod error;
+pub mod flags;
+pub mod keywords;
+mod lifecycle;
+mod outcome;
+pub mod output_paths;
+pub mod replay;
+mod request;
+pub mod results;
+pub mod suggest;
+pub mod target_flags;
+
+pub use error::{Kept, RunError};
+pub use lifecycle::{execute, execute_on, Face};
+pub use outcome::{Ending, Outcome};
+pub use request::{find_test, Output, Request, ResultsDir, Store, TestWork, Work};
