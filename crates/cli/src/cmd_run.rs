@@ -456,7 +456,10 @@ pub fn execute(test: &Test, overrides: &Overrides, job: Job) -> anyhow::Result<E
     }
     a.common
         .precondition
-        .check_used_by(&format!("`run {}`", test.name()), test.takes_precondition)
+        .check_used_by(
+            &format!("`run {}`", test.name()),
+            test.takes(suite::methodology::Options::PRECONDITION),
+        )
         .map_err(anyhow::Error::msg)?;
     check_logs(a)?;
     let (mut dev, mut created) = a.common.open(&a.common.target, (test.writes)(overrides))?;

@@ -8,7 +8,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -80,11 +80,8 @@ pub const TEST: Test = Test {
     about: "the four corners: every row below, random and sequential writes with both data kinds",
     defaults: None,
     writes: super::always,
-    takes_offset: true,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD.with(Options::OFFSET),
+    fixes: Fixes::Nothing,
     verifies: Verifies::OnRequest,
     run: run_all,
 };
@@ -97,11 +94,8 @@ const fn row<const I: usize>(about: &'static str) -> Test {
         about,
         defaults: Some(CORNERS[I].defaults),
         writes: super::always,
-        takes_offset: true,
-        takes_threads: false,
-        takes_precondition: false,
-        takes_pts: false,
-        takes_state: false,
+        takes: Options::WORKLOAD.with(Options::OFFSET),
+        fixes: Fixes::Nothing,
         verifies: Verifies::OnRequest,
         run: |dev, ctx, o| Ok(vec![run_one(&CORNERS[I], dev, ctx, o)?]),
     }

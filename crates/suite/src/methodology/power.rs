@@ -18,7 +18,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
@@ -106,11 +106,8 @@ pub const IDLE: Test = Test {
     about: "power idle (active idle, no link power management): rest 60 s, measure 60 s; needs --power-meter on a real drive",
     defaults: Some(IDLE_DEFAULTS),
     writes: |_| false,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Idle, dev, ctx, o)?]),
 };
@@ -121,11 +118,8 @@ pub const SLUMBER: Test = Test {
     about: "slumber power with HIPM+DIPM (SATA) or APST (NVMe) set, and put back after: rest 60 s, measure 60 s",
     defaults: Some(IDLE_DEFAULTS),
     writes: |_| false,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Slumber, dev, ctx, o)?]),
 };
@@ -141,11 +135,8 @@ pub const SEQ_WRITE: Test = Test {
         duration_s: MEASURE_S,
     }),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::SeqWrite, dev, ctx, o)?]),
 };
@@ -161,11 +152,8 @@ pub const RANDOM_WRITE: Test = Test {
         duration_s: MEASURE_S,
     }),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::RandomWrite, dev, ctx, o)?]),
 };

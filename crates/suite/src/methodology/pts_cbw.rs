@@ -8,7 +8,7 @@ use engine::shape::{BlockMix, Distribution, Shape};
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{demand, Figure, Frame, Schedule, Stimulus};
@@ -35,11 +35,8 @@ pub const TEST: Test = Test {
             steady",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -63,7 +60,6 @@ pub fn composite() -> Stimulus {
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    Frame::refuse_stimulus_flags(o, TestId::PtsCbw.name())?;
     let frame = Frame::of(dev, o);
     let stimuli = demand::sweep(&composite());
     let what = "composite workload: 0.5-64KiB mix, 40/60, hot spots, T1-32 x Q1-32";

@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{demand, size_label, Figure, Frame, Schedule, Stimulus};
@@ -23,23 +23,14 @@ pub const TEST: Test = Test {
             demand intensity and response times of the 49 points",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    // The block size and mix are the operator's to choose; the rest is the spec's.
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::BS).with(Options::READ_PCT),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    // The block size and mix are the operator's to choose; the rest is the spec's.
-    let chosen = Overrides {
-        block_bytes: None,
-        read_pct: None,
-        ..o.clone()
-    };
-    Frame::refuse_stimulus_flags(&chosen, TestId::PtsDirth.name())?;
     let frame = Frame::of(dev, o);
     let template = Stimulus {
         access: Access::Random,

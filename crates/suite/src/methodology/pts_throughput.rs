@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{size_label, Figure, Frame, PtsVariant, Schedule, Stimulus};
@@ -26,11 +26,8 @@ pub const TEST: Test = Test {
             the 5-round window",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -56,7 +53,6 @@ pub fn stimuli(block_bytes: u32, qd: u32) -> [Stimulus; 2] {
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    Frame::refuse_stimulus_flags(o, TestId::PtsThroughput.name())?;
     let frame = Frame::of(dev, o);
     let qd = o.qd.unwrap_or(QD);
     let sizes = block_sizes(frame.variant);

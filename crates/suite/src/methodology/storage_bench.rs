@@ -23,7 +23,7 @@ use engine::units::format_size;
 use engine::Device;
 use trace::synth::{Generator, Profile};
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::drive_state::DriveState;
 use crate::params::{Overrides, DEFAULT_SEED};
@@ -42,11 +42,8 @@ pub const TEST: Test = Test {
     about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms on a clean drive (--state full: 80% written first); scaled to a target smaller than their 120 GB",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: true,
+    takes: Options::WORKLOAD.with(Options::STATE),
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run,
 };
