@@ -11,7 +11,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -34,6 +34,7 @@ pub const STEADY_FROM_S: f64 = 1400.0;
 pub const TEST: Test = Test {
     id: TestId::Consistency,
     kind: Kind::Consistency,
+    section: Some(ReviewSection::Consistency),
     about: "IO consistency: purge, fill, 4 KiB random writes at QD32 for 2000 s, IOPS per second",
     defaults: Some(DEFAULTS),
     writes: super::always,

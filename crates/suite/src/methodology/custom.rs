@@ -7,7 +7,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
@@ -24,6 +24,7 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::Custom,
     kind: Kind::Summary,
+    section: Some(ReviewSection::Custom),
     about: "any workload from the flags (--access, --bs or a mix 4K:67,8K:33, --distribution, --rate-iops, --burst, --qd or Q32T16, --threads, --read-pct, --span, --ios/--bytes/--duration)",
     defaults: Some(DEFAULTS),
     writes,

@@ -39,6 +39,7 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::IdleWake,
     kind: Kind::Wake,
+    section: None,
     about: "idle wake-up latency: link power management on, 10 times a rest of 5 s then one 4 KiB random read at QD1, against 1000 such reads back to back (2018-2021 reviews)",
     defaults: Some(DEFAULTS),
     writes: super::always,

@@ -2,16 +2,19 @@
 //! test, so adding a test is a module and one line of the `registry!` below (its module, its
 //! [`TestId`], its stored name and its record). A test whose results are of a [`Kind`] that
 //! exists needs nothing else: how its results load, compare and show follows from the kind,
-//! and what it takes of the options from its record's [`Options`].
+//! what it takes of the options from its record's [`Options`], and where the page shows it
+//! from its record's [`ReviewSection`] (none: a section of its own).
 
 #[macro_use]
 mod id;
 mod kind;
 mod options;
+mod section;
 pub mod trim_reads;
 
 pub use kind::Kind;
 pub use options::{Fixes, Options};
+pub use section::ReviewSection;
 
 use engine::size::Span;
 use engine::workload::Workload;
@@ -106,6 +109,9 @@ pub struct Test {
     pub id: TestId,
     /// What its results are.
     pub kind: Kind,
+    /// The reviews' section of the page its results are shown in; `None`: a section of its
+    /// own, drawn by its kind.
+    pub section: Option<ReviewSection>,
     /// What `ssdlab tests` prints.
     pub about: &'static str,
     /// `None` for a test that is not one workload (a group, a trace, a sequence of phases).
@@ -191,7 +197,7 @@ registry! {
     }
     results {
         /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.
-        Replay = "replay" => Kind::Replay,
+        Replay = "replay" => (Kind::Replay, Some(ReviewSection::StorageBench)),
     }
 }
 

@@ -18,7 +18,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
@@ -103,6 +103,7 @@ const IDLE_DEFAULTS: Defaults = Defaults {
 pub const IDLE: Test = Test {
     id: TestId::PowerIdle,
     kind: Kind::IdlePower,
+    section: Some(ReviewSection::Power),
     about: "power idle (active idle, no link power management): rest 60 s, measure 60 s; needs --power-meter on a real drive",
     defaults: Some(IDLE_DEFAULTS),
     writes: |_| false,
@@ -115,6 +116,7 @@ pub const IDLE: Test = Test {
 pub const SLUMBER: Test = Test {
     id: TestId::PowerSlumber,
     kind: Kind::SlumberPower,
+    section: Some(ReviewSection::Power),
     about: "slumber power with HIPM+DIPM (SATA) or APST (NVMe) set, and put back after: rest 60 s, measure 60 s",
     defaults: Some(IDLE_DEFAULTS),
     writes: |_| false,
@@ -127,6 +129,7 @@ pub const SLUMBER: Test = Test {
 pub const SEQ_WRITE: Test = Test {
     id: TestId::PowerSeqWrite,
     kind: Kind::LoadPower,
+    section: Some(ReviewSection::Power),
     about: "power during 128 KiB sequential writes, QD32, 60 s on a purged drive, then 60 s idle (SLC folding); MB/s per W",
     defaults: Some(Defaults {
         qd: 32,
@@ -144,6 +147,7 @@ pub const SEQ_WRITE: Test = Test {
 pub const RANDOM_WRITE: Test = Test {
     id: TestId::PowerRandomWrite,
     kind: Kind::LoadPower,
+    section: Some(ReviewSection::Power),
     about: "power during 4 KiB random writes, QD32, 8 GiB span, 60 s on a purged drive; IOPS per W",
     defaults: Some(Defaults {
         qd: 32,

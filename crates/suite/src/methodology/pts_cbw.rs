@@ -28,6 +28,7 @@ pub const READ_PCT: u8 = 40;
 pub const TEST: Test = Test {
     id: TestId::PtsCbw,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 composite block size workload: purge, 2x capacity of 128 KiB \
             sequential writes, then rounds of the composite workload (0.5-64 KiB, 4 KiB 67%; \
             40/60 R/W; 50% of accesses to the first 5% of LBAs, 30% to the next 15%) at every \

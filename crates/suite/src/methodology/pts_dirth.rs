@@ -17,6 +17,7 @@ use crate::Result;
 pub const TEST: Test = Test {
     id: TestId::PtsDirth,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 DIRTH: purge, 2x capacity of 128 KiB sequential writes, then rounds of \
             one workload (RND 4KiB 0/100, or --bs and --read-pct) at every thread count x queue \
             depth of {32,16,8,6,4,2,1} (a minute each) until T32Q32 is steady; demand variation, \

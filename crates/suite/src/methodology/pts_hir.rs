@@ -25,6 +25,7 @@ pub const BASELINE_S: f64 = 1800.0;
 pub const TEST: Test = Test {
     id: TestId::PtsHir,
     kind: Kind::Recovery,
+    section: None,
     about: "SNIA PTS 2.0.2 host idle recovery: purge, 2x capacity of 128 KiB sequential writes, \
             4 KiB random writes to steady state, then for idle times of 5, 10, 15, 25 and 50 s: \
             360 bursts of 5 s of writes each followed by the idle time, and 1800 s of continuous \

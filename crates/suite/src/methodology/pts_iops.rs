@@ -31,6 +31,7 @@ pub const MIXES: [u8; 7] = [100, 95, 65, 50, 35, 5, 0];
 pub const TEST: Test = Test {
     id: TestId::PtsIops,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 IOPS: purge, 2x capacity of 128 KiB sequential writes, then rounds of \
             random IO at 0.5-1024 KiB x 7 read/write mixes (a minute each) until RND 4KiB 0/100 \
             is steady; IOPS over the 5-round window (--pts client|enterprise, --pts-scale)",

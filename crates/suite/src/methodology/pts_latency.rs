@@ -23,6 +23,7 @@ pub const MIXES: [u8; 3] = [100, 65, 0];
 pub const TEST: Test = Test {
     id: TestId::PtsLatency,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 latency: purge, 2x capacity of 128 KiB sequential writes, then rounds \
             of random IO at 0.5/4/8 KiB x 100/0, 65/35, 0/100 at T1Q1 (a minute each) until RND \
             4KiB 0/100's mean response time is steady; mean, five-nines and maximum response \

@@ -20,6 +20,7 @@ pub const QD: u32 = 32;
 pub const TEST: Test = Test {
     id: TestId::PtsThroughput,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 throughput: per block size (PTS-E 128 and 1024 KiB, PTS-C 1024 KiB) \
             purge, 2x capacity of 128 KiB sequential writes, then rounds of a minute of \
             sequential writes and one of reads at T1Q32 until the writes are steady; MB/s over \

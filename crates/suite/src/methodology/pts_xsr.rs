@@ -24,6 +24,7 @@ pub const QD: u32 = 32;
 pub const TEST: Test = Test {
     id: TestId::PtsXsr,
     kind: Kind::Recovery,
+    section: None,
     about: "SNIA PTS 2.0.2 cross-stimulus recovery: purge, then an hour each of SEQ 1024KiB \
             writes, RND 8KiB writes and SEQ 1024KiB writes at T1Q32; MB/s against time and \
             how long each change takes to settle",

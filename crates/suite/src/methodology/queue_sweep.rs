@@ -39,6 +39,7 @@ pub(super) const fn stepped_test(
     Test {
         id,
         kind: Kind::Steps,
+        section: None,
         about,
         defaults: Some(Defaults {
             qd,

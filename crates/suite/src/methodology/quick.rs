@@ -67,6 +67,7 @@ const fn profile(id: TestId, about: &'static str, run: super::Run) -> Test {
     Test {
         id,
         kind: Kind::Summary,
+        section: None,
         about,
         defaults: Some(DEFAULTS),
         writes: super::always,

@@ -8,7 +8,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
@@ -27,6 +27,7 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::SeqIncompressible,
     kind: Kind::Summary,
+    section: Some(ReviewSection::SeqIncompressible),
     about: "AS-SSD style: on a purged drive, 1 GiB sequential write then read, 16 MiB transfers, QD1, incompressible",
     defaults: Some(DEFAULTS),
     writes: super::always,

@@ -11,7 +11,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
@@ -35,6 +35,7 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::TransferSweep,
     kind: Kind::TransferSweep,
+    section: Some(ReviewSection::TransferSweep),
     about: "ATTO style: 512 B to 64 MiB transfers, sequential write and read of 256 MiB, QD4, compressible",
     defaults: Some(DEFAULTS),
     writes: super::always,

@@ -15,7 +15,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -38,6 +38,7 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::Trim,
     kind: Kind::Trim,
+    section: Some(ReviewSection::Trim),
     about:
         "TRIM validation: full-span write passes clean, tortured (40 min) and after TRIM; verdict",
     defaults: Some(DEFAULTS),

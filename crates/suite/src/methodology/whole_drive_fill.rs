@@ -28,6 +28,7 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::WholeDriveFill,
     kind: Kind::Fill,
+    section: None,
     about: "whole-drive fill: purge, then 128 KiB sequential writes at QD32 over the whole span once; MB/s for every GB written, the SLC cache's size and the speed after it",
     defaults: Some(DEFAULTS),
     writes: super::always,

@@ -36,6 +36,7 @@ pub const CAPACITIES: u64 = 4;
 pub const TEST: Test = Test {
     id: TestId::Wsat,
     kind: Kind::Saturation,
+    section: None,
     about: "PTS write-saturation (WSAT): purge, 4 KiB random writes at T4Q32 over the whole span \
             until 4x the capacity is written or 1440 minutes pass; IOPS per minute against time \
             and TGBW",
