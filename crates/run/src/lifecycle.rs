@@ -80,7 +80,10 @@ fn check(r: &Request) -> Result<(), RunError> {
         }
     }
     let (what, uses) = match test {
-        Some(t) => (format!("`run {}`", t.name()), t.takes_precondition),
+        Some(t) => (
+            format!("`run {}`", t.name()),
+            t.takes(suite::methodology::Options::PRECONDITION),
+        ),
         None => ("`trace replay`".to_string(), false),
     };
     r.precondition

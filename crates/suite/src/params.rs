@@ -9,7 +9,7 @@ use engine::workload::{Access, MAX_QD, MAX_THREADS};
 
 use crate::drive_state::DriveState;
 use crate::latency_target::LatencyTarget;
-use crate::methodology::{Test, TestId, TESTS};
+use crate::methodology::{Options, Test, TESTS};
 use crate::pts::PtsVariant;
 use crate::SuiteError;
 
@@ -116,52 +116,7 @@ impl Overrides {
                     .into(),
             );
         }
-        // The tests that take a flag, for the message when one does not.
-        let takers = |takes: fn(&Test) -> bool| {
-            let names: Vec<&str> = TESTS.iter().filter(|t| takes(t)).map(Test::name).collect();
-            names.join(", ")
-        };
-        if self.offset_bytes.is_some() && !test.takes_offset {
-            return bad(format!(
-                "--offset: {} tests from LBA 0 as the methodology says; drop --offset, or use \
-                 a test that takes one ({})",
-                test.name(),
-                takers(|t| t.takes_offset)
-            ));
-        }
-        if (!self.shape.is_plain() || self.latency_target.is_some()) && test.id != TestId::Custom {
-            return bad(format!(
-                "--distribution, block-size mixes, --rate-iops, --burst and --latency-target \
-                 shape custom workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
-                 shaped one",
-                test.name()
-            ));
-        }
-        if self.threads.is_some() && !test.takes_threads {
-            return bad(format!(
-                "--threads: {} drives one thread as the methodology says; drop --threads, or \
-                 use a test that takes them ({})",
-                test.name(),
-                takers(|t| t.takes_threads)
-            ));
-        }
-        if (self.pts_variant.is_some() || self.pts_scale.is_some()) && !test.takes_pts {
-            return bad(format!(
-                "--pts and --pts-scale choose how a SNIA PTS test runs: {} is not one; drop \
-                 them, or use a PTS test ({})",
-                test.name(),
-                takers(|t| t.takes_pts)
-            ));
-        }
-        if self.state.is_some() && !test.takes_state {
-            return bad(format!(
-                "--state sets how full the drive is for the 2018-2021 review tests: {} \
-                 prepares the drive as its own methodology says; drop --state, or use a test \
-                 that takes it ({})",
-                test.name(),
-                takers(|t| t.takes_state)
-            ));
-        }
+        self.refuse_untaken(test)?;
         if let Some(s) = self
             .pts_scale
             .filter(|s| !(*s >= MIN_PTS_SCALE && *s <= 1.0))
@@ -182,6 +137,94 @@ impl Overrides {
             return bad(format!(
                 "--trace-scale {s}: give a positive factor, e.g. 0.1"
             ));
+        }
+        Ok(())
+    }
+
+    /// The options of those only some tests take that these give.
+    pub fn given(&self) -> Options {
+        [
+            (Options::QD, self.qd.is_some()),
+            (Options::BS, self.block_bytes.is_some()),
+            (Options::ACCESS, self.access.is_some()),
+            (Options::READ_PCT, self.read_pct.is_some()),
+            (Options::SPAN, self.span.is_some()),
+            (Options::IOS, self.ios.is_some()),
+            (Options::BYTES, self.bytes.is_some()),
+            (Options::OFFSET, self.offset_bytes.is_some()),
+            (Options::THREADS, self.threads.is_some()),
+            (
+                Options::PTS,
+                self.pts_variant.is_some() || self.pts_scale.is_some(),
+            ),
+            (Options::STATE, self.state.is_some()),
+            (
+                Options::SHAPE,
+                !self.shape.is_plain() || self.latency_target.is_some(),
+            ),
+        ]
+        .into_iter()
+        .filter(|&(_, given)| given)
+        .fold(Options::NONE, |all, (o, _)| all.with(o))
+    }
+
+    /// Refuse every option given that `test`'s record does not take, naming the tests that
+    /// do take it. (`--precondition` is the CLI's to refuse: it is not an override.)
+    fn refuse_untaken(&self, test: &Test) -> Result<(), SuiteError> {
+        let untaken = self.given().without(test.takes);
+        let bad = |m: String| Err(SuiteError::Parameter(m));
+        // The tests that take an option, for the message when this one does not.
+        let takers = |option: Options| {
+            let names: Vec<&str> = TESTS
+                .iter()
+                .filter(|t| t.takes(option))
+                .map(Test::name)
+                .collect();
+            names.join(", ")
+        };
+        if untaken.contains(Options::OFFSET) {
+            return bad(format!(
+                "--offset: {} tests from LBA 0 as the methodology says; drop --offset, or use \
+                 a test that takes one ({})",
+                test.name(),
+                takers(Options::OFFSET)
+            ));
+        }
+        if untaken.contains(Options::SHAPE) {
+            return bad(format!(
+                "--distribution, block-size mixes, --rate-iops, --burst and --latency-target \
+                 shape custom workloads: {} runs the methodology's workload; use `ssdlab run custom` for a \
+                 shaped one",
+                test.name()
+            ));
+        }
+        if untaken.contains(Options::THREADS) {
+            return bad(format!(
+                "--threads: {} drives one thread as the methodology says; drop --threads, or \
+                 use a test that takes them ({})",
+                test.name(),
+                takers(Options::THREADS)
+            ));
+        }
+        if untaken.contains(Options::PTS) {
+            return bad(format!(
+                "--pts and --pts-scale choose how a SNIA PTS test runs: {} is not one; drop \
+                 them, or use a PTS test ({})",
+                test.name(),
+                takers(Options::PTS)
+            ));
+        }
+        if untaken.contains(Options::STATE) {
+            return bad(format!(
+                "--state sets how full the drive is for the 2018-2021 review tests: {} \
+                 prepares the drive as its own methodology says; drop --state, or use a test \
+                 that takes it ({})",
+                test.name(),
+                takers(Options::STATE)
+            ));
+        }
+        if untaken.intersects(Options::WORKLOAD) {
+            return bad(test.fixes.refusal(test, untaken));
         }
         Ok(())
     }
@@ -239,7 +282,7 @@ pub fn region(
 mod tests {
     use super::*;
 
-    use crate::methodology::TestId;
+    use crate::methodology::{Fixes, TestId};
 
     fn test(id: TestId) -> &'static Test {
         crate::methodology::get(id).unwrap()
@@ -380,6 +423,160 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("consistency tests from LBA 0"), "{e}");
+    }
+
+    /// Each option only some tests take, given alone, is refused by exactly the tests whose
+    /// record leaves it out.
+    #[test]
+    fn a_test_refuses_exactly_the_options_its_record_leaves_out() {
+        let d = Overrides::default;
+        let one = [
+            (Options::QD, Overrides { qd: Some(4), ..d() }),
+            (
+                Options::BS,
+                Overrides {
+                    block_bytes: Some(4096),
+                    ..d()
+                },
+            ),
+            (
+                Options::ACCESS,
+                Overrides {
+                    access: Some(Access::Random),
+                    ..d()
+                },
+            ),
+            (
+                Options::READ_PCT,
+                Overrides {
+                    read_pct: Some(50),
+                    ..d()
+                },
+            ),
+            (
+                Options::SPAN,
+                Overrides {
+                    span: Some(Span::Bytes(64 << 20)),
+                    ..d()
+                },
+            ),
+            (
+                Options::IOS,
+                Overrides {
+                    ios: Some(10),
+                    ..d()
+                },
+            ),
+            (
+                Options::BYTES,
+                Overrides {
+                    bytes: Some(1 << 20),
+                    ..d()
+                },
+            ),
+            (
+                Options::OFFSET,
+                Overrides {
+                    offset_bytes: Some(1 << 20),
+                    ..d()
+                },
+            ),
+            (
+                Options::THREADS,
+                Overrides {
+                    threads: Some(2),
+                    ..d()
+                },
+            ),
+            (
+                Options::PTS,
+                Overrides {
+                    pts_variant: Some(PtsVariant::Client),
+                    ..d()
+                },
+            ),
+            (
+                Options::PTS,
+                Overrides {
+                    pts_scale: Some(0.5),
+                    ..d()
+                },
+            ),
+            (
+                Options::STATE,
+                Overrides {
+                    state: Some(DriveState::Full),
+                    ..d()
+                },
+            ),
+            (
+                Options::SHAPE,
+                Overrides {
+                    latency_target: Some("p99<1ms".parse().unwrap()),
+                    ..d()
+                },
+            ),
+        ];
+        for t in TESTS {
+            for (option, o) in &one {
+                assert_eq!(o.given(), *option);
+                let verdict = o.validate(t);
+                assert_eq!(
+                    verdict.is_ok(),
+                    t.takes(*option),
+                    "{} {option:?}: {verdict:?}",
+                    t.id
+                );
+            }
+        }
+    }
+
+    /// The refusals of the options a test fixes itself, word for word: what the tests and
+    /// users match on.
+    #[test]
+    fn a_test_that_fixes_its_workload_says_what_to_drop() {
+        let e = |id: TestId, o: Overrides| o.validate(test(id)).unwrap_err().to_string();
+        let qd = || Overrides {
+            qd: Some(4),
+            ..Overrides::default()
+        };
+        assert_eq!(
+            e(TestId::IdleWake, qd()),
+            "idle-wake times single reads at QD1: drop --qd, --access and --read-pct"
+        );
+        assert_eq!(
+            e(TestId::QuickPeak, qd()),
+            "a quick profile runs its own cells (their block sizes, depths and threads): drop \
+             --qd, --bs and --access, or use `ssdlab run custom`"
+        );
+        assert_eq!(
+            e(TestId::MixedSeq, qd()),
+            "mixed-seq runs its own steps (queue depths or read shares) over the region its \
+             drive state sets: drop --qd, --access, --read-pct and --span (choose the state \
+             with --state empty|full), or use `ssdlab run custom`"
+        );
+        let stimuli = Overrides {
+            block_bytes: Some(8192),
+            access: Some(Access::Sequential),
+            bytes: Some(1 << 20),
+            ..Overrides::default()
+        };
+        assert_eq!(
+            e(TestId::PtsIops, stimuli.clone()),
+            "--bs, --access, --bytes: pts-iops runs the stimuli the SNIA PTS lists, for a \
+             round's time each; drop them (--pts-scale shortens the test, `ssdlab run custom` \
+             runs one workload)"
+        );
+        // DIRTH's block size is the operator's.
+        assert!(e(TestId::PtsDirth, stimuli).starts_with("--access, --bytes: pts-dirth runs"));
+    }
+
+    #[test]
+    fn every_test_that_leaves_a_workload_option_out_says_why() {
+        for t in TESTS {
+            let fixes_some = !t.takes(Options::WORKLOAD);
+            assert_eq!(fixes_some, t.fixes != Fixes::Nothing, "{}", t.id);
+        }
     }
 
     fn span_strategy() -> impl proptest::strategy::Strategy<Value = Span> {

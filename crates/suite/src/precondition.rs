@@ -197,7 +197,7 @@ impl Precondition {
         }
         let names: Vec<&str> = crate::methodology::TESTS
             .iter()
-            .filter(|t| t.takes_precondition)
+            .filter(|t| t.takes(crate::methodology::Options::PRECONDITION))
             .map(|t| t.name())
             .collect();
         Err(format!(

@@ -59,7 +59,7 @@ impl Plan {
         let mut scaled = 0;
         for step in &mut self.steps {
             let test = crate::methodology::get(step.test)?;
-            if test.takes_pts {
+            if test.takes(crate::methodology::Options::PTS) {
                 step.overrides.pts_scale = Some(scale);
                 step.overrides.validate(test)?;
                 scaled += 1;

@@ -105,8 +105,8 @@ pub(crate) struct Ground {
 }
 
 impl Ground {
-    /// Refuse what the test fixes itself (its depths or depth, direction and region), then
-    /// bring the drive to its state.
+    /// Bring the drive to its state (`validate` has refused what the test fixes itself: its
+    /// depths or depth, direction and region).
     pub fn prepare(
         id: TestId,
         access: Access,
@@ -114,13 +114,6 @@ impl Ground {
         dev: &mut dyn Device,
         o: &Overrides,
     ) -> Result<Ground> {
-        if o.qd.is_some() || o.access.is_some() || o.read_pct.is_some() || o.span.is_some() {
-            return Err(SuiteError::Parameter(format!(
-                "{id} runs its own steps (queue depths or read shares) over the region its \
-                 drive state sets: drop --qd, --access, --read-pct and --span (choose the \
-                 state with --state empty|full), or use `ssdlab run custom`"
-            )));
-        }
         let defaults = crate::methodology::get(id)?
             .defaults
             .expect("a stepped test has defaults");

@@ -4,7 +4,7 @@
 
 use maud::{html, Markup};
 
-use suite::methodology::Kind;
+use suite::methodology::ReviewSection;
 use suite::runner::SuiteRecord;
 use suite::TestId;
 
@@ -47,98 +47,41 @@ impl Review<'_> {
     }
 }
 
-/// The page's sections, in order: the reviews' (each names the tests it charts), then one
-/// per test the reviews had no section for, drawn by its kind.
+/// The page's sections, in order: the reviews' (each charts the tests whose records name it),
+/// then one per test the reviews had no section for, drawn by its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Section {
     Drives,
-    Consistency,
-    Corners,
-    SeqIncompressible,
-    TransferSweep,
-    SteadyState,
-    Trim,
-    StorageBench,
-    Power,
-    Custom,
-    Verify,
-    /// A test no section above charts.
+    Review(ReviewSection),
+    /// A test whose record names no reviews' section.
     Test(TestId),
     DriveCounters,
     Parameters,
 }
 
 impl Section {
-    /// The sections before the tests' own.
-    const REVIEWS: [Section; 11] = [
-        Section::Drives,
-        Section::Consistency,
-        Section::Corners,
-        Section::SeqIncompressible,
-        Section::TransferSweep,
-        Section::SteadyState,
-        Section::Trim,
-        Section::StorageBench,
-        Section::Power,
-        Section::Custom,
-        Section::Verify,
-    ];
-
     fn all() -> impl Iterator<Item = Section> {
         let own = TestId::ALL
             .iter()
-            .map(|&t| Section::Test(t))
-            .filter(|&s| Section::REVIEWS.iter().all(|r| !r.charts(s)));
-        Section::REVIEWS
+            .filter(|t| t.section().is_none())
+            .map(|&t| Section::Test(t));
+        [Section::Drives]
             .into_iter()
+            .chain(ReviewSection::ALL.map(Section::Review))
             .chain(own)
             .chain([Section::DriveCounters, Section::Parameters])
     }
 
-    /// Where a test's results are shown: the reviews' section that charts it, else its own.
+    /// Where a test's results are shown: the reviews' section its record names, else its own.
     pub(crate) fn of(test: TestId) -> Section {
-        Section::REVIEWS
-            .into_iter()
-            .find(|s| s.charts(Section::Test(test)))
-            .unwrap_or(Section::Test(test))
-    }
-
-    /// Whether this section charts the results of `test` (a [`Section::Test`]).
-    fn charts(self, test: Section) -> bool {
-        let Section::Test(test) = test else {
-            return false;
-        };
-        match self {
-            Section::Consistency => test == TestId::Consistency,
-            Section::Corners => test == TestId::Corners || sections::bars::is_corner(test),
-            Section::SeqIncompressible => test == TestId::SeqIncompressible,
-            Section::TransferSweep => test == TestId::TransferSweep,
-            Section::SteadyState => test == TestId::SteadyState,
-            Section::Trim => test == TestId::Trim,
-            Section::StorageBench => test.kind() == Kind::Replay,
-            Section::Power => crate::power::is_power_test(test),
-            Section::Custom => test == TestId::Custom,
-            Section::Verify => test == TestId::Verify,
-            Section::Drives | Section::Test(_) | Section::DriveCounters | Section::Parameters => {
-                false
-            }
-        }
+        test.section().map_or(Section::Test(test), Section::Review)
     }
 
     /// The section's id: a test's name where it shows one test.
     pub(crate) fn anchor(self) -> &'static str {
         match self {
             Section::Drives => "drives",
-            Section::Consistency => TestId::Consistency.name(),
-            Section::Corners => TestId::Corners.name(),
-            Section::SeqIncompressible => TestId::SeqIncompressible.name(),
-            Section::TransferSweep => TestId::TransferSweep.name(),
-            Section::SteadyState => TestId::SteadyState.name(),
-            Section::Trim => TestId::Trim.name(),
-            Section::StorageBench => TestId::StorageBench.name(),
-            Section::Power => "power",
-            Section::Custom => TestId::Custom.name(),
-            Section::Verify => TestId::Verify.name(),
+            Section::Review(s) => s.name(),
             Section::Test(t) => t.name(),
             Section::DriveCounters => "drive-counters",
             Section::Parameters => "parameters",
@@ -146,18 +89,21 @@ impl Section {
     }
 
     pub(crate) fn title(self) -> String {
+        let review = |s| match s {
+            ReviewSection::Consistency => "Performance consistency",
+            ReviewSection::Corners => "Four corners",
+            ReviewSection::SeqIncompressible => "Incompressible sequential",
+            ReviewSection::TransferSweep => "Performance vs transfer size",
+            ReviewSection::SteadyState => "Steady-state random write",
+            ReviewSection::Trim => "TRIM validation",
+            ReviewSection::StorageBench => "Storage Bench",
+            ReviewSection::Power => "Power",
+            ReviewSection::Custom => "Custom workloads",
+            ReviewSection::Verify => "Data verification",
+        };
         match self {
             Section::Drives => "Drive and test system",
-            Section::Consistency => "Performance consistency",
-            Section::Corners => "Four corners",
-            Section::SeqIncompressible => "Incompressible sequential",
-            Section::TransferSweep => "Performance vs transfer size",
-            Section::SteadyState => "Steady-state random write",
-            Section::Trim => "TRIM validation",
-            Section::StorageBench => "Storage Bench",
-            Section::Power => "Power",
-            Section::Custom => "Custom workloads",
-            Section::Verify => "Data verification",
+            Section::Review(s) => review(s),
             Section::Test(t) => return sections::by_kind::title(t),
             Section::DriveCounters => "The drive's own counters",
             Section::Parameters => "Parameters",
@@ -169,22 +115,29 @@ impl Section {
     fn render(self, rv: &Review) -> Option<Markup> {
         match self {
             Section::Drives => sections::drive::section(rv),
-            Section::Consistency => sections::consistency::section(rv),
-            Section::Corners => sections::bars::corners(rv),
-            Section::SeqIncompressible => sections::bars::seq_incompressible(rv),
-            Section::TransferSweep => sections::sweep::section(rv),
-            Section::SteadyState => sections::steady::section(rv),
-            Section::Trim => sections::trim::section(rv),
-            Section::StorageBench => sections::storage_bench::section(rv),
-            Section::Power => sections::power::section(rv),
-            Section::Custom => sections::custom::section(rv, TestId::Custom),
-            Section::Verify => sections::verify::section(rv),
+            Section::Review(s) => review_section(s, rv),
             Section::Test(t) => sections::by_kind::section(rv, t),
             Section::DriveCounters => sections::counters::section(rv),
             Section::Parameters => {
                 (rv.mode == Mode::Report).then(|| sections::parameters::section(rv))
             }
         }
+    }
+}
+
+/// A reviews' section's content, when there are results for it.
+fn review_section(s: ReviewSection, rv: &Review) -> Option<Markup> {
+    match s {
+        ReviewSection::Consistency => sections::consistency::section(rv),
+        ReviewSection::Corners => sections::bars::corners(rv),
+        ReviewSection::SeqIncompressible => sections::bars::seq_incompressible(rv),
+        ReviewSection::TransferSweep => sections::sweep::section(rv),
+        ReviewSection::SteadyState => sections::steady::section(rv),
+        ReviewSection::Trim => sections::trim::section(rv),
+        ReviewSection::StorageBench => sections::storage_bench::section(rv),
+        ReviewSection::Power => sections::power::section(rv),
+        ReviewSection::Custom => sections::custom::section(rv, TestId::Custom),
+        ReviewSection::Verify => sections::verify::section(rv),
     }
 }
 
@@ -227,5 +180,33 @@ pub fn fragment(kind: Fragment, rv: &Review, d: &Drive, e: &Entry) -> Markup {
         Fragment::Trim => sections::trim::charts(rv, d, e),
         Fragment::SteadyState => sections::steady::charts(rv, d, e),
         Fragment::Power => sections::power::charts(rv, d, e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use suite::methodology::Kind;
+
+    /// The sections that draw several tests find theirs by their own lists (the corners' rows,
+    /// the power tests, the replays): each of those tests' records names that section, and
+    /// no other test's does, or it would be listed where nothing draws it.
+    #[test]
+    fn a_test_is_in_the_section_that_draws_it() {
+        for &t in TestId::ALL {
+            let corner = t == TestId::Corners || sections::bars::is_corner(t);
+            let in_section = |s| t.section() == Some(s);
+            assert_eq!(corner, in_section(ReviewSection::Corners), "{t}");
+            assert_eq!(
+                crate::power::is_power_test(t),
+                in_section(ReviewSection::Power),
+                "{t}"
+            );
+            assert_eq!(
+                t.kind() == Kind::Replay,
+                in_section(ReviewSection::StorageBench),
+                "{t}"
+            );
+        }
     }
 }

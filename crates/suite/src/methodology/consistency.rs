@@ -11,7 +11,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -34,14 +34,12 @@ pub const STEADY_FROM_S: f64 = 1400.0;
 pub const TEST: Test = Test {
     id: TestId::Consistency,
     kind: Kind::Consistency,
+    section: Some(ReviewSection::Consistency),
     about: "IO consistency: purge, fill, 4 KiB random writes at QD32 for 2000 s, IOPS per second",
     defaults: Some(DEFAULTS),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: true,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD.with(Options::PRECONDITION),
+    fixes: Fixes::Nothing,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -8,7 +8,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::precondition;
@@ -77,14 +77,12 @@ const SEQUENTIAL: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::Corners,
     kind: Kind::Summary,
+    section: Some(ReviewSection::Corners),
     about: "the four corners: every row below, random and sequential writes with both data kinds",
     defaults: None,
     writes: super::always,
-    takes_offset: true,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD.with(Options::OFFSET),
+    fixes: Fixes::Nothing,
     verifies: Verifies::OnRequest,
     run: run_all,
 };
@@ -94,14 +92,12 @@ const fn row<const I: usize>(about: &'static str) -> Test {
     Test {
         id: CORNERS[I].id,
         kind: Kind::Summary,
+        section: Some(ReviewSection::Corners),
         about,
         defaults: Some(CORNERS[I].defaults),
         writes: super::always,
-        takes_offset: true,
-        takes_threads: false,
-        takes_precondition: false,
-        takes_pts: false,
-        takes_state: false,
+        takes: Options::WORKLOAD.with(Options::OFFSET),
+        fixes: Fixes::Nothing,
         verifies: Verifies::OnRequest,
         run: |dev, ctx, o| Ok(vec![run_one(&CORNERS[I], dev, ctx, o)?]),
     }

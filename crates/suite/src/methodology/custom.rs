@@ -7,7 +7,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
@@ -24,14 +24,12 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::Custom,
     kind: Kind::Summary,
+    section: Some(ReviewSection::Custom),
     about: "any workload from the flags (--access, --bs or a mix 4K:67,8K:33, --distribution, --rate-iops, --burst, --qd or Q32T16, --threads, --read-pct, --span, --ios/--bytes/--duration)",
     defaults: Some(DEFAULTS),
     writes,
-    takes_offset: true,
-    takes_threads: true,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD.with(Options::SHAPE).with(Options::OFFSET).with(Options::THREADS),
+    fixes: Fixes::Nothing,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -13,7 +13,7 @@ use crate::SuiteError;
 /// methodology (declared here, so a new test needs no `mod` line) lists its tests: each line
 /// names a test's id, the name results store, and the [`Test`](super::Test) record in the
 /// module that `ssdlab run` runs. Under `results`, the ids of results no test of `ssdlab run`
-/// makes, with their [`Kind`](super::Kind).
+/// makes, with their [`Kind`](super::Kind) and [`ReviewSection`](super::ReviewSection).
 macro_rules! registry {
     (
         tests {
@@ -22,7 +22,7 @@ macro_rules! registry {
             })*
         }
         results {
-            $($(#[$rdoc:meta])* $rid:ident = $rname:literal => $rkind:expr,)*
+            $($(#[$rdoc:meta])* $rid:ident = $rname:literal => ($rkind:expr, $rsection:expr),)*
         }
     ) => {
         $(pub mod $module;)*
@@ -51,6 +51,14 @@ macro_rules! registry {
                 match self {
                     $($(TestId::$id => $module::$test.kind,)+)*
                     $(TestId::$rid => $rkind,)*
+                }
+            }
+
+            /// The reviews' section of the page its results are shown in; `None`: its own.
+            pub const fn section(self) -> Option<ReviewSection> {
+                match self {
+                    $($(TestId::$id => $module::$test.section,)+)*
+                    $(TestId::$rid => $rsection,)*
                 }
             }
         }

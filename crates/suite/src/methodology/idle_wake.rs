@@ -13,13 +13,13 @@ use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
 use super::power::{restore_link_power, set_link_power, LinkPowerRecord};
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
 use crate::precondition;
 use crate::result::{Phase, Report, TestResult};
-use crate::{Result, SuiteError};
+use crate::Result;
 
 /// Reads after a rest, each timed alone.
 pub const WAKES: u32 = 10;
@@ -39,14 +39,15 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::IdleWake,
     kind: Kind::Wake,
+    section: None,
     about: "idle wake-up latency: link power management on, 10 times a rest of 5 s then one 4 KiB random read at QD1, against 1000 such reads back to back (2018-2021 reviews)",
     defaults: Some(DEFAULTS),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD.without(Options::QD.with(Options::ACCESS).with(Options::READ_PCT)),
+    fixes: Fixes::Own {
+        why: "{test} times single reads at QD1",
+        then: "",
+    },
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -67,11 +68,6 @@ pub struct WakeAnalysis {
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    if o.qd.is_some() || o.access.is_some() || o.read_pct.is_some() {
-        return Err(SuiteError::Parameter(
-            "idle-wake times single reads at QD1: drop --qd, --access and --read-pct".into(),
-        ));
-    }
     let capacity = dev.geometry().capacity_bytes;
     let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
     let span = o.span.unwrap_or(DEFAULTS.span).resolve(capacity, block.into());

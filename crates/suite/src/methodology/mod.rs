@@ -1,14 +1,20 @@
 //! The tests of docs/methodology.md, one module each, and their registry: one [`Test`] record per
 //! test, so adding a test is a module and one line of the `registry!` below (its module, its
 //! [`TestId`], its stored name and its record). A test whose results are of a [`Kind`] that
-//! exists needs nothing else: how its results load, compare and show follows from the kind.
+//! exists needs nothing else: how its results load, compare and show follows from the kind,
+//! what it takes of the options from its record's [`Options`], and where the page shows it
+//! from its record's [`ReviewSection`] (none: a section of its own).
 
 #[macro_use]
 mod id;
 mod kind;
+mod options;
+mod section;
 pub mod trim_reads;
 
 pub use kind::Kind;
+pub use options::{Fixes, Options};
+pub use section::ReviewSection;
 
 use engine::size::Span;
 use engine::workload::Workload;
@@ -103,6 +109,9 @@ pub struct Test {
     pub id: TestId,
     /// What its results are.
     pub kind: Kind,
+    /// The reviews' section of the page its results are shown in; `None`: a section of its
+    /// own, drawn by its kind.
+    pub section: Option<ReviewSection>,
     /// What `ssdlab tests` prints.
     pub about: &'static str,
     /// `None` for a test that is not one workload (a group, a trace, a sequence of phases).
@@ -110,19 +119,10 @@ pub struct Test {
     /// Whether running it with these overrides writes the target (and so needs the safety
     /// checks on a block device).
     pub writes: fn(&Overrides) -> bool,
-    /// Whether `--offset` may place its region; the others start at LBA 0 by the methodology.
-    pub takes_offset: bool,
-    /// Whether `--threads` may set its submitting threads; the others drive one.
-    pub takes_threads: bool,
-    /// Whether `--precondition` chooses how it brings the drive to its steady state; the
-    /// others refuse it.
-    pub takes_precondition: bool,
-    /// Whether `--pts` and `--pts-scale` choose its SNIA PTS variant and scale (the PTS
-    /// tests); the others refuse them.
-    pub takes_pts: bool,
-    /// Whether `--state empty|full` chooses how full the drive is (the 2018-2021 review
-    /// tests); the others refuse it.
-    pub takes_state: bool,
+    /// The options it takes of those only some tests take; `validate` refuses the others.
+    pub takes: Options,
+    /// Why it refuses the workload options `takes` leaves out, as the refusal says.
+    pub fixes: Fixes,
     pub verifies: Verifies,
     pub run: Run,
 }
@@ -130,6 +130,11 @@ pub struct Test {
 impl Test {
     pub fn name(&self) -> &'static str {
         self.id.name()
+    }
+
+    /// Whether it takes every option of `options`.
+    pub fn takes(&self, options: Options) -> bool {
+        self.takes.contains(options)
     }
 }
 
@@ -192,7 +197,7 @@ registry! {
     }
     results {
         /// `ssdlab trace replay`'s results: not a test `ssdlab run` takes.
-        Replay = "replay" => Kind::Replay,
+        Replay = "replay" => (Kind::Replay, Some(ReviewSection::StorageBench)),
     }
 }
 
@@ -223,7 +228,7 @@ pub fn run(
 ) -> Result<Vec<TestResult>> {
     let test = get(id)?;
     o.validate(test)?;
-    if !test.takes_pts {
+    if !test.takes(Options::PTS) {
         return (test.run)(dev, ctx, o);
     }
     // The write cache as the PTS variant asks, put back whatever the test's outcome.

@@ -18,7 +18,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
@@ -103,14 +103,12 @@ const IDLE_DEFAULTS: Defaults = Defaults {
 pub const IDLE: Test = Test {
     id: TestId::PowerIdle,
     kind: Kind::IdlePower,
+    section: Some(ReviewSection::Power),
     about: "power idle (active idle, no link power management): rest 60 s, measure 60 s; needs --power-meter on a real drive",
     defaults: Some(IDLE_DEFAULTS),
     writes: |_| false,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Idle, dev, ctx, o)?]),
 };
@@ -118,14 +116,12 @@ pub const IDLE: Test = Test {
 pub const SLUMBER: Test = Test {
     id: TestId::PowerSlumber,
     kind: Kind::SlumberPower,
+    section: Some(ReviewSection::Power),
     about: "slumber power with HIPM+DIPM (SATA) or APST (NVMe) set, and put back after: rest 60 s, measure 60 s",
     defaults: Some(IDLE_DEFAULTS),
     writes: |_| false,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::Slumber, dev, ctx, o)?]),
 };
@@ -133,6 +129,7 @@ pub const SLUMBER: Test = Test {
 pub const SEQ_WRITE: Test = Test {
     id: TestId::PowerSeqWrite,
     kind: Kind::LoadPower,
+    section: Some(ReviewSection::Power),
     about: "power during 128 KiB sequential writes, QD32, 60 s on a purged drive, then 60 s idle (SLC folding); MB/s per W",
     defaults: Some(Defaults {
         qd: 32,
@@ -141,11 +138,8 @@ pub const SEQ_WRITE: Test = Test {
         duration_s: MEASURE_S,
     }),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::SeqWrite, dev, ctx, o)?]),
 };
@@ -153,6 +147,7 @@ pub const SEQ_WRITE: Test = Test {
 pub const RANDOM_WRITE: Test = Test {
     id: TestId::PowerRandomWrite,
     kind: Kind::LoadPower,
+    section: Some(ReviewSection::Power),
     about: "power during 4 KiB random writes, QD32, 8 GiB span, 60 s on a purged drive; IOPS per W",
     defaults: Some(Defaults {
         qd: 32,
@@ -161,11 +156,8 @@ pub const RANDOM_WRITE: Test = Test {
         duration_s: MEASURE_S,
     }),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(State::RandomWrite, dev, ctx, o)?]),
 };

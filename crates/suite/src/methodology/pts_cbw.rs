@@ -8,7 +8,7 @@ use engine::shape::{BlockMix, Distribution, Shape};
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{demand, Figure, Frame, Schedule, Stimulus};
@@ -28,6 +28,7 @@ pub const READ_PCT: u8 = 40;
 pub const TEST: Test = Test {
     id: TestId::PtsCbw,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 composite block size workload: purge, 2x capacity of 128 KiB \
             sequential writes, then rounds of the composite workload (0.5-64 KiB, 4 KiB 67%; \
             40/60 R/W; 50% of accesses to the first 5% of LBAs, 30% to the next 15%) at every \
@@ -35,11 +36,8 @@ pub const TEST: Test = Test {
             steady",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -63,7 +61,6 @@ pub fn composite() -> Stimulus {
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    Frame::refuse_stimulus_flags(o, TestId::PtsCbw.name())?;
     let frame = Frame::of(dev, o);
     let stimuli = demand::sweep(&composite());
     let what = "composite workload: 0.5-64KiB mix, 40/60, hot spots, T1-32 x Q1-32";

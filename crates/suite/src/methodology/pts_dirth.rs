@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{demand, size_label, Figure, Frame, Schedule, Stimulus};
@@ -17,29 +17,21 @@ use crate::Result;
 pub const TEST: Test = Test {
     id: TestId::PtsDirth,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 DIRTH: purge, 2x capacity of 128 KiB sequential writes, then rounds of \
             one workload (RND 4KiB 0/100, or --bs and --read-pct) at every thread count x queue \
             depth of {32,16,8,6,4,2,1} (a minute each) until T32Q32 is steady; demand variation, \
             demand intensity and response times of the 49 points",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    // The block size and mix are the operator's to choose; the rest is the spec's.
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::BS).with(Options::READ_PCT),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    // The block size and mix are the operator's to choose; the rest is the spec's.
-    let chosen = Overrides {
-        block_bytes: None,
-        read_pct: None,
-        ..o.clone()
-    };
-    Frame::refuse_stimulus_flags(&chosen, TestId::PtsDirth.name())?;
     let frame = Frame::of(dev, o);
     let template = Stimulus {
         access: Access::Random,

@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides};
@@ -25,23 +25,20 @@ pub const BASELINE_S: f64 = 1800.0;
 pub const TEST: Test = Test {
     id: TestId::PtsHir,
     kind: Kind::Recovery,
+    section: None,
     about: "SNIA PTS 2.0.2 host idle recovery: purge, 2x capacity of 128 KiB sequential writes, \
             4 KiB random writes to steady state, then for idle times of 5, 10, 15, 25 and 50 s: \
             360 bursts of 5 s of writes each followed by the idle time, and 1800 s of continuous \
             writes; IOPS of every burst against time",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: true,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::THREADS),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    Frame::refuse_stimulus_flags(o, TestId::PtsHir.name())?;
     let frame = Frame::of(dev, o);
     let (threads, qd) = frame.variant.load();
     let stimulus = Stimulus {

@@ -5,7 +5,7 @@
 use engine::shape::Shape;
 use engine::workload::Access;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{Figure, Frame, Schedule, Stimulus};
@@ -31,16 +31,14 @@ pub const MIXES: [u8; 7] = [100, 95, 65, 50, 35, 5, 0];
 pub const TEST: Test = Test {
     id: TestId::PtsIops,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 IOPS: purge, 2x capacity of 128 KiB sequential writes, then rounds of \
             random IO at 0.5-1024 KiB x 7 read/write mixes (a minute each) until RND 4KiB 0/100 \
             is steady; IOPS over the 5-round window (--pts client|enterprise, --pts-scale)",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: true,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::THREADS),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -63,7 +61,6 @@ pub fn stimuli(threads: u32, qd: u32) -> Vec<Stimulus> {
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    Frame::refuse_stimulus_flags(o, TestId::PtsIops.name())?;
     let frame = Frame::of(dev, o);
     let (threads, qd) = frame.variant.load();
     let (threads, qd) = (o.threads.unwrap_or(threads), o.qd.unwrap_or(qd));

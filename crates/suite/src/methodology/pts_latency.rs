@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{Figure, Frame, Schedule, Stimulus};
@@ -23,17 +23,15 @@ pub const MIXES: [u8; 3] = [100, 65, 0];
 pub const TEST: Test = Test {
     id: TestId::PtsLatency,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 latency: purge, 2x capacity of 128 KiB sequential writes, then rounds \
             of random IO at 0.5/4/8 KiB x 100/0, 65/35, 0/100 at T1Q1 (a minute each) until RND \
             4KiB 0/100's mean response time is steady; mean, five-nines and maximum response \
             times over the 5-round window",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -55,7 +53,6 @@ pub fn stimuli() -> Vec<Stimulus> {
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    Frame::refuse_stimulus_flags(o, TestId::PtsLatency.name())?;
     let frame = Frame::of(dev, o);
     let mut stimuli = stimuli();
     let what = "latency: RND 0.5/4/8KiB, 3 R/W mixes, T1Q1";

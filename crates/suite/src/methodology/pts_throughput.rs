@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{size_label, Figure, Frame, PtsVariant, Schedule, Stimulus};
@@ -20,17 +20,15 @@ pub const QD: u32 = 32;
 pub const TEST: Test = Test {
     id: TestId::PtsThroughput,
     kind: Kind::Pts,
+    section: None,
     about: "SNIA PTS 2.0.2 throughput: per block size (PTS-E 128 and 1024 KiB, PTS-C 1024 KiB) \
             purge, 2x capacity of 128 KiB sequential writes, then rounds of a minute of \
             sequential writes and one of reads at T1Q32 until the writes are steady; MB/s over \
             the 5-round window",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -56,7 +54,6 @@ pub fn stimuli(block_bytes: u32, qd: u32) -> [Stimulus; 2] {
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    Frame::refuse_stimulus_flags(o, TestId::PtsThroughput.name())?;
     let frame = Frame::of(dev, o);
     let qd = o.qd.unwrap_or(QD);
     let sizes = block_sizes(frame.variant);

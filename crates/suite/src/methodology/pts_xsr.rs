@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::Overrides;
@@ -24,16 +24,14 @@ pub const QD: u32 = 32;
 pub const TEST: Test = Test {
     id: TestId::PtsXsr,
     kind: Kind::Recovery,
+    section: None,
     about: "SNIA PTS 2.0.2 cross-stimulus recovery: purge, then an hour each of SEQ 1024KiB \
             writes, RND 8KiB writes and SEQ 1024KiB writes at T1Q32; MB/s against time and \
             how long each change takes to settle",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
+    fixes: Fixes::PtsStimuli,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };
@@ -56,7 +54,6 @@ pub fn stimuli(qd: u32) -> [Stimulus; 3] {
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
-    Frame::refuse_stimulus_flags(o, TestId::PtsXsr.name())?;
     let frame = Frame::of(dev, o);
     let qd = o.qd.unwrap_or(QD);
     let what =

@@ -13,7 +13,7 @@ use engine::size::Span;
 use engine::workload::{Access, Limit};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::drive_state::EMPTY_SPAN_BYTES;
 use crate::params::{ns, Overrides};
@@ -39,6 +39,7 @@ pub(super) const fn stepped_test(
     Test {
         id,
         kind: Kind::Steps,
+        section: None,
         about,
         defaults: Some(Defaults {
             qd,
@@ -47,11 +48,12 @@ pub(super) const fn stepped_test(
             duration_s: 60.0,
         }),
         writes: super::always,
-        takes_offset: false,
-        takes_threads: false,
-        takes_precondition: false,
-        takes_pts: false,
-        takes_state: true,
+        takes: Options::WORKLOAD.without(Options::QD.with(Options::ACCESS).with(Options::READ_PCT).with(Options::SPAN)).with(Options::STATE),
+        fixes: Fixes::Own {
+            why: "{test} runs its own steps (queue depths or read shares) over the region its \
+                  drive state sets",
+            then: " (choose the state with --state empty|full), or use `ssdlab run custom`",
+        },
         verifies: Verifies::Never,
         run,
     }

@@ -13,11 +13,11 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{ns, region, Overrides, DEFAULT_SEED};
 use crate::result::{Phase, Report, TestResult};
-use crate::{Result, SuiteError};
+use crate::Result;
 
 /// One workload of a profile, named as CrystalDiskMark names it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,14 +67,15 @@ const fn profile(id: TestId, about: &'static str, run: super::Run) -> Test {
     Test {
         id,
         kind: Kind::Summary,
+        section: None,
         about,
         defaults: Some(DEFAULTS),
         writes: super::always,
-        takes_offset: true,
-        takes_threads: false,
-        takes_precondition: false,
-        takes_pts: false,
-        takes_state: false,
+        takes: Options::WORKLOAD.without(Options::QD.with(Options::BS).with(Options::ACCESS)).with(Options::OFFSET),
+        fixes: Fixes::Own {
+            why: "a quick profile runs its own cells (their block sizes, depths and threads)",
+            then: ", or use `ssdlab run custom`",
+        },
         verifies: Verifies::OnRequest,
         run,
     }
@@ -109,13 +110,6 @@ fn run(
     ctx: &mut Context,
     o: &Overrides,
 ) -> Result<Vec<TestResult>> {
-    if o.qd.is_some() || o.block_bytes.is_some() || o.access.is_some() {
-        return Err(SuiteError::Parameter(
-            "a quick profile runs its own cells (their block sizes, depths and threads): drop \
-             --qd, --bs and --access, or use `ssdlab run custom`"
-                .into(),
-        ));
-    }
     let largest = cells.iter().map(|c| c.block_bytes).max().unwrap_or(4096);
     let (offset, span) = region(o, DEFAULTS.span, dev.geometry().capacity_bytes, largest)?;
     let mut passes = vec![100, 0];

@@ -8,7 +8,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
@@ -27,14 +27,12 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::SeqIncompressible,
     kind: Kind::Summary,
+    section: Some(ReviewSection::SeqIncompressible),
     about: "AS-SSD style: on a purged drive, 1 GiB sequential write then read, 16 MiB transfers, QD1, incompressible",
     defaults: Some(DEFAULTS),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::OnRequest,
     run,
 };

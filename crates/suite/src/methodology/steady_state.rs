@@ -9,7 +9,7 @@ use engine::size::Span;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -47,14 +47,12 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::SteadyState,
     kind: Kind::SteadyState,
+    section: Some(ReviewSection::SteadyState),
     about: "4 KiB random writes over the whole span in 60 s rounds until the SNIA PTS steady-state rule holds (at most 25 rounds)",
     defaults: Some(DEFAULTS),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: true,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD.with(Options::PRECONDITION),
+    fixes: Fixes::Nothing,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -23,7 +23,7 @@ use engine::units::format_size;
 use engine::Device;
 use trace::synth::{Generator, Profile};
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::context::Context;
 use crate::drive_state::DriveState;
 use crate::params::{Overrides, DEFAULT_SEED};
@@ -39,14 +39,12 @@ pub const DEFAULT_TRACES: [&str; 2] = ["heavy-2011", "light-2011"];
 pub const TEST: Test = Test {
     id: TestId::StorageBench,
     kind: Kind::Replay,
+    section: Some(ReviewSection::StorageBench),
     about: "the Storage Bench: replay Heavy 2011 and Light 2011 look-alikes (or --trace) with idle capped at 25 ms on a clean drive (--state full: 80% written first); scaled to a target smaller than their 120 GB",
     defaults: None,
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: true,
+    takes: Options::WORKLOAD.with(Options::STATE),
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run,
 };

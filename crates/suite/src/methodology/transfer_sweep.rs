@@ -11,7 +11,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
@@ -35,14 +35,12 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::TransferSweep,
     kind: Kind::TransferSweep,
+    section: Some(ReviewSection::TransferSweep),
     about: "ATTO style: 512 B to 64 MiB transfers, sequential write and read of 256 MiB, QD4, compressible",
     defaults: Some(DEFAULTS),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::OnRequest,
     run,
 };

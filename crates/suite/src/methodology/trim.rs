@@ -15,7 +15,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -38,15 +38,13 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::Trim,
     kind: Kind::Trim,
+    section: Some(ReviewSection::Trim),
     about:
         "TRIM validation: full-span write passes clean, tortured (40 min) and after TRIM; verdict",
     defaults: Some(DEFAULTS),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::Never,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -15,7 +15,7 @@ use engine::verify::{Verification, VerifyOptions};
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Kind, Test, TestId, Verifies};
+use super::{Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{region, Overrides, DEFAULT_SEED};
@@ -31,14 +31,12 @@ pub const BACKLOG_UNITS: u64 = 1024;
 pub const TEST: Test = Test {
     id: TestId::Verify,
     kind: Kind::Verify,
+    section: Some(ReviewSection::Verify),
     about: "data verification: write a span (256 MiB) with 4 KiB-128 KiB transfers at QD1-32, read back as it goes and at the end; exits non-zero on corruption",
     defaults: None,
     writes: super::always,
-    takes_offset: true,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD.with(Options::OFFSET),
+    fixes: Fixes::Nothing,
     verifies: Verifies::Always,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

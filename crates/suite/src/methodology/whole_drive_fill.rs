@@ -9,7 +9,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::fill_curve::{FillAnalysis, StoppedShort};
@@ -28,14 +28,12 @@ pub const DEFAULTS: Defaults = Defaults {
 pub const TEST: Test = Test {
     id: TestId::WholeDriveFill,
     kind: Kind::Fill,
+    section: None,
     about: "whole-drive fill: purge, then 128 KiB sequential writes at QD32 over the whole span once; MB/s for every GB written, the SLC cache's size and the speed after it",
     defaults: Some(DEFAULTS),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: false,
-    takes_precondition: false,
-    takes_pts: false,
-    takes_state: false,
+    takes: Options::WORKLOAD,
+    fixes: Fixes::Nothing,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

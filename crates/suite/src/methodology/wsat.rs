@@ -11,7 +11,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Kind, Test, TestId, Verifies};
+use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -36,16 +36,14 @@ pub const CAPACITIES: u64 = 4;
 pub const TEST: Test = Test {
     id: TestId::Wsat,
     kind: Kind::Saturation,
+    section: None,
     about: "PTS write-saturation (WSAT): purge, 4 KiB random writes at T4Q32 over the whole span \
             until 4x the capacity is written or 1440 minutes pass; IOPS per minute against time \
             and TGBW",
     defaults: Some(DEFAULTS),
     writes: super::always,
-    takes_offset: false,
-    takes_threads: true,
-    takes_precondition: false,
-    takes_pts: true,
-    takes_state: false,
+    takes: Options::WORKLOAD.with(Options::THREADS).with(Options::PTS),
+    fixes: Fixes::Nothing,
     verifies: Verifies::OnRequest,
     run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
 };

@@ -84,28 +84,6 @@ impl Frame {
         }
     }
 
-    /// Refuse the flags that would change a PTS test's stimuli: the spec fixes them.
-    pub fn refuse_stimulus_flags(o: &Overrides, test: &str) -> Result<()> {
-        let given: Vec<&str> = [
-            ("--bs", o.block_bytes.is_some()),
-            ("--read-pct", o.read_pct.is_some()),
-            ("--access", o.access.is_some()),
-            ("--ios", o.ios.is_some()),
-            ("--bytes", o.bytes.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(flag, given)| given.then_some(flag))
-        .collect();
-        if given.is_empty() {
-            return Ok(());
-        }
-        Err(SuiteError::Parameter(format!(
-            "{}: {test} runs the stimuli the SNIA PTS lists, for a round's time each; drop \
-             them (--pts-scale shortens the test, `ssdlab run custom` runs one workload)",
-            given.join(", ")
-        )))
-    }
-
     /// Refuse, before the purge, a test whose stimuli the target cannot run (a 0.5 KiB cell
     /// on a drive of 4096-byte sectors): found at the first such round, it would have cost
     /// the purge, the preconditioning and the rounds before, and saved nothing.
