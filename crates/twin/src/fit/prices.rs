@@ -27,6 +27,7 @@ use super::loss::{aimed_error, figure, loss, weights};
 use super::search::{self, Budget, INITIAL_STEP};
 use super::space::Space;
 use super::target::Term;
+use super::FitError;
 use crate::fidelity::Figures;
 
 /// Whether `key` is a price of the energy model (in watts or joules).
@@ -94,22 +95,23 @@ pub struct Priced {
 /// once.
 pub fn fit(
     space: &Space,
-    figures_at: &(dyn Fn(&[f64]) -> Result<Figures, String> + Sync),
+    figures_at: &(dyn Fn(&[f64]) -> Result<Figures, FitError> + Sync),
     terms: &[Term],
     held: &[Term],
     seed: u64,
     jobs: usize,
-) -> Result<Priced, String> {
+) -> Result<Priced, FitError> {
     let origin = space.origin();
-    let prices = |x: &[f64]| -> Result<Vec<f64>, String> {
+    let prices = |x: &[f64]| -> Result<Vec<f64>, FitError> {
         space
             .overrides(x)
             .iter()
             .map(|(key, text)| {
-                let n = sim::preset::quantities(key, text).map_err(|e| e.to_string())?;
-                n.first()
-                    .copied()
-                    .ok_or_else(|| format!("{key}={text}: no value"))
+                let n = sim::preset::quantities(key, text)?;
+                n.first().copied().ok_or_else(|| FitError::NoValue {
+                    key: key.clone(),
+                    text: text.clone(),
+                })
             })
             .collect()
     };
@@ -132,7 +134,7 @@ pub fn fit(
     for (k, (x, f)) in probes.iter().zip(&measured).skip(1).enumerate() {
         let dp = prices(x)?[k] - start[k];
         if dp == 0.0 {
-            return Err(format!("{}: moving it did not change it", space.keys()[k]));
+            return Err(FitError::PriceUnmoved(space.keys()[k].to_string()));
         }
         slopes.push(
             f.iter()

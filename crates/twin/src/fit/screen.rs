@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::polish;
 use super::search::{self, Budget, Found, Phase, Progress, INITIAL_STEP};
-use super::INVALID_LOSS;
+use super::{FitError, INVALID_LOSS};
 use crate::fidelity::{Figures, Measure};
 
 /// The screen's drive is at least this large (it keeps every test's span and fills in
@@ -50,23 +50,21 @@ impl Screen {
     /// halved until the simulator can build the screened start (a small drive's spare area
     /// can be too few blocks at a fraction of its size). A candidate whose screened drive
     /// cannot be built is refused like an impossible drive.
-    pub fn choose(spec: &str, asked: Option<u32>) -> Result<Screen, String> {
-        let capacity = sim::resolve(spec)
-            .map_err(|e| e.to_string())?
-            .capacity_bytes;
+    pub fn choose(spec: &str, asked: Option<u32>) -> Result<Screen, FitError> {
+        let capacity = sim::resolve(spec)?.capacity_bytes;
         let mut screen = Screen::for_capacity(capacity, asked);
         loop {
             let built = screen
                 .spec(spec)
-                .and_then(|s| sim::resolve(&s).map_err(|e| e.to_string()))
-                .and_then(|cfg| cfg.layout().map(drop).map_err(|e| e.to_string()));
+                .and_then(|s| sim::resolve(&s))
+                .and_then(|cfg| cfg.layout().map(drop));
             match built {
                 Ok(()) => return Ok(screen),
-                Err(e) if asked.is_some() => {
-                    return Err(format!(
-                        "--screen {}: the start's drive screened {0} times smaller cannot be built ({e}): give a smaller factor, or --screen 1 for none",
-                        screen.factor
-                    ))
+                Err(source) if asked.is_some() => {
+                    return Err(FitError::Screen {
+                        factor: screen.factor,
+                        source,
+                    })
                 }
                 Err(_) => screen.factor /= 2,
             }
@@ -94,11 +92,11 @@ impl Screen {
 
     /// The screened drive of `spec`: its capacity and the sizes that fill with time, divided
     /// by the factor (to whole MiB, what every mapping unit divides).
-    pub fn spec(self, spec: &str) -> Result<String, String> {
+    pub fn spec(self, spec: &str) -> Result<String, sim::SimError> {
         if !self.is_on() {
             return Ok(spec.to_string());
         }
-        let cfg = sim::resolve(spec).map_err(|e| e.to_string())?;
+        let cfg = sim::resolve(spec)?;
         let shrink = |bytes: u64| (bytes / self.factor as u64) >> 20 << 20;
         let mut s = format!("{spec},capacity={}", shrink(cfg.capacity_bytes));
         let sizes = [cfg.slc.bytes, cfg.write_buffer_bytes, cfg.dram_bytes];
@@ -167,10 +165,10 @@ const FINALISTS: usize = 4;
 fn measured(
     points: Vec<Vec<f64>>,
     full: FiguresAt,
-    loss_of: &(dyn Fn(&Result<Figures, String>) -> f64 + Sync),
+    loss_of: &(dyn Fn(&Result<Figures, FitError>) -> f64 + Sync),
     pool: &rayon::ThreadPool,
-) -> Vec<(Vec<f64>, f64, Result<Figures, String>)> {
-    let figures: Vec<Result<Figures, String>> =
+) -> Vec<(Vec<f64>, f64, Result<Figures, FitError>)> {
+    let figures: Vec<Result<Figures, FitError>> =
         pool.install(|| points.par_iter().map(|x| full(x)).collect());
     points
         .into_iter()
@@ -184,7 +182,7 @@ fn better_than(
     than: f64,
     points: Vec<Vec<f64>>,
     full: FiguresAt,
-    loss_of: &(dyn Fn(&Result<Figures, String>) -> f64 + Sync),
+    loss_of: &(dyn Fn(&Result<Figures, FitError>) -> f64 + Sync),
     pool: &rayon::ThreadPool,
 ) -> Option<(Vec<f64>, f64, Figures)> {
     measured(points, full, loss_of, pool)
@@ -195,7 +193,7 @@ fn better_than(
 }
 
 /// A drive's figures at a point of the search space, or why the simulator refused it.
-pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
+pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, FitError> + Sync);
 
 /// Minimise `loss` from `starts` (the start first, then its outer choices' other values;
 /// `held` marks those coordinates), screening candidates with `screened` and confirming the
@@ -217,10 +215,10 @@ pub fn search(
     residuals: &(dyn Fn(&Figures) -> Vec<f64> + Sync),
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Result<Found, String> {
+) -> Result<Found, FitError> {
     let pool = search::pool(budget.jobs)?;
-    let full_loss = |f: &Result<Figures, String>| f.as_ref().map_or(INVALID_LOSS, loss);
-    let mut best = starts.first().ok_or("a search needs a start")?.clone();
+    let full_loss = |f: &Result<Figures, FitError>| f.as_ref().map_or(INVALID_LOSS, loss);
+    let mut best = starts.first().ok_or(FitError::NoStart)?.clone();
     let mut best_full = full(&best)?;
     let mut best_loss = loss(&best_full);
     let mut done = Found {
@@ -353,7 +351,7 @@ pub fn search(
         })
     };
     if tell(done.evaluations, best_loss).is_break() {
-        return Err(search::STOPPED.into());
+        return Err(FitError::Stopped);
     }
     let polished = polish::polish(
         &best,
@@ -376,7 +374,7 @@ pub fn search(
         done.confirmed.push((done.evaluations, best_loss));
     }
     if tell(done.evaluations, best_loss).is_break() {
-        return Err(search::STOPPED.into());
+        return Err(FitError::Stopped);
     }
     done.stopped = format!(
         "{ROUNDS} rounds of screening, {} finalists run at full length; the last round: {}; {polish_note}",
@@ -403,7 +401,7 @@ mod tests {
             }
         };
         let calls = std::sync::Mutex::new(vec![]);
-        let figures = |x: &[f64], full: bool| -> Result<Figures, String> {
+        let figures = |x: &[f64], full: bool| -> Result<Figures, FitError> {
             calls.lock().unwrap().push((full, x[1]));
             Ok(Figures::from([("f".to_string(), loss_at(x))]))
         };
@@ -458,6 +456,7 @@ mod tests {
     fn a_screen_the_simulator_cannot_build_is_halved_or_refused() {
         // The default preset's 2 GiB has just the spare blocks GC needs; a quarter has not.
         let err = Screen::choose("default,capacity=2GiB", Some(4)).unwrap_err();
+        let err = err.to_string();
         assert!(
             err.contains("--screen 4") && err.contains("smaller factor"),
             "{err}"
