@@ -89,6 +89,18 @@ pub struct Priced {
     pub spreads: Vec<Spread>,
 }
 
+/// Where the linear model is measured: the start, and each price moved half a coordinate
+/// (inwards).
+fn probes(origin: &[f64]) -> Vec<Vec<f64>> {
+    std::iter::once(origin.to_vec())
+        .chain((0..origin.len()).map(|k| {
+            let mut x = origin.to_vec();
+            x[k] += if x[k] > 0.0 { -0.5 } else { 0.5 };
+            x
+        }))
+        .collect()
+}
+
 /// Fit the prices of `space` to `terms` (figures that depend on them): `figures_at` measures
 /// the twin at a point of `space`; `held` are held-out terms, whose figures' [`Spread`]s are
 /// given where the priced measurements give them. Deterministic for `seed`; `jobs` drives at
@@ -115,14 +127,7 @@ pub fn fit(
             })
             .collect()
     };
-    // The start, and each price moved half a coordinate (inwards).
-    let probes: Vec<Vec<f64>> = std::iter::once(origin.clone())
-        .chain((0..origin.len()).map(|k| {
-            let mut x = origin.clone();
-            x[k] += if x[k] > 0.0 { -0.5 } else { 0.5 };
-            x
-        }))
-        .collect();
+    let probes = probes(&origin);
     let measured: Vec<Figures> = search::pool(jobs)?.install(|| {
         probes
             .par_iter()

@@ -222,14 +222,8 @@ pub fn search(
     let mut best_full = full(&best)?;
     let mut best_loss = loss(&best_full);
     let mut done = Found {
-        best: best.clone(),
-        ranked: vec![],
-        evaluations: 0,
-        history: vec![],
         confirmed: vec![(0, best_loss)],
-        finalists: 0,
-        stopped: String::new(),
-        starts: vec![],
+        ..Found::start(best.clone(), "")
     };
     let mut correction = Correction::default();
     // The drives across the last round's best ([`super::Space::across`]) that lost to it.
@@ -243,14 +237,7 @@ pub fn search(
         if let Ok(at_best) = screened(&best) {
             correction = Correction::between(&best_full, &at_best);
         }
-        // A rival's drives are corrected where it was measured, a drive of its own cell or
-        // cache, not the best's.
-        let corrections: Vec<Correction> = std::iter::once(correction.clone())
-            .chain(rivals.iter().map(|(x, full)| match screened(x) {
-                Ok(at) => Correction::between(full, &at),
-                Err(_) => correction.clone(),
-            }))
-            .collect();
+        let corrections = corrections(&correction, &rivals, screened);
         let screened_losses: Vec<_> = corrections
             .iter()
             .map(|c| {
@@ -270,13 +257,7 @@ pub fn search(
         };
         // Later rounds search closer: the correction holds near the drive it was measured at.
         let step = INITIAL_STEP / (1 << round) as f64;
-        let from = match round {
-            0 if starts.len() > 1 => starts.to_vec(),
-            0 => vec![best.clone(); first_round_starts(1)],
-            _ => std::iter::once(best.clone())
-                .chain(std::mem::take(&mut rivals).into_iter().map(|(x, _)| x))
-                .collect(),
-        };
+        let from = round_starts(round, starts, &best, std::mem::take(&mut rivals));
         // The starts are told apart at full length: the correction was measured at one.
         let judge = |x: &[f64]| full_loss(&full(x));
         let found = search::from_starts(
@@ -288,19 +269,7 @@ pub fn search(
             round_budget,
             &mut |p| progress(&p.within(offset, budget.evaluations)),
         )?;
-        // The round's best, and the starts' best drives (judged at full length already).
-        let mut finalists: Vec<Vec<f64>> = found
-            .ranked
-            .iter()
-            .map(|(x, _)| x.clone())
-            .filter(|x| *x != best)
-            .take(FINALISTS)
-            .collect();
-        for start in found.starts.iter().flatten() {
-            if start.best != best && !finalists.contains(&start.best) {
-                finalists.push(start.best.clone());
-            }
-        }
+        let finalists = finalists(&found, &best);
         done.finalists += finalists.len();
         if let Some(better) = better_than(best_loss, finalists, full, &full_loss, &pool) {
             (best, best_loss, best_full) = better;
@@ -312,17 +281,10 @@ pub fn search(
         // share of it, and the winner at full length then goes on.
         let across = across(&best);
         done.finalists += across.len();
-        let mut sides = vec![(best, best_loss, Ok(best_full))];
-        sides.extend(measured(across, full, &full_loss, &pool));
-        // Stable: the best stays on a tie.
-        sides.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let (x, l, f) = sides.remove(0);
-        (best, best_loss, best_full) = (x, l, f?);
-        rivals = sides
-            .into_iter()
-            .filter(|(_, l, _)| *l < INVALID_LOSS)
-            .filter_map(|(x, _, f)| Some((x, f.ok()?)))
-            .collect();
+        let sides = vec![(best, best_loss, Ok(best_full))];
+        let winner;
+        (winner, rivals) = winner_across(sides, measured(across, full, &full_loss, &pool))?;
+        (best, best_loss, best_full) = (winner.x, winner.loss, winner.figures);
         done.starts
             .push(found.starts.into_iter().next().unwrap_or_default());
         done.evaluations += found.evaluations;
@@ -331,11 +293,158 @@ pub fn search(
         done.confirmed.push((done.evaluations, best_loss));
         done.stopped = found.stopped;
     }
-    // The polish, screened with the correction at the best drive, confirmed at full length.
+    let (best, polish_note) = polish_best(
+        Confirmed {
+            x: best,
+            loss: best_loss,
+            figures: best_full,
+        },
+        &mut done,
+        Polishing {
+            smooth,
+            full,
+            screened,
+            loss,
+            residuals,
+            correction,
+            budget: polish::budget(budget.evaluations),
+            pool: &pool,
+        },
+        progress,
+    )?;
+    done.stopped = format!(
+        "{ROUNDS} rounds of screening, {} finalists run at full length; the last round: {}; {polish_note}",
+        done.finalists, done.stopped
+    );
+    done.best = best;
+    Ok(done)
+}
+
+/// Each start's correction: the best's, then each rival's, corrected where it was measured
+/// (a drive of its own cell or cache, not the best's), or the best's where its screened drive
+/// does not build.
+fn corrections(
+    best: &Correction,
+    rivals: &[(Vec<f64>, Figures)],
+    screened: FiguresAt,
+) -> Vec<Correction> {
+    std::iter::once(best.clone())
+        .chain(rivals.iter().map(|(x, full)| match screened(x) {
+            Ok(at) => Correction::between(full, &at),
+            Err(_) => best.clone(),
+        }))
+        .collect()
+}
+
+/// A round's starts: the first round's (the start twice where it is the only one), or the
+/// best drive so far and the rivals that lost to it across.
+fn round_starts(
+    round: usize,
+    starts: &[Vec<f64>],
+    best: &[f64],
+    rivals: Vec<(Vec<f64>, Figures)>,
+) -> Vec<Vec<f64>> {
+    match round {
+        0 if starts.len() > 1 => starts.to_vec(),
+        0 => vec![best.to_vec(); first_round_starts(1)],
+        _ => std::iter::once(best.to_vec())
+            .chain(rivals.into_iter().map(|(x, _)| x))
+            .collect(),
+    }
+}
+
+/// The best of the best drive (`sides`) and the drives `across` it, at full length, and the
+/// others the simulator built: the rivals that start the next round beside it.
+#[allow(clippy::type_complexity)]
+fn winner_across(
+    mut sides: Vec<(Vec<f64>, f64, Result<Figures, FitError>)>,
+    across: Vec<(Vec<f64>, f64, Result<Figures, FitError>)>,
+) -> Result<(Confirmed, Vec<(Vec<f64>, Figures)>), FitError> {
+    sides.extend(across);
+    // Stable: the best stays on a tie.
+    sides.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (x, loss, figures) = sides.remove(0);
+    let rivals = sides
+        .into_iter()
+        .filter(|(_, l, _)| *l < INVALID_LOSS)
+        .filter_map(|(x, _, f)| Some((x, f.ok()?)))
+        .collect();
+    Ok((
+        Confirmed {
+            x,
+            loss,
+            figures: figures?,
+        },
+        rivals,
+    ))
+}
+
+/// The round's finalists beside its best drive `best`: the best it ranked, and the starts'
+/// best drives (judged at full length already).
+fn finalists(found: &Found, best: &[f64]) -> Vec<Vec<f64>> {
+    let mut finalists: Vec<Vec<f64>> = found
+        .ranked
+        .iter()
+        .map(|(x, _)| x.clone())
+        .filter(|x| x != best)
+        .take(FINALISTS)
+        .collect();
+    for start in found.starts.iter().flatten() {
+        if start.best != best && !finalists.contains(&start.best) {
+            finalists.push(start.best.clone());
+        }
+    }
+    finalists
+}
+
+/// The best drive confirmed at full length: its point, loss and figures.
+struct Confirmed {
+    x: Vec<f64>,
+    loss: f64,
+    figures: Figures,
+}
+
+/// What the polish after the rounds works with ([`polish_best`]).
+struct Polishing<'a> {
+    smooth: &'a [bool],
+    full: FiguresAt<'a>,
+    screened: FiguresAt<'a>,
+    loss: &'a (dyn Fn(&Figures) -> f64 + Sync),
+    residuals: &'a (dyn Fn(&Figures) -> Vec<f64> + Sync),
+    /// The last correction, kept where the best's screened drive does not build.
+    correction: Correction,
+    budget: usize,
+    pool: &'a rayon::ThreadPool,
+}
+
+/// The polish, screened with the correction at the best drive, confirmed at full length:
+/// the best drive after it, and the polish's note for [`Found::stopped`]. `done` counts its
+/// evaluations and its confirmed loss.
+fn polish_best(
+    best: Confirmed,
+    done: &mut Found,
+    p: Polishing,
+    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
+) -> Result<(Vec<f64>, String), FitError> {
+    let Confirmed {
+        x: mut best,
+        loss: mut best_loss,
+        figures: best_full,
+    } = best;
+    let Polishing {
+        smooth,
+        full,
+        screened,
+        loss,
+        residuals,
+        mut correction,
+        budget: polish_budget,
+        pool,
+    } = p;
+    let full_loss = |f: &Result<Figures, FitError>| f.as_ref().map_or(INVALID_LOSS, loss);
     if let Ok(at_best) = screened(&best) {
         correction = Correction::between(&best_full, &at_best);
     }
-    let polish_budget = polish::budget(budget.evaluations);
     // The polish's Jacobians run inside the optimiser's loop, which reports nothing between
     // them: where it starts and where it ends are told.
     let polish_end = done.evaluations + polish_budget;
@@ -358,7 +467,7 @@ pub fn search(
         smooth,
         &|x| screened(x).ok().map(|f| residuals(&correction.apply(&f))),
         polish_budget,
-        &pool,
+        pool,
     );
     done.evaluations += polished.evaluations;
     let mut polish_note = polished.note();
@@ -376,12 +485,7 @@ pub fn search(
     if tell(done.evaluations, best_loss).is_break() {
         return Err(FitError::Stopped);
     }
-    done.stopped = format!(
-        "{ROUNDS} rounds of screening, {} finalists run at full length; the last round: {}; {polish_note}",
-        done.finalists, done.stopped
-    );
-    done.best = best;
-    Ok(done)
+    Ok((best, polish_note))
 }
 
 #[cfg(test)]

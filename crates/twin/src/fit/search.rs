@@ -230,19 +230,8 @@ pub fn from_starts(
     let on = (0..starts)
         .min_by(|&a, &b| losses[a].total_cmp(&losses[b]))
         .expect("at least one start");
-    let explored: Vec<Start> = if starts > 1 {
-        origins
-            .iter()
-            .zip(bests)
-            .zip(&losses)
-            .enumerate()
-            .map(|(k, ((origin, best), &loss))| Start {
-                origin: origin.clone(),
-                best,
-                loss,
-                went_on: k == on,
-            })
-            .collect()
+    let explored = if starts > 1 {
+        explored_starts(origins, bests, &losses, on)
     } else {
         vec![]
     };
@@ -288,6 +277,28 @@ pub fn from_starts(
             vec![explored]
         },
     })
+}
+
+/// The starts a search explored, each with its best drive and that drive's loss, the start
+/// `on` the one that went on.
+fn explored_starts(
+    origins: &[Vec<f64>],
+    bests: Vec<Vec<f64>>,
+    losses: &[f64],
+    on: usize,
+) -> Vec<Start> {
+    origins
+        .iter()
+        .zip(bests)
+        .zip(losses)
+        .enumerate()
+        .map(|(k, ((origin, best), &loss))| Start {
+            origin: origin.clone(),
+            best,
+            loss,
+            went_on: k == on,
+        })
+        .collect()
 }
 
 /// The best loss of `runs`.
