@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use twin::fidelity::{Figures, Measure};
+use twin::fidelity::{Figures, Measure, MeasureError};
 use twin::files::TwinFiles;
 use twin::fit::{self, Budget, Measurer, Target};
 
@@ -73,7 +73,7 @@ fn measure_drive(
 ) -> PyResult<Figures> {
     let m = Measure::named(measure).ok_or_else(|| msg(format!("no measurement '{measure}'")))?;
     py.detach(|| m.run_shortened(&spec, time_scale))
-        .map_err(msg)
+        .map_err(|e| msg(e.to_string()))
 }
 
 /// Fit a twin; see `ssdlab.sim.fit`, which documents the arguments.
@@ -116,7 +116,7 @@ fn fit_twin(
             ))
         }
     }
-    .map_err(msg)?;
+    .map_err(|e| msg(e.to_string()))?;
     // Known hardware is set in the start and left out of the search, as `--known` does.
     let (from, params) = fit::known(sim::spec_of(&start), &params, &known).map_err(|e| {
         // The arguments' Python names, not the command line's.
@@ -133,7 +133,9 @@ fn fit_twin(
         let failed = failed.clone();
         Arc::new(move |spec: &str, m: Measure, time_scale: f64| {
             if failed.lock().expect("failed").is_some() {
-                return Err("not measured: an earlier measurement failed".into());
+                return Err(MeasureError::Elsewhere(
+                    "not measured: an earlier measurement failed".into(),
+                ));
             }
             Python::attach(|py| {
                 let out = callable
@@ -142,11 +144,13 @@ fn fit_twin(
                 match out {
                     Ok(f) => Ok(f),
                     // The simulator refused the drive: a drive the search leaves.
-                    Err(e) if e.is_instance_of::<SsdlabError>(py) => Err(e.value(py).to_string()),
+                    Err(e) if e.is_instance_of::<SsdlabError>(py) => {
+                        Err(MeasureError::Elsewhere(e.value(py).to_string()))
+                    }
                     Err(e) => {
                         let text = e.to_string();
                         failed.lock().expect("failed").get_or_insert(e);
-                        Err(text)
+                        Err(MeasureError::Elsewhere(text))
                     }
                 }
             })
@@ -195,7 +199,7 @@ fn fit_twin(
     if let Some(e) = failed.lock().expect("failed").take() {
         return Err(e);
     }
-    let fitted = fitted.map_err(msg)?;
+    let fitted = fitted.map_err(|e| msg(e.to_string()))?;
     files
         .write(&fitted, bench::fit_chart::loss_chart)
         .map_err(|e| msg(e.to_string()))?;

@@ -29,7 +29,7 @@ struct State {
 }
 
 impl<'a> ValidateProgress<'a> {
-    pub fn new(claims: &'a [Claim], jobs: &BTreeSet<Job>) -> Result<Self, String> {
+    pub fn new(claims: &'a [Claim], jobs: &BTreeSet<Job>) -> Result<Self, fidelity::PlanError> {
         let needs = claims
             .iter()
             .map(|c| fidelity::plan(std::slice::from_ref(c)))

@@ -340,64 +340,9 @@ impl Config {
     /// Check what one key's range cannot (each key's record in `preset::KEYS` bounds it): how
     /// the keys fit together, and derive the array's layout.
     pub fn layout(&self) -> Result<Layout, SimError> {
+        self.check_sizes()?;
         let bad = |m: String| Err(SimError::Config(m));
         let unit = self.map_unit_bytes;
-        if unit < UNIT_BYTES || !unit.is_power_of_two() || unit > 64 << 10 {
-            return bad(format!(
-                "map_unit={} bytes: the mapping unit must be 4 KiB, 8 KiB, 16 KiB, 32 KiB or 64 KiB",
-                unit
-            ));
-        }
-        if !self.capacity_bytes.is_multiple_of(unit) {
-            return bad(format!(
-                "capacity {} bytes is not a multiple of the {} mapping unit: round it, e.g. capacity={}",
-                self.capacity_bytes,
-                fmt_bytes(unit),
-                self.capacity_bytes / unit * unit
-            ));
-        }
-        if self.page_bytes == 0 || !(self.page_bytes as u64).is_multiple_of(unit) {
-            return bad(format!(
-                "page size {} bytes is not a multiple of 4 KiB and of the mapping unit ({}): use page_size=4KiB, 8KiB or 16KiB",
-                self.page_bytes,
-                fmt_bytes(unit)
-            ));
-        }
-        if self.gc.burst_rate <= 1.0 {
-            return bad(format!(
-                "gc_burst_rate={} must be above 1: a burst must free space faster than the host uses it",
-                self.gc.burst_rate
-            ));
-        }
-        for (key, bytes, what) in [
-            (
-                "slc_cache",
-                self.slc.bytes,
-                "a pseudo-SLC cache holds a part of what the drive stores",
-            ),
-            (
-                "write_buffer",
-                self.write_buffer_bytes,
-                "a write buffer holds a part of what the drive stores",
-            ),
-        ] {
-            let capacity = self.capacity_bytes;
-            if bytes >= capacity {
-                let by = match bytes - capacity {
-                    0 => "is the whole capacity".to_string(),
-                    over => format!(
-                        "is {} more than the capacity ({})",
-                        fmt_bytes(over),
-                        fmt_bytes(capacity)
-                    ),
-                };
-                return bad(format!(
-                    "{key}={} {by}: {what}; use a smaller one, e.g. {key}={}",
-                    fmt_bytes(bytes),
-                    size_arg(capacity / 4)
-                ));
-            }
-        }
         let dies = self.dies();
         let units_per_page = (self.page_bytes as u64 / unit) as u32;
         let stripe = self.planes as u64 * units_per_page as u64;
@@ -460,6 +405,79 @@ impl Config {
             slc_blocks_per_die: slc_blocks_per_die as u32,
             logical_units,
         };
+        self.check_spare(&layout)?;
+        Ok(layout)
+    }
+
+    /// The sizes a layout divides: the mapping unit, the capacity and page size in it, and the
+    /// cache and write buffer within the capacity.
+    fn check_sizes(&self) -> Result<(), SimError> {
+        let bad = |m: String| Err(SimError::Config(m));
+        let unit = self.map_unit_bytes;
+        if unit < UNIT_BYTES || !unit.is_power_of_two() || unit > 64 << 10 {
+            return bad(format!(
+                "map_unit={} bytes: the mapping unit must be 4 KiB, 8 KiB, 16 KiB, 32 KiB or 64 KiB",
+                unit
+            ));
+        }
+        if !self.capacity_bytes.is_multiple_of(unit) {
+            return bad(format!(
+                "capacity {} bytes is not a multiple of the {} mapping unit: round it, e.g. capacity={}",
+                self.capacity_bytes,
+                fmt_bytes(unit),
+                self.capacity_bytes / unit * unit
+            ));
+        }
+        if self.page_bytes == 0 || !(self.page_bytes as u64).is_multiple_of(unit) {
+            return bad(format!(
+                "page size {} bytes is not a multiple of 4 KiB and of the mapping unit ({}): use page_size=4KiB, 8KiB or 16KiB",
+                self.page_bytes,
+                fmt_bytes(unit)
+            ));
+        }
+        if self.gc.burst_rate <= 1.0 {
+            return bad(format!(
+                "gc_burst_rate={} must be above 1: a burst must free space faster than the host uses it",
+                self.gc.burst_rate
+            ));
+        }
+        for (key, bytes, what) in [
+            (
+                "slc_cache",
+                self.slc.bytes,
+                "a pseudo-SLC cache holds a part of what the drive stores",
+            ),
+            (
+                "write_buffer",
+                self.write_buffer_bytes,
+                "a write buffer holds a part of what the drive stores",
+            ),
+        ] {
+            let capacity = self.capacity_bytes;
+            if bytes >= capacity {
+                let by = match bytes - capacity {
+                    0 => "is the whole capacity".to_string(),
+                    over => format!(
+                        "is {} more than the capacity ({})",
+                        fmt_bytes(over),
+                        fmt_bytes(capacity)
+                    ),
+                };
+                return bad(format!(
+                    "{key}={} {by}: {what}; use a smaller one, e.g. {key}={}",
+                    fmt_bytes(bytes),
+                    size_arg(capacity / 4)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// GC's thresholds, and the spare blocks of `layout` they need.
+    fn check_spare(&self, layout: &Layout) -> Result<(), SimError> {
+        let bad = |m: String| Err(SimError::Config(m));
+        let dies = layout.dies;
+        let (logical_units, block_units) = (layout.logical_units, layout.block_units);
         let thr = self.gc_threshold();
         if thr < dies {
             return bad(format!(
@@ -492,7 +510,7 @@ impl Config {
                 (min_op * 10.0).ceil() / 10.0
             ));
         }
-        Ok(layout)
+        Ok(())
     }
 
     /// The drive's capacity is too small for the spare blocks GC needs: the capacity that

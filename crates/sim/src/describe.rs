@@ -7,7 +7,7 @@ use crate::config::{
     fmt_bytes, fmt_ns, BurstSize, Config, DataMode, GcStyle, SlcRegion, TrimStyle,
 };
 use crate::error::SimError;
-use crate::geometry::UNIT_BYTES;
+use crate::geometry::{Layout, UNIT_BYTES};
 use crate::preset::KEYS;
 
 impl Config {
@@ -16,6 +16,22 @@ impl Config {
         let l = self.layout()?;
         let mut s = String::new();
         let w = &mut s;
+        self.describe_drive(w, &l);
+        self.describe_nand(w, &l);
+        self.describe_policies(w, &l);
+        self.describe_limits(w, &l);
+        let _ = writeln!(w);
+        let _ = writeln!(w, "parameters (value, and where it comes from):");
+        for key in KEYS.iter().map(|k| k.name) {
+            if let Some((_, value, source)) = self.sources.iter().rev().find(|(k, _, _)| k == key) {
+                let _ = writeln!(w, "  {key:16} {value:14} {source}");
+            }
+        }
+        Ok(s)
+    }
+
+    /// The drive: its preset, capacity, spare area and geometry.
+    fn describe_drive(&self, w: &mut String, l: &Layout) {
         let _ = writeln!(w, "preset            {}", self.preset);
         if let Some(m) = &self.model_of {
             let _ = writeln!(
@@ -65,6 +81,10 @@ impl Config {
             l.main_blocks_per_die,
             l.slc_blocks_per_die
         );
+    }
+
+    /// The NAND and the channels: program and read times, parallelism.
+    fn describe_nand(&self, w: &mut String, l: &Layout) {
         let progs: Vec<String> = self
             .native
             .program
@@ -123,6 +143,10 @@ impl Config {
             fmt_bytes(self.write_buffer_bytes),
             fmt_bytes(l.stripe_units as u64 * l.dies as u64 * l.unit_bytes)
         );
+    }
+
+    /// The pseudo-SLC cache, garbage collection and TRIM.
+    fn describe_policies(&self, w: &mut String, l: &Layout) {
         let slc = &self.slc;
         if slc.bytes > 0 {
             let region = match slc.region {
@@ -224,6 +248,10 @@ impl Config {
             ),
         };
         let _ = writeln!(w, "TRIM              {trim}");
+    }
+
+    /// The rest of the controller, the energy model and the simulator's own RAM.
+    fn describe_limits(&self, w: &mut String, l: &Layout) {
         let _ = writeln!(
             w,
             "read-ahead        {}",
@@ -285,20 +313,12 @@ impl Config {
             if e.link_pm { "on" } else { "off" },
             fmt_ns(e.slumber_exit_ns),
         );
-        let ram = self.ram_estimate(&l);
+        let ram = self.ram_estimate(l);
         let _ = writeln!(
             w,
             "simulator RAM     about {} ({:.1} bytes per 4 KiB of capacity)",
             fmt_bytes(ram),
             ram as f64 / (self.capacity_bytes / UNIT_BYTES) as f64
         );
-        let _ = writeln!(w);
-        let _ = writeln!(w, "parameters (value, and where it comes from):");
-        for key in KEYS.iter().map(|k| k.name) {
-            if let Some((_, value, source)) = self.sources.iter().rev().find(|(k, _, _)| k == key) {
-                let _ = writeln!(w, "  {key:16} {value:14} {source}");
-            }
-        }
-        Ok(s)
     }
 }

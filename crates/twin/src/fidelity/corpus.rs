@@ -285,7 +285,7 @@ impl CorpusRecord {
                 ));
             }
             if let Err(e) = Measure::needed_by(&self.metric) {
-                p.push(e);
+                p.push(e.to_string());
             }
         }
         if self.split == "validation" && !self.moved.is_empty() {

@@ -17,6 +17,44 @@ use suite::params::{ns, Overrides};
 use suite::result::TestResult;
 use suite::{deciles, drop_time, series_stats};
 
+/// Why a measurement gives no figures: the drive or one of its tests failed, or the results
+/// it reads lack what it reads of them.
+#[derive(Debug, thiserror::Error)]
+pub enum MeasureError {
+    #[error("unknown figure '{0}'")]
+    UnknownFigure(String),
+    /// The simulator refused the drive's spec.
+    #[error("{0}")]
+    Drive(#[from] sim::SimError),
+    /// A methodology test failed on the drive.
+    #[error("{id}: {source}")]
+    Test {
+        id: TestId,
+        #[source]
+        source: suite::SuiteError,
+    },
+    /// One of ssdlab's own bursts or writes failed on the drive.
+    #[error("{0}")]
+    Run(#[from] suite::SuiteError),
+    #[error("{0}")]
+    Erase(#[from] engine::DeviceError),
+    #[error("{0}")]
+    Idle(#[from] engine::driver::DriverError),
+    #[error("{0}: not a methodology test")]
+    NotATest(&'static str),
+    #[error("{0}: measured by ssdlab's own bursts, not read from results")]
+    NotFromResults(&'static str),
+    /// The results hold no result of a test the measurement reads.
+    #[error("{of}: no {test} result")]
+    NoResult { of: &'static str, test: String },
+    /// A result holds no figures of the kind the measurement reads (`what` says which).
+    #[error("{of}: {what}")]
+    NoFigures { of: String, what: &'static str },
+    /// Where a [`crate::fit::Measurer`] measured the drive, its message.
+    #[error("{0}")]
+    Elsewhere(String),
+}
+
 /// Figures by name, e.g. "consistency.steady_cv".
 pub type Figures = BTreeMap<String, f64>;
 
@@ -110,7 +148,7 @@ impl Measure {
 
     /// The measurements a figure needs: its own prefix's, and both consistency runs for the
     /// spare-area ratios.
-    pub fn needed_by(figure: &str) -> Result<Vec<Measure>, String> {
+    pub fn needed_by(figure: &str) -> Result<Vec<Measure>, MeasureError> {
         if figure.starts_with("spare.") {
             return Ok(vec![Measure::Consistency, Measure::Consistency25]);
         }
@@ -118,7 +156,7 @@ impl Measure {
         ALL.iter()
             .find(|m| m.prefix() == prefix)
             .map(|&m| vec![m])
-            .ok_or_else(|| format!("unknown figure '{figure}'"))
+            .ok_or_else(|| MeasureError::UnknownFigure(figure.to_string()))
     }
 
     /// The Storage Bench trace a replay measurement replays.
@@ -161,7 +199,7 @@ impl Measure {
     }
 
     /// Run on a fresh drive from `spec` (what follows `sim:`).
-    pub fn run(self, spec: &str) -> Result<Figures, String> {
+    pub fn run(self, spec: &str) -> Result<Figures, MeasureError> {
         self.run_shortened(spec, 1.0)
     }
 
@@ -170,8 +208,8 @@ impl Measure {
     /// as long: on a drive of `time_scale` the capacity, the drive goes through the same states
     /// in that share of the time (a twin fit's screening, [`crate::fit`]). 1 is the
     /// methodology.
-    pub fn run_shortened(self, spec: &str, time_scale: f64) -> Result<Figures, String> {
-        let mut dev = sim::open(spec).map_err(|e| e.to_string())?;
+    pub fn run_shortened(self, spec: &str, time_scale: f64) -> Result<Figures, MeasureError> {
+        let mut dev = sim::open(spec)?;
         let stop = AtomicBool::new(false);
         let mut silent = Silent;
         let mut ctx = Context::new(&stop, &mut silent);
@@ -197,9 +235,9 @@ impl Measure {
         dev: &mut sim::SimSsd,
         ctx: &mut Context,
         time_scale: f64,
-    ) -> Result<Vec<TestResult>, String> {
+    ) -> Result<Vec<TestResult>, MeasureError> {
         let mut test = |id: TestId, o: Overrides| {
-            methodology::run(id, dev, ctx, &o).map_err(|e| format!("{id}: {e}"))
+            methodology::run(id, dev, ctx, &o).map_err(|source| MeasureError::Test { id, source })
         };
         // The methodology's own durations unless shortened.
         let lasting = |default_s: f64| Overrides {
@@ -248,167 +286,231 @@ impl Measure {
                 }
                 Ok(all)
             }
-            Measure::Spec | Measure::TurboWrite => {
-                Err(format!("{}: not a methodology test", self.prefix()))
-            }
+            Measure::Spec | Measure::TurboWrite => Err(MeasureError::NotATest(self.prefix())),
         }
     }
 
     /// This measurement's figures from its tests' results, simulated or a real drive's
     /// (`put` takes each figure's name without the prefix).
-    pub fn figures(self, rs: &[TestResult], put: &mut impl FnMut(&str, f64)) -> Result<(), String> {
-        let find = |test: TestId, variant: Option<&str>| {
-            rs.iter()
-                .find(|r| r.test == test && r.variant.as_deref() == variant)
-                .ok_or_else(|| format!("{}: no {test} result", self.prefix()))
+    pub fn figures(
+        self,
+        rs: &[TestResult],
+        put: &mut impl FnMut(&str, f64),
+    ) -> Result<(), MeasureError> {
+        let results = Results {
+            rs,
+            of: self.prefix(),
         };
         match self {
-            Measure::Corners => {
-                let rr = &find(TestId::RandomRead, None)?.summary;
-                let rw = &find(TestId::RandomWrite, Some("incompressible"))?.summary;
-                let rw32 = &find(TestId::RandomWriteQd32, None)?.summary;
-                put("random_read_iops", rr.iops);
-                put("random_write_iops", rw.iops);
-                put("random_write_qd32_iops", rw32.iops);
-                // Latency percentiles: what tells a slow NAND read from a slow channel or a
-                // busy controller when their IOPS agree.
-                let random = [
-                    ("random_read", &rr.read),
-                    ("random_write", &rw.write),
-                    ("random_write_qd32", &rw32.write),
-                ];
-                for (name, dir) in random {
-                    if let Some(d) = dir {
-                        put(&format!("{name}_p50_us"), d.latency_us.p50);
-                        put(&format!("{name}_p99_us"), d.latency_us.p99);
-                    }
-                }
-                put("qd32_scaling", rw32.iops / rw.iops);
-                put("seq_read_mbps", find(TestId::SeqRead, None)?.summary.mbps);
-                put(
-                    "seq_write_mbps",
-                    find(TestId::SeqWrite, Some("incompressible"))?.summary.mbps,
-                );
-            }
+            Measure::Corners => corners_figures(&results, put)?,
             Measure::AsSsd => {
                 for r in rs.iter().filter(|r| r.test == TestId::SeqIncompressible) {
                     let v = r.variant.clone().unwrap_or_default();
                     put(&format!("{v}_mbps"), r.summary.mbps);
                 }
             }
-            Measure::Atto => {
-                for r in rs.iter().filter(|r| r.test == TestId::TransferSweep) {
-                    let v = r.variant.clone().unwrap_or_default();
-                    let at = |size: f64| {
-                        r.points
-                            .iter()
-                            .find(|p| p.x == size)
-                            .map(|p| p.summary.mbps)
-                    };
-                    put(
-                        &format!("{v}_peak_mbps"),
-                        r.transfer_sweep().map_or(0.0, |a| a.peak_mbps),
-                    );
-                    put(&format!("{v}_4k_mbps"), at(4096.0).unwrap_or(0.0));
-                    let small: Vec<f64> = r
-                        .points
-                        .iter()
-                        .filter(|p| p.x <= 8192.0)
-                        .map(|p| p.summary.mbps)
-                        .collect();
-                    put(
-                        &format!("{v}_small_mbps"),
-                        small.iter().sum::<f64>() / small.len().max(1) as f64,
-                    );
-                }
-            }
+            Measure::Atto => atto_figures(rs, put),
             Measure::Consistency | Measure::Consistency25 => {
-                let r = rs
-                    .iter()
-                    .find(|r| Measure::of_result(r) == Some(self))
-                    .ok_or_else(|| format!("{}: no consistency result", self.prefix()))?;
-                consistency_figures(r, put);
+                consistency_figures(results.of_measure(self, "consistency")?, put);
             }
-            Measure::Trim => {
-                let r = find(TestId::Trim, None)?;
-                let a = r.trim().ok_or("trim: no TRIM figures")?;
-                put("clean_60s_mbps", a.clean.first_60s_mbps);
-                put("dirty_60s_mbps", a.dirty.first_60s_mbps);
-                put("after_60s_mbps", a.after_trim.first_60s_mbps);
-                put("functional", if a.functional { 1.0 } else { 0.0 });
-                let first10: Vec<f64> = a
-                    .after_trim
-                    .curve
-                    .iter()
-                    .filter(|p| p.0 <= 10.0)
-                    .map(|p| p.1)
-                    .collect();
-                put(
-                    "after_first_10pct_mbps",
-                    first10.iter().sum::<f64>() / first10.len().max(1) as f64,
-                );
-            }
-            Measure::Fill => {
-                let a = find(TestId::WholeDriveFill, None)?
-                    .fill()
-                    .ok_or("fill: no fill figures")?;
-                put("first_gb_mbps", a.per_gb.first().map_or(0.0, |p| p.mbps));
-                put("after_mbps", a.after_cache_mbps);
-                // Only a drive whose speed drops has a cache to size: a twin without one
-                // then misses the figure (the largest error), one with a cache the target
-                // lacks shows in the first gigabyte's speed.
-                if let Some(cache) = a.cache {
-                    put("cache_gb", cache.bytes as f64 / 1e9);
-                    put("cache_mbps", cache.mbps);
-                }
-            }
+            Measure::Trim => trim_figures(&results, put)?,
+            Measure::Fill => fill_figures(&results, put)?,
             Measure::Heavy | Measure::Light | Measure::Destroyer => {
-                let r = rs
-                    .iter()
-                    .find(|r| Measure::of_result(r) == Some(self))
-                    .ok_or_else(|| format!("{}: no storage-bench result", self.prefix()))?;
-                let a = r.replay().ok_or("storage-bench: no replay figures")?;
+                let a = results
+                    .of_measure(self, "storage-bench")?
+                    .replay()
+                    .ok_or_else(|| no_figures("storage-bench", "no replay figures"))?;
                 put("data_rate_mbps", a.metrics.data_rate_mbps);
                 put("service_us", a.metrics.avg_service_time_us);
             }
-            Measure::Power => {
-                for name in methodology::power::TESTS {
-                    let r = find(name, None)?;
-                    let a = r
-                        .power_analysis()
-                        .ok_or_else(|| format!("{name}: no power figures"))?;
-                    let w = a.mean_w.ok_or_else(|| format!("{name}: power missing"))?;
-                    let state = a.state.replace('-', "_");
-                    put(&format!("{state}_w"), w);
-                    if name == TestId::PowerSeqWrite {
-                        put("seq_write_mbps", r.summary.mbps);
-                        put("seq_first_30s_w", a.first_30s_w.unwrap_or(0.0));
-                        put("seq_after_30s_w", a.after_30s_w.unwrap_or(0.0));
-                        put("seq_tail_w", a.tail_w.unwrap_or(0.0));
-                        // No burst: the whole write is the figure before and after.
-                        let whole = a.mean_w.unwrap_or(0.0);
-                        put("seq_burst_w", a.burst_w.unwrap_or(whole));
-                        put("seq_after_burst_w", a.after_burst_w.unwrap_or(whole));
-                    }
-                    if name == TestId::PowerRandomWrite {
-                        put("random_write_iops", r.summary.iops);
-                    }
-                }
-            }
+            Measure::Power => power_figures(&results, put)?,
             Measure::Spec | Measure::TurboWrite => {
-                return Err(format!(
-                    "{}: measured by ssdlab's own bursts, not read from results",
-                    self.prefix()
-                ))
+                return Err(MeasureError::NotFromResults(results.of))
             }
         }
         Ok(())
     }
 }
 
+/// The results of one measurement's tests ([`Measure::figures`]), `of` its prefix.
+struct Results<'a> {
+    rs: &'a [TestResult],
+    of: &'static str,
+}
+
+impl<'a> Results<'a> {
+    /// The result of `test` (its `variant`).
+    fn find(&self, test: TestId, variant: Option<&str>) -> Result<&'a TestResult, MeasureError> {
+        self.rs
+            .iter()
+            .find(|r| r.test == test && r.variant.as_deref() == variant)
+            .ok_or_else(|| self.no_result(&test.to_string()))
+    }
+
+    /// The result that belongs to `m` ([`Measure::of_result`]), a `test` result.
+    fn of_measure(&self, m: Measure, test: &str) -> Result<&'a TestResult, MeasureError> {
+        self.rs
+            .iter()
+            .find(|r| Measure::of_result(r) == Some(m))
+            .ok_or_else(|| self.no_result(test))
+    }
+
+    fn no_result(&self, test: &str) -> MeasureError {
+        MeasureError::NoResult {
+            of: self.of,
+            test: test.to_string(),
+        }
+    }
+}
+
+/// A result of `of` without the figures `what` says.
+fn no_figures(of: &str, what: &'static str) -> MeasureError {
+    MeasureError::NoFigures {
+        of: of.to_string(),
+        what,
+    }
+}
+
+/// The four corners' IOPS, latencies and speeds.
+fn corners_figures(results: &Results, put: &mut impl FnMut(&str, f64)) -> Result<(), MeasureError> {
+    let rr = &results.find(TestId::RandomRead, None)?.summary;
+    let rw = &results
+        .find(TestId::RandomWrite, Some("incompressible"))?
+        .summary;
+    let rw32 = &results.find(TestId::RandomWriteQd32, None)?.summary;
+    put("random_read_iops", rr.iops);
+    put("random_write_iops", rw.iops);
+    put("random_write_qd32_iops", rw32.iops);
+    // Latency percentiles: what tells a slow NAND read from a slow channel or a
+    // busy controller when their IOPS agree.
+    let random = [
+        ("random_read", &rr.read),
+        ("random_write", &rw.write),
+        ("random_write_qd32", &rw32.write),
+    ];
+    for (name, dir) in random {
+        if let Some(d) = dir {
+            put(&format!("{name}_p50_us"), d.latency_us.p50);
+            put(&format!("{name}_p99_us"), d.latency_us.p99);
+        }
+    }
+    put("qd32_scaling", rw32.iops / rw.iops);
+    put(
+        "seq_read_mbps",
+        results.find(TestId::SeqRead, None)?.summary.mbps,
+    );
+    put(
+        "seq_write_mbps",
+        results
+            .find(TestId::SeqWrite, Some("incompressible"))?
+            .summary
+            .mbps,
+    );
+    Ok(())
+}
+
+/// ATTO's peak, 4 KiB and small-transfer speeds, per variant.
+fn atto_figures(rs: &[TestResult], put: &mut impl FnMut(&str, f64)) {
+    for r in rs.iter().filter(|r| r.test == TestId::TransferSweep) {
+        let v = r.variant.clone().unwrap_or_default();
+        let at = |size: f64| {
+            r.points
+                .iter()
+                .find(|p| p.x == size)
+                .map(|p| p.summary.mbps)
+        };
+        put(
+            &format!("{v}_peak_mbps"),
+            r.transfer_sweep().map_or(0.0, |a| a.peak_mbps),
+        );
+        put(&format!("{v}_4k_mbps"), at(4096.0).unwrap_or(0.0));
+        let small: Vec<f64> = r
+            .points
+            .iter()
+            .filter(|p| p.x <= 8192.0)
+            .map(|p| p.summary.mbps)
+            .collect();
+        put(
+            &format!("{v}_small_mbps"),
+            small.iter().sum::<f64>() / small.len().max(1) as f64,
+        );
+    }
+}
+
+/// TRIM's speeds clean, dirty and after TRIM, and whether it works.
+fn trim_figures(results: &Results, put: &mut impl FnMut(&str, f64)) -> Result<(), MeasureError> {
+    let r = results.find(TestId::Trim, None)?;
+    let a = r
+        .trim()
+        .ok_or_else(|| no_figures("trim", "no TRIM figures"))?;
+    put("clean_60s_mbps", a.clean.first_60s_mbps);
+    put("dirty_60s_mbps", a.dirty.first_60s_mbps);
+    put("after_60s_mbps", a.after_trim.first_60s_mbps);
+    put("functional", if a.functional { 1.0 } else { 0.0 });
+    let first10: Vec<f64> = a
+        .after_trim
+        .curve
+        .iter()
+        .filter(|p| p.0 <= 10.0)
+        .map(|p| p.1)
+        .collect();
+    put(
+        "after_first_10pct_mbps",
+        first10.iter().sum::<f64>() / first10.len().max(1) as f64,
+    );
+    Ok(())
+}
+
+/// The whole-drive fill's speeds, and its cache where the speed drops.
+fn fill_figures(results: &Results, put: &mut impl FnMut(&str, f64)) -> Result<(), MeasureError> {
+    let a = results
+        .find(TestId::WholeDriveFill, None)?
+        .fill()
+        .ok_or_else(|| no_figures("fill", "no fill figures"))?;
+    put("first_gb_mbps", a.per_gb.first().map_or(0.0, |p| p.mbps));
+    put("after_mbps", a.after_cache_mbps);
+    // Only a drive whose speed drops has a cache to size: a twin without one
+    // then misses the figure (the largest error), one with a cache the target
+    // lacks shows in the first gigabyte's speed.
+    if let Some(cache) = a.cache {
+        put("cache_gb", cache.bytes as f64 / 1e9);
+        put("cache_mbps", cache.mbps);
+    }
+    Ok(())
+}
+
+/// The power tests' watts in each state, with the sequential write's phases.
+fn power_figures(results: &Results, put: &mut impl FnMut(&str, f64)) -> Result<(), MeasureError> {
+    for name in methodology::power::TESTS {
+        let r = results.find(name, None)?;
+        let a = r
+            .power_analysis()
+            .ok_or_else(|| no_figures(&name.to_string(), "no power figures"))?;
+        let w = a
+            .mean_w
+            .ok_or_else(|| no_figures(&name.to_string(), "power missing"))?;
+        let state = a.state.replace('-', "_");
+        put(&format!("{state}_w"), w);
+        if name == TestId::PowerSeqWrite {
+            put("seq_write_mbps", r.summary.mbps);
+            put("seq_first_30s_w", a.first_30s_w.unwrap_or(0.0));
+            put("seq_after_30s_w", a.after_30s_w.unwrap_or(0.0));
+            put("seq_tail_w", a.tail_w.unwrap_or(0.0));
+            // No burst: the whole write is the figure before and after.
+            let whole = a.mean_w.unwrap_or(0.0);
+            put("seq_burst_w", a.burst_w.unwrap_or(whole));
+            put("seq_after_burst_w", a.after_burst_w.unwrap_or(whole));
+        }
+        if name == TestId::PowerRandomWrite {
+            put("random_write_iops", r.summary.iops);
+        }
+    }
+    Ok(())
+}
+
 /// The figures of every measurement a drive's stored results hold (a results directory of
 /// `ssdlab suite`, real or simulated), by `measure.figure` name as the claims name them.
-pub fn figures_of_results(rs: &[TestResult]) -> Result<Figures, String> {
+pub fn figures_of_results(rs: &[TestResult]) -> Result<Figures, MeasureError> {
     let mut by_measure: BTreeMap<Measure, Vec<TestResult>> = BTreeMap::new();
     for r in rs {
         if let Some(m) = Measure::of_result(r) {
@@ -480,7 +582,7 @@ fn spec_bursts(
     dev: &mut sim::SimSsd,
     ctx: &mut Context,
     put: &mut impl FnMut(&str, f64),
-) -> Result<(), String> {
+) -> Result<(), MeasureError> {
     let cap = dev.geometry().capacity_bytes;
     let span = (8u64 << 30).min(cap);
     let burst = |access, block: u32, read_pct, span| Workload {
@@ -500,14 +602,11 @@ fn spec_bursts(
         shape: Shape::default(),
         threads: 1,
     };
-    let mut run = |dev: &mut sim::SimSsd, w: &Workload, erase: bool| {
+    let mut run = |dev: &mut sim::SimSsd, w: &Workload, erase: bool| -> Result<_, MeasureError> {
         if erase {
-            dev.erase(engine::drive::PurgeMethod::Auto, &mut |_| {})
-                .map_err(|e| e.to_string())?;
+            dev.erase(engine::drive::PurgeMethod::Auto, &mut |_| {})?;
         }
-        ctx.drive(dev, w, "spec burst", false)
-            .map(|o| o.measurements.summary)
-            .map_err(|e| e.to_string())
+        Ok(ctx.drive(dev, w, "spec burst", false)?.measurements.summary)
     };
     let sw = run(dev, &burst(Access::Sequential, 128 << 10, 0, cap), true)?;
     put("seq_write_mbps", sw.mbps);
@@ -530,7 +629,7 @@ fn turbo_write(
     dev: &mut sim::SimSsd,
     ctx: &mut Context,
     put: &mut impl FnMut(&str, f64),
-) -> Result<(), String> {
+) -> Result<(), MeasureError> {
     let cap = dev.geometry().capacity_bytes;
     let block = 128u32 << 10;
     let w = |bytes: u64| Workload {
@@ -550,14 +649,12 @@ fn turbo_write(
         shape: Shape::default(),
         threads: 1,
     };
-    let out = ctx
-        .drive(
-            dev,
-            &w(cap / block as u64 * block as u64),
-            "TurboWrite",
-            false,
-        )
-        .map_err(|e| e.to_string())?;
+    let out = ctx.drive(
+        dev,
+        &w(cap / block as u64 * block as u64),
+        "TurboWrite",
+        false,
+    )?;
     let mbps: Vec<f64> = out.measurements.per_second.iter().map(|p| p.mbps).collect();
     let first = mbps.iter().skip(1).take(5).sum::<f64>() / mbps.len().clamp(1, 5) as f64;
     put("first_mbps", first);
@@ -579,14 +676,12 @@ fn turbo_write(
     let cached = |dev: &sim::SimSsd| sim_counters(dev).map_or(0, |c| c.slc_cached_blocks);
     let mut waited = 0u32;
     while cached(dev) > 0 && waited < 600 {
-        engine::driver::idle(dev, ns(1.0)).map_err(|e| e.to_string())?;
+        engine::driver::idle(dev, ns(1.0))?;
         waited += 1;
     }
     put("fold_s", waited as f64);
-    engine::driver::idle(dev, ns(600.0 - waited as f64)).map_err(|e| e.to_string())?;
-    let again = ctx
-        .drive(dev, &w(5 * 520_000_000), "TurboWrite after idle", false)
-        .map_err(|e| e.to_string())?;
+    engine::driver::idle(dev, ns(600.0 - waited as f64))?;
+    let again = ctx.drive(dev, &w(5 * 520_000_000), "TurboWrite after idle", false)?;
     put("recovered_mbps", again.measurements.summary.mbps);
     Ok(())
 }

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-pub use measure::{Figures, Measure};
+pub use measure::{Figures, Measure, MeasureError};
 
 /// The claims, as committed.
 pub const CLAIMS_TOML: &str = include_str!("claims.toml");
@@ -344,18 +344,36 @@ pub fn evaluate(c: &Claim, m: &Measured) -> Outcome {
     }
 }
 
+/// Why a preset's figure cannot be given ([`preset_figures`]).
+#[derive(Debug, thiserror::Error)]
+pub enum PresetFigureError {
+    #[error("'{drive}' is not a preset: {source}")]
+    NotAPreset {
+        drive: String,
+        #[source]
+        source: sim::SimError,
+    },
+    #[error("{0}")]
+    Measure(#[from] MeasureError),
+    #[error("its measurement gives no {0}")]
+    NoFigure(String),
+}
+
 /// Figures of presets (`drive`, a figure as the claims name them), each measurement run once
 /// on a fresh simulated drive: the other drives of claims a twin is fitted to
 /// ([`crate::fit::Target::from_claims`]). `heard` hears of each measurement before it runs.
 pub fn preset_figures<'a>(
     mut heard: impl FnMut(&str, Measure) + 'a,
-) -> impl FnMut(&str, &str) -> Result<f64, String> + 'a {
+) -> impl FnMut(&str, &str) -> Result<f64, PresetFigureError> + 'a {
     let mut measured = Measured::new();
     move |drive: &str, name: &str| {
         if let Some(v) = measured.get(drive).and_then(|f| figure(f, name)) {
             return Ok(v);
         }
-        sim::resolve(drive).map_err(|e| format!("'{drive}' is not a preset: {e}"))?;
+        sim::resolve(drive).map_err(|source| PresetFigureError::NotAPreset {
+            drive: drive.to_string(),
+            source,
+        })?;
         for m in Measure::needed_by(name)? {
             heard(drive, m);
             let f = m.run(drive)?;
@@ -364,25 +382,59 @@ pub fn preset_figures<'a>(
         measured
             .get(drive)
             .and_then(|f| figure(f, name))
-            .ok_or_else(|| format!("its measurement gives no {name}"))
+            .ok_or_else(|| PresetFigureError::NoFigure(name.to_string()))
     }
 }
 
+/// Why the claims' measurements cannot be planned ([`plan`]).
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("claim {claim}: unknown preset '{drive}'")]
+    UnknownPreset { claim: String, drive: String },
+    #[error("claim {claim}: {source}")]
+    Figure {
+        claim: String,
+        #[source]
+        source: MeasureError,
+    },
+}
+
 /// The measurements a set of claims needs: (drive, measure) pairs.
-pub fn plan(claims: &[Claim]) -> Result<BTreeSet<(String, Measure)>, String> {
+pub fn plan(claims: &[Claim]) -> Result<BTreeSet<(String, Measure)>, PlanError> {
     let mut jobs = BTreeSet::new();
     for c in claims {
         for (d, metric) in c.inputs() {
             if sim::resolve(&d).is_err() {
-                return Err(format!("claim {}: unknown preset '{d}'", c.id));
+                return Err(PlanError::UnknownPreset {
+                    claim: c.id.clone(),
+                    drive: d,
+                });
             }
-            for m in Measure::needed_by(&metric).map_err(|e| format!("claim {}: {e}", c.id))? {
+            let needed = Measure::needed_by(&metric).map_err(|source| PlanError::Figure {
+                claim: c.id.clone(),
+                source,
+            })?;
+            for m in needed {
                 jobs.insert((d.clone(), m));
             }
         }
     }
     Ok(jobs)
 }
+
+/// One measurement of [`measure_all`] that failed.
+#[derive(Debug, thiserror::Error)]
+#[error("{drive} {}: {error}", .measure.prefix())]
+pub struct Failed {
+    pub drive: String,
+    pub measure: Measure,
+    pub error: MeasureError,
+}
+
+/// The measurements of [`measure_all`] that failed, each said.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+pub struct MeasureAllError(pub Vec<Failed>);
 
 /// Run every measurement on `threads` threads, longest first; `done` hears of each as it
 /// finishes (drive, measure, its figures, wall seconds). A drive in `stand_ins` is measured as the spec
@@ -392,13 +444,13 @@ pub fn measure_all(
     stand_ins: &BTreeMap<String, String>,
     threads: usize,
     done: &(dyn Fn(&str, Measure, &Figures, f64) + Sync),
-) -> Result<Measured, String> {
+) -> Result<Measured, MeasureAllError> {
     let mut queue: Vec<(String, Measure)> = jobs.iter().cloned().collect();
     // Pop from the end: cheapest first in the vector.
     queue.sort_by_key(|(d, m)| (m.cost(), d.clone()));
     let queue = Mutex::new(queue);
     let results: Mutex<Measured> = Mutex::new(BTreeMap::new());
-    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<Failed>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
@@ -417,17 +469,18 @@ pub fn measure_all(
                             .or_default()
                             .extend(f);
                     }
-                    Err(e) => errors
-                        .lock()
-                        .expect("errors")
-                        .push(format!("{drive} {}: {e}", m.prefix())),
+                    Err(error) => errors.lock().expect("errors").push(Failed {
+                        drive: drive.clone(),
+                        measure: m,
+                        error,
+                    }),
                 }
             });
         }
     });
     let errors = errors.into_inner().expect("errors");
     if !errors.is_empty() {
-        return Err(errors.join("; "));
+        return Err(MeasureAllError(errors));
     }
     Ok(results.into_inner().expect("results"))
 }

@@ -19,7 +19,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::screen::Screen;
-use crate::fidelity::{Figures, Measure};
+use super::FitError;
+use crate::fidelity::{Figures, Measure, MeasureError};
 
 /// One line of the cache file.
 #[derive(Serialize, Deserialize)]
@@ -48,7 +49,7 @@ type Key = (String, Measure, u32);
 /// Measures a drive elsewhere than on this thread: `(spec, measurement, time scale)` to what
 /// [`Measure::run_shortened`] gives for them, which it must equal (the Python package sends
 /// it to a Dask cluster). An `Err` is a drive the simulator refused.
-pub type Measurer = Arc<dyn Fn(&str, Measure, f64) -> Result<Figures, String> + Send + Sync>;
+pub type Measurer = Arc<dyn Fn(&str, Measure, f64) -> Result<Figures, MeasureError> + Send + Sync>;
 
 /// One measurement a fit ran, and its wall seconds on the thread that ran it (or the round
 /// trip to where a [`Measurer`] ran it).
@@ -87,32 +88,28 @@ pub struct Evaluations {
     measurer: Option<Measurer>,
 }
 
-/// A file beside the twin that is not the evaluations a fit writes.
-fn not_evaluations(path: &Path, line: usize) -> String {
-    format!(
-        "{}: line {line} is not text: this file should hold the evaluations a fit wrote beside \
-         its twin (JSON lines, one drive each), from which it resumes; move it away, or give \
-         the twin another name with -o",
-        path.display()
-    )
-}
-
 impl Evaluations {
     /// Open, reading back what `path` holds (a file a fit left), or empty; drives not known
     /// are measured by `measurer`, here when none.
-    pub fn open(path: Option<&Path>, measurer: Option<Measurer>) -> Result<Evaluations, String> {
+    pub fn open(path: Option<&Path>, measurer: Option<Measurer>) -> Result<Evaluations, FitError> {
         let mut known = HashMap::new();
         // Each (measurement, screen)'s quickest drive in the file, to measure again.
         let mut quickest: HashMap<(Measure, u32), (Key, f64)> = HashMap::new();
         let file = match path {
             None => None,
             Some(path) => {
-                let err = |e: std::io::Error| format!("{}: {e}", path.display());
+                let err = |source| FitError::EvaluationsFile {
+                    path: path.to_path_buf(),
+                    source,
+                };
                 if path.exists() {
                     let reader = BufReader::new(File::open(path).map_err(err)?);
                     for (n, line) in reader.lines().enumerate() {
                         let line = line.map_err(|e| match e.kind() {
-                            std::io::ErrorKind::InvalidData => not_evaluations(path, n + 1),
+                            std::io::ErrorKind::InvalidData => FitError::NotEvaluations {
+                                path: path.to_path_buf(),
+                                line: n + 1,
+                            },
                             _ => err(e),
                         })?;
                         let Ok(l) = serde_json::from_str::<Line>(&line) else {
@@ -156,7 +153,7 @@ impl Evaluations {
 
     /// The figures of the drive `spec` on `measures` at full length, measured where not
     /// known yet.
-    pub fn figures(&self, spec: &str, measures: &[Measure]) -> Result<Figures, String> {
+    pub fn figures(&self, spec: &str, measures: &[Measure]) -> Result<Figures, FitError> {
         self.screened(spec, measures, Screen { factor: 1 })
     }
 
@@ -167,12 +164,12 @@ impl Evaluations {
         spec: &str,
         measures: &[Measure],
         screen: Screen,
-    ) -> Result<Figures, String> {
+    ) -> Result<Figures, FitError> {
         // The longest first, so the last to finish is a short one and no core idles at the
         // end (a held-out TRIM torture started last ran alone for minutes).
         let mut measures = measures.to_vec();
         measures.sort_by_key(|m| std::cmp::Reverse(m.cost()));
-        let each: Vec<Result<Figures, String>> = measures
+        let each: Vec<Result<Figures, FitError>> = measures
             .par_iter()
             .map(|&m| self.measure(spec, m, screen))
             .collect();
@@ -191,7 +188,7 @@ impl Evaluations {
     }
 
     /// One measurement of a drive, kept.
-    fn measure(&self, spec: &str, m: Measure, screen: Screen) -> Result<Figures, String> {
+    fn measure(&self, spec: &str, m: Measure, screen: Screen) -> Result<Figures, FitError> {
         let screen = screen.of(m);
         let key = (spec.to_string(), m, screen.factor);
         if let Some(f) = self.known.lock().expect("evaluations").get(&key) {
@@ -214,7 +211,12 @@ impl Evaluations {
         Ok(f)
     }
 
-    fn keep(&self, (spec, m, screen): &Key, figures: &Figures, seconds: f64) -> Result<(), String> {
+    fn keep(
+        &self,
+        (spec, m, screen): &Key,
+        figures: &Figures,
+        seconds: f64,
+    ) -> Result<(), FitError> {
         let Some(file) = &self.file else {
             return Ok(());
         };
@@ -224,12 +226,11 @@ impl Evaluations {
             screen: *screen,
             figures: figures.clone(),
             seconds: Some(seconds),
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         // One write, so a fit ended by a signal leaves whole lines.
         (file.lock().expect("evaluations file"))
             .write_all(format!("{line}\n").as_bytes())
-            .map_err(|e| format!("cannot keep an evaluation: {e}"))
+            .map_err(FitError::Keep)
     }
 
     /// Drives the simulator refused (a layout that does not fit, a key out of range).
@@ -264,13 +265,13 @@ fn run(
     m: Measure,
     screen: Screen,
     measurer: Option<&Measurer>,
-) -> Result<Figures, String> {
+) -> Result<Figures, FitError> {
     let drive = screen.spec(spec)?;
     let measured = match measurer {
         Some(elsewhere) => elsewhere(&drive, m, screen.time_scale()),
         None => m.run_shortened(&drive, screen.time_scale()),
-    };
-    Ok(measured?
+    }?;
+    Ok(measured
         .into_iter()
         // JSON has no NaN: a figure the run did not give is left out.
         .filter(|(_, v)| v.is_finite())
@@ -288,7 +289,7 @@ fn check_same_build(
     sample: &[&Key],
     known: &HashMap<Key, Figures>,
     measurer: Option<&Measurer>,
-) -> Result<(), String> {
+) -> Result<(), FitError> {
     if sample.is_empty() {
         return Ok(());
     }
@@ -309,16 +310,13 @@ fn check_same_build(
     let Some(((spec, m, factor), what)) = differs else {
         return Ok(());
     };
-    let screened = match factor {
-        1 => String::new(),
-        f => format!(" screened to 1/{f}"),
-    };
-    Err(format!(
-        "{}: written by an ssdlab that measures differently: `{}`{screened} of {spec} gave \
-         {what}. Resume with the ssdlab that wrote it, or delete the file to fit from nothing",
-        path.display(),
-        m.prefix()
-    ))
+    Err(FitError::OtherBuild {
+        path: path.to_path_buf(),
+        measure: *m,
+        spec: spec.clone(),
+        screen: *factor,
+        what,
+    })
 }
 
 /// The first figure that `now` does not give as `kept` did (to JSON's round trip), said.
@@ -349,6 +347,7 @@ mod tests {
         let Err(e) = Evaluations::open(Some(&path), None) else {
             panic!("a binary evaluations file was read");
         };
+        let e = e.to_string();
         assert!(
             e.starts_with(&format!("{}: line 2 is not text", path.display())),
             "{e}"
@@ -440,7 +439,10 @@ mod tests {
             .map(|l| serde_json::to_string(l).unwrap() + "\n")
             .collect();
         std::fs::write(&path, other).unwrap();
-        let err = Evaluations::open(Some(&path), None).err().unwrap();
+        let err = Evaluations::open(Some(&path), None)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(
             err.contains("measures differently") && err.contains(&name),
             "{err}"

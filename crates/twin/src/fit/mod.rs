@@ -11,6 +11,7 @@
 //! fit at several seeds and the figures their twins agree on, `report` what the fit found
 //! and the twin's file.
 
+mod error;
 mod evaluations;
 mod loss;
 mod open;
@@ -30,6 +31,7 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::Instant;
 
+pub use error::FitError;
 pub use evaluations::{Evaluations, Measurer};
 pub use loss::{error, figure, loss, residuals, twin_value, weights};
 pub use open::{Alternative, Opened};
@@ -37,10 +39,10 @@ pub use prices::Spread;
 pub use reference::Reference;
 pub use report::{median_error, FitReport, ParamRow, StartRow, TermRow};
 pub use screen::Screen;
-pub use search::{Budget, Phase, Progress, KEPT_START, STOPPED};
+pub use search::{Budget, Phase, Progress, KEPT_START};
 pub use seeds::{agreement, fit_seeds, Agreement, SeedRun, AGREE, MAX_SEEDS};
 pub use space::{known, param, params, Param, ParamError, Reach, Space, DEFAULT_PARAMS};
-pub use target::{Goal, OtherFigure, Target, Term, DECILES, DISTRIBUTION};
+pub use target::{Goal, OtherFigure, Target, TargetError, Term, DECILES, DISTRIBUTION};
 
 use crate::fidelity::{Figures, Measure};
 
@@ -84,7 +86,7 @@ pub struct Fit {
 }
 
 /// The measurements `terms` read.
-fn measures(terms: &[Term]) -> Result<Vec<Measure>, String> {
+fn measures(terms: &[Term]) -> Result<Vec<Measure>, FitError> {
     let mut all = BTreeSet::new();
     for t in terms {
         let figure = t.figure.replace(DISTRIBUTION, DECILES[0]);
@@ -97,11 +99,11 @@ fn measures(terms: &[Term]) -> Result<Vec<Measure>, String> {
 }
 
 /// Fit: search from `req.from` for the drive whose figures come closest to the target's.
-/// `progress`, after each generation, may stop it: the fit then returns [`STOPPED`].
+/// `progress`, after each generation, may stop it: the fit then returns [`FitError::Stopped`].
 pub fn fit(
     req: &Request,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Result<Fit, String> {
+) -> Result<Fit, FitError> {
     let started = Instant::now();
     let plan = Plan::new(req)?;
     let found = search_behaviour(&plan, req, progress)?;
@@ -193,10 +195,10 @@ struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    fn new(req: &'a Request) -> Result<Plan<'a>, String> {
+    fn new(req: &'a Request) -> Result<Plan<'a>, FitError> {
         let (preset, mut keys) = split_spec(&req.from)?;
         let stated: Vec<String> = keys.iter().map(|(k, _)| k.clone()).collect();
-        let start_cfg = sim::resolve(&req.from).map_err(|e| e.to_string())?;
+        let start_cfg = sim::resolve(&req.from)?;
         let reference_values = req
             .reference
             .as_deref()
@@ -208,7 +210,7 @@ impl<'a> Plan<'a> {
             }
         }
         let base = spec_of(&preset, &keys);
-        let start_cfg = sim::resolve(&base).map_err(|e| e.to_string())?;
+        let start_cfg = sim::resolve(&base)?;
         let start = reference::values_of(&start_cfg);
         let (held_terms, fitted_terms) = split_held(req)?;
         // The drive's behaviour is searched on the figures that do not read watts; its
@@ -232,7 +234,7 @@ impl<'a> Plan<'a> {
             .collect();
         let search_behaviour = !space.is_empty() && !behaviour_terms.is_empty();
         if !search_behaviour && price_space.is_empty() {
-            return Err(format!("nothing to search: {}", left_out.join("; ")));
+            return Err(FitError::NothingToSearch(left_out));
         }
         let fit_measures = measures(&behaviour_terms)?;
         let origin = space.origin();
@@ -289,19 +291,19 @@ impl<'a> Plan<'a> {
 
 /// The target's terms held out and fitted, refusing a hold-out that leaves nothing to fit or
 /// names no figure of the target.
-fn split_held(req: &Request) -> Result<(Vec<Term>, Vec<Term>), String> {
+fn split_held(req: &Request) -> Result<(Vec<Term>, Vec<Term>), FitError> {
     let held = |t: &Term| req.hold_out.iter().any(|h| t.is_held_by(h));
     let (held_terms, fitted_terms): (Vec<Term>, Vec<Term>) =
         req.target.terms.iter().cloned().partition(held);
     if fitted_terms.is_empty() {
-        return Err("every figure of the target is held out: hold out fewer measurements".into());
+        return Err(FitError::AllHeldOut);
     }
     for h in &req.hold_out {
         if !held_terms.iter().any(|t| t.is_held_by(h)) {
-            return Err(format!(
-                "--hold-out {h}: the target has no {h} figure (it has {}; `power.seq` holds out the figures whose names begin so)",
-                prefixes(&req.target.terms).join(", ")
-            ));
+            return Err(FitError::NoHeldFigure {
+                held: h.clone(),
+                prefixes: prefixes(&req.target.terms),
+            });
         }
     }
     Ok((held_terms, fitted_terms))
@@ -313,7 +315,7 @@ fn search_behaviour(
     plan: &Plan,
     req: &Request,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Result<search::Found, String> {
+) -> Result<search::Found, FitError> {
     let (space, origin, terms) = (&plan.space, &plan.origin, &plan.behaviour_terms);
     let full_at = |x: &[f64]| {
         plan.evaluations
@@ -389,7 +391,7 @@ fn fit_prices(
     plan: &Plan,
     req: &Request,
     behaviour: &[(String, String)],
-) -> Result<FittedPrices, String> {
+) -> Result<FittedPrices, FitError> {
     let price_space = &plan.price_space;
     if price_space.is_empty() {
         return Ok(FittedPrices::default());
@@ -431,13 +433,13 @@ fn measure_twin(
     behaviour_spec: &str,
     twin_spec: &str,
     all_measures: &[Measure],
-) -> Result<(Figures, Figures, Referenced, bool), String> {
+) -> Result<(Figures, Figures, Referenced, bool), FitError> {
     let (evaluations, base) = (&plan.evaluations, &plan.base);
     let (all_priced, _): (Vec<Term>, Vec<Term>) =
         req.target.terms.iter().cloned().partition(Term::is_priced);
     // The prices were fitted on a linear model of their probes: they are kept only where the
     // drive measured at them fits the priced figures no worse than the start's prices do.
-    let twin = || -> Result<(Figures, bool), String> {
+    let twin = || -> Result<(Figures, bool), FitError> {
         let mut f = evaluations.figures(behaviour_spec, all_measures)?;
         if twin_spec == behaviour_spec {
             return Ok((f, false));
@@ -450,7 +452,7 @@ fn measure_twin(
         }
         Ok((f, worse))
     };
-    let twin_and_start = || -> Result<((Figures, bool), Figures), String> {
+    let twin_and_start = || -> Result<((Figures, bool), Figures), FitError> {
         if behaviour_spec == base {
             // The start is the twin's behaviour: measured once.
             let before = evaluations.figures(base, all_measures)?;
@@ -489,7 +491,7 @@ fn measure_reference(plan: &Plan, all_measures: &[Measure]) -> Referenced {
             drive: drive.to_string(),
             spec,
             loss: figures.as_ref().ok().map(|f| loss(&plan.fitted_terms, f)),
-            refused: figures.as_ref().err().cloned(),
+            refused: figures.as_ref().err().map(ToString::to_string),
             unsearched,
             outside,
         };
@@ -507,11 +509,11 @@ fn check_open(
     twin: &Figures,
     all_measures: &[Measure],
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Result<open::Check, String> {
+) -> Result<open::Check, FitError> {
     let searched = [plan.space.keys(), plan.price_space.keys()].concat();
     let spec_with =
         |overrides: &[(String, String)]| plan.spec_with(&[twin_values, overrides].concat());
-    let twin_cfg = sim::resolve(twin_spec).map_err(|e| e.to_string())?;
+    let twin_cfg = sim::resolve(twin_spec)?;
     if !plan.search_behaviour {
         return Ok(open::Check::default());
     }
@@ -666,7 +668,7 @@ fn least_budget(
     origin: &[f64],
     screen: Screen,
     evaluations: usize,
-) -> Result<(), String> {
+) -> Result<(), FitError> {
     let held = space.held();
     let free = (0..origin.len())
         .filter(|&i| !held.get(i).copied().unwrap_or(false))
@@ -679,12 +681,12 @@ fn least_budget(
     if evaluations >= least {
         return Ok(());
     }
-    Err(format!(
-        "--evals {evaluations}: the search measures at least {least} drives (a first \
-         generation of {} from each of its {starts} start(s), for the {free} coordinates \
-         searched): give --evals {least} or more",
-        least / starts
-    ))
+    Err(FitError::TooFewEvaluations {
+        evaluations,
+        least,
+        starts,
+        free,
+    })
 }
 
 /// The measurement prefixes of `terms`, each once.
@@ -694,13 +696,11 @@ fn prefixes(terms: &[Term]) -> Vec<String> {
 }
 
 /// A spec's preset and its overrides; a fit starts from a preset, not a file.
-fn split_spec(spec: &str) -> Result<(String, Vec<(String, String)>), String> {
+fn split_spec(spec: &str) -> Result<(String, Vec<(String, String)>), FitError> {
     let mut parts = spec.split(',').map(str::trim).filter(|p| !p.is_empty());
     let first = parts.next().unwrap_or("default");
     if first.to_ascii_lowercase().ends_with(".toml") {
-        return Err(format!(
-            "--from {first}: a fit starts from a preset (with overrides), not a file: name the preset the file starts from, with its keys as overrides"
-        ));
+        return Err(FitError::FromFile(first.to_string()));
     }
     let (preset, mut keys) = if first.contains('=') {
         ("default".to_string(), vec![first])
@@ -713,7 +713,7 @@ fn split_spec(spec: &str) -> Result<(String, Vec<(String, String)>), String> {
         .map(|kv| {
             kv.split_once('=')
                 .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| format!("--from: '{kv}' is not key=value"))
+                .ok_or_else(|| FitError::NotKeyValue(kv.to_string()))
         })
         .collect::<Result<_, _>>()?;
     Ok((preset, keys))
@@ -747,6 +747,9 @@ mod tests {
             [("op".into(), "25%".into()), ("gc".into(), "fifo".into())]
         );
         assert_eq!(split_spec("op=9%").unwrap().0, "default");
-        assert!(split_spec("twin.toml").unwrap_err().contains("not a file"));
+        assert!(split_spec("twin.toml")
+            .unwrap_err()
+            .to_string()
+            .contains("not a file"));
     }
 }

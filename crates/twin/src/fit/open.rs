@@ -22,10 +22,11 @@ use super::loss::{loss, twin_value};
 use super::prices::AS_WELL;
 use super::reference::values_of;
 use super::screen::{Correction, Screen};
-use super::search::{Phase, Progress, STOPPED};
+use super::search::{Phase, Progress};
 use super::seeds::{spread, AGREE};
 use super::space::{self, Param, Space};
 use super::target::Term;
+use super::FitError;
 use crate::fidelity::{Figures, Measure};
 
 /// A figure an alternative changes by more than this share of the drive's is moved: the
@@ -93,7 +94,7 @@ pub fn check(
     terms: &[Term],
     pool: &rayon::ThreadPool,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Result<Check, String> {
+) -> Result<Check, FitError> {
     let cached = twin.config.slc.bytes > 0;
     let params: Vec<_> = space::unsearched(asked, searched)
         .into_iter()
@@ -117,7 +118,7 @@ pub fn check(
         phase: Phase::Open,
     });
     if told.is_break() {
-        return Err(STOPPED.into());
+        return Err(FitError::Stopped);
     }
     // A twin the screen cannot shrink (the search's screened drive was another) is tried
     // at full length, where its figures are known.
@@ -160,7 +161,7 @@ pub fn check(
                     Err(e) => Alternative {
                         drive,
                         loss: None,
-                        refused: Some(e),
+                        refused: Some(e.to_string()),
                         as_well: false,
                         moves: vec![],
                     },

@@ -27,6 +27,7 @@ use super::loss::{aimed_error, figure, loss, weights};
 use super::search::{self, Budget, INITIAL_STEP};
 use super::space::Space;
 use super::target::Term;
+use super::FitError;
 use crate::fidelity::Figures;
 
 /// Whether `key` is a price of the energy model (in watts or joules).
@@ -88,39 +89,45 @@ pub struct Priced {
     pub spreads: Vec<Spread>,
 }
 
+/// Where the linear model is measured: the start, and each price moved half a coordinate
+/// (inwards).
+fn probes(origin: &[f64]) -> Vec<Vec<f64>> {
+    std::iter::once(origin.to_vec())
+        .chain((0..origin.len()).map(|k| {
+            let mut x = origin.to_vec();
+            x[k] += if x[k] > 0.0 { -0.5 } else { 0.5 };
+            x
+        }))
+        .collect()
+}
+
 /// Fit the prices of `space` to `terms` (figures that depend on them): `figures_at` measures
 /// the twin at a point of `space`; `held` are held-out terms, whose figures' [`Spread`]s are
 /// given where the priced measurements give them. Deterministic for `seed`; `jobs` drives at
 /// once.
 pub fn fit(
     space: &Space,
-    figures_at: &(dyn Fn(&[f64]) -> Result<Figures, String> + Sync),
+    figures_at: &(dyn Fn(&[f64]) -> Result<Figures, FitError> + Sync),
     terms: &[Term],
     held: &[Term],
     seed: u64,
     jobs: usize,
-) -> Result<Priced, String> {
+) -> Result<Priced, FitError> {
     let origin = space.origin();
-    let prices = |x: &[f64]| -> Result<Vec<f64>, String> {
+    let prices = |x: &[f64]| -> Result<Vec<f64>, FitError> {
         space
             .overrides(x)
             .iter()
             .map(|(key, text)| {
-                let n = sim::preset::quantities(key, text).map_err(|e| e.to_string())?;
-                n.first()
-                    .copied()
-                    .ok_or_else(|| format!("{key}={text}: no value"))
+                let n = sim::preset::quantities(key, text)?;
+                n.first().copied().ok_or_else(|| FitError::NoValue {
+                    key: key.clone(),
+                    text: text.clone(),
+                })
             })
             .collect()
     };
-    // The start, and each price moved half a coordinate (inwards).
-    let probes: Vec<Vec<f64>> = std::iter::once(origin.clone())
-        .chain((0..origin.len()).map(|k| {
-            let mut x = origin.clone();
-            x[k] += if x[k] > 0.0 { -0.5 } else { 0.5 };
-            x
-        }))
-        .collect();
+    let probes = probes(&origin);
     let measured: Vec<Figures> = search::pool(jobs)?.install(|| {
         probes
             .par_iter()
@@ -132,7 +139,7 @@ pub fn fit(
     for (k, (x, f)) in probes.iter().zip(&measured).skip(1).enumerate() {
         let dp = prices(x)?[k] - start[k];
         if dp == 0.0 {
-            return Err(format!("{}: moving it did not change it", space.keys()[k]));
+            return Err(FitError::PriceUnmoved(space.keys()[k].to_string()));
         }
         slopes.push(
             f.iter()

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::FitError;
+
 /// The reference as the fit scores it.
 #[derive(Clone, Debug, Serialize)]
 pub struct Reference {
@@ -46,8 +48,11 @@ pub struct Unsearched {
 }
 
 /// Each key's value in `drive` (a spec), as its sources last set it.
-pub fn values(drive: &str) -> Result<BTreeMap<String, String>, String> {
-    let cfg = sim::resolve(drive).map_err(|e| format!("--reference {drive}: {e}"))?;
+pub fn values(drive: &str) -> Result<BTreeMap<String, String>, FitError> {
+    let cfg = sim::resolve(drive).map_err(|source| FitError::Reference {
+        drive: drive.to_string(),
+        source,
+    })?;
     Ok(values_of(&cfg))
 }
 
@@ -147,6 +152,7 @@ mod tests {
         assert_eq!(p[1].1, reference["op"]);
         assert!(values("no-such-drive")
             .unwrap_err()
+            .to_string()
             .contains("--reference no-such-drive"));
     }
 

@@ -160,6 +160,54 @@ impl FitReport {
     pub fn markdown(&self, chart: Option<&str>) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "# Simulated twin of {}\n", self.drive);
+        self.search_markdown(&mut s);
+        let _ = writeln!(s, "The twin: `sim:{}`\n", self.twin);
+        self.reference_markdown(&mut s);
+        self.params_markdown(&mut s);
+        if !self.left_out.is_empty() {
+            s.push_str("\nNot searched:\n\n");
+            for l in &self.left_out {
+                let _ = writeln!(s, "- {l}");
+            }
+        }
+        s.push_str("\n## Fitted figures\n\n");
+        table(&mut s, &self.fitted);
+        if !self.held_out.is_empty() {
+            s.push_str("\n## Held-out figures (not fitted: predicted)\n\n");
+            table(&mut s, &self.held_out);
+            if let Some(m) = median_error(&self.held_out) {
+                let _ = writeln!(s, "\nMedian held-out error: {:.1}%.", m * 100.0);
+            }
+            self.spreads_markdown(&mut s);
+        }
+        self.seeds_markdown(&mut s);
+        self.open_markdown(&mut s);
+        if !self.skipped.is_empty() {
+            s.push_str("\n## Not used\n\n");
+            for l in &self.skipped {
+                let _ = writeln!(s, "- {l}");
+            }
+        }
+        s.push_str("\n## Loss by evaluations\n\n");
+        if let Some(chart) = chart {
+            let _ = writeln!(s, "![the best loss by evaluations]({chart})\n");
+        }
+        s.push_str("| evaluations | best loss |\n|---|---|\n");
+        for (n, l) in &self.history {
+            let _ = writeln!(s, "| {n} | {l:.4} |");
+        }
+        if self.screen > 1 {
+            s.push_str("\nConfirmed at full length:\n\n| evaluations | best loss |\n|---|---|\n");
+            for (n, l) in &self.confirmed {
+                let _ = writeln!(s, "| {n} | {l:.4} |");
+            }
+        }
+        self.time_markdown(&mut s);
+        s
+    }
+
+    /// How the fit searched: its drives and loss, the screen, each round's starts and the prices.
+    fn search_markdown(&self, s: &mut String) {
         let _ = writeln!(
             s,
             "Fitted by `ssdlab sim fit` from `{}` with seed {}: {} simulated drives in {:.0} s ({}), {} refused by the simulator. Loss (weighted mean relative error of the fitted figures): {:.3} at the start, {:.3} for the twin.\n",
@@ -225,7 +273,10 @@ impl FitReport {
                 self.price_runs
             );
         }
-        let _ = writeln!(s, "The twin: `sim:{}`\n", self.twin);
+    }
+
+    /// The reference, where there is one: how it fits, and the keys that make it another drive.
+    fn reference_markdown(&self, s: &mut String) {
         if let Some(r) = &self.reference {
             let _ = write!(
                 s,
@@ -277,6 +328,10 @@ impl FitReport {
                 let _ = writeln!(s, "{heading}: {}.\n", keys.join("; "));
             }
         }
+    }
+
+    /// The table of the keys searched: the start's, the twin's, the reference's and the seeds' values.
+    fn params_markdown(&self, s: &mut String) {
         let with_reference = self.reference.is_some();
         let with_seeds = !self.seeds.is_empty();
         let mut columns = vec!["key", "start", "twin"];
@@ -302,46 +357,6 @@ impl FitReport {
             }
             s.push('\n');
         }
-        if !self.left_out.is_empty() {
-            s.push_str("\nNot searched:\n\n");
-            for l in &self.left_out {
-                let _ = writeln!(s, "- {l}");
-            }
-        }
-        s.push_str("\n## Fitted figures\n\n");
-        table(&mut s, &self.fitted);
-        if !self.held_out.is_empty() {
-            s.push_str("\n## Held-out figures (not fitted: predicted)\n\n");
-            table(&mut s, &self.held_out);
-            if let Some(m) = median_error(&self.held_out) {
-                let _ = writeln!(s, "\nMedian held-out error: {:.1}%.", m * 100.0);
-            }
-            self.spreads_markdown(&mut s);
-        }
-        self.seeds_markdown(&mut s);
-        self.open_markdown(&mut s);
-        if !self.skipped.is_empty() {
-            s.push_str("\n## Not used\n\n");
-            for l in &self.skipped {
-                let _ = writeln!(s, "- {l}");
-            }
-        }
-        s.push_str("\n## Loss by evaluations\n\n");
-        if let Some(chart) = chart {
-            let _ = writeln!(s, "![the best loss by evaluations]({chart})\n");
-        }
-        s.push_str("| evaluations | best loss |\n|---|---|\n");
-        for (n, l) in &self.history {
-            let _ = writeln!(s, "| {n} | {l:.4} |");
-        }
-        if self.screen > 1 {
-            s.push_str("\nConfirmed at full length:\n\n| evaluations | best loss |\n|---|---|\n");
-            for (n, l) in &self.confirmed {
-                let _ = writeln!(s, "| {n} | {l:.4} |");
-            }
-        }
-        self.time_markdown(&mut s);
-        s
     }
 
     /// Where the simulation time went, and the drives that took most of it.

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::polish;
 use super::search::{self, Budget, Found, Phase, Progress, INITIAL_STEP};
-use super::INVALID_LOSS;
+use super::{FitError, INVALID_LOSS};
 use crate::fidelity::{Figures, Measure};
 
 /// The screen's drive is at least this large (it keeps every test's span and fills in
@@ -50,23 +50,21 @@ impl Screen {
     /// halved until the simulator can build the screened start (a small drive's spare area
     /// can be too few blocks at a fraction of its size). A candidate whose screened drive
     /// cannot be built is refused like an impossible drive.
-    pub fn choose(spec: &str, asked: Option<u32>) -> Result<Screen, String> {
-        let capacity = sim::resolve(spec)
-            .map_err(|e| e.to_string())?
-            .capacity_bytes;
+    pub fn choose(spec: &str, asked: Option<u32>) -> Result<Screen, FitError> {
+        let capacity = sim::resolve(spec)?.capacity_bytes;
         let mut screen = Screen::for_capacity(capacity, asked);
         loop {
             let built = screen
                 .spec(spec)
-                .and_then(|s| sim::resolve(&s).map_err(|e| e.to_string()))
-                .and_then(|cfg| cfg.layout().map(drop).map_err(|e| e.to_string()));
+                .and_then(|s| sim::resolve(&s))
+                .and_then(|cfg| cfg.layout().map(drop));
             match built {
                 Ok(()) => return Ok(screen),
-                Err(e) if asked.is_some() => {
-                    return Err(format!(
-                        "--screen {}: the start's drive screened {0} times smaller cannot be built ({e}): give a smaller factor, or --screen 1 for none",
-                        screen.factor
-                    ))
+                Err(source) if asked.is_some() => {
+                    return Err(FitError::Screen {
+                        factor: screen.factor,
+                        source,
+                    })
                 }
                 Err(_) => screen.factor /= 2,
             }
@@ -94,11 +92,11 @@ impl Screen {
 
     /// The screened drive of `spec`: its capacity and the sizes that fill with time, divided
     /// by the factor (to whole MiB, what every mapping unit divides).
-    pub fn spec(self, spec: &str) -> Result<String, String> {
+    pub fn spec(self, spec: &str) -> Result<String, sim::SimError> {
         if !self.is_on() {
             return Ok(spec.to_string());
         }
-        let cfg = sim::resolve(spec).map_err(|e| e.to_string())?;
+        let cfg = sim::resolve(spec)?;
         let shrink = |bytes: u64| (bytes / self.factor as u64) >> 20 << 20;
         let mut s = format!("{spec},capacity={}", shrink(cfg.capacity_bytes));
         let sizes = [cfg.slc.bytes, cfg.write_buffer_bytes, cfg.dram_bytes];
@@ -167,10 +165,10 @@ const FINALISTS: usize = 4;
 fn measured(
     points: Vec<Vec<f64>>,
     full: FiguresAt,
-    loss_of: &(dyn Fn(&Result<Figures, String>) -> f64 + Sync),
+    loss_of: &(dyn Fn(&Result<Figures, FitError>) -> f64 + Sync),
     pool: &rayon::ThreadPool,
-) -> Vec<(Vec<f64>, f64, Result<Figures, String>)> {
-    let figures: Vec<Result<Figures, String>> =
+) -> Vec<(Vec<f64>, f64, Result<Figures, FitError>)> {
+    let figures: Vec<Result<Figures, FitError>> =
         pool.install(|| points.par_iter().map(|x| full(x)).collect());
     points
         .into_iter()
@@ -184,7 +182,7 @@ fn better_than(
     than: f64,
     points: Vec<Vec<f64>>,
     full: FiguresAt,
-    loss_of: &(dyn Fn(&Result<Figures, String>) -> f64 + Sync),
+    loss_of: &(dyn Fn(&Result<Figures, FitError>) -> f64 + Sync),
     pool: &rayon::ThreadPool,
 ) -> Option<(Vec<f64>, f64, Figures)> {
     measured(points, full, loss_of, pool)
@@ -195,7 +193,7 @@ fn better_than(
 }
 
 /// A drive's figures at a point of the search space, or why the simulator refused it.
-pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, String> + Sync);
+pub type FiguresAt<'a> = &'a (dyn Fn(&[f64]) -> Result<Figures, FitError> + Sync);
 
 /// Minimise `loss` from `starts` (the start first, then its outer choices' other values;
 /// `held` marks those coordinates), screening candidates with `screened` and confirming the
@@ -217,21 +215,15 @@ pub fn search(
     residuals: &(dyn Fn(&Figures) -> Vec<f64> + Sync),
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Result<Found, String> {
+) -> Result<Found, FitError> {
     let pool = search::pool(budget.jobs)?;
-    let full_loss = |f: &Result<Figures, String>| f.as_ref().map_or(INVALID_LOSS, loss);
-    let mut best = starts.first().ok_or("a search needs a start")?.clone();
+    let full_loss = |f: &Result<Figures, FitError>| f.as_ref().map_or(INVALID_LOSS, loss);
+    let mut best = starts.first().ok_or(FitError::NoStart)?.clone();
     let mut best_full = full(&best)?;
     let mut best_loss = loss(&best_full);
     let mut done = Found {
-        best: best.clone(),
-        ranked: vec![],
-        evaluations: 0,
-        history: vec![],
         confirmed: vec![(0, best_loss)],
-        finalists: 0,
-        stopped: String::new(),
-        starts: vec![],
+        ..Found::start(best.clone(), "")
     };
     let mut correction = Correction::default();
     // The drives across the last round's best ([`super::Space::across`]) that lost to it.
@@ -245,14 +237,7 @@ pub fn search(
         if let Ok(at_best) = screened(&best) {
             correction = Correction::between(&best_full, &at_best);
         }
-        // A rival's drives are corrected where it was measured, a drive of its own cell or
-        // cache, not the best's.
-        let corrections: Vec<Correction> = std::iter::once(correction.clone())
-            .chain(rivals.iter().map(|(x, full)| match screened(x) {
-                Ok(at) => Correction::between(full, &at),
-                Err(_) => correction.clone(),
-            }))
-            .collect();
+        let corrections = corrections(&correction, &rivals, screened);
         let screened_losses: Vec<_> = corrections
             .iter()
             .map(|c| {
@@ -272,13 +257,7 @@ pub fn search(
         };
         // Later rounds search closer: the correction holds near the drive it was measured at.
         let step = INITIAL_STEP / (1 << round) as f64;
-        let from = match round {
-            0 if starts.len() > 1 => starts.to_vec(),
-            0 => vec![best.clone(); first_round_starts(1)],
-            _ => std::iter::once(best.clone())
-                .chain(std::mem::take(&mut rivals).into_iter().map(|(x, _)| x))
-                .collect(),
-        };
+        let from = round_starts(round, starts, &best, std::mem::take(&mut rivals));
         // The starts are told apart at full length: the correction was measured at one.
         let judge = |x: &[f64]| full_loss(&full(x));
         let found = search::from_starts(
@@ -290,19 +269,7 @@ pub fn search(
             round_budget,
             &mut |p| progress(&p.within(offset, budget.evaluations)),
         )?;
-        // The round's best, and the starts' best drives (judged at full length already).
-        let mut finalists: Vec<Vec<f64>> = found
-            .ranked
-            .iter()
-            .map(|(x, _)| x.clone())
-            .filter(|x| *x != best)
-            .take(FINALISTS)
-            .collect();
-        for start in found.starts.iter().flatten() {
-            if start.best != best && !finalists.contains(&start.best) {
-                finalists.push(start.best.clone());
-            }
-        }
+        let finalists = finalists(&found, &best);
         done.finalists += finalists.len();
         if let Some(better) = better_than(best_loss, finalists, full, &full_loss, &pool) {
             (best, best_loss, best_full) = better;
@@ -314,17 +281,10 @@ pub fn search(
         // share of it, and the winner at full length then goes on.
         let across = across(&best);
         done.finalists += across.len();
-        let mut sides = vec![(best, best_loss, Ok(best_full))];
-        sides.extend(measured(across, full, &full_loss, &pool));
-        // Stable: the best stays on a tie.
-        sides.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let (x, l, f) = sides.remove(0);
-        (best, best_loss, best_full) = (x, l, f?);
-        rivals = sides
-            .into_iter()
-            .filter(|(_, l, _)| *l < INVALID_LOSS)
-            .filter_map(|(x, _, f)| Some((x, f.ok()?)))
-            .collect();
+        let sides = vec![(best, best_loss, Ok(best_full))];
+        let winner;
+        (winner, rivals) = winner_across(sides, measured(across, full, &full_loss, &pool))?;
+        (best, best_loss, best_full) = (winner.x, winner.loss, winner.figures);
         done.starts
             .push(found.starts.into_iter().next().unwrap_or_default());
         done.evaluations += found.evaluations;
@@ -333,11 +293,158 @@ pub fn search(
         done.confirmed.push((done.evaluations, best_loss));
         done.stopped = found.stopped;
     }
-    // The polish, screened with the correction at the best drive, confirmed at full length.
+    let (best, polish_note) = polish_best(
+        Confirmed {
+            x: best,
+            loss: best_loss,
+            figures: best_full,
+        },
+        &mut done,
+        Polishing {
+            smooth,
+            full,
+            screened,
+            loss,
+            residuals,
+            correction,
+            budget: polish::budget(budget.evaluations),
+            pool: &pool,
+        },
+        progress,
+    )?;
+    done.stopped = format!(
+        "{ROUNDS} rounds of screening, {} finalists run at full length; the last round: {}; {polish_note}",
+        done.finalists, done.stopped
+    );
+    done.best = best;
+    Ok(done)
+}
+
+/// Each start's correction: the best's, then each rival's, corrected where it was measured
+/// (a drive of its own cell or cache, not the best's), or the best's where its screened drive
+/// does not build.
+fn corrections(
+    best: &Correction,
+    rivals: &[(Vec<f64>, Figures)],
+    screened: FiguresAt,
+) -> Vec<Correction> {
+    std::iter::once(best.clone())
+        .chain(rivals.iter().map(|(x, full)| match screened(x) {
+            Ok(at) => Correction::between(full, &at),
+            Err(_) => best.clone(),
+        }))
+        .collect()
+}
+
+/// A round's starts: the first round's (the start twice where it is the only one), or the
+/// best drive so far and the rivals that lost to it across.
+fn round_starts(
+    round: usize,
+    starts: &[Vec<f64>],
+    best: &[f64],
+    rivals: Vec<(Vec<f64>, Figures)>,
+) -> Vec<Vec<f64>> {
+    match round {
+        0 if starts.len() > 1 => starts.to_vec(),
+        0 => vec![best.to_vec(); first_round_starts(1)],
+        _ => std::iter::once(best.to_vec())
+            .chain(rivals.into_iter().map(|(x, _)| x))
+            .collect(),
+    }
+}
+
+/// The best of the best drive (`sides`) and the drives `across` it, at full length, and the
+/// others the simulator built: the rivals that start the next round beside it.
+#[allow(clippy::type_complexity)]
+fn winner_across(
+    mut sides: Vec<(Vec<f64>, f64, Result<Figures, FitError>)>,
+    across: Vec<(Vec<f64>, f64, Result<Figures, FitError>)>,
+) -> Result<(Confirmed, Vec<(Vec<f64>, Figures)>), FitError> {
+    sides.extend(across);
+    // Stable: the best stays on a tie.
+    sides.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (x, loss, figures) = sides.remove(0);
+    let rivals = sides
+        .into_iter()
+        .filter(|(_, l, _)| *l < INVALID_LOSS)
+        .filter_map(|(x, _, f)| Some((x, f.ok()?)))
+        .collect();
+    Ok((
+        Confirmed {
+            x,
+            loss,
+            figures: figures?,
+        },
+        rivals,
+    ))
+}
+
+/// The round's finalists beside its best drive `best`: the best it ranked, and the starts'
+/// best drives (judged at full length already).
+fn finalists(found: &Found, best: &[f64]) -> Vec<Vec<f64>> {
+    let mut finalists: Vec<Vec<f64>> = found
+        .ranked
+        .iter()
+        .map(|(x, _)| x.clone())
+        .filter(|x| x != best)
+        .take(FINALISTS)
+        .collect();
+    for start in found.starts.iter().flatten() {
+        if start.best != best && !finalists.contains(&start.best) {
+            finalists.push(start.best.clone());
+        }
+    }
+    finalists
+}
+
+/// The best drive confirmed at full length: its point, loss and figures.
+struct Confirmed {
+    x: Vec<f64>,
+    loss: f64,
+    figures: Figures,
+}
+
+/// What the polish after the rounds works with ([`polish_best`]).
+struct Polishing<'a> {
+    smooth: &'a [bool],
+    full: FiguresAt<'a>,
+    screened: FiguresAt<'a>,
+    loss: &'a (dyn Fn(&Figures) -> f64 + Sync),
+    residuals: &'a (dyn Fn(&Figures) -> Vec<f64> + Sync),
+    /// The last correction, kept where the best's screened drive does not build.
+    correction: Correction,
+    budget: usize,
+    pool: &'a rayon::ThreadPool,
+}
+
+/// The polish, screened with the correction at the best drive, confirmed at full length:
+/// the best drive after it, and the polish's note for [`Found::stopped`]. `done` counts its
+/// evaluations and its confirmed loss.
+fn polish_best(
+    best: Confirmed,
+    done: &mut Found,
+    p: Polishing,
+    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
+) -> Result<(Vec<f64>, String), FitError> {
+    let Confirmed {
+        x: mut best,
+        loss: mut best_loss,
+        figures: best_full,
+    } = best;
+    let Polishing {
+        smooth,
+        full,
+        screened,
+        loss,
+        residuals,
+        mut correction,
+        budget: polish_budget,
+        pool,
+    } = p;
+    let full_loss = |f: &Result<Figures, FitError>| f.as_ref().map_or(INVALID_LOSS, loss);
     if let Ok(at_best) = screened(&best) {
         correction = Correction::between(&best_full, &at_best);
     }
-    let polish_budget = polish::budget(budget.evaluations);
     // The polish's Jacobians run inside the optimiser's loop, which reports nothing between
     // them: where it starts and where it ends are told.
     let polish_end = done.evaluations + polish_budget;
@@ -353,14 +460,14 @@ pub fn search(
         })
     };
     if tell(done.evaluations, best_loss).is_break() {
-        return Err(search::STOPPED.into());
+        return Err(FitError::Stopped);
     }
     let polished = polish::polish(
         &best,
         smooth,
         &|x| screened(x).ok().map(|f| residuals(&correction.apply(&f))),
         polish_budget,
-        &pool,
+        pool,
     );
     done.evaluations += polished.evaluations;
     let mut polish_note = polished.note();
@@ -376,14 +483,9 @@ pub fn search(
         done.confirmed.push((done.evaluations, best_loss));
     }
     if tell(done.evaluations, best_loss).is_break() {
-        return Err(search::STOPPED.into());
+        return Err(FitError::Stopped);
     }
-    done.stopped = format!(
-        "{ROUNDS} rounds of screening, {} finalists run at full length; the last round: {}; {polish_note}",
-        done.finalists, done.stopped
-    );
-    done.best = best;
-    Ok(done)
+    Ok((best, polish_note))
 }
 
 #[cfg(test)]
@@ -403,7 +505,7 @@ mod tests {
             }
         };
         let calls = std::sync::Mutex::new(vec![]);
-        let figures = |x: &[f64], full: bool| -> Result<Figures, String> {
+        let figures = |x: &[f64], full: bool| -> Result<Figures, FitError> {
             calls.lock().unwrap().push((full, x[1]));
             Ok(Figures::from([("f".to_string(), loss_at(x))]))
         };
@@ -458,6 +560,7 @@ mod tests {
     fn a_screen_the_simulator_cannot_build_is_halved_or_refused() {
         // The default preset's 2 GiB has just the spare blocks GC needs; a quarter has not.
         let err = Screen::choose("default,capacity=2GiB", Some(4)).unwrap_err();
+        let err = err.to_string();
         assert!(
             err.contains("--screen 4") && err.contains("smaller factor"),
             "{err}"

@@ -10,6 +10,8 @@ use std::time::Instant;
 use cmaes::{CMAESOptions, DVector, TerminationReason};
 use rayon::prelude::*;
 
+use super::FitError;
+
 /// How long a search may go on.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
@@ -122,10 +124,6 @@ impl Found {
     }
 }
 
-/// What a search stopped by its caller (progress gave [`ControlFlow::Break`]) returns; the
-/// drives it measured are kept, so the same fit resumes.
-pub const STOPPED: &str = "the fit was stopped";
-
 /// The search's first step, in coordinates of [-1, 1]: a third of the way to either edge.
 pub const INITIAL_STEP: f64 = 0.3;
 
@@ -137,14 +135,14 @@ const RANKED: usize = 16;
 
 /// Minimise `loss` over [-1, 1]^n from `origin`, with a first step of `step`. A point outside
 /// the box is evaluated at its nearest point inside, plus a penalty for the distance, so the
-/// search comes back. `progress`, after each generation, may stop it ([`STOPPED`]).
+/// search comes back. `progress`, after each generation, may stop it ([`FitError::Stopped`]).
 pub fn minimise(
     origin: &[f64],
     step: f64,
     loss: Loss,
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Result<Found, String> {
+) -> Result<Found, FitError> {
     from_starts(
         &[origin.to_vec()],
         &[],
@@ -176,19 +174,19 @@ pub fn from_starts(
     judge: Option<Judge>,
     budget: Budget,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Result<Found, String> {
-    let first = origins.first().ok_or("a search needs a start")?;
+) -> Result<Found, FitError> {
+    let first = origins.first().ok_or(FitError::NoStart)?;
     let loss = |k: usize| match losses {
         [one] => Ok(*one),
-        _ => losses
-            .get(k)
-            .copied()
-            .ok_or_else(|| format!("{} losses for {} starts", losses.len(), origins.len())),
+        _ => losses.get(k).copied().ok_or(FitError::Losses {
+            losses: losses.len(),
+            starts: origins.len(),
+        }),
     };
     if (0..first.len()).all(|i| is_held(held, i)) {
         let evaluated = (0..origins.len())
             .map(|k| Ok((origins[k].clone(), loss(k)?(&origins[k]))))
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, FitError>>()?;
         return Ok(only_starts(evaluated));
     }
     let pool = pool(budget.jobs)?;
@@ -222,10 +220,7 @@ pub fn from_starts(
     }
     let bests: Vec<Vec<f64>> = runs
         .iter()
-        .map(|r| {
-            r.best_point()
-                .ok_or("the search stopped before evaluating any drive")
-        })
+        .map(|r| r.best_point().ok_or(FitError::NothingEvaluated))
         .collect::<Result<_, _>>()?;
     let losses: Vec<f64> = match judge {
         Some(judge) if starts > 1 => pool.install(|| bests.par_iter().map(|x| judge(x)).collect()),
@@ -235,19 +230,8 @@ pub fn from_starts(
     let on = (0..starts)
         .min_by(|&a, &b| losses[a].total_cmp(&losses[b]))
         .expect("at least one start");
-    let explored: Vec<Start> = if starts > 1 {
-        origins
-            .iter()
-            .zip(bests)
-            .zip(&losses)
-            .enumerate()
-            .map(|(k, ((origin, best), &loss))| Start {
-                origin: origin.clone(),
-                best,
-                loss,
-                went_on: k == on,
-            })
-            .collect()
+    let explored = if starts > 1 {
+        explored_starts(origins, bests, &losses, on)
     } else {
         vec![]
     };
@@ -280,7 +264,7 @@ pub fn from_starts(
         best: ranked
             .first()
             .map(|r| r.0.clone())
-            .ok_or("the search stopped before evaluating any drive")?,
+            .ok_or(FitError::NothingEvaluated)?,
         ranked,
         evaluations: offset,
         history,
@@ -293,6 +277,28 @@ pub fn from_starts(
             vec![explored]
         },
     })
+}
+
+/// The starts a search explored, each with its best drive and that drive's loss, the start
+/// `on` the one that went on.
+fn explored_starts(
+    origins: &[Vec<f64>],
+    bests: Vec<Vec<f64>>,
+    losses: &[f64],
+    on: usize,
+) -> Vec<Start> {
+    origins
+        .iter()
+        .zip(bests)
+        .zip(losses)
+        .enumerate()
+        .map(|(k, ((origin, best), &loss))| Start {
+            origin: origin.clone(),
+            best,
+            loss,
+            went_on: k == on,
+        })
+        .collect()
 }
 
 /// The best loss of `runs`.
@@ -353,7 +359,7 @@ impl<'a> Run<'a> {
         loss: Loss<'a>,
         seed: u64,
         budget: usize,
-    ) -> Result<Run<'a>, String> {
+    ) -> Result<Run<'a>, FitError> {
         let evaluated = Arc::new(Mutex::new(Vec::new()));
         let kept = Arc::clone(&evaluated);
         // CMA-ES moves the free coordinates; the held ones stay at the origin's.
@@ -375,7 +381,7 @@ impl<'a> Run<'a> {
             .seed(seed)
             .max_function_evals(budget)
             .build(objective)
-            .map_err(|e| format!("the search cannot start: {e:?}"))?;
+            .map_err(FitError::SearchStart)?;
         Ok(Run {
             state,
             evaluated,
@@ -412,7 +418,7 @@ impl<'a> Run<'a> {
         until: usize,
         pool: &rayon::ThreadPool,
         progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-    ) -> Result<(), String> {
+    ) -> Result<(), FitError> {
         while self.end.is_none() && self.evaluations() < until {
             self.end = pool.install(|| self.state.next_parallel());
             let evaluations = self.evaluations();
@@ -430,14 +436,14 @@ impl<'a> Run<'a> {
                 phase: Phase::Search,
             });
             if went_on.is_break() {
-                return Err(STOPPED.into());
+                return Err(FitError::Stopped);
             }
         }
         Ok(())
     }
 
     /// What it found, where it stands.
-    fn finish(self) -> Result<Found, String> {
+    fn finish(self) -> Result<Found, FitError> {
         let evaluations = self.evaluations();
         let stopped = match &self.end {
             Some(end) => end
@@ -456,7 +462,7 @@ impl<'a> Run<'a> {
             best: ranked
                 .first()
                 .map(|r| r.0.clone())
-                .ok_or("the search stopped before evaluating any drive")?,
+                .ok_or(FitError::NothingEvaluated)?,
             ranked,
             evaluations,
             history: self.history,
@@ -469,11 +475,11 @@ impl<'a> Run<'a> {
 }
 
 /// The threads a search evaluates drives on.
-pub fn pool(jobs: usize) -> Result<rayon::ThreadPool, String> {
+pub fn pool(jobs: usize) -> Result<rayon::ThreadPool, FitError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
-        .map_err(|e| format!("cannot start {jobs} search threads: {e}"))
+        .map_err(|source| FitError::Threads { jobs, source })
 }
 
 /// The fewest drives a search from `starts` starts evaluates, however small its budget: a
@@ -700,7 +706,10 @@ mod tests {
             },
             &mut |_| ControlFlow::Continue(()),
         );
-        assert_eq!(two_for_three.unwrap_err(), "2 losses for 3 starts");
+        assert_eq!(
+            two_for_three.unwrap_err().to_string(),
+            "2 losses for 3 starts"
+        );
     }
 
     #[test]
@@ -763,7 +772,7 @@ mod tests {
                 ControlFlow::Break(())
             },
         );
-        assert_eq!(stopped.unwrap_err(), STOPPED);
+        assert!(matches!(stopped, Err(FitError::Stopped)));
         assert_eq!(generations, 1);
     }
 }

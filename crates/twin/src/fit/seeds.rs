@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::loss::MAX_ERROR;
 use super::report::{median_error, TermRow};
 use super::search::Progress;
-use super::{fit, Fit, Request};
+use super::{fit, Fit, FitError, Request};
 
 /// The most seeds a fit runs: each is a whole search.
 pub const MAX_SEEDS: u64 = 16;
@@ -41,11 +41,9 @@ pub fn fit_seeds(
     seeds: u64,
     on_seed: &mut dyn FnMut(u64),
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Result<Fit, String> {
+) -> Result<Fit, FitError> {
     if !(1..=MAX_SEEDS).contains(&seeds) {
-        return Err(format!(
-            "{seeds} seeds: give 1 to {MAX_SEEDS} (each is a whole search)"
-        ));
+        return Err(FitError::Seeds(seeds));
     }
     let first = req.budget.seed;
     let fits = (first..first + seeds)
@@ -62,7 +60,7 @@ pub fn fit_seeds(
 /// The twin of the lowest loss among `fits` (one a seed, of one request), its report given
 /// each figure's spread across all the twins, each key's value in each, every seed's run,
 /// and their drives and time together.
-fn keep_best(fits: Vec<Fit>) -> Result<Fit, String> {
+fn keep_best(fits: Vec<Fit>) -> Result<Fit, FitError> {
     let runs: Vec<SeedRun> = fits
         .iter()
         .map(|f| SeedRun {
@@ -79,7 +77,7 @@ fn keep_best(fits: Vec<Fit>) -> Result<Fit, String> {
                 .loss_twin
                 .total_cmp(&fits[b].report.loss_twin)
         })
-        .ok_or("a fit at several seeds needs at least one")?;
+        .ok_or(FitError::NoSeeds)?;
     let mut fit = fits[best].clone();
     if fits.len() > 1 {
         let twins = |rows: fn(&Fit) -> &[TermRow], figure: &str| -> Vec<Option<f64>> {

@@ -748,7 +748,7 @@ impl Space {
                 return (!values.contains(&value))
                     .then(|| format!("the space chooses from {}", values.join(", ")));
             }
-            (_, Reach::TrimKept) => return trim_kept(value, None).err(),
+            (_, Reach::TrimKept) => return trim_kept(value, None).err().map(|e| e.to_string()),
             (Start::Choice(_), _) => return None,
             (Start::Numbers(start), _) => (start, sim::preset::quantities(key, value)),
             // The start of the cell with as many page types as the value has.
@@ -831,19 +831,26 @@ fn share_coordinate(share: f64) -> f64 {
     CACHE_NONE + (1.0 - CACHE_NONE) * (share / CACHE_MIN).ln() / (CACHE_MAX / CACHE_MIN).ln()
 }
 
+/// Why a drive's TRIM is no point of the line [`Reach::TrimKept`] searches.
+#[derive(Debug, thiserror::Error)]
+enum TrimLineError {
+    #[error("{0}")]
+    Keep(#[from] sim::KeyError),
+    #[error("starts at {0}, which is not on the line from on through partial to off")]
+    OffTheLine(String),
+}
+
 /// The share of trimmed units a drive keeps, in percent, for its `trim` and `trim_keep`.
-fn trim_kept(trim: &str, keep: Option<&String>) -> Result<f64, String> {
+fn trim_kept(trim: &str, keep: Option<&String>) -> Result<f64, TrimLineError> {
     match sim::TrimStyle::parse(trim) {
         Some(sim::TrimStyle::Immediate) => Ok(0.0),
         Some(sim::TrimStyle::Ignored) => Ok(100.0),
         Some(sim::TrimStyle::Partial) => {
             let keep = keep.map_or("0%", |k| k.as_str());
-            let kept = sim::preset::quantities("trim_keep", keep).map_err(|e| e.to_string())?;
+            let kept = sim::preset::quantities("trim_keep", keep)?;
             Ok(kept.first().copied().unwrap_or(0.0).clamp(0.0, 100.0))
         }
-        _ => Err(format!(
-            "starts at {trim}, which is not on the line from on through partial to off"
-        )),
+        _ => Err(TrimLineError::OffTheLine(trim.to_string())),
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::same_drive::differs;
 use crate::fidelity::measure::figures_of_results;
-use crate::fidelity::{Check, Claim};
+use crate::fidelity::{Check, Claim, ClaimsError, MeasureError, PresetFigureError};
 use suite::methodology::overridden;
 use suite::result::TestResult;
 
@@ -149,30 +149,93 @@ pub const DECILES: [&str; 10] = [
 /// The name of a steady state's distribution term.
 pub const DISTRIBUTION: &str = "steady_iops_distribution";
 
+/// Why a target cannot be made of a drive's results or of claims.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("reading {}: {source}", .dir.display())]
+    Results {
+        dir: PathBuf,
+        #[source]
+        source: suite::SuiteError,
+    },
+    /// Two results directories of different drives (`how` says how they differ).
+    #[error(
+        "{} and {} are results of two drives ({how}): a twin fitted to both is \
+         neither's; fit one drive's results at a time",
+        .first.as_ref().map_or(String::new(), |d| d.display().to_string()),
+        .second.display()
+    )]
+    TwoDirectories {
+        first: Option<PathBuf>,
+        second: PathBuf,
+        how: String,
+    },
+    /// Results of different drives, `label` one of the second's.
+    #[error(
+        "the results are of two drives ({how}; {label} is of the second): a twin fitted to \
+         both is neither's; fit one drive's results at a time"
+    )]
+    TwoDrives { how: String, label: String },
+    #[error("no results to fit: give results directories of `ssdlab suite` (or `ssdlab run`) on the drive")]
+    NoResults,
+    #[error("the results hold no figure a fit can use: run the review suite (`ssdlab suite`) on the drive first")]
+    NoFigures,
+    #[error("{0}")]
+    Figures(#[from] MeasureError),
+    /// The committed claims.
+    #[error("{0}")]
+    Claims(#[from] ClaimsError),
+    #[error("{path}: {source}")]
+    ClaimsRead {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    ClaimsParse {
+        path: String,
+        #[source]
+        source: ClaimsError,
+    },
+    /// Another drive's figure a claim compares the drive with.
+    #[error("claim {claim}: {drive}'s {figure}: {source}")]
+    OtherFigure {
+        claim: String,
+        drive: String,
+        figure: String,
+        #[source]
+        source: Box<PresetFigureError>,
+    },
+    #[error("no claim is about {0}: name a drive the claims list in `on`")]
+    NoClaim(String),
+}
+
 /// A claims file: text of a few hundred claims at most.
 const CLAIMS_FILE: engine::regular_file::RegularFile =
     engine::regular_file::RegularFile::new("a claims file", 16 << 20);
 
 impl Target {
     /// The figures of the results in `dirs` (results directories of one drive).
-    pub fn from_results_dirs(dirs: &[PathBuf]) -> Result<Target, String> {
+    pub fn from_results_dirs(dirs: &[PathBuf]) -> Result<Target, TargetError> {
         let mut all: Vec<TestResult> = Vec::new();
         let mut first_dir = None;
         for dir in dirs {
-            let results = suite::results_dir::read_results(dir)
-                .map_err(|e| format!("reading {}: {e}", dir.display()))?;
+            let results =
+                suite::results_dir::read_results(dir).map_err(|source| TargetError::Results {
+                    dir: dir.clone(),
+                    source,
+                })?;
             let (Some(first), Some(r)) = (all.first(), results.first()) else {
                 first_dir = first_dir.or(Some(dir));
                 all.extend(results);
                 continue;
             };
             if let Some(how) = differs(&first.target, &r.target) {
-                return Err(format!(
-                    "{} and {} are results of two drives ({how}): a twin fitted to both is \
-                     neither's; fit one drive's results at a time",
-                    first_dir.map_or(String::new(), |d| d.display().to_string()),
-                    dir.display()
-                ));
+                return Err(TargetError::TwoDirectories {
+                    first: first_dir.cloned(),
+                    second: dir.clone(),
+                    how,
+                });
             }
             all.extend(results);
         }
@@ -186,14 +249,20 @@ impl Target {
         claims: &str,
         drive: &str,
         other: &mut OtherFigure,
-    ) -> Result<Target, String> {
+    ) -> Result<Target, TargetError> {
         let claims = match claims {
-            "seeds" => crate::fidelity::claims().map_err(|e| e.to_string())?,
+            "seeds" => crate::fidelity::claims()?,
             path => {
                 let text = CLAIMS_FILE
                     .read_to_string(std::path::Path::new(path))
-                    .map_err(|e| format!("{path}: {e}"))?;
-                crate::fidelity::parse_claims(&text).map_err(|e| format!("{path}: {e}"))?
+                    .map_err(|source| TargetError::ClaimsRead {
+                        path: path.to_string(),
+                        source,
+                    })?;
+                crate::fidelity::parse_claims(&text).map_err(|source| TargetError::ClaimsParse {
+                    path: path.to_string(),
+                    source,
+                })?
             }
         };
         Target::from_claims(&claims, drive, other)
@@ -201,9 +270,9 @@ impl Target {
 
     /// The figures of a drive's stored results: every figure a measurement gives, each a
     /// term with no tolerance, the steady states' deciles one distribution term.
-    pub fn from_results(results: &[TestResult]) -> Result<Target, String> {
+    pub fn from_results(results: &[TestResult]) -> Result<Target, TargetError> {
         if results.is_empty() {
-            return Err("no results to fit: give results directories of `ssdlab suite` (or `ssdlab run`) on the drive".into());
+            return Err(TargetError::NoResults);
         }
         // The twin is measured at the methodology's own parameters: a result of a user's
         // options (`--quick`, a shorter run) measured something else. (Deviations the
@@ -212,11 +281,10 @@ impl Target {
             .iter()
             .find_map(|r| Some((r, differs(&results[0].target, &r.target)?)))
         {
-            return Err(format!(
-                "the results are of two drives ({how}; {} is of the second): a twin fitted to \
-                 both is neither's; fit one drive's results at a time",
-                r.label
-            ));
+            return Err(TargetError::TwoDrives {
+                how,
+                label: r.label.clone(),
+            });
         }
         let by_option = |r: &&TestResult| r.deviations.iter().any(|d| overridden(d));
         let (deviating, usable): (Vec<&TestResult>, Vec<&TestResult>) =
@@ -286,7 +354,7 @@ impl Target {
             });
         }
         if t.terms.is_empty() {
-            return Err("the results hold no figure a fit can use: run the review suite (`ssdlab suite`) on the drive first".into());
+            return Err(TargetError::NoFigures);
         }
         Ok(t)
     }
@@ -300,7 +368,7 @@ impl Target {
         claims: &[Claim],
         drive: &str,
         other: &mut OtherFigure,
-    ) -> Result<Target, String> {
+    ) -> Result<Target, TargetError> {
         let num = crate::fidelity::number;
         let mut t = Target {
             drive: drive.to_string(),
@@ -332,8 +400,13 @@ impl Target {
                                 tolerance,
                             })
                         } else {
-                            let b = other(&d, &figure)
-                                .map_err(|e| format!("claim {}: {d}'s {figure}: {e}", c.id))?;
+                            let b =
+                                other(&d, &figure).map_err(|source| TargetError::OtherFigure {
+                                    claim: c.id.clone(),
+                                    drive: d.clone(),
+                                    figure: figure.clone(),
+                                    source: Box::new(source),
+                                })?;
                             source = format!(
                                 "{source}, against {d}'s preset ({figure} {})",
                                 crate::fidelity::fmt_num(b)
@@ -352,10 +425,13 @@ impl Target {
                 (Check::Lowest | Check::Highest, _) => {
                     let mut others = Vec::new();
                     for d in c.among.iter().filter(|d| *d != drive) {
-                        others.push(
-                            other(d, &c.metric)
-                                .map_err(|e| format!("claim {}: {d}'s {}: {e}", c.id, c.metric))?,
-                        );
+                        let b = other(d, &c.metric).map_err(|source| TargetError::OtherFigure {
+                            claim: c.id.clone(),
+                            drive: d.clone(),
+                            figure: c.metric.clone(),
+                            source: Box::new(source),
+                        })?;
+                        others.push(b);
                     }
                     source = format!("{source}, against {} drives' presets", others.len());
                     let lowest = others.iter().copied().fold(f64::INFINITY, f64::min);
@@ -379,9 +455,7 @@ impl Target {
             }
         }
         if t.terms.is_empty() {
-            return Err(format!(
-                "no claim is about {drive}: name a drive the claims list in `on`"
-            ));
+            return Err(TargetError::NoClaim(drive.to_string()));
         }
         Ok(t)
     }
@@ -389,7 +463,7 @@ impl Target {
 
 /// Another drive's figure (`drive`, `figure`), as its preset simulates it: what a claim
 /// comparing the fitted drive with another is fitted against.
-pub type OtherFigure<'a> = dyn FnMut(&str, &str) -> Result<f64, String> + 'a;
+pub type OtherFigure<'a> = dyn FnMut(&str, &str) -> Result<f64, PresetFigureError> + 'a;
 
 #[cfg(test)]
 mod tests {
@@ -480,8 +554,15 @@ among = ["a", "b", "c"]
             matches!(&t.terms[1].goal, Goal::Than { figure, factor, .. } if figure == "spec.seq_write_mbps" && *factor == 0.5)
         );
         assert_eq!(t.terms[2].goal, Goal::AtMost(0.1));
-        let mut unknown = |d: &str, _: &str| Err(format!("'{d}' is not a preset"));
-        let err = Target::from_claims(&claims, "a", &mut unknown).unwrap_err();
+        let mut unknown = |d: &str, _: &str| {
+            Err(PresetFigureError::NotAPreset {
+                drive: d.to_string(),
+                source: sim::resolve(d).unwrap_err(),
+            })
+        };
+        let err = Target::from_claims(&claims, "a", &mut unknown)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("claim idle-like: b's power.idle_w: 'b' is not a preset"),
             "{err}"
