@@ -113,12 +113,12 @@ pub fn overrides(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Overrides> {
                 o.block_bytes =
                     Some(u32::try_from(b).map_err(|_| msg(format!("bs: {b} is too large")))?)
             }
-            "span" => o.span = Some(Span::parse(&text()?).map_err(msg)?),
+            "span" => o.span = Some(Span::parse(&text()?).map_err(|e| msg(e.to_string()))?),
             "offset" => o.offset_bytes = Some(size("offset", &v)?),
             "duration" => {
                 o.duration_s = Some(match v.extract::<f64>() {
                     Ok(s) => s,
-                    Err(_) => parse_duration(&text()?).map_err(msg)?,
+                    Err(_) => parse_duration(&text()?).map_err(|e| msg(e.to_string()))?,
                 })
             }
             "ios" => o.ios = Some(v.extract()?),

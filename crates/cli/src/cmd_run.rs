@@ -10,7 +10,7 @@ use clap::Args;
 use std::str::FromStr;
 
 use engine::pattern::DataKind;
-use engine::shape::{Arrivals, BlockMix, Distribution, DutyCycle, Rate, Shape};
+use engine::shape::{Arrivals, BlockMix, BlockMixError, Distribution, DutyCycle, Rate, Shape};
 use engine::size::{parse_duration, parse_size, Span};
 use engine::verify::VerifyOptions;
 use engine::workload::{Access, MAX_QD, MAX_THREADS};
@@ -206,7 +206,9 @@ pub enum BlockSizes {
 
 fn parse_block_sizes(text: &str) -> Result<BlockSizes, String> {
     if text.contains([':', ',', '/']) {
-        text.parse().map(BlockSizes::Mix)
+        text.parse()
+            .map(BlockSizes::Mix)
+            .map_err(|e: BlockMixError| e.to_string())
     } else {
         size_u32(text).map(BlockSizes::One)
     }
@@ -214,7 +216,7 @@ fn parse_block_sizes(text: &str) -> Result<BlockSizes, String> {
 
 /// A block size: at least 512 bytes (the smallest sector), at most 4 GiB - 1.
 fn size_u32(text: &str) -> Result<u32, String> {
-    let v = parse_size(text)?;
+    let v = parse_size(text).map_err(|e| e.to_string())?;
     if v < 512 {
         return Err(format!(
             "a block size must be at least 512 bytes (one sector), e.g. 4K; '{text}' is {v} bytes"
@@ -239,7 +241,7 @@ fn parse_spare(text: &str) -> Result<f64, String> {
 fn rest_duration(text: &str) -> Result<f64, String> {
     match text.trim() {
         "0" | "0s" => Ok(0.0),
-        _ => parse_duration(text),
+        _ => parse_duration(text).map_err(|e| e.to_string()),
     }
 }
 
@@ -252,7 +254,7 @@ fn at_least_one(text: &str) -> Result<u64, String> {
 }
 
 fn nonzero_size(text: &str) -> Result<u64, String> {
-    match parse_size(text)? {
+    match parse_size(text).map_err(|e| e.to_string())? {
         0 => Err("give at least 1 byte (a limit of 0 would end the run before it starts)".into()),
         n => Ok(n),
     }
