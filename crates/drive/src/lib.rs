@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 pub use error::{Error, ParseError, Result};
 pub use health::{Health, HealthDelta};
 pub use identify::Identify;
-pub use purge::{execute, plan, Purge, PurgeMethod, PurgeReport};
+pub use purge::{execute, plan, Purge, PurgeMethod, PurgeReport, UnknownPurgeMethod};
 
 /// The command set a drive speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -49,20 +49,21 @@ impl PurgeMethod {
 }
 
 impl FromStr for PurgeMethod {
-    type Err = String;
+    type Err = UnknownPurgeMethod;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownPurgeMethod> {
         let s = s.trim();
         PurgeMethod::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown purge method {s:?}: use auto, sanitize, format, secure-erase, discard or none"
-                )
-            })
+            .ok_or_else(|| UnknownPurgeMethod(s.to_string()))
     }
 }
+
+/// A `--purge` name [`PurgeMethod`] does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown purge method {0:?}: use auto, sanitize, format, secure-erase, discard or none")]
+pub struct UnknownPurgeMethod(pub String);
 
 impl fmt::Display for PurgeMethod {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -317,6 +318,7 @@ mod tests {
         assert!("erase"
             .parse::<PurgeMethod>()
             .unwrap_err()
+            .to_string()
             .contains("use auto, sanitize"));
     }
 

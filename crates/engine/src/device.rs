@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::counters::DeviceCounters;
 use crate::identity::Identity;
+use crate::power::link::{LinkPowerControl, LinkPowerError};
+use crate::target_kind::TargetKind;
 
 /// What an IO does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -87,6 +89,14 @@ pub enum DeviceError {
     Invalid(String),
     #[error("{0}")]
     Other(String),
+    /// The drive's own error is in the message, not the source chain: `{:#}` would print
+    /// its OS error twice.
+    #[error("{0}")]
+    Drive(drive::Error),
+    #[error("a {0} target has no write cache ssdlab can switch")]
+    NoWriteCache(TargetKind),
+    #[error(transparent)]
+    LinkPower(#[from] LinkPowerError),
 }
 
 impl DeviceError {
@@ -268,41 +278,38 @@ pub trait Device {
 
     /// Where the host's link power management for this device is set and its value now
     /// (see [`crate::power::link`]); `Err` says why there is none.
-    fn link_power(&self) -> Result<crate::power::link::LinkPowerControl, String> {
+    fn link_power(&self) -> Result<LinkPowerControl, LinkPowerError> {
         let id = self.identity();
         if !id.kind.is_device_node() {
-            return Err(format!("a {} target has no link power management", id.kind));
+            return Err(LinkPowerError::NotADeviceNode(id.kind));
         }
         crate::power::link::control_of(std::path::Path::new("/sys"), std::path::Path::new(&id.path))
     }
 
     /// Set the link power management [`Device::link_power`] reports to `value`.
     fn set_link_power(&mut self, value: &str) -> Result<(), DeviceError> {
-        let control = self.link_power().map_err(DeviceError::Other)?;
-        crate::power::link::set(&control, value).map_err(DeviceError::Other)
+        let control = self.link_power()?;
+        Ok(crate::power::link::set(&control, value)?)
     }
 
     /// Whether the drive's volatile write cache is on (`None`: it has none); `Err` says why
     /// it cannot be told (not an NVMe or ATA drive, passthrough refused).
-    fn write_cache(&self) -> Result<Option<bool>, String> {
+    fn write_cache(&self) -> Result<Option<bool>, DeviceError> {
         match self.drive() {
-            Some(d) => d.write_cache().map_err(|e| e.to_string()),
-            None => Err(format!(
-                "a {} target has no write cache ssdlab can switch",
-                self.identity().kind
-            )),
+            Some(d) => d.write_cache().map_err(DeviceError::Drive),
+            None => Err(DeviceError::NoWriteCache(self.identity().kind)),
         }
     }
 
     /// Turn the drive's volatile write cache on or off (no IO in flight).
     fn set_write_cache(&mut self, on: bool) -> Result<(), DeviceError> {
         match self.drive() {
-            Some(d) => d
-                .set_write_cache(on)
-                .map_err(|e| DeviceError::Other(e.to_string())),
-            None => Err(DeviceError::Other(
-                self.write_cache().err().unwrap_or_default(),
-            )),
+            Some(d) => d.set_write_cache(on).map_err(DeviceError::Drive),
+            // Why there is no cache to switch, as the device says it.
+            None => Err(self
+                .write_cache()
+                .err()
+                .unwrap_or_else(|| DeviceError::Other(String::new()))),
         }
     }
 }
@@ -368,13 +375,13 @@ impl<D: Device + ?Sized> Device for Box<D> {
     fn energy_j(&self) -> Option<f64> {
         (**self).energy_j()
     }
-    fn link_power(&self) -> Result<crate::power::link::LinkPowerControl, String> {
+    fn link_power(&self) -> Result<LinkPowerControl, LinkPowerError> {
         (**self).link_power()
     }
     fn set_link_power(&mut self, value: &str) -> Result<(), DeviceError> {
         (**self).set_link_power(value)
     }
-    fn write_cache(&self) -> Result<Option<bool>, String> {
+    fn write_cache(&self) -> Result<Option<bool>, DeviceError> {
         (**self).write_cache()
     }
     fn set_write_cache(&mut self, on: bool) -> Result<(), DeviceError> {

@@ -208,264 +208,408 @@ fn drive(
     dev: &mut dyn Device,
     w: &Workload,
     hooks: &mut Hooks,
-    mut rec: Recorder,
+    rec: Recorder,
     team: Option<(&team::Team, usize)>,
 ) -> Result<Drove, DriverError> {
-    let lead = team.is_none_or(|(_, t)| t == 0);
-    // Verification (one block size only) reads its backlogs back in blocks of this.
-    let verify_block = w.block_bytes;
-    let slot_count = w.qd * w.threads;
+    if hooks.verify.is_some() && dev.buffer(0).is_none() {
+        return Err(VerifyError::NoData.into());
+    }
+    let mut l = Loop::start(dev, w, hooks, rec, team);
+    loop {
+        l.submit_ready(dev, hooks)?;
+        if let Some(p) = l
+            .pacer
+            .as_mut()
+            .filter(|p| p.draining() && l.rec.in_flight() == 0)
+        {
+            p.drained(dev.now_ns());
+        }
+        if l.wait_for_pace(dev)? {
+            continue;
+        }
+        if l.rec.in_flight() == 0 {
+            if l.read_back_backlog(dev, hooks)? {
+                continue;
+            }
+            break;
+        }
+        l.reap(dev, hooks)?;
+        l.reaps += 1;
+        l.sample(dev);
+        if l.reaps.is_multiple_of(64) {
+            l.report_progress(dev, hooks);
+        }
+    }
+    Ok(Drove {
+        rec: l.rec,
+        energy: l.energy,
+        counters: l.counters,
+        stopped: l.stopped,
+    })
+}
 
-    // Slot s belongs to stream s / qd, whose IOs refill it.
-    let mut streams: Vec<IoGen> = (0..w.threads)
-        .map(|t| w.for_thread(t).generator())
-        .collect();
-    let mut data_rng = pattern::Rng::new(w.seed ^ 0x5EED_DA7A);
-    let mut free: Vec<u32> = (0..slot_count).rev().collect();
-    let mut slots = vec![
-        InFlight {
+/// One submitting thread's loop as it runs: its IOs in flight and to come, what it has
+/// issued and completed, and when it last sampled the drive and reported progress.
+struct Loop<'w, 't> {
+    w: &'w Workload,
+    team: Option<(&'t team::Team, usize)>,
+    /// Verification (one block size only) reads its backlogs back in blocks of this.
+    verify_block: u32,
+    /// Slot s belongs to stream s / qd, whose IOs refill it.
+    streams: Vec<IoGen>,
+    data_rng: pattern::Rng,
+    free: Vec<u32>,
+    slots: Vec<InFlight>,
+    done: Vec<Completion>,
+    /// While verifying: an IO held back because it overlaps a write in flight, and whether
+    /// the queue is draining for a backlog read-back.
+    held: Option<NextIo>,
+    backlog_due: bool,
+    start_ns: u64,
+    deadline_ns: Option<u64>,
+    rec: Recorder,
+    energy: EnergyProbe,
+    issued_ios: u64,
+    issued_bytes: u64,
+    stopped: Option<Stopped>,
+    submitting: bool,
+    pacer: Option<Pacer>,
+    every: Duration,
+    last_report: Instant,
+    last_ios: u64,
+    last_bytes: u64,
+    last_ns: u64,
+    done_ios: u64,
+    done_bytes: u64,
+    /// What this thread has added to the team's totals.
+    published: (u64, u64),
+    reaps: u32,
+    counters: RunCounters,
+    /// Once a second of the device's clock, where the drive reports its temperature.
+    sample_temperature: bool,
+    next_sample_ns: u64,
+}
+
+impl<'w, 't> Loop<'w, 't> {
+    fn start(
+        dev: &mut dyn Device,
+        w: &'w Workload,
+        hooks: &Hooks,
+        mut rec: Recorder,
+        team: Option<(&'t team::Team, usize)>,
+    ) -> Loop<'w, 't> {
+        let lead = team.is_none_or(|(_, t)| t == 0);
+        let slot_count = w.qd * w.threads;
+        let streams = (0..w.threads)
+            .map(|t| w.for_thread(t).generator())
+            .collect();
+        let free = (0..slot_count).rev().collect();
+        let idle = InFlight {
             op: Op::Read,
             offset: 0,
             len: 0,
             submit_ns: 0,
             busy: false,
         };
-        slot_count as usize
-    ];
-    let mut done: Vec<Completion> = Vec::with_capacity(slot_count as usize);
-    if hooks.verify.is_some() && dev.buffer(0).is_none() {
-        return Err(VerifyError::NoData.into());
+        let slots = vec![idle; slot_count as usize];
+        let done = Vec::with_capacity(slot_count as usize);
+        let start_ns = rec.start_ns();
+        let energy = EnergyProbe::start(dev, &mut rec);
+        Loop {
+            w,
+            team,
+            verify_block: w.block_bytes,
+            streams,
+            data_rng: pattern::Rng::new(w.seed ^ 0x5EED_DA7A),
+            free,
+            slots,
+            done,
+            held: None,
+            backlog_due: false,
+            start_ns,
+            deadline_ns: w.limit.duration_ns.map(|d| start_ns.saturating_add(d)),
+            rec,
+            energy,
+            issued_ios: 0,
+            issued_bytes: 0,
+            stopped: None,
+            submitting: true,
+            pacer: Pacer::new(w.shape.rate, w.shape.duty_cycle, start_ns, w.seed),
+            every: hooks.progress_every.unwrap_or(Duration::from_millis(200)),
+            last_report: Instant::now(),
+            last_ios: 0,
+            last_bytes: 0,
+            last_ns: start_ns,
+            done_ios: 0,
+            done_bytes: 0,
+            published: (0, 0),
+            reaps: 0,
+            counters: if lead {
+                RunCounters::start(dev, hooks.checkpoint_ns.map(|c| start_ns.saturating_add(c)))
+            } else {
+                RunCounters::none()
+            },
+            sample_temperature: lead && dev.clock() == crate::device::Clock::Wall,
+            next_sample_ns: start_ns,
+        }
     }
-    // While verifying: an IO held back because it overlaps a write in flight, and whether
-    // the queue is draining for a backlog read-back.
-    let mut held: Option<NextIo> = None;
-    let mut backlog_due = false;
 
-    let start_ns = rec.start_ns();
-    let deadline_ns = w.limit.duration_ns.map(|d| start_ns.saturating_add(d));
-    let mut energy = EnergyProbe::start(dev, &mut rec);
-    let (mut issued_ios, mut issued_bytes) = (0u64, 0u64);
-    let mut stopped: Option<Stopped> = None;
-    let mut submitting = true;
-    let mut pacer = Pacer::new(w.shape.rate, w.shape.duty_cycle, start_ns, w.seed);
-
-    let every = hooks.progress_every.unwrap_or(Duration::from_millis(200));
-    let mut last_report = Instant::now();
-    let (mut last_ios, mut last_bytes, mut last_ns) = (0u64, 0u64, start_ns);
-    let (mut done_ios, mut done_bytes) = (0u64, 0u64);
-    let mut published = (0u64, 0u64);
-    let mut reaps = 0u32;
-    let mut counters = if lead {
-        RunCounters::start(dev, hooks.checkpoint_ns.map(|c| start_ns.saturating_add(c)))
-    } else {
-        RunCounters::none()
-    };
-    // Once a second of the device's clock, where the drive reports its temperature.
-    let mut sample_temperature = lead && dev.clock() == crate::device::Clock::Wall;
-    let mut next_sample_ns = start_ns;
-
-    loop {
-        while submitting && !backlog_due {
-            let halted = team.is_some_and(|(t, _)| t.halted());
+    /// Submit IOs while a slot is free and the workload, its pace and verification let one
+    /// go; stop submitting for good at a limit, an interruption or the workload's end.
+    fn submit_ready(&mut self, dev: &mut dyn Device, hooks: &mut Hooks) -> Result<(), DriverError> {
+        let w = self.w;
+        while self.submitting && !self.backlog_due {
+            let halted = self.team.is_some_and(|(t, _)| t.halted());
             if halted || hooks.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
                 if !halted {
-                    stopped = Some(Stopped::Interrupted);
+                    self.stopped = Some(Stopped::Interrupted);
                 }
-                submitting = false;
+                self.submitting = false;
                 break;
             }
-            let exhausted = w.limit.ios.is_some_and(|n| issued_ios >= n)
-                || w.limit.bytes.is_some_and(|n| issued_bytes >= n)
-                || deadline_ns.is_some_and(|d| dev.now_ns() >= d);
+            let exhausted = w.limit.ios.is_some_and(|n| self.issued_ios >= n)
+                || w.limit.bytes.is_some_and(|n| self.issued_bytes >= n)
+                || self.deadline_ns.is_some_and(|d| dev.now_ns() >= d);
             if exhausted {
-                submitting = false;
+                self.submitting = false;
                 break;
             }
-            let Some(&slot) = free.last() else {
+            let Some(&slot) = self.free.last() else {
                 break;
             };
-            if pacer.as_ref().is_some_and(|p| dev.now_ns() < p.due_ns()) {
+            if self
+                .pacer
+                .as_ref()
+                .is_some_and(|p| dev.now_ns() < p.due_ns())
+            {
                 break;
             }
-            let Some(next) = held
+            let Some(next) = self
+                .held
                 .take()
-                .or_else(|| streams[(slot / w.qd) as usize].next_io())
+                .or_else(|| self.streams[(slot / w.qd) as usize].next_io())
             else {
                 // The workload's order is done (an SPRandom pass, one stream): as if at its
                 // limit.
-                submitting = false;
+                self.submitting = false;
                 break;
             };
-            let NextIo { op, offset, len } = next;
-            if hooks.verify.is_some()
-                && op == Op::Write
-                && slots.iter().any(|f| {
-                    f.busy
-                        && f.op == Op::Write
-                        && f.offset < offset + len as u64
-                        && offset < f.offset + f.len as u64
-                })
-            {
+            if hooks.verify.is_some() && next.op == Op::Write && self.overlaps_a_write(&next) {
                 // Two overlapping writes in flight land in an undefined order: wait.
-                held = Some(next);
+                self.held = Some(next);
                 break;
             }
-            free.pop();
-            if op == Op::Write {
-                if let Some(buf) = dev.buffer(slot) {
-                    let buf = &mut buf[..len as usize];
-                    pattern::fill(buf, w.data, &mut data_rng);
-                    if let Some(v) = hooks.verify.as_deref_mut() {
-                        v.stamp_write(buf, offset);
-                    }
-                }
-            }
-            let now = dev.now_ns();
-            dev.submit(Io {
-                slot,
-                op,
-                offset,
-                len,
-            })?;
-            slots[slot as usize] = InFlight {
-                op,
-                offset,
-                len,
-                submit_ns: now,
-                busy: true,
-            };
-            rec.submitted(op, now);
-            issued_ios += 1;
-            issued_bytes += len as u64;
-            if let Some(p) = pacer.as_mut() {
-                p.issued(now, len as u64);
-            }
+            self.free.pop();
+            self.issue(dev, hooks, slot, next)?;
         }
-        if let Some(p) = pacer
-            .as_mut()
-            .filter(|p| p.draining() && rec.in_flight() == 0)
-        {
-            p.drained(dev.now_ns());
-        }
-        // A paced run with nothing in flight waits for its next IO's time.
-        if let Some(due) = pacer.as_ref().map(Pacer::due_ns) {
-            if submitting && !backlog_due && rec.in_flight() == 0 && dev.now_ns() < due {
-                let until = deadline_ns.map_or(due, |d| due.min(d));
-                done.clear();
-                dev.reap(0, Some(until), &mut done)?;
-                energy.poll(dev, &mut rec);
-                continue;
-            }
-        }
-        if rec.in_flight() == 0 {
-            if let Some(v) = hooks.verify.as_deref_mut() {
-                // A full backlog, or what is left of one when the run ends well.
-                if backlog_due || (stopped.is_none() && v.backlog_pending()) {
-                    v.check_backlog(dev, w.qd, verify_block)?;
-                }
-            }
-            if backlog_due {
-                backlog_due = false;
-                continue;
-            }
-            break;
-        }
-        done.clear();
-        // Paced: back in time to send the next IO, whether or not one completed by then.
-        let due = pacer.as_ref().map(Pacer::due_ns).filter(|&d| d != u64::MAX);
-        dev.reap(1, due.filter(|&d| d > dev.now_ns()), &mut done)?;
-        for c in &done {
-            slots[c.slot as usize].busy = false;
-            let f = slots[c.slot as usize];
-            let bytes = if matches!(f.op, Op::Read | Op::Write) {
-                f.len as u64
-            } else {
-                0
-            };
-            free.push(c.slot);
-            let ok = match f.op {
-                Op::Read | Op::Write => c.result == f.len as i64,
-                Op::Discard | Op::Flush => c.result >= 0,
-            };
-            if ok {
-                rec.completed(f.op, bytes, f.submit_ns, c.complete_ns);
-                done_ios += 1;
-                done_bytes += bytes;
-            } else {
-                // Any failed IO fails the run: it stops, keeping what was measured, and
-                // says which IO failed and why.
-                rec.failed(f.op, c.complete_ns);
-                if stopped.is_none() {
-                    stopped = Some(Stopped::Failed(describe_failure(
-                        f.op, f.offset, f.len, c.result,
-                    )));
-                }
-                submitting = false;
-                if let Some((team, _)) = team {
-                    team.halt();
-                }
-            }
-            if f.op == Op::Write {
+        Ok(())
+    }
+
+    /// Whether a write in flight overlaps `next`.
+    fn overlaps_a_write(&self, next: &NextIo) -> bool {
+        let NextIo { offset, len, .. } = *next;
+        self.slots.iter().any(|f| {
+            f.busy
+                && f.op == Op::Write
+                && f.offset < offset + len as u64
+                && offset < f.offset + f.len as u64
+        })
+    }
+
+    /// Fill a write's buffer and send the IO from `slot`.
+    fn issue(
+        &mut self,
+        dev: &mut dyn Device,
+        hooks: &mut Hooks,
+        slot: u32,
+        NextIo { op, offset, len }: NextIo,
+    ) -> Result<(), DriverError> {
+        if op == Op::Write {
+            if let Some(buf) = dev.buffer(slot) {
+                let buf = &mut buf[..len as usize];
+                pattern::fill(buf, self.w.data, &mut self.data_rng);
                 if let Some(v) = hooks.verify.as_deref_mut() {
-                    v.write_done(f.offset, f.len, ok);
-                    backlog_due |= submitting && v.backlog_due();
+                    v.stamp_write(buf, offset);
                 }
             }
-            if let Some(log) = hooks.iolog.as_deref_mut() {
-                log.record(&IoRecord {
-                    offset: f.offset,
-                    len: f.len,
-                    op: f.op,
-                    submit_ns: f.submit_ns - start_ns,
-                    complete_ns: c.complete_ns - start_ns,
-                });
-            }
         }
-        reaps += 1;
-        energy.poll(dev, &mut rec);
-        counters.poll(dev);
-        if sample_temperature && reaps.is_multiple_of(64) && dev.now_ns() >= next_sample_ns {
-            match dev.temperature_c() {
-                Some(celsius) => rec.temperature(dev.now_ns(), celsius),
-                None => sample_temperature = false,
-            }
-            next_sample_ns += 1_000_000_000;
-        }
-        if !reaps.is_multiple_of(64) {
-            continue;
-        }
-        // The team's totals so far: each thread adds what it completed since it last did.
-        let (ios, bytes) = match team {
-            Some((team, _)) => {
-                team.add(done_ios - published.0, done_bytes - published.1);
-                published = (done_ios, done_bytes);
-                team.totals()
-            }
-            None => (done_ios, done_bytes),
+        let now = dev.now_ns();
+        dev.submit(Io {
+            slot,
+            op,
+            offset,
+            len,
+        })?;
+        self.slots[slot as usize] = InFlight {
+            op,
+            offset,
+            len,
+            submit_ns: now,
+            busy: true,
         };
-        if last_report.elapsed() >= every {
-            if let Some(progress) = hooks.progress.as_deref_mut() {
-                let now = dev.now_ns();
-                let dt = (now - last_ns).max(1) as f64 / 1e9;
-                progress(&Progress {
-                    fraction: fraction(w, now - start_ns, issued_ios, issued_bytes),
-                    elapsed_ns: now - start_ns,
-                    ios,
-                    bytes,
-                    recent_iops: (ios - last_ios) as f64 / dt,
-                    recent_mbps: (bytes - last_bytes) as f64 / dt / 1e6,
-                });
-                (last_ios, last_bytes, last_ns) = (ios, bytes, now);
+        self.rec.submitted(op, now);
+        self.issued_ios += 1;
+        self.issued_bytes += len as u64;
+        if let Some(p) = self.pacer.as_mut() {
+            p.issued(now, len as u64);
+        }
+        Ok(())
+    }
+
+    /// A paced run with nothing in flight waits for its next IO's time; whether it waited.
+    fn wait_for_pace(&mut self, dev: &mut dyn Device) -> Result<bool, DriverError> {
+        if let Some(due) = self.pacer.as_ref().map(Pacer::due_ns) {
+            if self.submitting
+                && !self.backlog_due
+                && self.rec.in_flight() == 0
+                && dev.now_ns() < due
+            {
+                let until = self.deadline_ns.map_or(due, |d| due.min(d));
+                self.done.clear();
+                dev.reap(0, Some(until), &mut self.done)?;
+                self.energy.poll(dev, &mut self.rec);
+                return Ok(true);
             }
-            last_report = Instant::now();
+        }
+        Ok(false)
+    }
+
+    /// With nothing in flight: read a verification backlog back when one is due (or left
+    /// at a good end); whether the run goes on.
+    fn read_back_backlog(
+        &mut self,
+        dev: &mut dyn Device,
+        hooks: &mut Hooks,
+    ) -> Result<bool, DriverError> {
+        if let Some(v) = hooks.verify.as_deref_mut() {
+            // A full backlog, or what is left of one when the run ends well.
+            if self.backlog_due || (self.stopped.is_none() && v.backlog_pending()) {
+                v.check_backlog(dev, self.w.qd, self.verify_block)?;
+            }
+        }
+        Ok(std::mem::take(&mut self.backlog_due))
+    }
+
+    /// Wait for completions (paced: only until the next IO is due) and account for them.
+    fn reap(&mut self, dev: &mut dyn Device, hooks: &mut Hooks) -> Result<(), DriverError> {
+        self.done.clear();
+        // Paced: back in time to send the next IO, whether or not one completed by then.
+        let due = self
+            .pacer
+            .as_ref()
+            .map(Pacer::due_ns)
+            .filter(|&d| d != u64::MAX);
+        dev.reap(1, due.filter(|&d| d > dev.now_ns()), &mut self.done)?;
+        let done = std::mem::take(&mut self.done);
+        for c in &done {
+            self.complete(c, hooks);
+        }
+        self.done = done;
+        Ok(())
+    }
+
+    /// One completed IO: recorded, its slot freed; a failed one stops the run.
+    fn complete(&mut self, c: &Completion, hooks: &mut Hooks) {
+        self.slots[c.slot as usize].busy = false;
+        let f = self.slots[c.slot as usize];
+        let bytes = if matches!(f.op, Op::Read | Op::Write) {
+            f.len as u64
+        } else {
+            0
+        };
+        self.free.push(c.slot);
+        let ok = match f.op {
+            Op::Read | Op::Write => c.result == f.len as i64,
+            Op::Discard | Op::Flush => c.result >= 0,
+        };
+        if ok {
+            self.rec.completed(f.op, bytes, f.submit_ns, c.complete_ns);
+            self.done_ios += 1;
+            self.done_bytes += bytes;
+        } else {
+            // Any failed IO fails the run: it stops, keeping what was measured, and
+            // says which IO failed and why.
+            self.rec.failed(f.op, c.complete_ns);
+            if self.stopped.is_none() {
+                self.stopped = Some(Stopped::Failed(describe_failure(
+                    f.op, f.offset, f.len, c.result,
+                )));
+            }
+            self.submitting = false;
+            if let Some((team, _)) = self.team {
+                team.halt();
+            }
+        }
+        if f.op == Op::Write {
+            if let Some(v) = hooks.verify.as_deref_mut() {
+                v.write_done(f.offset, f.len, ok);
+                self.backlog_due |= self.submitting && v.backlog_due();
+            }
+        }
+        if let Some(log) = hooks.iolog.as_deref_mut() {
+            log.record(&IoRecord {
+                offset: f.offset,
+                len: f.len,
+                op: f.op,
+                submit_ns: f.submit_ns - self.start_ns,
+                complete_ns: c.complete_ns - self.start_ns,
+            });
         }
     }
-    Ok(Drove {
-        rec,
-        energy,
-        counters,
-        stopped,
-    })
+
+    /// After a reap: the energy, the counters and, every 64 reaps, the temperature.
+    fn sample(&mut self, dev: &mut dyn Device) {
+        self.energy.poll(dev, &mut self.rec);
+        self.counters.poll(dev);
+        if self.sample_temperature
+            && self.reaps.is_multiple_of(64)
+            && dev.now_ns() >= self.next_sample_ns
+        {
+            match dev.temperature_c() {
+                Some(celsius) => self.rec.temperature(dev.now_ns(), celsius),
+                None => self.sample_temperature = false,
+            }
+            self.next_sample_ns += 1_000_000_000;
+        }
+    }
+
+    /// Publish this thread's completions to its team and, when due, report progress.
+    fn report_progress(&mut self, dev: &mut dyn Device, hooks: &mut Hooks) {
+        // The team's totals so far: each thread adds what it completed since it last did.
+        let (ios, bytes) = match self.team {
+            Some((team, _)) => {
+                team.add(
+                    self.done_ios - self.published.0,
+                    self.done_bytes - self.published.1,
+                );
+                self.published = (self.done_ios, self.done_bytes);
+                team.totals()
+            }
+            None => (self.done_ios, self.done_bytes),
+        };
+        if self.last_report.elapsed() < self.every {
+            return;
+        }
+        if let Some(progress) = hooks.progress.as_deref_mut() {
+            let now = dev.now_ns();
+            let dt = (now - self.last_ns).max(1) as f64 / 1e9;
+            progress(&Progress {
+                fraction: fraction(
+                    self.w,
+                    now - self.start_ns,
+                    self.issued_ios,
+                    self.issued_bytes,
+                ),
+                elapsed_ns: now - self.start_ns,
+                ios,
+                bytes,
+                recent_iops: (ios - self.last_ios) as f64 / dt,
+                recent_mbps: (bytes - self.last_bytes) as f64 / dt / 1e6,
+            });
+            (self.last_ios, self.last_bytes, self.last_ns) = (ios, bytes, now);
+        }
+        self.last_report = Instant::now();
+    }
 }
 
 /// The end of a run: the last energy sample, the device's counters and the measurements.

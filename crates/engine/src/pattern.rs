@@ -19,14 +19,12 @@ pub enum DataKind {
 }
 
 impl DataKind {
-    pub fn parse(text: &str, compress_pct: u8) -> Result<DataKind, String> {
+    pub fn parse(text: &str, compress_pct: u8) -> Result<DataKind, UnknownDataKind> {
         match text {
             "incompressible" | "random" => Ok(DataKind::Incompressible),
             "compressible" => Ok(DataKind::Compressible { compress_pct }),
             "zeros" | "zero" => Ok(DataKind::Zeros),
-            other => Err(format!(
-                "unknown data kind '{other}': use incompressible, compressible or zeros"
-            )),
+            other => Err(UnknownDataKind(other.to_string())),
         }
     }
 
@@ -47,6 +45,11 @@ impl DataKind {
         }
     }
 }
+
+/// A data kind [`DataKind::parse`] does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown data kind '{0}': use incompressible, compressible or zeros")]
+pub struct UnknownDataKind(pub String);
 
 const CHUNK: usize = 512;
 

@@ -5,15 +5,14 @@
 /// convention the reviews use for block sizes and spans; a bare number is bytes. Exact: a
 /// fraction must come to whole bytes (`0.5K` is 512, `0.3K` is refused), and anything past
 /// 2^64 - 1 bytes is refused rather than rounded.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, SizeError> {
     let t = text.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let not_a_size = || {
-        format!("'{text}' is not a size: expected a number with an optional unit, like 4K, 128KiB or 8G")
-    };
+    let text = || text.to_string();
+    let not_a_size = || SizeError::NotASize { text: text() };
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
     if int.is_empty() && frac.is_empty() || frac.contains('.') {
         return Err(not_a_size());
@@ -25,12 +24,13 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
         other => {
-            return Err(format!(
-                "'{text}': unknown unit '{other}'; use K, M, G or T (or KiB, MiB, GiB, TiB)"
-            ))
+            return Err(SizeError::UnknownUnit {
+                text: text(),
+                unit: other.to_string(),
+            })
         }
     };
-    let out_of_range = || format!("'{text}' is out of range: at most 16 EiB (2^64 - 1 bytes)");
+    let out_of_range = || SizeError::OutOfRange { text: text() };
     // Digits as an exact integer, stopping once past any u64 (the fraction can only add).
     let digits = |d: &str| -> Option<u128> {
         d.bytes().try_fold(0u128, |v, c| {
@@ -41,18 +41,33 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let whole = digits(int).ok_or_else(out_of_range)?;
     let frac = frac.trim_end_matches('0');
     if frac.len() > 12 {
-        return Err(format!("'{text}' is not a whole number of bytes"));
+        return Err(SizeError::NotWholeBytes { text: text() });
     }
     let scale = 10u128.pow(frac.len() as u32);
     let part = digits(frac).expect("at most 12 digits") * mult;
     if !part.is_multiple_of(scale) {
-        return Err(format!("'{text}' is not a whole number of bytes"));
+        return Err(SizeError::NotWholeBytes { text: text() });
     }
     let bytes = whole
         .checked_mul(mult)
         .and_then(|b| b.checked_add(part / scale))
         .ok_or_else(out_of_range)?;
     u64::try_from(bytes).map_err(|_| out_of_range())
+}
+
+/// A byte size that does not parse; `text` is what was given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    #[error(
+        "'{text}' is not a size: expected a number with an optional unit, like 4K, 128KiB or 8G"
+    )]
+    NotASize { text: String },
+    #[error("'{text}': unknown unit '{unit}'; use K, M, G or T (or KiB, MiB, GiB, TiB)")]
+    UnknownUnit { text: String, unit: String },
+    #[error("'{text}' is out of range: at most 16 EiB (2^64 - 1 bytes)")]
+    OutOfRange { text: String },
+    #[error("'{text}' is not a whole number of bytes")]
+    NotWholeBytes { text: String },
 }
 
 /// The longest `--duration` a test takes: a week (seven times the PTS's longest test, WSAT's
@@ -63,38 +78,55 @@ pub const MAX_DURATION_S: f64 = 7.0 * 86_400.0;
 
 /// Parse a duration in seconds: a number (`60`, `0.5`, `2e3`) with an optional unit, `ms`,
 /// `s`, `m`/`min` or `h`. It must be positive and at most [`MAX_DURATION_S`].
-pub fn parse_duration(text: &str) -> Result<f64, String> {
+pub fn parse_duration(text: &str) -> Result<f64, DurationError> {
     let t = text.trim();
     let split = t
         .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
+    let text = || text.to_string();
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "s" | "sec" => 1.0,
         "ms" => 1e-3,
         "m" | "min" => 60.0,
         "h" => 3600.0,
         other => {
-            return Err(format!(
-            "'{text}': unknown unit '{other}'; give seconds, or use ms, s, m or h (e.g. 90s, 2m)"
-        ))
+            return Err(DurationError::UnknownUnit {
+                text: text(),
+                unit: other.to_string(),
+            })
         }
     };
-    let value: f64 = num.trim().parse().map_err(|_| {
-        format!("'{text}' is not a duration: give a number of seconds, e.g. 60 or 2m")
-    })?;
+    let value: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| DurationError::NotADuration { text: text() })?;
     let seconds = value * mult;
     if !seconds.is_finite() || seconds <= 0.0 {
-        return Err(format!(
-            "'{text}': give a positive number of seconds, e.g. 60 or 2m"
-        ));
+        return Err(DurationError::NotPositive { text: text() });
     }
     if seconds > MAX_DURATION_S {
-        return Err(format!(
-            "'{text}' is {seconds:e} s: at most {MAX_DURATION_S} s (a week): measure longer as several runs"
-        ));
+        return Err(DurationError::TooLong {
+            text: text(),
+            seconds,
+        });
     }
     Ok(seconds)
+}
+
+/// A duration that does not parse or is out of range; `text` is what was given.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DurationError {
+    #[error("'{text}': unknown unit '{unit}'; give seconds, or use ms, s, m or h (e.g. 90s, 2m)")]
+    UnknownUnit { text: String, unit: String },
+    #[error("'{text}' is not a duration: give a number of seconds, e.g. 60 or 2m")]
+    NotADuration { text: String },
+    #[error("'{text}': give a positive number of seconds, e.g. 60 or 2m")]
+    NotPositive { text: String },
+    #[error(
+        "'{text}' is {seconds:e} s: at most {MAX_DURATION_S} s (a week): measure longer as several runs"
+    )]
+    TooLong { text: String, seconds: f64 },
 }
 
 /// An LBA span: absolute bytes or a share of the target's capacity.
@@ -104,23 +136,35 @@ pub enum Span {
     Percent(f64),
 }
 
+/// A span that does not parse, or is empty; `text` is what was given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpanError {
+    #[error("'{text}' is not a percentage like 75%")]
+    NotAPercentage { text: String },
+    #[error("span '{text}' must be above 0% and at most 100%")]
+    PercentOutOfRange { text: String },
+    #[error("span '{text}' is empty: give bytes above 0 (8G) or a share of the target (75%)")]
+    Empty { text: String },
+    #[error(transparent)]
+    Size(#[from] SizeError),
+}
+
 impl Span {
-    pub fn parse(text: &str) -> Result<Span, String> {
+    pub fn parse(text: &str) -> Result<Span, SpanError> {
+        let text_of = || text.to_string();
         match text.trim().strip_suffix('%') {
             Some(pct) => {
                 let p: f64 = pct
                     .trim()
                     .parse()
-                    .map_err(|_| format!("'{text}' is not a percentage like 75%"))?;
+                    .map_err(|_| SpanError::NotAPercentage { text: text_of() })?;
                 if !(p > 0.0 && p <= 100.0) {
-                    return Err(format!("span '{text}' must be above 0% and at most 100%"));
+                    return Err(SpanError::PercentOutOfRange { text: text_of() });
                 }
                 Ok(Span::Percent(p))
             }
             None => match parse_size(text)? {
-                0 => Err(format!(
-                    "span '{text}' is empty: give bytes above 0 (8G) or a share of the target (75%)"
-                )),
+                0 => Err(SpanError::Empty { text: text_of() }),
                 bytes => Ok(Span::Bytes(bytes)),
             },
         }
@@ -149,16 +193,24 @@ mod tests {
         assert_eq!(parse_size("8G"), Ok(8 << 30));
         assert_eq!(parse_size("512"), Ok(512));
         assert_eq!(parse_size("0.5K"), Ok(512));
-        assert!(parse_size("4X").unwrap_err().contains("unknown unit"));
-        assert!(parse_size("abc").unwrap_err().contains("not a size"));
+        assert!(parse_size("4X")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown unit"));
+        assert!(parse_size("abc")
+            .unwrap_err()
+            .to_string()
+            .contains("not a size"));
         assert!(parse_size("0.3K").is_err());
         assert_eq!(parse_size("1.5M"), Ok(3 << 19));
         assert_eq!(parse_size("18446744073709551615"), Ok(u64::MAX));
         assert!(parse_size("18446744073709551616")
             .unwrap_err()
+            .to_string()
             .contains("out of range"));
         assert!(parse_size("16777216T")
             .unwrap_err()
+            .to_string()
             .contains("out of range"));
         // Exact past 2^53, where a float would round.
         assert_eq!(parse_size("9007199254740993"), Ok(9_007_199_254_740_993));
@@ -175,10 +227,13 @@ mod tests {
         assert_eq!(parse_duration("1.5h"), Ok(5400.0));
         assert_eq!(parse_duration("500ms"), Ok(0.5));
         assert_eq!(parse_duration("2e3"), Ok(2000.0));
-        assert!(parse_duration("2e10").unwrap_err().contains("at most"));
+        assert!(parse_duration("2e10")
+            .unwrap_err()
+            .to_string()
+            .contains("at most"));
         // A week, what a run's per-second record holds in about 120 MB (#66 item 11).
         assert_eq!(parse_duration("168h"), Ok(604_800.0));
-        let e = parse_duration("169h").unwrap_err();
+        let e = parse_duration("169h").unwrap_err().to_string();
         assert!(
             e.contains("(a week): measure longer as several runs"),
             "{e}"
@@ -197,8 +252,8 @@ mod tests {
         assert_eq!(Span::parse("1M").unwrap().resolve(1 << 30, 4096), 1 << 20);
         assert_eq!(Span::parse("8G").unwrap().resolve(1 << 30, 4096), 1 << 30);
         assert!(Span::parse("0%").is_err());
-        assert!(Span::parse("0").unwrap_err().contains("empty"));
-        assert!(Span::parse("0K").unwrap_err().contains("empty"));
+        assert!(Span::parse("0").unwrap_err().to_string().contains("empty"));
+        assert!(Span::parse("0K").unwrap_err().to_string().contains("empty"));
         assert!(Span::parse("150%").is_err());
     }
 }

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::device::{Geometry, Op};
 use crate::pattern::{DataKind, Rng};
-use crate::shape::{Sampler, Shape, SpRandom, SpRandomOrder};
+use crate::shape::{
+    DistributionError, PacingError, Sampler, Shape, SpRandom, SpRandomError, SpRandomOrder,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -125,8 +127,22 @@ pub enum WorkloadError {
     ReadShare(u8),
     #[error("the workload has no end: give a duration, a byte count or an IO count")]
     NoLimit,
-    #[error("{0}")]
-    Shape(String),
+    #[error(
+        "a duty cycle bursts the whole run at once, which threads each pacing themselves \
+         would not: use --threads 1 (and the total --qd) with --burst"
+    )]
+    DutyCycleThreads,
+    #[error(
+        "with a block-size mix the workload's block size is the mix's smallest ({smallest} \
+         bytes), not {block}"
+    )]
+    MixBlockSize { smallest: u32, block: u32 },
+    #[error(transparent)]
+    Distribution(#[from] DistributionError),
+    #[error(transparent)]
+    Pacing(#[from] PacingError),
+    #[error(transparent)]
+    SpRandom(#[from] SpRandomError),
 }
 
 impl Workload {
@@ -139,11 +155,7 @@ impl Workload {
             return Err(WorkloadError::Threads(self.threads));
         }
         if self.threads > 1 && self.shape.duty_cycle.is_some() {
-            return Err(WorkloadError::Shape(
-                "a duty cycle bursts the whole run at once, which threads each pacing \
-                 themselves would not: use --threads 1 (and the total --qd) with --burst"
-                    .into(),
-            ));
+            return Err(WorkloadError::DutyCycleThreads);
         }
         let logical = geo.logical_block_bytes.max(1);
         let mix = self.shape.block_mix.iter().flat_map(|m| m.shares());
@@ -158,12 +170,10 @@ impl Workload {
         }
         if let Some(mix) = &self.shape.block_mix {
             if mix.smallest() != self.block_bytes {
-                return Err(WorkloadError::Shape(format!(
-                    "with a block-size mix the workload's block size is the mix's smallest \
-                     ({} bytes), not {}",
-                    mix.smallest(),
-                    self.block_bytes
-                )));
+                return Err(WorkloadError::MixBlockSize {
+                    smallest: mix.smallest(),
+                    block: self.block_bytes,
+                });
             }
         }
         if !self.offset_bytes.is_multiple_of(logical as u64) {
@@ -207,11 +217,10 @@ impl Workload {
         }
         self.shape
             .distribution
-            .check(self.units(), self.block_bytes as u64)
-            .and_then(|()| self.shape.check())
-            .map_err(WorkloadError::Shape)?;
+            .check(self.units(), self.block_bytes as u64)?;
+        self.shape.check()?;
         if let Access::SpRandom(s) = self.access {
-            self.check_sprandom(s).map_err(WorkloadError::Shape)?;
+            self.check_sprandom(s)?;
         }
         if self.read_pct > 100 {
             return Err(WorkloadError::ReadShare(self.read_pct));
@@ -224,18 +233,14 @@ impl Workload {
     }
 
     /// An SPRandom pass writes one block size uniformly over its span, as fio's.
-    fn check_sprandom(&self, s: SpRandom) -> Result<(), String> {
+    fn check_sprandom(&self, s: SpRandom) -> Result<(), SpRandomError> {
         let writes = self.op.map_or(self.read_pct == 0, |op| op == Op::Write);
         if !writes
             || self.threads > 1
             || self.shape.block_mix.is_some()
             || !self.shape.distribution.is_uniform()
         {
-            return Err(
-                "an SPRandom pass only writes, one block size, over the whole span, on one \
-                 thread"
-                    .into(),
-            );
+            return Err(SpRandomError::NotAPlainWrite);
         }
         s.check(self.units(), self.block_bytes as u64)
     }

@@ -15,6 +15,8 @@ pub enum RunError {
     /// Flags that do not go together, or a value only the test or target can check.
     #[error("{0}")]
     Flags(String),
+    #[error(transparent)]
+    Data(#[from] engine::pattern::UnknownDataKind),
     /// A file the run would write (`--json`, `--iolog`, `--hist-log`) cannot be.
     #[error("{0}")]
     OutputPath(String),

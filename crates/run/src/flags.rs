@@ -25,6 +25,22 @@ impl From<String> for BadValue {
     }
 }
 
+/// The engine's parsers' refusals, said as they are.
+macro_rules! bad_value_from {
+    ($($error:ty),*) => {$(
+        impl From<$error> for BadValue {
+            fn from(e: $error) -> BadValue {
+                BadValue(e.to_string())
+            }
+        }
+    )*};
+}
+bad_value_from!(
+    engine::size::SizeError,
+    engine::size::DurationError,
+    engine::shape::BlockMixError
+);
+
 impl From<&str> for BadValue {
     fn from(why: &str) -> BadValue {
         BadValue(why.to_string())
@@ -213,7 +229,7 @@ pub enum BlockSizes {
 
 fn parse_block_sizes(text: &str) -> Result<BlockSizes, BadValue> {
     if text.contains([':', ',', '/']) {
-        text.parse().map(BlockSizes::Mix).map_err(BadValue)
+        Ok(text.parse().map(BlockSizes::Mix)?)
     } else {
         size_u32(text).map(BlockSizes::One)
     }

@@ -147,8 +147,7 @@ impl RunFlags {
             .data
             .as_deref()
             .map(|d| DataKind::parse(d, self.compress_pct))
-            .transpose()
-            .map_err(RunError::Flags)?;
+            .transpose()?;
         let (block_bytes, block_mix) = match self.bs.clone() {
             None => (None, None),
             Some(BlockSizes::One(b)) => (Some(b), None),

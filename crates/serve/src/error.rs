@@ -37,6 +37,9 @@ pub enum ServeError {
     Os(String, std::io::Error),
     #[error("ublk: {0}")]
     Ublk(String),
+    /// The simulated drive could not allocate its buffers for the requests in flight.
+    #[error("{0}")]
+    Prepare(engine::DeviceError),
 }
 
 fn gib(bytes: u64) -> String {

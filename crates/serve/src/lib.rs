@@ -102,7 +102,7 @@ pub fn serve(
     ublk_available()?;
     let slots = opts.queues as u32 * opts.depth as u32;
     let pacer =
-        Arc::new(pacer::Pacer::new(ssd, store, slots, opts.slowdown).map_err(ServeError::Options)?);
+        Arc::new(pacer::Pacer::new(ssd, store, slots, opts.slowdown).map_err(ServeError::Prepare)?);
     let status = ServedDrive {
         pid: std::process::id(),
         device: String::new(),

@@ -7,7 +7,7 @@
 
 use std::sync::Mutex;
 
-use engine::{Completion, Device, Io, Op};
+use engine::{Completion, Device, DeviceError, Io, Op};
 use sim::SimSsd;
 
 use crate::store::Store;
@@ -49,8 +49,8 @@ impl Pacer {
         store: Store,
         slots: u32,
         slowdown: u32,
-    ) -> Result<Pacer, String> {
-        sim.prepare(slots, 0).map_err(|e| e.to_string())?;
+    ) -> Result<Pacer, DeviceError> {
+        sim.prepare(slots, 0)?;
         Ok(Pacer {
             drive: Mutex::new(Drive {
                 sim,

@@ -53,7 +53,10 @@ pub enum KeyError {
     },
     /// A size that does not read as one, and why.
     #[error("{key}: {why}")]
-    Size { key: String, why: String },
+    Size {
+        key: String,
+        why: engine::size::SizeError,
+    },
     #[error("{key}={value} is too large")]
     TooLarge { key: String, value: String },
     /// A value outside its key's physical range (`Range::check`).

@@ -10,7 +10,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use engine::counters::{DeviceCounters, EnergyCounters, FaultCounts};
-use engine::power::link::LinkPowerControl;
+use engine::power::link::{LinkPowerControl, LinkPowerError};
 use engine::system::MemoryBudget;
 use engine::{
     Clock, Completion, DataNeed, Device, DeviceError, Geometry, Identity, Io, Op, TargetKind,
@@ -605,15 +605,15 @@ impl Device for SimSsd {
         Some(self.energy().total_j())
     }
 
-    fn write_cache(&self) -> Result<Option<bool>, String> {
-        Err(
+    fn write_cache(&self) -> Result<Option<bool>, DeviceError> {
+        Err(DeviceError::Other(
             "the simulated drive's DRAM write buffer (write_buffer) is part of its model, not \
              a cache the host switches: give write_buffer= in the target to change it"
                 .into(),
-        )
+        ))
     }
 
-    fn link_power(&self) -> Result<LinkPowerControl, String> {
+    fn link_power(&self) -> Result<LinkPowerControl, LinkPowerError> {
         Ok(LinkPowerControl {
             control: "sim:link_pm".into(),
             value: if self.cfg.energy.link_pm { "on" } else { "off" }.into(),

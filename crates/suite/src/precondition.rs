@@ -239,14 +239,16 @@ impl FromStr for Precondition {
                             }
                             .map_err(|_| bad("not a spare area"))?
                         }
-                        "cache" => cache = parse_size(value).map_err(|e| bad(&e))?,
+                        "cache" => cache = parse_size(value).map_err(|e| bad(&e.to_string()))?,
                         "regions" => {
                             regions = value.parse().map_err(|_| bad("not a number of regions"))?
                         }
                         _ => return Err(bad("unknown key")),
                     }
                 }
-                SpRandom::new(op, regions, cache).map(Precondition::SpRandom)
+                SpRandom::new(op, regions, cache)
+                    .map(Precondition::SpRandom)
+                    .map_err(|e| e.to_string())
             }
             _ => Err(format!("unknown preconditioning '{text}': {usage}")),
         }

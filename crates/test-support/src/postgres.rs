@@ -102,9 +102,27 @@ fn as_owner(program: &Path) -> Command {
     }
 }
 
+/// Why the test server could not be set up, started, stopped or frozen: a step's own
+/// words (initdb's output, an OS error), which vary too much for variants.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PostgresError(String);
+
+impl From<String> for PostgresError {
+    fn from(message: String) -> PostgresError {
+        PostgresError(message)
+    }
+}
+
+impl From<&str> for PostgresError {
+    fn from(message: &str) -> PostgresError {
+        PostgresError(message.to_string())
+    }
+}
+
 impl Server {
     /// initdb and start a server in a new temporary directory.
-    pub fn new() -> Result<Server, String> {
+    pub fn new() -> Result<Server, PostgresError> {
         static N: AtomicU32 = AtomicU32::new(0);
         let bin = bin_dir().ok_or("no initdb and postgres (apt-get install postgresql)")?;
         let dir = std::env::temp_dir().join(format!(
@@ -122,7 +140,8 @@ impl Server {
                     "chown {}: {}",
                     dir.display(),
                     std::io::Error::last_os_error()
-                ));
+                )
+                .into());
             }
         }
         let data = dir.join("data");
@@ -146,7 +165,8 @@ impl Server {
                 "initdb failed: {}{}",
                 String::from_utf8_lossy(&out.stdout),
                 String::from_utf8_lossy(&out.stderr)
-            ));
+            )
+            .into());
         }
         // The watchdog: when its standard input closes (the test process exited) it stops
         // the server, whichever start of it runs then (postmaster.pid names it), and removes
@@ -178,7 +198,7 @@ impl Server {
 
     /// Start the server (again: a stopped one keeps its databases and its socket's path) and
     /// wait until it accepts connections. Nothing to do while it runs.
-    pub fn start(&self) -> Result<(), String> {
+    pub fn start(&self) -> Result<(), PostgresError> {
         let mut running = self.running.lock().unwrap();
         if running.is_none() {
             let log = std::fs::OpenOptions::new()
@@ -216,17 +236,14 @@ impl Server {
 
     /// Stop the server (a fast shutdown: its clients are disconnected) and wait until it has
     /// gone, its socket with it. Nothing to do while it is stopped.
-    pub fn stop(&self) -> Result<(), String> {
+    pub fn stop(&self) -> Result<(), PostgresError> {
         let Some(mut child) = self.running.lock().unwrap().take() else {
             return Ok(());
         };
         // SAFETY: kill has no preconditions; the pid is our child's, not yet waited for.
         // `setpriv` (as_owner) execs postgres, so it is the postmaster's.
         if unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) } != 0 {
-            return Err(format!(
-                "kill postgres: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(format!("kill postgres: {}", std::io::Error::last_os_error()).into());
         }
         child
             .wait()
@@ -237,7 +254,7 @@ impl Server {
     /// Stop the server's processes where they are (SIGSTOP: the postmaster and every
     /// backend), as a server stuck or paused looks to its clients: connections stay open and
     /// nothing answers. They go on when the guard is dropped.
-    pub fn freeze(&self) -> Result<Frozen, String> {
+    pub fn freeze(&self) -> Result<Frozen, PostgresError> {
         let running = self.running.lock().unwrap();
         let postmaster = running.as_ref().ok_or("the server is stopped")?.id();
         // The postmaster first, so it starts no backend after its children are listed.
@@ -252,7 +269,7 @@ impl Server {
         Ok(frozen)
     }
 
-    fn wait_ready(&self) -> Result<(), String> {
+    fn wait_ready(&self) -> Result<(), PostgresError> {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let ok = Command::new(self.bin.join("pg_isready"))
@@ -266,7 +283,7 @@ impl Server {
             }
             if Instant::now() > deadline {
                 let log = std::fs::read_to_string(self.dir.join("log")).unwrap_or_default();
-                return Err(format!("the server did not start in 60 s: {log}"));
+                return Err(format!("the server did not start in 60 s: {log}").into());
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -312,11 +329,11 @@ pub struct Frozen {
 }
 
 impl Frozen {
-    fn signal(&mut self, pid: u32, signal: libc::c_int) -> Result<(), String> {
+    fn signal(&mut self, pid: u32, signal: libc::c_int) -> Result<(), PostgresError> {
         // SAFETY: kill has no preconditions; the pid is the server's postmaster or one of
         // its children, listed just now while the postmaster, which reaps them, is stopped.
         if unsafe { libc::kill(pid as libc::pid_t, signal) } != 0 {
-            return Err(format!("kill {pid}: {}", std::io::Error::last_os_error()));
+            return Err(format!("kill {pid}: {}", std::io::Error::last_os_error()).into());
         }
         self.pids.push(pid);
         Ok(())

@@ -94,17 +94,20 @@ impl HistLogWriter {
     }
 }
 
+/// A hist log line that is not fio's layout.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("hist log line {line}: not `msec, direction, bs, {PLAT_NR} bins`")]
+pub struct BadHistLine {
+    /// From 1.
+    pub line: usize,
+}
+
 /// Read a hist log's lines (fio's or ssdlab's) as (msec, direction, bucket counts).
-pub fn read(text: &str) -> Result<Vec<(u64, u8, Vec<u64>)>, String> {
+pub fn read(text: &str) -> Result<Vec<(u64, u8, Vec<u64>)>, BadHistLine> {
     text.lines()
         .enumerate()
         .map(|(n, line)| {
-            let bad = || {
-                format!(
-                    "hist log line {}: not `msec, direction, bs, {PLAT_NR} bins`",
-                    n + 1
-                )
-            };
+            let bad = || BadHistLine { line: n + 1 };
             let fields: Vec<u64> = line
                 .split(',')
                 .map(|f| f.trim().parse().map_err(|_| bad()))

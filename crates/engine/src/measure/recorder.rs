@@ -7,7 +7,7 @@ use hdrhistogram::Histogram;
 use super::coarse::{point_seconds, Coarse};
 use super::hist_log::HistLine;
 use super::{CpuUsage, DirSummary, LatencyStats, Measurements, SecondPoint, Summary};
-use super::{LatencySeconds, LatencyWindow};
+use super::{LatencySeconds, LatencyWindow, SecondLatency};
 use super::{ENERGY_SAMPLES_PER_S, IDLE_RUN_S, NS};
 use crate::device::Op;
 
@@ -472,7 +472,55 @@ impl Recorder {
         let end_ns = end_ns.max(self.end_ns);
         self.close_window(u64::MAX);
         let latency_by_second = self.with_seconds_of(|s| s.seconds().to_vec());
-        // Account the tail of any busy period still open (only on an aborted run).
+        self.close_busy_periods(end_ns);
+        let duration_ns = end_ns - self.start_ns;
+        let duration_s = duration_ns as f64 / NS as f64;
+        let PerSecond {
+            points,
+            idle_seconds_omitted,
+            point_s,
+        } = self.per_second(end_ns, duration_s, &latency_by_second);
+        let read = self.dir_summary(Dir::Read, duration_s);
+        let write = self.dir_summary(Dir::Write, duration_s);
+        let other = self.dir_summary(Dir::Other, duration_s);
+        let ios = [&read, &write, &other]
+            .iter()
+            .map(|d| d.as_ref().map_or(0, |d| d.ios))
+            .sum::<u64>();
+        let bytes = [&read, &write]
+            .iter()
+            .map(|d| d.as_ref().map_or(0, |d| d.bytes))
+            .sum::<u64>();
+        let cpu = cpu.map(|c| c.per_io(ios));
+        Measurements {
+            summary: Summary {
+                ios,
+                bytes,
+                duration_s,
+                iops: ios as f64 / duration_s.max(1e-9),
+                mbps: bytes as f64 / duration_s.max(1e-9) / 1e6,
+                busy_time_s: self.all.busy_ns as f64 / NS as f64,
+                avg_in_flight: self.all.in_flight_ns as f64 / duration_ns.max(1) as f64,
+                max_in_flight: self.all.max_in_flight,
+                read,
+                write,
+                other,
+                cpu,
+                cpu_by_thread: Vec::new(),
+                idle_seconds_omitted,
+                point_s,
+                failed_ios: self.failed,
+                energy_j: match (self.energy_at(self.start_ns), self.energy_at(end_ns)) {
+                    (Some(a), Some(b)) => Some(b - a),
+                    _ => None,
+                },
+            },
+            per_second: points,
+        }
+    }
+
+    /// Account the tail of any busy period still open at `end_ns` (only on an aborted run).
+    fn close_busy_periods(&mut self, end_ns: u64) {
         for o in self
             .occupancy
             .iter_mut()
@@ -483,50 +531,20 @@ impl Recorder {
                 o.in_flight_ns += end_ns as i128 * o.in_flight as i128;
             }
         }
-        let duration_ns = end_ns - self.start_ns;
-        let duration_s = duration_ns as f64 / NS as f64;
+    }
+
+    /// Every second from the first to the last with a completion, at zero where none
+    /// completed, except the inside of long idle periods; coarsened to points of several
+    /// seconds on a long run.
+    fn per_second(
+        &self,
+        end_ns: u64,
+        duration_s: f64,
+        latency_by_second: &[(u64, [Option<SecondLatency>; 2])],
+    ) -> PerSecond {
         let both = self.buckets.iter().any(|(_, b)| b.ios[0] > 0)
             && self.buckets.iter().any(|(_, b)| b.ios[1] > 0);
-        let latency = |t: u64| {
-            let i = latency_by_second.partition_point(|&(s, _)| s < t);
-            latency_by_second
-                .get(i)
-                .filter(|&&(s, _)| s == t)
-                .map(|&(_, l)| l)
-        };
-        let point = |t: u64, b: &Bucket| {
-            // The last bucket may cover less than a second; rate it over what it covers.
-            let covered = ((end_ns - self.start_ns) as f64 / NS as f64 - t as f64).clamp(1e-9, 1.0);
-            let from_ns = self.start_ns + t * NS;
-            let to_ns = (from_ns + NS).min(end_ns).max(from_ns + 1);
-            let watts = match (self.energy_at(from_ns), self.energy_at(to_ns)) {
-                (Some(a), Some(b)) => Some((b - a) / ((to_ns - from_ns) as f64 / NS as f64)),
-                _ => None,
-            };
-            let rate = |ios: u64| ios as f64 / covered;
-            let mb = |bytes: u64| bytes as f64 / covered / 1e6;
-            SecondPoint {
-                t,
-                ios: b.ios.iter().sum(),
-                iops: rate(b.ios.iter().sum()),
-                mbps: mb(b.bytes[0] + b.bytes[1]),
-                read_iops: both.then(|| rate(b.ios[0])),
-                read_mbps: both.then(|| mb(b.bytes[0])),
-                write_iops: both.then(|| rate(b.ios[1])),
-                write_mbps: both.then(|| mb(b.bytes[1])),
-                covered_s: (covered < 1.0).then_some(covered),
-                temperature_c: self
-                    .temperature
-                    .iter()
-                    .find(|&&(s, _)| s == t)
-                    .map(|&(_, c)| c),
-                watts,
-                read_latency_us: latency(t).and_then(|l| l[0]),
-                write_latency_us: latency(t).and_then(|l| l[1]),
-            }
-        };
-        // Every second from the first to the last with a completion, at zero where none
-        // completed, except the inside of long idle periods.
+        let point = |t: u64, b: &Bucket| self.second_point(t, b, end_ns, both, latency_by_second);
         let omitted = self.omitted_ranges();
         let mut idle_seconds_omitted = 0;
         // A run without IO (an idle power measurement) still has its seconds of power.
@@ -566,60 +584,87 @@ impl Recorder {
                 t += 1;
             }
         }
-        let dir_summary = |d: Dir| -> Option<DirSummary> {
-            let ios: u64 = self.buckets.iter().map(|(_, b)| b.ios[d as usize]).sum();
-            if ios == 0 {
-                return None;
-            }
-            let bytes: u64 = self.buckets.iter().map(|(_, b)| b.bytes[d as usize]).sum();
-            let o = &self.occupancy[d as usize];
-            Some(DirSummary {
-                ios,
-                bytes,
-                iops: ios as f64 / duration_s.max(1e-9),
-                mbps: bytes as f64 / duration_s.max(1e-9) / 1e6,
-                busy_time_s: o.busy_ns as f64 / NS as f64,
-                latency_us: LatencyStats::of(&self.latency_ns[d as usize]),
-            })
-        };
-        let read = dir_summary(Dir::Read);
-        let write = dir_summary(Dir::Write);
-        let other = dir_summary(Dir::Other);
-        let ios = [&read, &write, &other]
-            .iter()
-            .map(|d| d.as_ref().map_or(0, |d| d.ios))
-            .sum::<u64>();
-        let bytes = [&read, &write]
-            .iter()
-            .map(|d| d.as_ref().map_or(0, |d| d.bytes))
-            .sum::<u64>();
-        let cpu = cpu.map(|c| c.per_io(ios));
-        Measurements {
-            summary: Summary {
-                ios,
-                bytes,
-                duration_s,
-                iops: ios as f64 / duration_s.max(1e-9),
-                mbps: bytes as f64 / duration_s.max(1e-9) / 1e6,
-                busy_time_s: self.all.busy_ns as f64 / NS as f64,
-                avg_in_flight: self.all.in_flight_ns as f64 / duration_ns.max(1) as f64,
-                max_in_flight: self.all.max_in_flight,
-                read,
-                write,
-                other,
-                cpu,
-                cpu_by_thread: Vec::new(),
-                idle_seconds_omitted,
-                point_s,
-                failed_ios: self.failed,
-                energy_j: match (self.energy_at(self.start_ns), self.energy_at(end_ns)) {
-                    (Some(a), Some(b)) => Some(b - a),
-                    _ => None,
-                },
-            },
-            per_second: series.finish(),
+        PerSecond {
+            points: series.finish(),
+            idle_seconds_omitted,
+            point_s,
         }
     }
+
+    /// Second `t`'s point from its bucket `b`; `both`: the run both read and wrote, so the
+    /// point splits its rates by direction.
+    fn second_point(
+        &self,
+        t: u64,
+        b: &Bucket,
+        end_ns: u64,
+        both: bool,
+        latency_by_second: &[(u64, [Option<SecondLatency>; 2])],
+    ) -> SecondPoint {
+        let latency = {
+            let i = latency_by_second.partition_point(|&(s, _)| s < t);
+            latency_by_second
+                .get(i)
+                .filter(|&&(s, _)| s == t)
+                .map(|&(_, l)| l)
+        };
+        // The last bucket may cover less than a second; rate it over what it covers.
+        let covered = ((end_ns - self.start_ns) as f64 / NS as f64 - t as f64).clamp(1e-9, 1.0);
+        let from_ns = self.start_ns + t * NS;
+        let to_ns = (from_ns + NS).min(end_ns).max(from_ns + 1);
+        let watts = match (self.energy_at(from_ns), self.energy_at(to_ns)) {
+            (Some(a), Some(b)) => Some((b - a) / ((to_ns - from_ns) as f64 / NS as f64)),
+            _ => None,
+        };
+        let rate = |ios: u64| ios as f64 / covered;
+        let mb = |bytes: u64| bytes as f64 / covered / 1e6;
+        SecondPoint {
+            t,
+            ios: b.ios.iter().sum(),
+            iops: rate(b.ios.iter().sum()),
+            mbps: mb(b.bytes[0] + b.bytes[1]),
+            read_iops: both.then(|| rate(b.ios[0])),
+            read_mbps: both.then(|| mb(b.bytes[0])),
+            write_iops: both.then(|| rate(b.ios[1])),
+            write_mbps: both.then(|| mb(b.bytes[1])),
+            covered_s: (covered < 1.0).then_some(covered),
+            temperature_c: self
+                .temperature
+                .iter()
+                .find(|&&(s, _)| s == t)
+                .map(|&(_, c)| c),
+            watts,
+            read_latency_us: latency.and_then(|l| l[0]),
+            write_latency_us: latency.and_then(|l| l[1]),
+        }
+    }
+
+    /// The run's summary for direction `d`; `None` when it had no IO.
+    fn dir_summary(&self, d: Dir, duration_s: f64) -> Option<DirSummary> {
+        let ios: u64 = self.buckets.iter().map(|(_, b)| b.ios[d as usize]).sum();
+        if ios == 0 {
+            return None;
+        }
+        let bytes: u64 = self.buckets.iter().map(|(_, b)| b.bytes[d as usize]).sum();
+        let o = &self.occupancy[d as usize];
+        Some(DirSummary {
+            ios,
+            bytes,
+            iops: ios as f64 / duration_s.max(1e-9),
+            mbps: bytes as f64 / duration_s.max(1e-9) / 1e6,
+            busy_time_s: o.busy_ns as f64 / NS as f64,
+            latency_us: LatencyStats::of(&self.latency_ns[d as usize]),
+        })
+    }
+}
+
+/// The per-second series of a run and how it was cut.
+struct PerSecond {
+    points: Vec<SecondPoint>,
+    /// Seconds inside long idle periods, left out of the series.
+    idle_seconds_omitted: u64,
+    /// The seconds each point stands for.
+    point_s: u64,
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::{read_integer, read_sysfs, Channel, Chip, MeterError, Sensor};
+use super::{read_integer, read_sysfs, Channel, Chip, MeterError, Sensor, SensorError};
 
 pub(super) struct Hwmon {
     dir: PathBuf,
@@ -66,7 +66,7 @@ impl Hwmon {
 }
 
 impl Sensor for Hwmon {
-    fn read(&mut self) -> Result<Option<(Instant, f64)>, String> {
+    fn read(&mut self) -> Result<Option<(Instant, f64)>, SensorError> {
         let watts = match &self.files {
             Files::Power(p) => read_integer(p)? as f64 / 1e6,
             Files::VoltsAmps(v, a) => {

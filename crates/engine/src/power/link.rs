@@ -10,9 +10,12 @@
 //! The power tests record the setting they found, set the one they need and put the found
 //! one back.
 
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::target_kind::TargetKind;
 
 /// Where a device's link power management is set, its value now, and the values that
 /// allow and forbid slumber.
@@ -35,21 +38,70 @@ impl LinkPowerControl {
     }
 }
 
+/// Why a device has no link power control ssdlab can read or set. OS errors are in the
+/// messages, not the source chain: `{:#}` would print them twice.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkPowerError {
+    #[error("a {0} target has no link power management")]
+    NotADeviceNode(TargetKind),
+    #[error("{0} names no device")]
+    NoDeviceName(String),
+    #[error("{name} is not in sysfs ({error})")]
+    NotInSysfs { name: String, error: io::Error },
+    #[error(
+        "{0} has no link power management in sysfs (no SATA host's \
+         link_power_management_policy, no NVMe controller's APST latency tolerance): \
+         a loop device, a USB bridge or a virtual disk has none"
+    )]
+    NoControl(String),
+    #[error("cannot list {dir}: {error}")]
+    Unlistable { dir: String, error: io::Error },
+    #[error(
+        "the NVMe controller ({0}) does not support APST (Linux shows no latency tolerance \
+         for it): the drive manages its power states on its own, if at all"
+    )]
+    NoApst(String),
+    #[error("the namespace is reached through {0} controllers: set APST on each by hand")]
+    ManyControllers(usize),
+    #[error("cannot read {path}: {error}")]
+    Unreadable { path: String, error: io::Error },
+    #[error("cannot set {control} to '{value}': {error}{}", needs_root(error))]
+    Unsettable {
+        control: String,
+        value: String,
+        error: io::Error,
+    },
+}
+
+/// The hint for a control's write that was refused for want of privilege.
+fn needs_root(error: &io::Error) -> &'static str {
+    if error.kind() == io::ErrorKind::PermissionDenied {
+        " (setting link power management needs root)"
+    } else {
+        ""
+    }
+}
+
 /// The link power control of a block device, looked up under `sys_root` (`/sys`): the
 /// SATA host's policy, or the NVMe controller's APST latency tolerance. `Err` says why
 /// there is none (a loop device, a USB bridge, a kernel without the attribute).
-pub fn control_of(sys_root: &Path, device: &Path) -> Result<LinkPowerControl, String> {
+pub fn control_of(sys_root: &Path, device: &Path) -> Result<LinkPowerControl, LinkPowerError> {
     let mut name = device
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| format!("{} names no device", device.display()))?;
+        .ok_or_else(|| LinkPowerError::NoDeviceName(device.display().to_string()))?;
     // An NVMe namespace's generic device (ng0n1) shares its block device's controller.
     if let Some(rest) = name.strip_prefix("ng") {
         name = format!("nvme{rest}");
     }
     // A partition's link is its disk's.
-    let block = std::fs::canonicalize(sys_root.join("class/block").join(&name))
-        .map_err(|e| format!("{name} is not in sysfs ({e})"))?;
+    let block =
+        std::fs::canonicalize(sys_root.join("class/block").join(&name)).map_err(|error| {
+            LinkPowerError::NotInSysfs {
+                name: name.clone(),
+                error,
+            }
+        })?;
     let disk = if block.join("partition").exists() {
         block.parent().map(Path::to_path_buf).unwrap_or(block)
     } else {
@@ -63,22 +115,21 @@ pub fn control_of(sys_root: &Path, device: &Path) -> Result<LinkPowerControl, St
             return nvme_apst(dir);
         }
     }
-    Err(format!(
-        "{name} has no link power management in sysfs (no SATA host's \
-         link_power_management_policy, no NVMe controller's APST latency tolerance): \
-         a loop device, a USB bridge or a virtual disk has none"
-    ))
+    Err(LinkPowerError::NoControl(name))
 }
 
 /// APST's latency tolerance of the NVMe controller a namespace hangs from: the controller
 /// itself, or (native multipath) the one controller its subsystem links to.
-fn nvme_apst(dir: &Path) -> Result<LinkPowerControl, String> {
+fn nvme_apst(dir: &Path) -> Result<LinkPowerControl, LinkPowerError> {
     const APST: &str = "power/pm_qos_latency_tolerance_us";
     if dir.join(APST).exists() {
         return read(&dir.join(APST), "100000", "0");
     }
     let mut controllers: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .map_err(|error| LinkPowerError::Unlistable {
+            dir: dir.display().to_string(),
+            error,
+        })?
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
@@ -92,20 +143,13 @@ fn nvme_apst(dir: &Path) -> Result<LinkPowerControl, String> {
     match controllers.as_slice() {
         [one] => read(&one.join(APST), "100000", "0"),
         // Linux shows the tolerance only for a controller that supports APST.
-        [] => Err(format!(
-            "the NVMe controller ({}) does not support APST (Linux shows no latency tolerance \
-             for it): the drive manages its power states on its own, if at all",
-            dir.display()
-        )),
-        many => Err(format!(
-            "the namespace is reached through {} controllers: set APST on each by hand",
-            many.len()
-        )),
+        [] => Err(LinkPowerError::NoApst(dir.display().to_string())),
+        many => Err(LinkPowerError::ManyControllers(many.len())),
     }
 }
 
 /// `host*/scsi_host/host*/link_power_management_policy` under an ancestor of the disk.
-fn sata_policy(dir: &Path) -> Option<Result<LinkPowerControl, String>> {
+fn sata_policy(dir: &Path) -> Option<Result<LinkPowerControl, LinkPowerError>> {
     let name = dir.file_name()?.to_str()?;
     if !name.starts_with("host") {
         return None;
@@ -118,9 +162,11 @@ fn sata_policy(dir: &Path) -> Option<Result<LinkPowerControl, String>> {
         .then(|| read(&file, "min_power", "max_performance"))
 }
 
-fn read(file: &Path, slumber: &str, active: &str) -> Result<LinkPowerControl, String> {
-    let value =
-        super::read_sysfs(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+fn read(file: &Path, slumber: &str, active: &str) -> Result<LinkPowerControl, LinkPowerError> {
+    let value = super::read_sysfs(file).map_err(|error| LinkPowerError::Unreadable {
+        path: file.display().to_string(),
+        error,
+    })?;
     Ok(LinkPowerControl {
         control: file.display().to_string(),
         value: value.trim().to_string(),
@@ -130,14 +176,11 @@ fn read(file: &Path, slumber: &str, active: &str) -> Result<LinkPowerControl, St
 }
 
 /// Write `value` to a control found by [`control_of`].
-pub fn set(control: &LinkPowerControl, value: &str) -> Result<(), String> {
-    std::fs::write(&control.control, value).map_err(|e| {
-        let hint = if e.kind() == std::io::ErrorKind::PermissionDenied {
-            " (setting link power management needs root)"
-        } else {
-            ""
-        };
-        format!("cannot set {} to '{value}': {e}{hint}", control.control)
+pub fn set(control: &LinkPowerControl, value: &str) -> Result<(), LinkPowerError> {
+    std::fs::write(&control.control, value).map_err(|error| LinkPowerError::Unsettable {
+        control: control.control.clone(),
+        value: value.to_string(),
+        error,
     })
 }
 
@@ -249,7 +292,9 @@ mod tests {
         let r = t.path();
         put(r, "devices/virtual/block/loop0/size", "1");
         link(r, "class/block/loop0", "devices/virtual/block/loop0");
-        let e = control_of(r, Path::new("/dev/loop0")).unwrap_err();
+        let e = control_of(r, Path::new("/dev/loop0"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("loop device"), "{e}");
     }
 }

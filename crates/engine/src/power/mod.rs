@@ -257,11 +257,35 @@ impl Recording {
     }
 }
 
+/// Why a polled sensor has no reading this time (retried until the silence timeout).
+#[derive(Debug, thiserror::Error)]
+pub enum SensorError {
+    /// The OS error is in the message, not the source chain: `{:#}` would print it twice.
+    #[error("cannot read {path}: {error}")]
+    Unreadable { path: String, error: std::io::Error },
+    #[error("{path} says '{text}', not an integer")]
+    NotAnInteger { path: String, text: String },
+    #[error("{path} is negative")]
+    Negative { path: String },
+    #[error(
+        "{path} ran back from {before} to {after} µJ without a max_energy_range_uj to wrap at"
+    )]
+    CounterRanBack {
+        path: String,
+        before: u64,
+        after: u64,
+    },
+    #[error("{0}")]
+    Drive(drive::Error),
+    #[error("the drive reports power state {state} but lists {listed} states")]
+    UnlistedPowerState { state: u8, listed: usize },
+}
+
 /// A meter polled at an interval (sysfs files, NVMe admin commands).
 trait Sensor: Send {
     /// A reading and when it applies; `Ok(None)` when this poll has none yet (an energy
     /// counter's first read). An `Err` is retried until the silence timeout.
-    fn read(&mut self) -> Result<Option<(Instant, f64)>, String>;
+    fn read(&mut self) -> Result<Option<(Instant, f64)>, SensorError>;
     /// What the readings are, in words (at the end, for what was seen).
     fn description(&self) -> String;
 }
@@ -485,17 +509,22 @@ fn read_sysfs(path: &std::path::Path) -> std::io::Result<String> {
 }
 
 /// A sysfs attribute's text, trimmed.
-fn read_attr(path: &std::path::Path) -> Result<String, String> {
+fn read_attr(path: &std::path::Path) -> Result<String, SensorError> {
     read_sysfs(path)
         .map(|t| t.trim().to_string())
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+        .map_err(|error| SensorError::Unreadable {
+            path: path.display().to_string(),
+            error,
+        })
 }
 
 /// A sysfs attribute holding an integer.
-fn read_integer(path: &std::path::Path) -> Result<i64, String> {
+fn read_integer(path: &std::path::Path) -> Result<i64, SensorError> {
     let text = read_attr(path)?;
-    text.parse()
-        .map_err(|_| format!("{} says '{text}', not an integer", path.display()))
+    text.parse().map_err(|_| SensorError::NotAnInteger {
+        path: path.display().to_string(),
+        text,
+    })
 }
 
 #[cfg(test)]

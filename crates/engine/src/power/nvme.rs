@@ -11,7 +11,7 @@ use std::time::Instant;
 use drive::nvme::identify::PowerState;
 use drive::nvme::passthru::{admin, AdminCommand};
 
-use super::{MeterError, Sensor};
+use super::{MeterError, Sensor, SensorError};
 
 const OPC_GET_FEATURES: u8 = 0x0A;
 const FID_POWER_MANAGEMENT: u32 = 0x02;
@@ -83,14 +83,12 @@ impl NvmeStates {
 }
 
 impl Sensor for NvmeStates {
-    fn read(&mut self) -> Result<Option<(Instant, f64)>, String> {
-        let state = current_power_state(self.drive.fd()).map_err(|e| e.to_string())?;
+    fn read(&mut self) -> Result<Option<(Instant, f64)>, SensorError> {
+        let state = current_power_state(self.drive.fd()).map_err(SensorError::Drive)?;
         let at = Instant::now();
-        let watts = rated_max_w(&self.states, state).ok_or_else(|| {
-            format!(
-                "the drive reports power state {state} but lists {} states",
-                self.states.len()
-            )
+        let watts = rated_max_w(&self.states, state).ok_or(SensorError::UnlistedPowerState {
+            state,
+            listed: self.states.len(),
         })?;
         self.seen.insert(state);
         Ok(Some((at, watts)))

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::{read_attr, read_integer, read_sysfs, Chip, MeterError, Sensor};
+use super::{read_attr, read_integer, read_sysfs, Chip, MeterError, Sensor, SensorError};
 
 pub(super) struct Powercap {
     dir: PathBuf,
@@ -84,15 +84,20 @@ pub fn energy_delta_uj(before: u64, after: u64, max_range_uj: Option<u64>) -> Op
 impl Powercap {
     /// The mean power since the last counter reading, stamped at the middle of the
     /// interval; `Ok(None)` for the first (it only sets the baseline).
-    fn reading(&mut self, now: Instant, energy_uj: u64) -> Result<Option<(Instant, f64)>, String> {
+    fn reading(
+        &mut self,
+        now: Instant,
+        energy_uj: u64,
+    ) -> Result<Option<(Instant, f64)>, SensorError> {
         let Some((then, before)) = self.last.replace((now, energy_uj)) else {
             return Ok(None);
         };
         let delta = energy_delta_uj(before, energy_uj, self.max_range_uj).ok_or_else(|| {
-            format!(
-                "{}/energy_uj ran back from {before} to {energy_uj} µJ without a max_energy_range_uj to wrap at",
-                self.dir.display()
-            )
+            SensorError::CounterRanBack {
+                path: format!("{}/energy_uj", self.dir.display()),
+                before,
+                after: energy_uj,
+            }
         })?;
         let interval = now.saturating_duration_since(then);
         if interval.is_zero() {
@@ -106,10 +111,11 @@ impl Powercap {
 }
 
 impl Sensor for Powercap {
-    fn read(&mut self) -> Result<Option<(Instant, f64)>, String> {
+    fn read(&mut self) -> Result<Option<(Instant, f64)>, SensorError> {
         let path = self.dir.join("energy_uj");
-        let energy = u64::try_from(read_integer(&path)?)
-            .map_err(|_| format!("{} is negative", path.display()))?;
+        let energy = u64::try_from(read_integer(&path)?).map_err(|_| SensorError::Negative {
+            path: path.display().to_string(),
+        })?;
         self.reading(Instant::now(), energy)
     }
 
@@ -153,7 +159,7 @@ mod tests {
         let (_, watts) = zone.reading(at(1500), 3_000_000).unwrap().unwrap();
         assert!((watts - 2.0).abs() < 1e-9);
         zone.max_range_uj = None;
-        let err = zone.reading(at(2000), 1_000).unwrap_err();
+        let err = zone.reading(at(2000), 1_000).unwrap_err().to_string();
         assert!(err.contains("ran back"), "{err}");
     }
 }

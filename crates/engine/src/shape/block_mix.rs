@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::shares::Shares;
 use crate::pattern::Rng;
-use crate::size::parse_size;
+use crate::size::{parse_size, SizeError};
 
 /// The sizes and their shares, in percent adding up to 100.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -24,6 +24,42 @@ pub struct BlockShare {
     pub pct: f64,
 }
 
+/// A block-size mix that does not parse, or whose shares are not a mix.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BlockMixError {
+    #[error("a block-size mix needs at least one SIZE:PERCENT")]
+    NoSizes,
+    #[error("a block-size mix of {0} sizes: give at most {MAX_SIZES} (as fio's bssplit)")]
+    TooManySizes(usize),
+    #[error(
+        "block size {} with {}% is not a share of IOs: sizes and percentages must be \
+         above 0",
+        .0.bytes,
+        .0.pct
+    )]
+    NotAShare(BlockShare),
+    #[error("the block-size shares add up to {0}%, not 100%: e.g. 4K:67,8K:10,16K:23")]
+    SharesTotal(f64),
+    #[error(
+        "entry {entry} of the block-size mix '{mix}' is empty: drop the extra '{join}' \
+         (e.g. 4K:67,8K:10,16K:23)"
+    )]
+    EmptyEntry {
+        /// From 1.
+        entry: usize,
+        mix: String,
+        join: char,
+    },
+    #[error("'{0}' is not SIZE:PERCENT: write a mix as 4K:67,8K:10,16K:23")]
+    NotSizePercent(String),
+    /// The size's own error is in the message, not the source chain: `{:#}` would print
+    /// it twice.
+    #[error("'{entry}': {size}")]
+    Size { entry: String, size: SizeError },
+    #[error("block size {0} is above 4 GiB")]
+    SizeAbove4GiB(String),
+}
+
 /// The most sizes a mix may have: fio's `bssplit` takes as many (its BSSPLIT_MAX).
 pub const MAX_SIZES: usize = 64;
 
@@ -31,31 +67,22 @@ pub const MAX_SIZES: usize = 64;
 const LISTED_SIZES: usize = 4;
 
 impl BlockMix {
-    pub fn new(shares: Vec<BlockShare>) -> Result<BlockMix, String> {
+    pub fn new(shares: Vec<BlockShare>) -> Result<BlockMix, BlockMixError> {
         if shares.is_empty() {
-            return Err("a block-size mix needs at least one SIZE:PERCENT".into());
+            return Err(BlockMixError::NoSizes);
         }
         if shares.len() > MAX_SIZES {
-            return Err(format!(
-                "a block-size mix of {} sizes: give at most {MAX_SIZES} (as fio's bssplit)",
-                shares.len()
-            ));
+            return Err(BlockMixError::TooManySizes(shares.len()));
         }
         if let Some(s) = shares
             .iter()
             .find(|s| s.bytes == 0 || !s.pct.is_finite() || s.pct <= 0.0)
         {
-            return Err(format!(
-                "block size {} with {}% is not a share of IOs: sizes and percentages must be \
-                 above 0",
-                s.bytes, s.pct
-            ));
+            return Err(BlockMixError::NotAShare(*s));
         }
         let total: f64 = shares.iter().map(|s| s.pct).sum();
         if (total - 100.0).abs() > 1e-6 {
-            return Err(format!(
-                "the block-size shares add up to {total}%, not 100%: e.g. 4K:67,8K:10,16K:23"
-            ));
+            return Err(BlockMixError::SharesTotal(total));
         }
         let choice = Shares::new(shares.iter().map(|s| s.pct));
         Ok(BlockMix { shares, choice })
@@ -94,8 +121,8 @@ impl BlockMix {
 }
 
 impl TryFrom<Vec<BlockShare>> for BlockMix {
-    type Error = String;
-    fn try_from(shares: Vec<BlockShare>) -> Result<BlockMix, String> {
+    type Error = BlockMixError;
+    fn try_from(shares: Vec<BlockShare>) -> Result<BlockMix, BlockMixError> {
         BlockMix::new(shares)
     }
 }
@@ -107,30 +134,32 @@ impl From<BlockMix> for Vec<BlockShare> {
 }
 
 impl FromStr for BlockMix {
-    type Err = String;
+    type Err = BlockMixError;
 
-    fn from_str(s: &str) -> Result<BlockMix, String> {
+    fn from_str(s: &str) -> Result<BlockMix, BlockMixError> {
         // fio writes SIZE/PCT joined by ':'; ours is SIZE:PCT joined by ','.
         let fio = s.contains('/');
         let (join, pair) = if fio { (':', '/') } else { (',', ':') };
         let entries: Vec<&str> = s.split(join).collect();
         if let Some(i) = entries.iter().position(|p| p.trim().is_empty()) {
-            return Err(format!(
-                "entry {} of the block-size mix '{s}' is empty: drop the extra '{join}' \
-                 (e.g. 4K:67,8K:10,16K:23)",
-                i + 1
-            ));
+            return Err(BlockMixError::EmptyEntry {
+                entry: i + 1,
+                mix: s.to_string(),
+                join,
+            });
         }
         let shares = entries
             .into_iter()
             .map(|p| {
-                let bad =
-                    || format!("'{p}' is not SIZE:PERCENT: write a mix as 4K:67,8K:10,16K:23");
+                let bad = || BlockMixError::NotSizePercent(p.to_string());
                 let (size, pct) = p.split_once(pair).ok_or_else(bad)?;
-                let bytes = parse_size(size.trim()).map_err(|e| format!("'{p}': {e}"))?;
+                let bytes = parse_size(size.trim()).map_err(|e| BlockMixError::Size {
+                    entry: p.to_string(),
+                    size: e,
+                })?;
                 Ok(BlockShare {
                     bytes: u32::try_from(bytes)
-                        .map_err(|_| format!("block size {size} is above 4 GiB"))?,
+                        .map_err(|_| BlockMixError::SizeAbove4GiB(size.to_string()))?,
                     pct: pct
                         .trim()
                         .trim_end_matches('%')
@@ -138,7 +167,7 @@ impl FromStr for BlockMix {
                         .map_err(|_| bad())?,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, BlockMixError>>()?;
         BlockMix::new(shares)
     }
 }
@@ -203,7 +232,7 @@ mod tests {
             ("4K:100,", "entry 2"),
             ("4k/50::8k/50", "entry 2"),
         ] {
-            let e = s.parse::<BlockMix>().unwrap_err();
+            let e = s.parse::<BlockMix>().unwrap_err().to_string();
             assert!(e.contains(says), "{s}: {e}");
         }
         assert!(serde_json::from_str::<BlockMix>(r#"[{"bytes":4096,"pct":50}]"#).is_err());
@@ -226,7 +255,10 @@ mod tests {
             many_sizes(64).parse::<BlockMix>().unwrap().shares().len(),
             64
         );
-        let e = many_sizes(1000).parse::<BlockMix>().unwrap_err();
+        let e = many_sizes(1000)
+            .parse::<BlockMix>()
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("mix of 1000 sizes") && e.contains("at most 64"),
             "{e}"

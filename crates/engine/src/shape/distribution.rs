@@ -52,24 +52,22 @@ impl Distribution {
     }
 
     /// Check the distribution against a span of `units` blocks of `unit_bytes` each.
-    pub fn check(&self, units: u64, unit_bytes: u64) -> Result<(), String> {
+    pub fn check(&self, units: u64, unit_bytes: u64) -> Result<(), DistributionError> {
         let Distribution::Zoned { zones } = self else {
             return Ok(());
         };
         let bounds = zone_bounds(zones, units, unit_bytes);
         if bounds.last().is_some_and(|&(start, n)| start + n > units) {
-            return Err(format!(
-                "the zones ({}) are larger than the tested span ({} bytes): shrink the zones \
-                 or give a larger --span",
-                self,
-                units * unit_bytes
-            ));
+            return Err(DistributionError::ZonesPastSpan {
+                zones: self.clone(),
+                span_bytes: units * unit_bytes,
+            });
         }
         if let Some(i) = bounds.iter().position(|&(_, n)| n == 0) {
-            return Err(format!(
-                "zone {} of {self} holds no whole block of the span: give it a larger size",
-                i + 1
-            ));
+            return Err(DistributionError::EmptyZone {
+                zone: i + 1,
+                zones: self.clone(),
+            });
         }
         Ok(())
     }
@@ -99,6 +97,50 @@ impl Distribution {
             },
         }
     }
+}
+
+/// An access distribution that does not parse, or does not fit the span it is checked
+/// against.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DistributionError {
+    #[error(
+        "{kind}'s {what} '{arg}' is not a number {range}: e.g. {}",
+        example(kind)
+    )]
+    NotANumber {
+        kind: String,
+        what: &'static str,
+        arg: String,
+        range: &'static str,
+    },
+    #[error(
+        "unknown access distribution '{0}': use uniform, zipf:THETA, pareto:H, \
+         normal:DEV%, zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/BYTES:... \
+         (fio's random_distribution)"
+    )]
+    Unknown(String),
+    #[error("the zones are missing: {syntax}")]
+    NoZones { syntax: &'static str },
+    #[error("zone '{zone}' is not ACCESS%/SIZE: {syntax}")]
+    NotAZone { zone: String, syntax: &'static str },
+    #[error("the zones' access shares add up to {total}%, not 100%: {syntax}")]
+    AccessTotal { total: f64, syntax: &'static str },
+    #[error("the zones' sizes add up to {total}% of the span, not 100%: {syntax}")]
+    SizeTotal { total: f64, syntax: &'static str },
+    #[error(
+        "the zones ({zones}) are larger than the tested span ({span_bytes} bytes): shrink the \
+         zones or give a larger --span"
+    )]
+    ZonesPastSpan {
+        zones: Distribution,
+        span_bytes: u64,
+    },
+    #[error("zone {zone} of {zones} holds no whole block of the span: give it a larger size")]
+    EmptyZone {
+        /// From 1.
+        zone: usize,
+        zones: Distribution,
+    },
 }
 
 /// Each zone's first block and block count, in order from the start of the span.
@@ -203,20 +245,20 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 impl FromStr for Distribution {
-    type Err = String;
+    type Err = DistributionError;
 
-    fn from_str(s: &str) -> Result<Distribution, String> {
+    fn from_str(s: &str) -> Result<Distribution, DistributionError> {
         let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
-        let number = |what: &str, ok: &dyn Fn(f64) -> bool, range: &str| {
+        let number = |what: &'static str, ok: &dyn Fn(f64) -> bool, range: &'static str| {
             arg.trim()
                 .parse::<f64>()
                 .ok()
                 .filter(|&x| ok(x))
-                .ok_or_else(|| {
-                    format!(
-                        "{kind}'s {what} '{arg}' is not a number {range}: e.g. {}",
-                        example(kind)
-                    )
+                .ok_or_else(|| DistributionError::NotANumber {
+                    kind: kind.to_string(),
+                    what,
+                    arg: arg.to_string(),
+                    range,
                 })
         };
         Ok(match kind.trim() {
@@ -236,13 +278,7 @@ impl FromStr for Distribution {
             "zoned_abs" => Distribution::Zoned {
                 zones: zones(arg, true)?,
             },
-            _ => {
-                return Err(format!(
-                    "unknown access distribution '{s}': use uniform, zipf:THETA, pareto:H, \
-                     normal:DEV%, zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/BYTES:... \
-                     (fio's random_distribution)"
-                ))
-            }
+            _ => return Err(DistributionError::Unknown(s.to_string())),
         })
     }
 }
@@ -257,7 +293,7 @@ fn example(kind: &str) -> &'static str {
 
 /// `ACCESS%/SIZE` pairs joined by ':'; the last size may be left out for the rest of the
 /// span (`zoned` only), as in fio.
-fn zones(arg: &str, absolute: bool) -> Result<Vec<Zone>, String> {
+fn zones(arg: &str, absolute: bool) -> Result<Vec<Zone>, DistributionError> {
     let syntax = if absolute {
         "zoned_abs:ACCESS%/BYTES:..., e.g. zoned_abs:60/1G:40/3G"
     } else {
@@ -265,11 +301,14 @@ fn zones(arg: &str, absolute: bool) -> Result<Vec<Zone>, String> {
     };
     let pairs: Vec<&str> = arg.split(':').filter(|p| !p.trim().is_empty()).collect();
     if pairs.is_empty() {
-        return Err(format!("the zones are missing: {syntax}"));
+        return Err(DistributionError::NoZones { syntax });
     }
     let mut zones = Vec::with_capacity(pairs.len());
     for (i, pair) in pairs.iter().enumerate() {
-        let bad = || format!("zone '{pair}' is not ACCESS%/SIZE: {syntax}");
+        let bad = || DistributionError::NotAZone {
+            zone: pair.to_string(),
+            syntax,
+        };
         let (access, size) = pair.split_once('/').ok_or_else(bad)?;
         let access_pct: f64 = access.trim().parse().map_err(|_| bad())?;
         let last = i + 1 == pairs.len();
@@ -288,9 +327,10 @@ fn zones(arg: &str, absolute: bool) -> Result<Vec<Zone>, String> {
     }
     let access: f64 = zones.iter().map(|z| z.access_pct).sum();
     if (access - 100.0).abs() > 1e-6 {
-        return Err(format!(
-            "the zones' access shares add up to {access}%, not 100%: {syntax}"
-        ));
+        return Err(DistributionError::AccessTotal {
+            total: access,
+            syntax,
+        });
     }
     if !absolute {
         let given: f64 = zones
@@ -317,9 +357,10 @@ fn zones(arg: &str, absolute: bool) -> Result<Vec<Zone>, String> {
                 .iter()
                 .any(|z| matches!(z.size, ZoneSize::Percent(p) if p <= 0.0))
         {
-            return Err(format!(
-                "the zones' sizes add up to {sizes}% of the span, not 100%: {syntax}"
-            ));
+            return Err(DistributionError::SizeTotal {
+                total: sizes,
+                syntax,
+            });
         }
     }
     Ok(zones)
@@ -394,6 +435,7 @@ mod tests {
         assert!(d
             .check(512, 4096)
             .unwrap_err()
+            .to_string()
             .contains("larger than the tested span"));
     }
 
@@ -482,7 +524,7 @@ mod tests {
             ("zoned:50:50/", "not ACCESS%/SIZE"),
             ("lognormal:2", "unknown access distribution"),
         ] {
-            let e = s.parse::<Distribution>().unwrap_err();
+            let e = s.parse::<Distribution>().unwrap_err().to_string();
             assert!(e.contains(says), "{s}: {e}");
         }
     }

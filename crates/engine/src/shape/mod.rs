@@ -11,13 +11,13 @@ mod sprandom;
 
 use serde::{Deserialize, Serialize};
 
-pub use block_mix::{BlockMix, BlockShare};
+pub use block_mix::{BlockMix, BlockMixError, BlockShare};
 pub(crate) use distribution::Sampler;
-pub use distribution::{Distribution, Zone, ZoneSize};
+pub use distribution::{Distribution, DistributionError, Zone, ZoneSize};
 pub(crate) use pacing::Pacer;
-pub use pacing::{Arrivals, DutyCycle, Rate};
-pub use sprandom::SpRandom;
+pub use pacing::{Arrivals, DutyCycle, PacingError, Rate};
 pub(crate) use sprandom::SpRandomOrder;
+pub use sprandom::{SpRandom, SpRandomError};
 
 /// The plain shape (uniform, one block size) is the default and is not stored, so results
 /// of plain workloads read as they always did.
@@ -45,7 +45,7 @@ impl Shape {
 
     /// Check the pacing (distributions and mixes are checked against the span by the
     /// workload).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PacingError> {
         self.rate.as_ref().map_or(Ok(()), Rate::check)?;
         self.duty_cycle.as_ref().map_or(Ok(()), DutyCycle::check)
     }

@@ -33,30 +33,37 @@ pub struct DutyCycle {
     pub busy_pct: f64,
 }
 
+/// A rate or duty cycle that cannot pace a run.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PacingError {
+    #[error("--rate-iops {0}: give IOs per second above 0 (at most 1e9)")]
+    Rate(f64),
+    #[error("--burst: give the bytes of one burst, e.g. 32M")]
+    NoBurst,
+    #[error(
+        "--duty {0}: give the busy share of each cycle in percent, above 0 and at \
+         most 100, e.g. 20"
+    )]
+    BusyShare(f64),
+}
+
 impl Rate {
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PacingError> {
         if self.iops.is_finite() && self.iops > 0.0 && self.iops <= 1e9 {
             Ok(())
         } else {
-            Err(format!(
-                "--rate-iops {}: give IOs per second above 0 (at most 1e9)",
-                self.iops
-            ))
+            Err(PacingError::Rate(self.iops))
         }
     }
 }
 
 impl DutyCycle {
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PacingError> {
         if self.burst_bytes == 0 {
-            return Err("--burst: give the bytes of one burst, e.g. 32M".into());
+            return Err(PacingError::NoBurst);
         }
         if !(self.busy_pct.is_finite() && self.busy_pct > 0.0 && self.busy_pct <= 100.0) {
-            return Err(format!(
-                "--duty {}: give the busy share of each cycle in percent, above 0 and at \
-                 most 100, e.g. 20",
-                self.busy_pct
-            ));
+            return Err(PacingError::BusyShare(self.busy_pct));
         }
         Ok(())
     }

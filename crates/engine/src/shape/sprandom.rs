@@ -22,6 +22,50 @@ use serde::{Deserialize, Serialize};
 
 use crate::pattern::Rng;
 
+/// SPRandom parameters out of range, or a pass they cannot make.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SpRandomError {
+    #[error(
+        "SPRandom's over-provisioning {0} is out of range: give the drive's spare area as \
+         physical/logical - 1, between 0 and 1 (exclusive): 0.07 or 7%"
+    )]
+    OverProvisioning(f64),
+    #[error("SPRandom needs at least one region")]
+    NoRegions,
+    #[error(
+        "SPRandom's {regions} regions are more than the span's {units} blocks with spare \
+         area: use fewer regions"
+    )]
+    TooManyRegions { regions: u32, units: u64 },
+    #[error(
+        "SPRandom's regions ({region_bytes} bytes each) must be larger than the \
+         {cache_bytes}-byte cache, or the cache still holds a region's writes when they are \
+         rewritten: {}",
+        fewer_regions(*pass_bytes, *cache_bytes)
+    )]
+    RegionsInCache {
+        region_bytes: u64,
+        pass_bytes: u64,
+        cache_bytes: u64,
+    },
+    /// The workload around the pass is not one an SPRandom pass can be.
+    #[error("an SPRandom pass only writes, one block size, over the whole span, on one thread")]
+    NotAPlainWrite,
+}
+
+/// What makes regions larger than the cache, for a pass of `pass_bytes`.
+fn fewer_regions(pass_bytes: u64, cache_bytes: u64) -> String {
+    match pass_bytes / cache_bytes {
+        // Even one region, the whole pass, fits in the cache: no number of regions helps.
+        0 => format!(
+            "the whole pass ({pass_bytes} bytes) is not larger than the cache, so no number \
+             of regions helps: use a larger span, or precondition with fill"
+        ),
+        1 => "use 1 region".to_string(),
+        most => format!("use at most {most} regions"),
+    }
+}
+
 /// fio's resolution of an invalid share (`PCT_PRECISION`).
 const PCT_PRECISION: u64 = 10_000;
 
@@ -48,16 +92,16 @@ impl Default for SpRandom {
 impl SpRandom {
     /// `over_provisioning` as the drive's physical/logical - 1, in (0, 1) as fio takes it;
     /// `cache_bytes` the drive's write cache (0: rewrite at once, as fio without `spr_cs`).
-    pub fn new(over_provisioning: f64, regions: u32, cache_bytes: u64) -> Result<SpRandom, String> {
+    pub fn new(
+        over_provisioning: f64,
+        regions: u32,
+        cache_bytes: u64,
+    ) -> Result<SpRandom, SpRandomError> {
         if !(over_provisioning > 0.0 && over_provisioning < 1.0) {
-            return Err(format!(
-                "SPRandom's over-provisioning {over_provisioning} is out of range: give the \
-                 drive's spare area as physical/logical - 1, between 0 and 1 (exclusive): \
-                 0.07 or 7%"
-            ));
+            return Err(SpRandomError::OverProvisioning(over_provisioning));
         }
         if regions == 0 {
-            return Err("SPRandom needs at least one region".into());
+            return Err(SpRandomError::NoRegions);
         }
         Ok(SpRandom {
             over_provisioning,
@@ -94,32 +138,20 @@ impl SpRandom {
     }
 
     /// Check against a span of `units` blocks of `block` bytes.
-    pub fn check(&self, units: u64, block: u64) -> Result<(), String> {
+    pub fn check(&self, units: u64, block: u64) -> Result<(), SpRandomError> {
         let region_bytes = self.region_writes(units, block) * block;
         if region_bytes == 0 {
-            return Err(format!(
-                "SPRandom's {} regions are more than the span's {units} blocks with spare \
-                 area: use fewer regions",
-                self.regions
-            ));
+            return Err(SpRandomError::TooManyRegions {
+                regions: self.regions,
+                units,
+            });
         }
         if self.cache_bytes > region_bytes {
-            let pass_bytes = region_bytes * self.regions as u64;
-            let fix = match pass_bytes / self.cache_bytes {
-                // Even one region, the whole pass, fits in the cache: no number of regions helps.
-                0 => format!(
-                    "the whole pass ({pass_bytes} bytes) is not larger than the cache, so no \
-                     number of regions helps: use a larger span, or precondition with fill"
-                ),
-                1 => "use 1 region".to_string(),
-                most => format!("use at most {most} regions"),
-            };
-            return Err(format!(
-                "SPRandom's regions ({region_bytes} bytes each) must be larger than the \
-                 {}-byte cache, or the cache still holds a region's writes when they are \
-                 rewritten: {fix}",
-                self.cache_bytes,
-            ));
+            return Err(SpRandomError::RegionsInCache {
+                region_bytes,
+                pass_bytes: region_bytes * self.regions as u64,
+                cache_bytes: self.cache_bytes,
+            });
         }
         Ok(())
     }
@@ -438,18 +470,20 @@ mod tests {
         let e = SpRandom::new(0.07, 100, 16 << 20)
             .unwrap()
             .check(1 << 18, 4096);
-        assert!(e.unwrap_err().contains("at most 68 regions"));
+        assert!(e.unwrap_err().to_string().contains("at most 68 regions"));
         // One region already smaller than the cache: fewer regions cannot help.
         let e = SpRandom::new(0.07, 1, 16 << 20)
             .unwrap()
             .check(1024, 4096)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no number of regions helps"), "{e}");
         assert!(!e.contains("at most 1 regions"), "{e}");
         let e = SpRandom::new(0.07, 2, 4 << 20)
             .unwrap()
             .check(1024, 4096)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("use 1 region,") || e.ends_with("use 1 region"),
             "{e}"

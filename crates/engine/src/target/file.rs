@@ -11,7 +11,7 @@ use super::{lock, mark, on_backend, Footprint, OpenRequest, TargetError};
 use crate::device::{Device, Geometry};
 use crate::identity::Identity;
 use crate::safety;
-use crate::size::parse_size;
+use crate::size::{parse_size, SizeError};
 use crate::sysfs::{self, BlockNode};
 use crate::target_kind::TargetKind;
 
@@ -26,6 +26,7 @@ pub fn parse(spec: &str) -> Result<(PathBuf, Option<u64>), TargetError> {
     if let Some((path, size)) = rest.rsplit_once(':') {
         if size.starts_with(|c: char| c.is_ascii_digit()) {
             let size = parse_size(size)
+                .map_err(FileSizeError::from)
                 .and_then(|size| whole_blocks(path, size))
                 .map_err(|reason| TargetError::Size {
                     spec: spec.to_string(),
@@ -44,13 +45,13 @@ pub fn parse(spec: &str) -> Result<(PathBuf, Option<u64>), TargetError> {
 
 /// A size given for the file at `path`, refused unless it is whole 4 KiB blocks (the user
 /// asked for something exact), naming the nearest sizes that are.
-fn whole_blocks(path: &str, size: u64) -> Result<u64, String> {
+fn whole_blocks(path: &str, size: u64) -> Result<u64, FileSizeError> {
     let spec = |bytes: u64| format!("file:{path}:{}", exact_size(bytes));
     if size < BLOCK {
-        return Err(format!(
-            "{size} bytes is below the 4 KiB minimum (one block): give at least {}",
-            spec(BLOCK)
-        ));
+        return Err(FileSizeError::BelowOneBlock {
+            size,
+            smallest: spec(BLOCK),
+        });
     }
     if !size.is_multiple_of(BLOCK) {
         let down = size / BLOCK * BLOCK;
@@ -58,11 +59,21 @@ fn whole_blocks(path: &str, size: u64) -> Result<u64, String> {
             Some(up) => format!("{} or {}", spec(down), spec(up)),
             None => spec(down),
         };
-        return Err(format!(
-            "{size} bytes is not a multiple of 4 KiB (the target's block): give {nearest}"
-        ));
+        return Err(FileSizeError::NotWholeBlocks { size, nearest });
     }
     Ok(size)
+}
+
+/// Why the SIZE of a `file:PATH:SIZE` spec is refused; the specs it suggests are whole
+/// blocks.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FileSizeError {
+    #[error(transparent)]
+    Size(#[from] SizeError),
+    #[error("{size} bytes is below the 4 KiB minimum (one block): give at least {smallest}")]
+    BelowOneBlock { size: u64, smallest: String },
+    #[error("{size} bytes is not a multiple of 4 KiB (the target's block): give {nearest}")]
+    NotWholeBlocks { size: u64, nearest: String },
 }
 
 /// A size as the largest unit that holds it exactly: 8K, 3M, 1G, 1000004K.

@@ -128,7 +128,10 @@ pub enum TargetError {
     #[error("'{spec}' is not a target: use {syntaxes}")]
     Unknown { spec: String, syntaxes: String },
     #[error("bad size in '{spec}': {reason}")]
-    Size { spec: String, reason: String },
+    Size {
+        spec: String,
+        reason: file::FileSizeError,
+    },
     #[error("{path} does not exist; give a size to create it, e.g. file:{path}:4G")]
     FileMissingSize { path: String },
     #[error(
@@ -210,18 +213,21 @@ pub enum Backend {
 }
 
 impl Backend {
-    pub fn parse(text: &str) -> Result<Backend, String> {
+    pub fn parse(text: &str) -> Result<Backend, UnknownBackend> {
         match text {
             "auto" => Ok(Backend::Auto),
             "io_uring" | "uring" => Ok(Backend::Uring),
             "sync" | "psync" => Ok(Backend::Sync),
             "io_uring-cmd" | "io_uring_cmd" | "uring-cmd" => Ok(Backend::UringCmd),
-            other => Err(format!(
-                "unknown backend '{other}': use auto, io_uring, io_uring-cmd or sync"
-            )),
+            other => Err(UnknownBackend(other.to_string())),
         }
     }
 }
+
+/// A backend [`Backend::parse`] does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown backend '{0}': use auto, io_uring, io_uring-cmd or sync")]
+pub struct UnknownBackend(pub String);
 
 #[derive(Clone, Debug, Default)]
 pub struct OpenRequest {

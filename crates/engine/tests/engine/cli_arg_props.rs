@@ -37,7 +37,7 @@ proptest! {
         let got = parse_size(&format!("{n}{unit}"));
         match n.checked_mul(mult) {
             Some(bytes) => prop_assert_eq!(got, Ok(bytes)),
-            None => prop_assert!(got.unwrap_err().contains("out of range")),
+            None => prop_assert!(got.unwrap_err().to_string().contains("out of range")),
         }
     }
 
@@ -49,7 +49,7 @@ proptest! {
         if (tenths * mult) % 10 == 0 {
             prop_assert_eq!(got, Ok(exact));
         } else {
-            prop_assert!(got.unwrap_err().contains("whole number of bytes"));
+            prop_assert!(got.unwrap_err().to_string().contains("whole number of bytes"));
         }
     }
 
@@ -81,7 +81,7 @@ proptest! {
         MAX_DURATION_S * 1.000001..1e300f64,
         -1e300f64..=0.0,
     ]) {
-        let e = parse_duration(&s.to_string()).unwrap_err();
+        let e = parse_duration(&s.to_string()).unwrap_err().to_string();
         prop_assert!(e.contains("at most") || e.contains("positive"), "{}", e);
     }
 

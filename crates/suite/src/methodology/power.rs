@@ -442,7 +442,7 @@ pub(crate) fn set_link_power(dev: &mut dyn Device, slumber: bool) -> LinkPowerRe
                 found: None,
                 set: None,
                 restored: true,
-                note: Some(why),
+                note: Some(why.to_string()),
             }
         }
     };

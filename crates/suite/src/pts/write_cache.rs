@@ -33,7 +33,7 @@ impl WriteCacheRecord {
             note: None,
         };
         match dev.write_cache() {
-            Err(why) => record.note = Some(why),
+            Err(why) => record.note = Some(why.to_string()),
             Ok(None) => record.note = Some("the drive has no volatile write cache".into()),
             Ok(Some(on)) => {
                 record.found = Some(on);

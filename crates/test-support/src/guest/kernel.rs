@@ -30,10 +30,28 @@ pub(super) struct Kernel {
 
 static FETCH: Mutex<()> = Mutex::new(());
 
+/// Why Debian's kernel could not be fetched and unpacked: a step's own words (apt's
+/// output, an OS error), which vary too much for variants.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(super) struct KernelError(String);
+
+impl From<String> for KernelError {
+    fn from(message: String) -> KernelError {
+        KernelError(message)
+    }
+}
+
+impl From<&str> for KernelError {
+    fn from(message: &str) -> KernelError {
+        KernelError(message.to_string())
+    }
+}
+
 impl Kernel {
     /// The kernel `linux-image-amd64` depends on, downloaded and unpacked once per target
     /// directory (a few seconds; the package is ~70-110 MB).
-    pub(super) fn fetch(which: GuestKernel) -> Result<Kernel, String> {
+    pub(super) fn fetch(which: GuestKernel) -> Result<Kernel, KernelError> {
         let _guard = FETCH.lock().unwrap_or_else(|e| e.into_inner());
         let cache = skip_file()
             .parent()
@@ -64,7 +82,8 @@ impl Kernel {
             return Err(format!(
                 "apt-get download {package} failed: {}",
                 String::from_utf8_lossy(&download.stderr).trim()
-            ));
+            )
+            .into());
         }
         let deb = std::fs::read_dir(&staging)
             .map_err(|e| e.to_string())?
@@ -80,7 +99,7 @@ impl Kernel {
             .status()
             .map_err(|e| format!("dpkg-deb: {e}"))?;
         if !x.success() {
-            return Err(format!("dpkg-deb -x {} failed", deb.display()));
+            return Err(format!("dpkg-deb -x {} failed", deb.display()).into());
         }
         let _ = std::fs::remove_file(&deb);
         // Renamed into place only once complete: a half-unpacked kernel is never found.
@@ -88,7 +107,7 @@ impl Kernel {
         let _ = std::fs::remove_dir_all(&done);
         std::fs::rename(&unpacked, &done).map_err(|e| e.to_string())?;
         let _ = std::fs::remove_dir_all(&staging);
-        Kernel::find(&cache).ok_or_else(|| format!("{package} holds no vmlinuz"))
+        Kernel::find(&cache).ok_or_else(|| format!("{package} holds no vmlinuz").into())
     }
 
     fn find(cache: &Path) -> Option<Kernel> {
@@ -173,7 +192,7 @@ impl Apt {
 
     /// apt with one source, the host release's backports, and its lists, cache and (empty)
     /// package status under `dir`: no root needed, nothing of the host's changed.
-    fn backports(dir: &Path) -> Result<Apt, String> {
+    fn backports(dir: &Path) -> Result<Apt, KernelError> {
         let codename = std::fs::read_to_string("/etc/os-release")
             .ok()
             .and_then(|text| {
@@ -218,7 +237,8 @@ impl Apt {
             return Err(format!(
                 "apt-get update of {codename}-backports failed: {}",
                 String::from_utf8_lossy(&update.stderr).trim()
-            ));
+            )
+            .into());
         }
         Ok(apt)
     }
@@ -230,7 +250,7 @@ impl Apt {
     }
 
     /// `linux-image-6.1.0-NN-amd64`: what the meta package depends on.
-    fn current_kernel_package(&self) -> Result<String, String> {
+    fn current_kernel_package(&self) -> Result<String, KernelError> {
         let out = self
             .command("apt-cache")
             .args(["depends", KERNEL_META_PACKAGE])
@@ -241,7 +261,7 @@ impl Apt {
             .filter_map(|l| l.trim().strip_prefix("Depends: "))
             .find(|p| p.starts_with("linux-image-"))
             .map(str::to_string)
-            .ok_or_else(|| format!("apt-cache knows no {KERNEL_META_PACKAGE}"))
+            .ok_or_else(|| format!("apt-cache knows no {KERNEL_META_PACKAGE}").into())
     }
 }
 
