@@ -118,10 +118,8 @@ impl StoreArgs {
 }
 
 /// A `--power-meter` value, checked as it is parsed (kept as text: the parsed spec is large).
-fn meter_spec(text: &str) -> Result<String, String> {
-    text.parse::<engine::power::MeterSpec>()
-        .map(|_| text.to_string())
-        .map_err(|e| e.to_string())
+fn meter_spec(text: &str) -> Result<String, engine::power::SpecError> {
+    text.parse::<MeterSpec>().map(|_| text.to_string())
 }
 
 // The commands of one target read the shared flags as their own (`a.common.quiet`).
