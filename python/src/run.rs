@@ -6,10 +6,9 @@ use std::sync::atomic::AtomicBool;
 use ::run::keywords::Value;
 use ::run::{Face, Request, ResultsDir};
 use bench::live::{LiveStore, Note};
-use engine::driver::Progress;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use suite::context::Observer;
+use suite::context::{Observer, Silent};
 use suite::result::TestResult;
 
 use crate::error::{msg, to_py};
@@ -19,17 +18,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tests, m)?)?;
     m.add_class::<Result>()?;
     Ok(())
-}
-
-/// A script shows no progress bar.
-#[derive(Default)]
-struct Quiet;
-
-impl Observer for Quiet {
-    fn phase(&mut self, _label: &str, _clock: engine::Clock) {}
-    fn progress(&mut self, _p: &Progress) {}
-    fn phase_done(&mut self) {}
-    fn note(&mut self, _text: &str) {}
 }
 
 /// One result of a test: what the CLI writes as `TEST.json`.
@@ -116,9 +104,8 @@ pub fn request(test: &str, target: &str, kw: Option<&Bound<'_, PyDict>>) -> PyRe
 }
 
 /// A script's run: no progress shown; a run the Bench could not store is said as a warning.
-#[derive(Default)]
 struct Script {
-    quiet: Quiet,
+    quiet: Silent,
     not_stored: Option<String>,
 }
 
@@ -142,7 +129,10 @@ pub fn execute(
     request: &Request,
     dev: Option<&mut (dyn engine::Device + Send)>,
 ) -> PyResult<Vec<Result>> {
-    let mut face = Script::default();
+    let mut face = Script {
+        quiet: Silent,
+        not_stored: None,
+    };
     let outcome = interruptible(py, |stop| match dev {
         Some(dev) => ::run::execute_on(request, dev, &mut face, stop),
         None => ::run::execute(request, &mut face, stop),
