@@ -137,8 +137,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             include_deviating,
         } => {
             let b = read()?;
-            let drives =
-                compare::select_drives(&b.drives()?, &drives).map_err(anyhow::Error::msg)?;
+            let drives = compare::select_drives(&b.drives()?, &drives)?;
             let deviating = match include_deviating {
                 true => compare::Deviating::Included,
                 false => compare::Deviating::LeftOut,
@@ -214,8 +213,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         } => {
             let mut b = write()?;
             // One selector selects one drive, or fails saying why.
-            let found = compare::select_drives(&b.drives()?, std::slice::from_ref(&drive))
-                .map_err(anyhow::Error::msg)?;
+            let found = compare::select_drives(&b.drives()?, std::slice::from_ref(&drive))?;
             let d = found.first().context("no drive selected")?;
             if let Some(p) = price {
                 anyhow::ensure!(

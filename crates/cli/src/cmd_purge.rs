@@ -9,9 +9,7 @@ use crate::target_args::TargetArgs;
 use suite::context::Context;
 
 pub fn purge(a: &TargetArgs) -> anyhow::Result<ExitCode> {
-    a.precondition
-        .check_used_by("`purge`", false)
-        .map_err(anyhow::Error::msg)?;
+    a.precondition.check_used_by("`purge`", false)?;
     let (mut dev, _created) = a.open(&a.target, true)?;
     let stop = crate::cmd_run::stop_flag()?;
     let mut bar = Bar::new(a.quiet, &stop);

@@ -88,7 +88,7 @@ fn check(r: &Request) -> Result<(), RunError> {
     };
     r.precondition
         .check_used_by(&what, uses)
-        .map_err(RunError::Flags)?;
+        .map_err(|e| RunError::Flags(e.to_string()))?;
     check_logs(logs[0], logs[1])
 }
 

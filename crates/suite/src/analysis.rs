@@ -16,8 +16,8 @@ use crate::methodology::{Kind, TestId};
 use crate::pts::PtsAnalysis;
 use crate::recovery::RecoveryAnalysis;
 use crate::replay::ReplayAnalysis;
-use crate::result::typed_part;
 use crate::result::TestResult;
+use crate::result::{typed_part, PartError};
 use crate::saturation::SaturationAnalysis;
 use crate::steps::StepsAnalysis;
 
@@ -54,7 +54,7 @@ pub enum Analysis {
 impl Analysis {
     /// The figures `stored` in a result of `test`, typed by its kind. An error names the test
     /// and what is wrong with them (e.g. a field missing from a result of another version).
-    pub fn parse(test: TestId, stored: serde_json::Value) -> Result<Analysis, String> {
+    pub fn parse(test: TestId, stored: serde_json::Value) -> Result<Analysis, PartError> {
         if stored.is_null() {
             return Ok(Analysis::None);
         }
@@ -174,18 +174,20 @@ impl TestResult {
 mod tests {
     use super::*;
 
-    fn parse(test: TestId, analysis: serde_json::Value) -> Result<TestResult, String> {
+    fn parse(test: TestId, analysis: serde_json::Value) -> Result<TestResult, serde_json::Error> {
         let mut r: serde_json::Value =
             serde_json::from_str(include_str!("../tests/fixtures/minimal-result.json"))
                 .expect("fixture parses");
         r["test"] = test.name().into();
         r["analysis"] = analysis;
-        serde_json::from_value(r).map_err(|e| e.to_string())
+        serde_json::from_value(r)
     }
 
     #[test]
     fn a_missing_field_is_an_error_that_names_the_test_and_the_field() {
-        let e = parse(TestId::Consistency, serde_json::json!({"spare_pct": 0.0})).unwrap_err();
+        let e = parse(TestId::Consistency, serde_json::json!({"spare_pct": 0.0}))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("consistency") && e.contains("steady_from_s"),
             "{e}"

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::context::Context;
 use crate::precondition;
 use crate::result::Phase;
-use crate::SuiteError;
+use crate::{ChoiceError, SuiteError};
 
 /// The nearly empty drive's data, and the span its tests address.
 pub const EMPTY_SPAN_BYTES: u64 = 32 << 30;
@@ -101,16 +101,17 @@ impl fmt::Display for DriveState {
 }
 
 impl FromStr for DriveState {
-    type Err = String;
+    type Err = ChoiceError;
 
-    fn from_str(text: &str) -> Result<DriveState, String> {
+    fn from_str(text: &str) -> Result<DriveState, ChoiceError> {
         match text {
             "empty" => Ok(DriveState::Empty),
             "full" => Ok(DriveState::Full),
-            other => Err(format!(
-                "unknown drive state '{other}': use empty (its first 32 GiB written) or full \
-                 ({FULL_PCT}% written)"
-            )),
+            other => Err(ChoiceError::Unknown {
+                what: "drive state",
+                given: other.into(),
+                choices: format!("empty (its first 32 GiB written) or full ({FULL_PCT}% written)"),
+            }),
         }
     }
 }
@@ -135,6 +136,10 @@ mod tests {
         for s in [DriveState::Empty, DriveState::Full] {
             assert_eq!(s.name().parse::<DriveState>(), Ok(s));
         }
-        assert!("half".parse::<DriveState>().unwrap_err().contains("empty"));
+        assert!("half"
+            .parse::<DriveState>()
+            .unwrap_err()
+            .to_string()
+            .contains("empty"));
     }
 }

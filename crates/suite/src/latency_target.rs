@@ -10,7 +10,7 @@ use std::str::FromStr;
 use engine::measure::Summary;
 
 use crate::result::TestResult;
-use crate::Result;
+use crate::{ChoiceError, Result};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LatencyTarget {
@@ -139,18 +139,25 @@ impl fmt::Display for LatencyTarget {
 }
 
 impl FromStr for LatencyTarget {
-    type Err = String;
+    type Err = ChoiceError;
 
-    fn from_str(s: &str) -> std::result::Result<LatencyTarget, String> {
-        let syntax = "write a latency target as PERCENTILE<TIME, e.g. 'p99<1ms' or 'p99.9<500us' \
-                      (p50, p90, p99 or p99.9; us, ms or s)";
-        let (pct, limit) = s.split_once('<').ok_or_else(|| syntax.to_string())?;
+    fn from_str(s: &str) -> std::result::Result<LatencyTarget, ChoiceError> {
+        const SYNTAX: &str = "write a latency target as PERCENTILE<TIME, e.g. 'p99<1ms' or \
+                              'p99.9<500us' (p50, p90, p99 or p99.9; us, ms or s)";
+        let bad = |given: &str, problem: &str| ChoiceError::Malformed {
+            given: given.into(),
+            problem: problem.into(),
+            usage: SYNTAX,
+        };
+        let (pct, limit) = s
+            .split_once('<')
+            .ok_or_else(|| bad(s, "is not a latency target"))?;
         let percentile = match pct.trim() {
             "p50" => Percentile::P50,
             "p90" => Percentile::P90,
             "p99" => Percentile::P99,
             "p99.9" => Percentile::P99_9,
-            other => return Err(format!("unknown percentile '{other}': {syntax}")),
+            other => return Err(bad(other, "is not a percentile")),
         };
         let limit = limit.trim();
         let split = limit
@@ -161,13 +168,13 @@ impl FromStr for LatencyTarget {
             "us" | "µs" => 1.0,
             "ms" => 1e3,
             "s" => 1e6,
-            _ => return Err(format!("'{limit}' is not a time: {syntax}")),
+            _ => return Err(bad(limit, "is not a time")),
         };
         let value: f64 = number
             .parse()
             .ok()
             .filter(|v: &f64| *v > 0.0 && v.is_finite())
-            .ok_or_else(|| format!("'{limit}' is not a positive time: {syntax}"))?;
+            .ok_or_else(|| bad(limit, "is not a positive time"))?;
         Ok(LatencyTarget {
             percentile,
             limit_us: value * scale,
@@ -189,6 +196,7 @@ mod tests {
             assert!(
                 bad.parse::<LatencyTarget>()
                     .unwrap_err()
+                    .to_string()
                     .contains("p99<1ms"),
                 "{bad}"
             );

@@ -2,6 +2,7 @@
 //! need, and the self-describing results they produce.
 
 mod analysis;
+mod choice_error;
 pub mod console;
 pub mod context;
 pub mod drive_state;
@@ -24,8 +25,9 @@ pub mod steps;
 pub mod target;
 
 pub use analysis::Analysis;
+pub use choice_error::ChoiceError;
 pub use methodology::TestId;
-pub use precondition::{fill_workload, purge, Precondition};
+pub use precondition::{fill_workload, purge, Precondition, PreconditionUnused};
 // The twin's scorecard reads the same statistics of a series as the tests' results.
 pub use stats::{deciles, drop_time, series_stats, SeriesStats};
 pub mod methodology;

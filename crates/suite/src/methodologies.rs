@@ -12,6 +12,7 @@ use crate::methodology::TestId;
 use crate::params::Overrides;
 use crate::pts::PtsVariant;
 use crate::runner::{self, Step};
+use crate::ChoiceError;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -173,14 +174,18 @@ fn review_2021(quick: bool) -> Vec<Step> {
 }
 
 impl FromStr for Methodology {
-    type Err = String;
+    type Err = ChoiceError;
 
-    fn from_str(text: &str) -> Result<Methodology, String> {
+    fn from_str(text: &str) -> Result<Methodology, ChoiceError> {
         let names: Vec<&str> = Methodology::ALL.iter().map(|m| m.name()).collect();
         Methodology::ALL
             .into_iter()
             .find(|m| m.name() == text)
-            .ok_or_else(|| format!("unknown methodology '{text}': use {}", names.join(", ")))
+            .ok_or_else(|| ChoiceError::Unknown {
+                what: "methodology",
+                given: text.into(),
+                choices: names.join(", "),
+            })
     }
 }
 
@@ -196,6 +201,7 @@ mod tests {
         assert!("review-2022"
             .parse::<Methodology>()
             .unwrap_err()
+            .to_string()
             .contains("review-2021"));
         assert_eq!(Methodology::Quick.steps(false)[0].test, TestId::Quick);
         let pts = Methodology::PtsC.steps(true);

@@ -17,7 +17,7 @@ use engine::{Clock, Device};
 
 use crate::context::Context;
 use crate::result::{Phase, Report};
-use crate::SuiteError;
+use crate::{ChoiceError, SuiteError};
 
 /// Discard chunk: large enough to be quick, small enough for every device's limit.
 const DISCARD_CHUNK: u64 = 1 << 30;
@@ -190,33 +190,42 @@ pub enum Precondition {
 }
 
 impl Precondition {
-    /// Refuse a choice `what` (a command or test) would ignore.
-    pub fn check_used_by(self, what: &str, uses: bool) -> Result<(), String> {
+    /// Refuse a choice `by` (a command or test) would ignore.
+    pub fn check_used_by(self, by: &str, uses: bool) -> Result<(), PreconditionUnused> {
         if uses || self == Precondition::Fill {
             return Ok(());
         }
-        let names: Vec<&str> = crate::methodology::TESTS
+        let users: Vec<&str> = crate::methodology::TESTS
             .iter()
             .filter(|t| t.takes(crate::methodology::Options::PRECONDITION))
             .map(|t| t.name())
             .collect();
-        Err(format!(
-            "--precondition prepares the drive for {} only; {what} does not use it: drop it",
-            names.join(" and ")
-        ))
+        Err(PreconditionUnused {
+            by: by.into(),
+            users: users.join(" and "),
+        })
     }
 }
 
+/// A preconditioning chosen for a command or test that does not precondition.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--precondition prepares the drive for {users} only; {by} does not use it: drop it")]
+pub struct PreconditionUnused {
+    by: String,
+    users: String,
+}
+
 impl FromStr for Precondition {
-    type Err = String;
+    type Err = ChoiceError;
 
     /// `fill`, or `sprandom[:KEY=VALUE,...]` with fio's parameters: `op` the drive's spare
     /// area as physical/logical - 1 (`op=7%` or `op=0.07`; fio's 15% when not given),
     /// `cache` its write cache (`cache=1GiB`; none when not given) and `regions` (100).
-    fn from_str(text: &str) -> Result<Precondition, String> {
-        let usage = "use fill (the default) or sprandom[:op=OP,cache=SIZE,regions=N], OP the \
-                     drive's spare area as physical/logical - 1 (sprandom:op=7%; fio's 15% \
-                     when not given), SIZE its write cache (none when not given)";
+    fn from_str(text: &str) -> Result<Precondition, ChoiceError> {
+        const USAGE: &str = "use fill (the default) or sprandom[:op=OP,cache=SIZE,regions=N], OP \
+                             the drive's spare area as physical/logical - 1 (sprandom:op=7%; \
+                             fio's 15% when not given), SIZE its write cache (none when not \
+                             given)";
         let (name, keys) = match text.split_once(':') {
             Some((name, keys)) => (name, Some(keys)),
             None => (text, None),
@@ -228,8 +237,12 @@ impl FromStr for Precondition {
                 let (mut op, mut regions, mut cache) =
                     (fio.over_provisioning(), fio.regions(), fio.cache_bytes());
                 for pair in keys.into_iter().flat_map(|k| k.split(',')) {
-                    let bad = |what: &str| format!("'{pair}': {what}; {usage}");
-                    let (key, value) = pair.split_once('=').ok_or_else(|| bad("not key=value"))?;
+                    let bad = |problem: &str| ChoiceError::Malformed {
+                        given: pair.into(),
+                        problem: format!("is {problem}"),
+                        usage: USAGE,
+                    };
+                    let (key, value) = pair.split_once('=').ok_or_else(|| bad("not KEY=VALUE"))?;
                     let value = value.trim();
                     match key.trim() {
                         "op" => {
@@ -239,18 +252,29 @@ impl FromStr for Precondition {
                             }
                             .map_err(|_| bad("not a spare area"))?
                         }
-                        "cache" => cache = parse_size(value).map_err(|e| bad(&e.to_string()))?,
+                        "cache" => {
+                            cache = parse_size(value)
+                                .map_err(|e| bad(&format!("not a cache size ({e})")))?
+                        }
                         "regions" => {
                             regions = value.parse().map_err(|_| bad("not a number of regions"))?
                         }
-                        _ => return Err(bad("unknown key")),
+                        _ => return Err(bad("an unknown key")),
                     }
                 }
                 SpRandom::new(op, regions, cache)
                     .map(Precondition::SpRandom)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| ChoiceError::Malformed {
+                        given: text.into(),
+                        problem: format!("cannot be laid out ({e})"),
+                        usage: USAGE,
+                    })
             }
-            _ => Err(format!("unknown preconditioning '{text}': {usage}")),
+            _ => Err(ChoiceError::Unknown {
+                what: "preconditioning",
+                given: text.into(),
+                choices: USAGE.trim_start_matches("use ").into(),
+            }),
         }
     }
 }

@@ -17,6 +17,7 @@ mod parameters;
 mod stored;
 
 pub(crate) use stored::typed_part;
+pub use stored::PartError;
 
 pub use parameters::{
     Parameters, PowerParameters, ReplayParameters, SweepParameters, TrimParameters, TrimPass,

@@ -19,7 +19,7 @@ mod tests;
 mod text;
 
 pub use deviating::{comparable, deviates, left_out_note, Deviating};
-pub use select::select_drives;
+pub use select::{select_drives, SelectError};
 pub use text::{format_value, render_text, usd, MAX_PRICE_USD};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use crate::db::DriveRow;
 /// The drives `selectors` name, in order, each once: a selector is a drive's id or a part of
 /// its name, model or serial (any case) that only one drive has; a whole name picks its drive
 /// even when longer names contain it.
-pub fn select_drives(all: &[DriveRow], selectors: &[String]) -> Result<Vec<DriveRow>, String> {
+pub fn select_drives(all: &[DriveRow], selectors: &[String]) -> Result<Vec<DriveRow>, SelectError> {
     let listing = |drives: &[&DriveRow]| {
         drives
             .iter()
@@ -38,21 +38,20 @@ pub fn select_drives(all: &[DriveRow], selectors: &[String]) -> Result<Vec<Drive
             (None, [d], _) => d,
             (None, _, [d]) => d,
             (None, _, []) => {
-                return Err(format!(
-                    "no drive matches {selector:?}: give a drive's id or part of its name ({}; \
-                     `ssdlab bench list` shows them)",
-                    match all.len() {
+                return Err(SelectError::NoMatch {
+                    selector: selector.clone(),
+                    drives: match all.len() {
                         0 => "the Bench has no drives yet".to_string(),
                         _ => listing(&all.iter().collect::<Vec<_>>()),
-                    }
-                ))
+                    },
+                })
             }
             (None, _, many) => {
-                return Err(format!(
-                    "{selector:?} matches {} drives ({}): give more of the name, or the id",
-                    many.len(),
-                    listing(many)
-                ))
+                return Err(SelectError::Ambiguous {
+                    selector: selector.clone(),
+                    count: many.len(),
+                    drives: listing(many),
+                })
             }
         };
         if !chosen.iter().any(|c| c.id == drive.id) {
@@ -60,4 +59,20 @@ pub fn select_drives(all: &[DriveRow], selectors: &[String]) -> Result<Vec<Drive
         }
     }
     Ok(chosen)
+}
+
+/// A selector that names no drive, or several.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    #[error(
+        "no drive matches {selector:?}: give a drive's id or part of its name ({drives}; \
+         `ssdlab bench list` shows them)"
+    )]
+    NoMatch { selector: String, drives: String },
+    #[error("{selector:?} matches {count} drives ({drives}): give more of the name, or the id")]
+    Ambiguous {
+        selector: String,
+        count: usize,
+        drives: String,
+    },
 }

@@ -133,14 +133,14 @@ fn drives_are_selected_by_id_or_a_part_of_the_name_only_one_has() {
     assert_eq!(ids(&["PRO"]), Ok(vec![3]), "any case");
     assert_eq!(ids(&["840-evo"]), Ok(vec![1]), "a preset's spelling");
     assert_eq!(ids(&["crucial m500"]), Ok(vec![4]), "a whole name wins");
-    let ambiguous = ids(&["840"]).unwrap_err();
+    let ambiguous = ids(&["840"]).unwrap_err().to_string();
     assert!(
         ambiguous.contains("matches 2 drives")
             && ambiguous.contains("1 = ssdlab model of Samsung SSD 840 EVO 250GB")
             && ambiguous.contains("3 = "),
         "{ambiguous}"
     );
-    let unknown = ids(&["970"]).unwrap_err();
+    let unknown = ids(&["970"]).unwrap_err().to_string();
     assert!(
         unknown.contains("no drive matches \"970\"") && unknown.contains("2 = Crucial M500 240GB"),
         "{unknown}"

@@ -13,15 +13,37 @@ use super::store::{identity_key, RunRecord};
 use super::{BenchError, Result};
 
 /// A run identity as the Bench keeps it: a UUID, hyphenated and lower case.
-pub(crate) fn parse_run_id(id: &str) -> std::result::Result<String, String> {
+pub(crate) fn parse_run_id(id: &str) -> std::result::Result<String, Unwritten> {
     uuid::Uuid::try_parse(id)
         .map(|u| u.hyphenated().to_string())
-        .map_err(|_| {
-            format!(
-                "run_id {:?} is not a UUID (ssdlab writes one such as 67e55044-10b1-426f-9247-bb680e5fe0c8)",
-                crate::term::printable(&id.chars().take(64).collect::<String>())
-            )
+        .map_err(|_| Unwritten::RunId {
+            given: crate::term::printable(&id.chars().take(64).collect::<String>()).into_owned(),
         })
+}
+
+/// A field of a result that ssdlab could not have written, named by its path in the file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unwritten {
+    #[error(
+        "run_id {given:?} is not a UUID (ssdlab writes one such as \
+         67e55044-10b1-426f-9247-bb680e5fe0c8)"
+    )]
+    RunId { given: String },
+    #[error("{field}.{name} is {value}: a measured figure is a finite number, never negative")]
+    Figure {
+        field: String,
+        name: &'static str,
+        value: f64,
+    },
+    #[error(
+        "{field} {given:?} is not a test's name (letters, digits, '-', '_' and '.', not first, \
+         at most 64)"
+    )]
+    Name { field: String, given: String },
+    #[error(
+        "{field} {given:?} is not a UTC time as ssdlab writes it (such as 2026-01-31T12:00:00Z)"
+    )]
+    Time { field: String, given: String },
 }
 
 /// The identity of a run stored before runs had one: a name-based (version 5) UUID of the
@@ -134,7 +156,7 @@ impl RunRecord {
             Ok(_) => Some(suite::runner::read_suite(dir).map_err(input)?),
             Err(_) => None,
         };
-        let bad = |path: &Path, why: String| {
+        let bad = |path: &Path, why: Unwritten| {
             BenchError::Input(format!(
                 "{}: {why}: not an ssdlab result, or a damaged one; nothing of {} was \
                  imported: correct or remove that file, then import the directory again",
@@ -195,7 +217,7 @@ impl RunRecord {
 /// Whether a result read from a file is one ssdlab could have written: its names are names
 /// (they name files and pages, and are printed), its time is a time, its figures are finite
 /// and not negative. The error says what is wrong.
-pub fn check_result(r: &TestResult) -> std::result::Result<(), String> {
+pub fn check_result(r: &TestResult) -> std::result::Result<(), Unwritten> {
     if let Some(v) = &r.variant {
         check_name("variant", v)?;
     }
@@ -245,7 +267,7 @@ pub fn check_result(r: &TestResult) -> std::result::Result<(), String> {
     Ok(())
 }
 
-fn check_summary(at: &str, s: &engine::measure::Summary) -> std::result::Result<(), String> {
+fn check_summary(at: &str, s: &engine::measure::Summary) -> std::result::Result<(), Unwritten> {
     for (name, v) in [
         ("duration_s", s.duration_s),
         ("iops", s.iops),
@@ -286,19 +308,21 @@ fn check_summary(at: &str, s: &engine::measure::Summary) -> std::result::Result<
     Ok(())
 }
 
-fn figure(at: &str, name: &str, v: f64) -> std::result::Result<(), String> {
+fn figure(at: &str, name: &'static str, v: f64) -> std::result::Result<(), Unwritten> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
-        Err(format!(
-            "{at}.{name} is {v}: a measured figure is a finite number, never negative"
-        ))
+        Err(Unwritten::Figure {
+            field: at.into(),
+            name,
+            value: v,
+        })
     }
 }
 
 /// A test's or variant's name: it names result files and pages, so letters, digits, '-',
 /// '_' and '.' only (not first), at most 64 of them.
-pub fn check_name(what: &str, s: &str) -> std::result::Result<(), String> {
+pub fn check_name(what: &str, s: &str) -> std::result::Result<(), Unwritten> {
     let ok = !s.is_empty()
         && s.len() <= 64
         && !s.starts_with('.')
@@ -307,16 +331,16 @@ pub fn check_name(what: &str, s: &str) -> std::result::Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "{what} {:?} is not a test's name (letters, digits, '-', '_' and '.', not first, at most 64)",
-            s.chars().take(80).collect::<String>()
-        ))
+        Err(Unwritten::Name {
+            field: what.into(),
+            given: s.chars().take(80).collect(),
+        })
     }
 }
 
 /// A time as ssdlab writes it: UTC, RFC 3339, to the second (2026-01-31T12:00:00Z), and a
 /// real one (no 31st of April).
-pub fn check_time(what: &str, s: &str) -> std::result::Result<(), String> {
+pub fn check_time(what: &str, s: &str) -> std::result::Result<(), Unwritten> {
     let b = s.as_bytes();
     let num = |from: usize, to: usize| -> Option<u32> {
         let part = b.get(from..to)?;
@@ -356,9 +380,9 @@ pub fn check_time(what: &str, s: &str) -> std::result::Result<(), String> {
     if valid {
         Ok(())
     } else {
-        Err(format!(
-            "{what} {:?} is not a UTC time as ssdlab writes it (such as 2026-01-31T12:00:00Z)",
-            s.chars().take(80).collect::<String>()
-        ))
+        Err(Unwritten::Time {
+            field: what.into(),
+            given: s.chars().take(80).collect(),
+        })
     }
 }

@@ -24,7 +24,7 @@ use rusqlite::{Connection, OpenFlags};
 use conn::Conn;
 
 pub use copy::Copied;
-pub use import::{check_name, check_result, check_time};
+pub use import::{check_name, check_result, check_time, Unwritten};
 pub use location::{ConnectionString, Location};
 pub use query::{DriveFilter, DriveListing, DriveRow, RunRow, Specs, StoredResult};
 pub use schema::LATEST as SCHEMA_VERSION;

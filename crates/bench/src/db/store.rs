@@ -156,7 +156,7 @@ impl Bench {
             .results
             .first()
             .ok_or_else(|| BenchError::Input("a run with no results: nothing to store".into()))?;
-        let uuid = parse_run_id(&run.run_id).map_err(BenchError::Input)?;
+        let uuid = parse_run_id(&run.run_id).map_err(|e| BenchError::Input(e.to_string()))?;
         let drive_key = identity_key(&first.target);
         let conn = self.conn.get_mut();
         let postgres = conn.is_postgres();

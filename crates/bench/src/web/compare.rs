@@ -10,7 +10,7 @@ use crate::db::{Bench, DriveRow, Result};
 use crate::view::{fragment, page, Drive, Entry, Facts, Fragment, Mode, Review};
 
 use super::pages::{drive_labels, list_query, list_url, nav, percent_encode};
-use super::{query_id, Page, HTML};
+use super::{query_id, Page, QueryError, HTML};
 
 /// A page's drive from the Bench: annotated facts first, what the drive says after; and how
 /// many of its newest results were left out for deviating from the methodology.
@@ -53,14 +53,16 @@ fn drive(
 }
 
 /// `deviating=include` shows the results that deviate from the methodology too.
-fn deviating_of(query: &[(String, String)]) -> std::result::Result<Deviating, String> {
+fn deviating_of(query: &[(String, String)]) -> std::result::Result<Deviating, QueryError> {
     match query.iter().find(|(k, _)| k == "deviating") {
         None => Ok(Deviating::LeftOut),
         Some((_, v)) if v == "include" => Ok(Deviating::Included),
         Some((_, v)) if v == "leave-out" => Ok(Deviating::LeftOut),
-        Some((_, v)) => Err(format!(
-            "deviating={v}: say deviating=include to show results that deviate from the \
-             methodology, or leave it out"
+        Some((_, v)) => Err(QueryError::bad_value(
+            "deviating",
+            v,
+            "say deviating=include to show results that deviate from the methodology, or \
+             leave it out",
         )),
     }
 }
@@ -85,7 +87,7 @@ pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page>
         match query_id(name, value) {
             Ok(id) if !ids.contains(&id) => ids.push(id),
             Ok(_) => {}
-            Err(e) => return Ok(Page::error(400, &e)),
+            Err(e) => return Ok(Page::error(400, &e.to_string())),
         }
     }
     if ids.len() > MAX_COMPARE as usize {
@@ -99,7 +101,7 @@ pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page>
     let listed = if ids.is_empty() {
         let filter = match list_query(query) {
             Ok((filter, _)) => filter,
-            Err(e) => return Ok(Page::error(400, &e)),
+            Err(e) => return Ok(Page::error(400, &e.to_string())),
         };
         let (listed, total) = bench.drive_page(&filter, 0, MAX_COMPARE)?;
         if total > MAX_COMPARE {
@@ -123,7 +125,7 @@ pub(super) fn page_of(bench: &Bench, query: &[(String, String)]) -> Result<Page>
     let chosen: Vec<(DriveRow, String)> = listed.into_iter().map(|l| l.drive).zip(labels).collect();
     let deviating = match deviating_of(query) {
         Ok(d) => d,
-        Err(e) => return Ok(Page::error(400, &e)),
+        Err(e) => return Ok(Page::error(400, &e.to_string())),
     };
     let mut drives = Vec::new();
     let mut left_out = 0;

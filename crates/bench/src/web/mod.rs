@@ -16,6 +16,7 @@
 mod compare;
 mod connections;
 mod pages;
+mod query_error;
 mod server;
 #[cfg(test)]
 mod tests;
@@ -30,6 +31,7 @@ use maud::html;
 
 use crate::db::{Bench, Result};
 use crate::view::page;
+use query_error::QueryError;
 
 pub const HTML: &str = "text/html; charset=utf-8";
 pub const TEXT: &str = "text/plain; charset=utf-8";
@@ -132,7 +134,7 @@ pub(crate) fn route(method: &str, url: &str) -> std::result::Result<Route, Page>
     }
     let url = url.split_once('#').map_or(url, |(u, _)| u);
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
-    let query = || parse_query(query).map_err(|e| Page::error(400, &e));
+    let query = || parse_query(query).map_err(|e| Page::error(400, &e.to_string()));
     match path {
         "/" => Ok(Route::Index(query()?)),
         "/compare" => Ok(Route::Compare(query()?)),
@@ -178,7 +180,7 @@ fn parse_id(s: &str) -> Option<i64> {
 }
 
 /// A query string's name=value pairs, percent-decoded ('+' is a space).
-pub(crate) fn parse_query(query: &str) -> std::result::Result<Vec<(String, String)>, String> {
+pub(crate) fn parse_query(query: &str) -> std::result::Result<Vec<(String, String)>, QueryError> {
     query
         .split('&')
         .filter(|p| !p.is_empty())
@@ -189,7 +191,7 @@ pub(crate) fn parse_query(query: &str) -> std::result::Result<Vec<(String, Strin
         .collect()
 }
 
-fn percent_decode(s: &str) -> std::result::Result<String, String> {
+fn percent_decode(s: &str) -> std::result::Result<String, QueryError> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -201,7 +203,7 @@ fn percent_decode(s: &str) -> std::result::Result<String, String> {
                     .get(i + 1..i + 3)
                     .and_then(|h| std::str::from_utf8(h).ok())
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| "malformed percent-encoding in the query".to_string())?;
+                    .ok_or(QueryError::PercentEncoding)?;
                 out.push(hex);
                 i += 2;
             }
@@ -209,20 +211,17 @@ fn percent_decode(s: &str) -> std::result::Result<String, String> {
         }
         i += 1;
     }
-    let text = String::from_utf8(out).map_err(|_| "the query is not UTF-8".to_string())?;
+    let text = String::from_utf8(out).map_err(|_| QueryError::NotUtf8)?;
     // No database stores a NUL in text (PostgreSQL refuses it), and no name holds one.
     if text.contains('\0') {
-        return Err("the query holds a NUL character (%00), which no name or value has".into());
+        return Err(QueryError::Nul);
     }
     Ok(text)
 }
 
 /// A drive id from a query value.
-pub(crate) fn query_id(name: &str, value: &str) -> std::result::Result<i64, String> {
+pub(crate) fn query_id(name: &str, value: &str) -> std::result::Result<i64, QueryError> {
     parse_id(value.trim()).ok_or_else(|| {
-        format!(
-            "{name}={}: not a drive id (a number from the drive list)",
-            value.chars().take(40).collect::<String>()
-        )
+        QueryError::bad_value(name, value, "not a drive id (a number from the drive list)")
     })
 }

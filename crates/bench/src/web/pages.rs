@@ -7,7 +7,7 @@ use crate::db::{Bench, DriveFilter, DriveListing, DriveRow, Result, RunRow};
 use crate::view::{fixed, grouped, page, Cell, Drive, Entry, Facts, Mode, Review, Table};
 
 use super::compare::MAX_COMPARE;
-use super::Page;
+use super::{Page, QueryError};
 
 /// What to call each drive on a page: its name, and where two drives on the page share a
 /// name, the target its newest run measured (or its id) after it.
@@ -56,22 +56,20 @@ const RECENT_RUNS: u64 = 20;
 /// The drive list's filters and page from its query; an error names a bad value.
 pub(super) fn list_query(
     query: &[(String, String)],
-) -> std::result::Result<(DriveFilter, u64), String> {
+) -> std::result::Result<(DriveFilter, u64), QueryError> {
     let mut f = DriveFilter::default();
     let mut page = 1u64;
-    let gb = |name: &str, v: &str| -> std::result::Result<u64, String> {
-        match v.parse::<f64>() {
-            Ok(g) if (0.0..1e12).contains(&g) => Ok((g * 1e9) as u64),
-            _ => Err(format!("{name}: not a capacity in GB")),
-        }
+    let gb = |name: &str, v: &str| match v.parse::<f64>() {
+        Ok(g) if (0.0..1e12).contains(&g) => Ok((g * 1e9) as u64),
+        _ => Err(QueryError::bad_value(name, v, "not a capacity in GB")),
     };
-    let day = |name: &str, v: &str| -> std::result::Result<String, String> {
-        match is_day(v) {
-            true => Ok(v.to_string()),
-            false => Err(format!(
-                "{name}={v}: not a day of the calendar; give one as YYYY-MM-DD, e.g. 2026-01-31"
-            )),
-        }
+    let day = |name: &str, v: &str| match is_day(v) {
+        true => Ok(v.to_string()),
+        false => Err(QueryError::bad_value(
+            name,
+            v,
+            "not a day of the calendar; give one as YYYY-MM-DD, e.g. 2026-01-31",
+        )),
     };
     for (k, v) in query {
         let v = v.trim();
@@ -79,7 +77,7 @@ pub(super) fn list_query(
             continue;
         }
         if v.len() > 200 {
-            return Err(format!("{k}: too long"));
+            return Err(QueryError::TooLong { name: k.clone() });
         }
         let text = Some(v.to_string());
         match k.as_str() {
@@ -96,7 +94,7 @@ pub(super) fn list_query(
             "page" => {
                 page = match v.parse::<u64>() {
                     Ok(p) if (1..=1_000_000).contains(&p) => p,
-                    _ => return Err("page: not a page number".into()),
+                    _ => return Err(QueryError::bad_value(k, v, "not a page number")),
                 }
             }
             _ => {}
@@ -154,7 +152,7 @@ pub(super) fn percent_encode(s: &str) -> String {
 pub(super) fn index(bench: &Bench, query: &[(String, String)]) -> Result<Page> {
     let (filter, page_no) = match list_query(query) {
         Ok(q) => q,
-        Err(e) => return Ok(Page::error(400, &e)),
+        Err(e) => return Ok(Page::error(400, &e.to_string())),
     };
     let (drives, total) = bench.drive_page(&filter, (page_no - 1) * PAGE_DRIVES, PAGE_DRIVES)?;
     let interfaces = bench.interfaces()?;

@@ -5,6 +5,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ChoiceError;
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PtsVariant {
@@ -65,15 +67,17 @@ impl fmt::Display for PtsVariant {
 }
 
 impl FromStr for PtsVariant {
-    type Err = String;
+    type Err = ChoiceError;
 
-    fn from_str(text: &str) -> Result<PtsVariant, String> {
+    fn from_str(text: &str) -> Result<PtsVariant, ChoiceError> {
         match text {
             "client" | "c" | "pts-c" => Ok(PtsVariant::Client),
             "enterprise" | "e" | "pts-e" => Ok(PtsVariant::Enterprise),
-            other => Err(format!(
-                "unknown PTS variant '{other}': use client (PTS-C) or enterprise (PTS-E)"
-            )),
+            other => Err(ChoiceError::Unknown {
+                what: "PTS variant",
+                given: other.into(),
+                choices: "client (PTS-C) or enterprise (PTS-E)".into(),
+            }),
         }
     }
 }

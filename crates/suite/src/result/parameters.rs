@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use engine::pattern::DataKind;
 use engine::workload::{Access, Workload};
 
-use super::stored::typed_part;
+use super::stored::{typed_part, PartError};
 use crate::methodology::verify::PhaseSpec;
 use crate::methodology::{Kind, TestId};
 use crate::replay::Plan;
@@ -91,7 +91,7 @@ pub struct ReplayParameters {
 
 impl Parameters {
     /// The stored parameters of a `test` result; the error names the test and what is wrong.
-    pub fn parse(test: TestId, stored: serde_json::Value) -> Result<Parameters, String> {
+    pub fn parse(test: TestId, stored: serde_json::Value) -> Result<Parameters, PartError> {
         Ok(match test.kind() {
             Kind::TransferSweep => {
                 Parameters::TransferSweep(typed_part(test, "parameters", stored)?)
@@ -152,13 +152,13 @@ mod tests {
     use crate::result::TestResult;
 
     /// A result of `test` with these parameters, loaded as a results directory loads it.
-    fn load(test: TestId, parameters: serde_json::Value) -> Result<TestResult, String> {
+    fn load(test: TestId, parameters: serde_json::Value) -> Result<TestResult, serde_json::Error> {
         let mut r: serde_json::Value =
             serde_json::from_str(include_str!("../../tests/fixtures/minimal-result.json"))
                 .expect("fixture parses");
         r["test"] = test.name().into();
         r["parameters"] = parameters;
-        serde_json::from_value(r).map_err(|e| e.to_string())
+        serde_json::from_value(r)
     }
 
     /// Stored parameters load typed and are written back as they were, to the byte: the
@@ -187,7 +187,8 @@ mod tests {
             TestId::PowerIdle,
             serde_json::json!({"state": "idle", "rest_s": 60.0}),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("power-idle") && e.contains("parameters") && e.contains("duration_s"),
             "{e}"

@@ -59,9 +59,9 @@ pub(super) struct StoredResult {
 }
 
 impl TryFrom<StoredResult> for TestResult {
-    type Error = String;
+    type Error = PartError;
 
-    fn try_from(s: StoredResult) -> Result<TestResult, String> {
+    fn try_from(s: StoredResult) -> Result<TestResult, PartError> {
         Ok(TestResult {
             analysis: Analysis::parse(s.test, s.analysis)?,
             schema_version: s.schema_version,
@@ -95,13 +95,21 @@ impl TryFrom<StoredResult> for TestResult {
     }
 }
 
-/// One part (`"analysis"`, `"parameters"`) of a stored result of `test`, typed; the error
-/// names the test, the part and what is wrong with it.
+/// One part (`"analysis"`, `"parameters"`) of a stored result of `test`, typed.
 pub(crate) fn typed_part<T: serde::de::DeserializeOwned>(
     test: TestId,
-    part: &str,
+    part: &'static str,
     stored: serde_json::Value,
-) -> Result<T, String> {
-    serde_json::from_value(stored)
-        .map_err(|e| format!("the {test} result's {part} cannot be read: {e}"))
+) -> Result<T, PartError> {
+    serde_json::from_value(stored).map_err(|source| PartError { test, part, source })
+}
+
+/// A part of a stored result that cannot be read as its test's: it names the test, the part
+/// and what is wrong with it (e.g. a field missing from a result of another version).
+#[derive(Debug, thiserror::Error)]
+#[error("the {test} result's {part} cannot be read: {source}")]
+pub struct PartError {
+    test: TestId,
+    part: &'static str,
+    source: serde_json::Error,
 }

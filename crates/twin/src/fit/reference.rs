@@ -47,8 +47,11 @@ pub struct Unsearched {
     pub reference: String,
 }
 
+/// Each key's value, by key, as a spec writes it.
+pub type KeyValues = BTreeMap<String, String>;
+
 /// Each key's value in `drive` (a spec), as its sources last set it.
-pub fn values(drive: &str) -> Result<BTreeMap<String, String>, FitError> {
+pub fn values(drive: &str) -> Result<KeyValues, FitError> {
     let cfg = sim::resolve(drive).map_err(|source| FitError::Reference {
         drive: drive.to_string(),
         source,
@@ -57,7 +60,7 @@ pub fn values(drive: &str) -> Result<BTreeMap<String, String>, FitError> {
 }
 
 /// Each key's value in a resolved drive: the last word of its sources.
-pub fn values_of(cfg: &sim::Config) -> BTreeMap<String, String> {
+pub fn values_of(cfg: &sim::Config) -> KeyValues {
     cfg.sources
         .iter()
         .map(|(k, v, _)| (k.clone(), v.clone()))
