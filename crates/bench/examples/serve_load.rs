@@ -45,11 +45,13 @@ fn suite_results() -> Vec<TestResult> {
     suite::runner::run(
         dev.as_mut(),
         &mut ctx,
-        spec,
-        &plan,
-        dir.path(),
-        false,
-        &suite::results_dir::new_run_id(),
+        &suite::runner::Start {
+            target_spec: spec,
+            plan: &plan,
+            dir: dir.path(),
+            previous: None,
+            run_id: &suite::results_dir::new_run_id(),
+        },
     )
     .expect("the suite runs");
     suite::results_dir::read_results(dir.path()).expect("its results")

@@ -48,7 +48,7 @@ enum Command {
     Purge(target_args::TargetArgs),
     /// The whole review: every test of the methodology, one results directory (several
     /// --target: side by side, a directory each).
-    Suite(cmd_suite::SuiteArgs),
+    Suite(run::suite_flags::SuiteFlags),
     /// The Bench: every stored run; compare drives, serve the web page.
     Bench(cmd_bench::BenchArgs),
     /// (Re)write report.html of a results directory.

@@ -22,6 +22,9 @@ pub enum RunError {
     OutputPath(String),
     #[error(transparent)]
     Suite(#[from] suite::SuiteError),
+    /// A worker of several drives' reviews panicked.
+    #[error(transparent)]
+    Panicked(#[from] suite::parallel::Panicked),
     #[error(transparent)]
     MeterSpec(#[from] engine::power::SpecError),
     #[error(transparent)]

@@ -4,7 +4,6 @@
 //! simulated drive's history (its clock, wear and counters) as a real drive's; and a real drive
 //! cannot run steps at once: each would measure the other.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -35,20 +34,21 @@ pub fn possible(target_spec: &str, plan: &Plan) -> Result<bool, SuiteError> {
     Ok(crate::target::kind(target_spec)? == TargetKind::Sim && plan.methodology.steps_each_purge())
 }
 
-/// Run the plan's steps into `dir` as run `run_id`, each on an instance of `target_spec` opened
-/// for it with `request`, `at_once` at a time, each in the context `in_context` gives it. As
-/// [`runner::run`] otherwise: the same record, results and `resume`.
-#[allow(clippy::too_many_arguments)]
+/// Run `start`'s plan, each step on an instance of its target opened for it with `request`,
+/// `at_once` at a time, each in the context `in_context` gives it. As [`runner::run`]
+/// otherwise: the same record, results and resume.
 pub fn run(
-    target_spec: &str,
+    start: &Start,
     request: &OpenRequest,
     at_once: usize,
     in_context: &InContext,
-    plan: &Plan,
-    dir: &Path,
-    resume: bool,
-    run_id: &str,
 ) -> Result<SuiteRecord, SuiteError> {
+    let Start {
+        target_spec,
+        plan,
+        dir,
+        ..
+    } = *start;
     if !possible(target_spec, plan)? {
         return Err(SuiteError::Parameter(format!(
             "the steps of {} on {target_spec} cannot run on fresh instances: that needs a \
@@ -57,13 +57,6 @@ pub fn run(
         )));
     }
     let open = || crate::target::open(target_spec, request);
-    let start = Start {
-        target_spec,
-        plan,
-        dir,
-        resume,
-        run_id,
-    };
     let rec = start.record(open()?.identity(), Some(FreshInstances { at_once }))?;
     let run_id = rec.run_id.clone().unwrap_or_default();
     let steps = &plan.steps;

@@ -278,26 +278,16 @@ pub(crate) fn save(dir: &Path, rec: &mut SuiteRecord) -> Result<(), SuiteError> 
     write_atomic(&dir.join(SUITE_FILE), text.as_bytes())
 }
 
-/// Run the plan's steps into `dir` as run `run_id`. With `resume`, steps already complete in
-/// `dir/suite.json` are kept and the rest run again from the first one not completed; the run
-/// keeps the identity `suite.json` gives it (`run_id` is for a suite of an earlier version
-/// that has none).
+/// Run `start`'s plan on `dev`. Resuming, the steps already complete in the previous record
+/// are kept and the rest run again from the first one not completed; the run keeps the
+/// identity that record gives it (`start.run_id` is for a suite of an earlier version that
+/// has none).
 pub fn run(
     dev: &mut dyn Device,
     ctx: &mut Context,
-    target_spec: &str,
-    plan: &Plan,
-    dir: &Path,
-    resume: bool,
-    run_id: &str,
+    start: &Start,
 ) -> Result<SuiteRecord, SuiteError> {
-    let start = Start {
-        target_spec,
-        plan,
-        dir,
-        resume,
-        run_id,
-    };
+    let (plan, dir) = (start.plan, start.dir);
     let mut rec = start.record(dev.identity(), None)?;
     let run_id = rec.run_id.clone().unwrap_or_default();
     let steps = &plan.steps;
@@ -323,19 +313,23 @@ pub fn run(
     Ok(rec)
 }
 
-/// Where and what a suite runs, and whether it carries on an earlier one.
-pub(crate) struct Start<'a> {
+/// Where and what a suite runs, and the earlier record it carries on, if any.
+#[derive(Clone, Copy)]
+pub struct Start<'a> {
     pub target_spec: &'a str,
     pub plan: &'a Plan,
+    /// The results directory, `suite.json` in it.
     pub dir: &'a Path,
-    pub resume: bool,
+    /// The record of the suite it resumes, read once ([`read_suite`]) from `dir`.
+    pub previous: Option<&'a SuiteRecord>,
+    /// The run's identity, unless `previous` has one.
     pub run_id: &'a str,
 }
 
 impl Start<'_> {
     /// The suite's record as it begins, saved in `dir` (the earlier record's completed steps
     /// kept when resuming); `fresh_instances` when its steps run each on its own instance.
-    pub fn record(
+    pub(crate) fn record(
         &self,
         target: Identity,
         fresh_instances: Option<FreshInstances>,
@@ -344,7 +338,7 @@ impl Start<'_> {
             target_spec,
             plan,
             dir,
-            resume,
+            previous,
             run_id,
         } = *self;
         let Plan {
@@ -355,8 +349,7 @@ impl Start<'_> {
         } = *plan;
         std::fs::create_dir_all(dir)
             .map_err(|e| SuiteError::Output(format!("{}: {e}", dir.display())))?;
-        let previous = if resume { Some(read_suite(dir)?) } else { None };
-        if let Some(p) = &previous {
+        if let Some(p) = previous {
             if p.target_spec != target_spec {
                 return Err(SuiteError::Parameter(format!(
                     "{} holds a suite of {}, not {target_spec}: resume with --target {}",
@@ -376,30 +369,27 @@ impl Start<'_> {
             }
         }
         let run_id = previous
-            .as_ref()
             .and_then(|p| p.run_id.clone())
             .unwrap_or_else(|| run_id.to_string());
         let mut rec = SuiteRecord {
             tool: Tool::default(),
             run_id: Some(run_id.clone()),
-            started_at: previous
-                .as_ref()
-                .map_or_else(utc_now, |p| p.started_at.clone()),
+            started_at: previous.map_or_else(utc_now, |p| p.started_at.clone()),
             updated_at: utc_now(),
             target_spec: target_spec.into(),
             target,
             system: SystemInfo::probe(),
             methodology,
-            quick: previous.as_ref().map_or(quick, |p| p.quick),
-            pts_scale: previous.as_ref().map_or(pts_scale, |p| p.pts_scale),
+            quick: previous.map_or(quick, |p| p.quick),
+            pts_scale: previous.map_or(pts_scale, |p| p.pts_scale),
             // Steps kept from an earlier run on fresh instances ran so.
-            fresh_instances: fresh_instances.or(previous.as_ref().and_then(|p| p.fresh_instances)),
+            fresh_instances: fresh_instances.or(previous.and_then(|p| p.fresh_instances)),
             complete: false,
-            steps: step_records(steps, previous.as_ref()),
+            steps: step_records(steps, previous),
         };
-        match resume {
-            true => crate::results_dir::resume_run(dir, &run_id)?,
-            false => crate::results_dir::start_run(dir, &run_id)?,
+        match previous {
+            Some(_) => crate::results_dir::resume_run(dir, &run_id)?,
+            None => crate::results_dir::start_run(dir, &run_id)?,
         }
         save(dir, &mut rec)?;
         Ok(rec)

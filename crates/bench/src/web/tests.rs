@@ -26,11 +26,13 @@ fn suite_results(spec: &str, only: &[&str]) -> Vec<TestResult> {
     suite::runner::run(
         dev.as_mut(),
         &mut ctx,
-        spec,
-        &plan,
-        dir.path(),
-        false,
-        &suite::results_dir::new_run_id(),
+        &suite::runner::Start {
+            target_spec: spec,
+            plan: &plan,
+            dir: dir.path(),
+            previous: None,
+            run_id: &suite::results_dir::new_run_id(),
+        },
     )
     .unwrap();
     suite::results_dir::read_results(dir.path()).unwrap()
