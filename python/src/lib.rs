@@ -11,6 +11,7 @@ mod batches;
 mod bench;
 mod error;
 mod fit;
+mod review;
 mod run;
 mod sim;
 mod stats;
@@ -25,6 +26,7 @@ fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     fit::register(m)?;
     run::register(m)?;
+    review::register(m)?;
     bench::register(m)?;
     Ok(())
 }

@@ -65,7 +65,7 @@ impl Result {
 }
 
 impl Result {
-    fn new(r: &TestResult) -> PyResult<Self> {
+    pub fn new(r: &TestResult) -> PyResult<Self> {
         Ok(Result {
             test: r.test.name().to_string(),
             variant: r.variant.clone(),
@@ -76,14 +76,19 @@ impl Result {
     }
 }
 
-/// Keyword arguments as `ssdlab run`'s flags ([`::run::keywords`]): True and False are
-/// switches, anything else its `str()`.
-fn keywords(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, Value)>> {
+/// Keyword arguments as a command's flags ([`::run::keywords`]): True and False are
+/// switches, a list repeats the flag, anything else is its `str()`.
+pub fn keywords(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, Value)>> {
     let Some(kw) = kw else { return Ok(Vec::new()) };
     kw.iter()
         .map(|(k, v)| {
             let value = match v.extract::<bool>() {
                 Ok(b) if v.is_instance_of::<pyo3::types::PyBool>() => Value::Switch(b),
+                _ if v.is_instance_of::<pyo3::types::PyList>() => Value::List(
+                    (v.try_iter()?)
+                        .map(|x| x?.str()?.extract())
+                        .collect::<PyResult<_>>()?,
+                ),
                 _ => Value::Text(v.str()?.extract()?),
             };
             Ok((k.extract()?, value))

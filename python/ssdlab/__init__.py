@@ -5,8 +5,11 @@ Submodules: :mod:`ssdlab.trace`, :mod:`ssdlab.sim`, :mod:`ssdlab.bench`; :func:`
 simulated drives and tests on Dask, and :func:`ssdlab.sim.fit` fits a drive's twin, on Dask too.
 """
 
-from ssdlab._ssdlab import Result, SsdlabError, __version__, run, tests
+from ssdlab._ssdlab import Result, Review, SsdlabError, __version__, run, suite, tests
 from ssdlab import bench, sim, trace
 from ssdlab.sweeps import sweep
 
-__all__ = ["Result", "SsdlabError", "__version__", "bench", "run", "sim", "sweep", "tests", "trace"]
+__all__ = [
+    "Result", "Review", "SsdlabError", "__version__", "bench", "run", "sim", "suite", "sweep",
+    "tests", "trace",
+]

@@ -178,3 +178,51 @@ def test_ctrl_c_stops_a_run_as_the_cli_does(tmp_path):
     result = json.loads((out / "custom.json").read_text())
     assert result["complete"] is False
     assert result["stopped"]["reason"] == "interrupted"
+
+
+SUITE = dict(quick=True, only=["seq-incompressible", "transfer-sweep"])
+SUITE_FLAGS = ["--quick", "--only", "seq-incompressible", "--only", "transfer-sweep"]
+# Besides the run's own, what differs between two suites' records: when they ran, and the
+# host they probed.
+SUITE_OWN = RUN_OWN | {"updated_at", "system"}
+
+
+def comparable_suite(d):
+    return {k: comparable(v) for k, v in d.items() if k not in SUITE_OWN}
+
+
+def test_suite_equals_the_cli(tmp_path):
+    """ssdlab.suite makes the CLI's review: the same files, results, report and Bench row."""
+    cli("suite", "--target", TARGET, *SUITE_FLAGS, "--db", tmp_path / "cli.db", "--quiet",
+        "--out", tmp_path / "cli")
+    [review] = ssdlab.suite(TARGET, out=tmp_path / "py", db=tmp_path / "py.db", **SUITE)
+    assert review.complete and review.unfinished == [] and review.target == TARGET
+    assert review.dir == str(tmp_path / "py") and review.report.endswith("report.html")
+    py, cli_out = tmp_path / "py", tmp_path / "cli"
+    assert sorted(os.listdir(py)) == sorted(os.listdir(cli_out))
+    for name in os.listdir(cli_out):
+        if name.endswith(".json"):
+            got, want = (json.loads((d / name).read_text()) for d in (py, cli_out))
+            assert comparable_suite(got) == comparable_suite(want), name
+    # In the suite's order: its record's steps and each step's results.
+    record = json.loads((py / "suite.json").read_text())
+    stems = [stem for step in record["steps"] for stem in step["results"]]
+    assert [json.loads((py / f"{s}.json").read_text()) for s in stems] == \
+        [r.to_dict() for r in review.results]
+    assert {r.test for r in review.results} == {"seq-incompressible", "transfer-sweep"}
+    assert review.results[0].to_dict()["run_id"] == review.run_id
+    assert bench_row(tmp_path / "py.db") == bench_row(tmp_path / "cli.db")
+
+
+def test_suite_refusals_name_the_keyword(tmp_path):
+    with pytest.raises(ssdlab.SsdlabError, match="methodology=\"review-2022\": unknown methodology"):
+        ssdlab.suite(TARGET, methodology="review-2022", out=tmp_path / "x")
+    with pytest.raises(ssdlab.SsdlabError, match="no suite step named 'trmi'"):
+        ssdlab.suite(TARGET, only=["trmi"], out=tmp_path / "x")
+    # Refused before anything is written.
+    assert not (tmp_path / "x").exists()
+    # Several drives side by side: one review each, in a directory each.
+    reviews = ssdlab.suite([TARGET, TARGET + ",op=25"], out=tmp_path / "two", no_store=True,
+                           **SUITE)
+    assert [r.target for r in reviews] == [TARGET, TARGET + ",op=25"]
+    assert all(r.complete for r in reviews) and reviews[0].dir != reviews[1].dir

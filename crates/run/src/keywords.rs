@@ -4,9 +4,10 @@
 //! name the keyword, not the flag.
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{CommandFactory, FromArgMatches, Parser};
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
 
 use crate::flags::RunFlags;
+use crate::suite_flags::SuiteFlags;
 
 /// A keyword argument's value as a script gives it.
 pub enum Value {
@@ -14,17 +15,19 @@ pub enum Value {
     Switch(bool),
     /// Anything else, as text (`qd="Q32T16"`, `bs=4096`, `out=path`).
     Text(String),
+    /// A list, for a flag given once for each (`only=["trim", "consistency"]`).
+    List(Vec<String>),
 }
 
-/// What a face fills in itself rather than taking as a keyword: the test and the target are
-/// its positional arguments, and a script shows no progress.
-const NOT_KEYWORDS: [&str; 4] = ["test", "target", "quiet", "help"];
+/// What a face fills in itself rather than taking as a keyword: the test and the target (or
+/// targets) are its positional arguments, and a script shows no progress.
+const NOT_KEYWORDS: [&str; 5] = ["test", "target", "targets", "quiet", "help"];
 
 #[derive(Parser)]
 #[command(no_binary_name = true)]
-struct Keywords {
+struct Keywords<F: Args> {
     #[command(flatten)]
-    flags: RunFlags,
+    flags: F,
 }
 
 /// Why keyword arguments make no run: its Display names the keyword.
@@ -34,7 +37,12 @@ pub struct KeywordError(String);
 
 /// The keywords a run takes, in the order `ssdlab run --help` lists their flags.
 pub fn names() -> Vec<String> {
-    Keywords::command()
+    names_of::<RunFlags>()
+}
+
+/// The keywords the flags `F` make.
+fn names_of<F: Args>() -> Vec<String> {
+    Keywords::<F>::command()
         .get_arguments()
         .map(|a| a.get_id().as_str().to_string())
         .filter(|id| !NOT_KEYWORDS.contains(&id.as_str()))
@@ -47,19 +55,32 @@ pub fn run_flags(
     target: &str,
     keywords: &[(String, Value)],
 ) -> Result<RunFlags, KeywordError> {
-    let command = Keywords::command();
-    let mut argv = vec![
-        test.to_string(),
-        "--quiet".into(),
-        "--target".into(),
-        target.into(),
-    ];
+    let argv = vec![test.to_string(), "--target".into(), target.into()];
+    parse(argv, keywords)
+}
+
+/// `ssdlab suite --target TARGET...` with `keywords` as its flags.
+pub fn suite_flags(
+    targets: &[String],
+    keywords: &[(String, Value)],
+) -> Result<SuiteFlags, KeywordError> {
+    let argv = targets.iter().flat_map(|t| ["--target".into(), t.clone()]);
+    parse(argv.collect(), keywords)
+}
+
+/// The flags `F` of `argv` (what the face fills in) and `keywords`, quiet.
+fn parse<F: Args + FromArgMatches>(
+    mut argv: Vec<String>,
+    keywords: &[(String, Value)],
+) -> Result<F, KeywordError> {
+    let command = Keywords::<F>::command();
+    argv.push("--quiet".into());
     for (name, value) in keywords {
         let arg = command
             .get_arguments()
             .find(|a| a.get_id().as_str() == name && !NOT_KEYWORDS.contains(&name.as_str()));
         let Some(arg) = arg else {
-            let known = names();
+            let known = names_of::<F>();
             return Err(KeywordError(format!(
                 "unknown keyword argument \"{name}\"{}: use one of {}",
                 crate::suggest::did_you_mean(name, known.iter().map(String::as_str)),
@@ -72,6 +93,9 @@ pub fn run_flags(
             Value::Switch(true) if !takes_value => argv.push(flag),
             Value::Switch(false) if !takes_value => {}
             Value::Text(text) if takes_value => argv.extend([flag, text.clone()]),
+            Value::List(texts) if takes_value => {
+                argv.extend(texts.iter().flat_map(|t| [flag.clone(), t.clone()]))
+            }
             Value::Switch(_) => {
                 return Err(KeywordError(format!(
                     "{name}= takes a value, not True or False"
@@ -82,10 +106,15 @@ pub fn run_flags(
                     "{name}={text:?}: {name}= is a switch: give True or False"
                 )))
             }
+            Value::List(_) => {
+                return Err(KeywordError(format!(
+                    "{name}= is a switch: give True or False, not a list"
+                )))
+            }
         }
     }
     let matches = command.try_get_matches_from(argv).map_err(keyword_error)?;
-    let parsed = Keywords::from_arg_matches(&matches).map_err(keyword_error)?;
+    let parsed = Keywords::<F>::from_arg_matches(&matches).map_err(keyword_error)?;
     Ok(parsed.flags)
 }
 
@@ -132,7 +161,6 @@ fn keyword_of(flag: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Args;
 
     fn text(v: &str) -> Value {
         Value::Text(v.into())
@@ -159,6 +187,41 @@ mod tests {
         ] {
             assert!(names.iter().any(|n| n == must), "{must}");
         }
+    }
+
+    #[test]
+    fn every_flag_of_suite_is_a_keyword_and_a_list_repeats_it() {
+        let flags = crate::suite_flags::SuiteFlags::augment_args(clap::Command::new("suite"));
+        let names = names_of::<crate::suite_flags::SuiteFlags>();
+        for a in flags.get_arguments() {
+            let id = a.get_id().as_str();
+            assert!(
+                NOT_KEYWORDS.contains(&id) || names.iter().any(|n| n == id),
+                "{id}"
+            );
+        }
+        let flags = suite_flags(
+            &["sim:default".into(), "sim:840-evo-250".into()],
+            &[
+                ("quick".into(), Value::Switch(true)),
+                (
+                    "only".into(),
+                    Value::List(vec!["seq-read".into(), "trim".into()]),
+                ),
+                ("methodology".into(), text("pts-c")),
+            ],
+        )
+        .unwrap();
+        assert_eq!(flags.targets, ["sim:default", "sim:840-evo-250"]);
+        assert_eq!(flags.only, ["seq-read", "trim"]);
+        assert!(flags.quick && flags.common.quiet);
+        let e = suite_flags(&[], &[("methodology".into(), text("review-2022"))])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("methodology=\"review-2022\": unknown methodology"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -80,6 +80,9 @@ pub trait StepsProgress: Observer {
     fn close(&mut self) {}
 }
 
+// A script's review shows nothing.
+impl StepsProgress for suite::context::Silent {}
+
 /// Review every drive of `review`, side by side when there are several: the outcomes in the
 /// drives' order.
 pub fn review(
