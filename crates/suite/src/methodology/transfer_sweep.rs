@@ -137,20 +137,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
             ),
         );
         report.variant = Some(variant.into());
-        if region < REGION_BYTES {
-            report.deviations.push(format!(
-                "region {} instead of {}",
-                format_size(region),
-                format_size(REGION_BYTES)
-            ));
-        }
-        if !skipped.is_empty() {
-            report.deviations.push(format!(
-                "skipped transfer sizes below the target's {}-byte logical block or whose QD{qd} \
-                 transfers in flight are more than the region",
-                geo.logical_block_bytes
-            ));
-        }
+        (report.deviations).extend(deviations(region, !skipped.is_empty(), qd, geo.logical_block_bytes));
         report.points = curve
             .iter()
             .map(|(s, out)| CurvePoint {
@@ -184,6 +171,26 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec
         results.push(result);
     }
     Ok(results)
+}
+
+/// How a sweep of `region` at `qd` deviates from the methodology's, with sizes `skipped` or
+/// not for the target's `logical_block`.
+fn deviations(region: u64, skipped: bool, qd: u32, logical_block: u32) -> Vec<String> {
+    let mut deviations = Vec::new();
+    if region < REGION_BYTES {
+        deviations.push(format!(
+            "region {} instead of {}",
+            format_size(region),
+            format_size(REGION_BYTES)
+        ));
+    }
+    if skipped {
+        deviations.push(format!(
+            "skipped transfer sizes below the target's {logical_block}-byte logical block or \
+             whose QD{qd} transfers in flight are more than the region"
+        ));
+    }
+    deviations
 }
 
 #[cfg(test)]

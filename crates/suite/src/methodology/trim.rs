@@ -13,6 +13,7 @@ use engine::shape::Shape;
 use engine::size::Span;
 use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
+use engine::driver::Outcome;
 use engine::Device;
 
 use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
@@ -195,44 +196,11 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     // Dirty: full, then tortured.
     let (fill, out) = precondition::fill(ctx, dev, 0, span, DataKind::Incompressible, seed, None)?;
     report.preconditioning.push(fill);
-    let torture = Workload {
-        access: Access::Random,
-        block_bytes: DEFAULTS.block_bytes,
-        offset_bytes: 0,
-        span_bytes: span,
-        read_pct: 0,
-        op: None,
-        data: DataKind::Incompressible,
-        qd: DEFAULTS.qd,
-        limit: Limit {
-            duration_ns: Some(ns(torture_s)),
-            ..Limit::default()
-        },
-        seed,
-        shape: Shape::default(),
-        threads: 1,
-    };
+    let torture = torture(span, torture_s, seed);
     if out.stopped.is_some() {
         return interrupted(report, dev, &torture, out);
     }
-    let writes = format!(
-        "{} random writes, QD{}",
-        format_size(DEFAULTS.block_bytes.into()),
-        DEFAULTS.qd
-    );
-    let out = ctx.drive(
-        dev,
-        &torture,
-        &format!("TRIM test: torture ({writes})"),
-        false,
-    )?;
-    report.preconditioning.push(crate::result::Phase {
-        name: "torture".into(),
-        description: format!("{writes}, over {} for {torture_s} s", format_size(span)),
-        method: None,
-        summary: Some(out.measurements.summary.clone()),
-        complete: out.stopped.is_none(),
-    });
+    let out = torment(ctx, dev, &torture, torture_s, &mut report)?;
     if out.stopped.is_some() {
         return interrupted(report, dev, &torture, out);
     }
@@ -257,24 +225,8 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         name: "trim".into(),
         ..trim
     });
-    // Read right after the TRIM, as a host would (what DLFEAT and RZAT promise).
     let trimmed_reads = match before {
-        Some(before) => {
-            let first = trim_reads::read(dev, &samples)?;
-            let second = trim_reads::read(dev, &samples)?;
-            first.zip(second).map(|(first, second)| {
-                let c = trim_reads::check(
-                    dev.trimmed_reads(),
-                    &samples,
-                    &before,
-                    &first,
-                    &second,
-                    geo.logical_block_bytes,
-                );
-                ctx.observer.note(&format!("trimmed reads: {}", c.verdict));
-                c
-            })
-        }
+        Some(before) => trimmed_reads(ctx, dev, &samples, &before)?,
         None => None,
     };
     ctx.observer
@@ -283,16 +235,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let (after_trim, last) = pass(ctx, dev, span, seed, "after TRIM")?;
     let last = last.expect("a pass runs at least one sample");
     let functional = verdict(clean.first_60s_mbps, after_trim.first_60s_mbps, MARGIN);
-    let verdict_text = if functional {
-        "TRIM functional".to_string()
-    } else {
-        format!(
-            "TRIM not functional: after TRIM {:.0} MB/s vs clean {:.0} MB/s (more than {:.0}% below)",
-            after_trim.first_60s_mbps,
-            clean.first_60s_mbps,
-            MARGIN * 100.0
-        )
-    };
+    let verdict_text = verdict_text(functional, &clean, &after_trim);
     ctx.observer.note(&verdict_text);
     report.analysis = Analysis::Trim(TrimAnalysis {
         clean,
@@ -322,6 +265,98 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
         idle_after_trim_s: None,
     });
     Ok(result)
+}
+
+/// The torture: random writes over `span` for `torture_s` seconds, at the test's block and
+/// queue depth.
+fn torture(span: u64, torture_s: f64, seed: u64) -> Workload {
+    Workload {
+        access: Access::Random,
+        block_bytes: DEFAULTS.block_bytes,
+        offset_bytes: 0,
+        span_bytes: span,
+        read_pct: 0,
+        op: None,
+        data: DataKind::Incompressible,
+        qd: DEFAULTS.qd,
+        limit: Limit {
+            duration_ns: Some(ns(torture_s)),
+            ..Limit::default()
+        },
+        seed,
+        shape: Shape::default(),
+        threads: 1,
+    }
+}
+
+/// Torture the full drive for `torture_s` seconds, a preconditioning phase of the report.
+fn torment(
+    ctx: &mut Context,
+    dev: &mut dyn Device,
+    torture: &Workload,
+    torture_s: f64,
+    report: &mut Report,
+) -> Result<Outcome> {
+    let writes = format!(
+        "{} random writes, QD{}",
+        format_size(torture.block_bytes.into()),
+        torture.qd
+    );
+    let out = ctx.drive(
+        dev,
+        torture,
+        &format!("TRIM test: torture ({writes})"),
+        false,
+    )?;
+    report.preconditioning.push(crate::result::Phase {
+        name: "torture".into(),
+        description: format!(
+            "{writes}, over {} for {torture_s} s",
+            format_size(torture.span_bytes)
+        ),
+        method: None,
+        summary: Some(out.measurements.summary.clone()),
+        complete: out.stopped.is_none(),
+    });
+    Ok(out)
+}
+
+/// The samples read twice right after the TRIM, as a host would, checked against what the
+/// drive promises of trimmed blocks (DLFEAT and RZAT) and what they held `before`.
+fn trimmed_reads(
+    ctx: &mut Context,
+    dev: &mut dyn Device,
+    samples: &[u64],
+    before: &[trim_reads::Sample],
+) -> Result<Option<TrimmedReadCheck>> {
+    let first = trim_reads::read(dev, samples)?;
+    let second = trim_reads::read(dev, samples)?;
+    Ok(first.zip(second).map(|(first, second)| {
+        let c = trim_reads::check(
+            dev.trimmed_reads(),
+            samples,
+            before,
+            &first,
+            &second,
+            dev.geometry().logical_block_bytes,
+        );
+        ctx.observer.note(&format!("trimmed reads: {}", c.verdict));
+        c
+    }))
+}
+
+/// The verdict as the report says it.
+fn verdict_text(functional: bool, clean: &Pass, after_trim: &Pass) -> String {
+    if functional {
+        "TRIM functional".to_string()
+    } else {
+        format!(
+            "TRIM not functional: after TRIM {:.0} MB/s vs clean {:.0} MB/s (more than {:.0}% below)",
+            after_trim.first_60s_mbps,
+            clean.first_60s_mbps,
+            MARGIN * 100.0
+        )
+    }
 }
 
 #[cfg(test)]
