@@ -100,23 +100,7 @@ fn fit_twin(
     seeds: u64,
 ) -> PyResult<Twin> {
     let files = TwinFiles::beside(&output).map_err(|e| msg(e.to_string()))?;
-    let target = match (claims, results.is_empty()) {
-        (Some(claims), true) => {
-            let drive =
-                drive.ok_or_else(|| msg("claims= needs drive=: the drive they are about"))?;
-            // Claims comparing the drive with another aim at the other's preset.
-            let mut other = twin::fidelity::preset_figures(|_, _| {});
-            Target::from_claims_file(&claims, &drive, &mut other)
-        }
-        (None, false) => Target::from_results_dirs(&results),
-        (Some(_), false) => return Err(msg("give results or claims=, not both")),
-        (None, true) => {
-            return Err(msg(
-                "nothing to fit: give the drive's results directories, or claims= and drive=",
-            ))
-        }
-    }
-    .map_err(|e| msg(e.to_string()))?;
+    let target = target_of(claims, drive, &results)?;
     // Known hardware is set in the start and left out of the search, as `--known` does.
     let (from, params) = fit::known(sim::spec_of(&start), &params, &known).map_err(|e| {
         // The arguments' Python names, not the command line's.
@@ -129,33 +113,7 @@ fn fit_twin(
     // A failure of the callable itself (a lost cluster, a bug), not a drive refused: kept,
     // later drives not sent, and raised when the search returns.
     let failed: Arc<Mutex<Option<PyErr>>> = Arc::default();
-    let measurer = measure.map(|callable| -> Measurer {
-        let failed = failed.clone();
-        Arc::new(move |spec: &str, m: Measure, time_scale: f64| {
-            if failed.lock().expect("failed").is_some() {
-                return Err(MeasureError::Elsewhere(
-                    "not measured: an earlier measurement failed".into(),
-                ));
-            }
-            Python::attach(|py| {
-                let out = callable
-                    .call1(py, (spec, m.prefix(), time_scale))
-                    .and_then(|f| f.extract::<Figures>(py));
-                match out {
-                    Ok(f) => Ok(f),
-                    // The simulator refused the drive: a drive the search leaves.
-                    Err(e) if e.is_instance_of::<SsdlabError>(py) => {
-                        Err(MeasureError::Elsewhere(e.value(py).to_string()))
-                    }
-                    Err(e) => {
-                        let text = e.to_string();
-                        failed.lock().expect("failed").get_or_insert(e);
-                        Err(MeasureError::Elsewhere(text))
-                    }
-                }
-            })
-        })
-    });
+    let measurer = measure.map(|callable| measurer_of(callable, failed.clone()));
     let request = fit::Request {
         from,
         target,
@@ -213,5 +171,60 @@ fn fit_twin(
         evaluations: r.evaluations,
         held_out_median_error: fit::median_error(&r.held_out),
         json: serde_json::to_string_pretty(r).map_err(|e| msg(e.to_string()))?,
+    })
+}
+
+/// What the twin is fitted to: the drive's results directories, or a claims file about
+/// `drive`.
+fn target_of(
+    claims: Option<String>,
+    drive: Option<String>,
+    results: &[PathBuf],
+) -> PyResult<Target> {
+    match (claims, results.is_empty()) {
+        (Some(claims), true) => {
+            let drive =
+                drive.ok_or_else(|| msg("claims= needs drive=: the drive they are about"))?;
+            // Claims comparing the drive with another aim at the other's preset.
+            let mut other = twin::fidelity::preset_figures(|_, _| {});
+            Target::from_claims_file(&claims, &drive, &mut other)
+        }
+        (None, false) => Target::from_results_dirs(results),
+        (Some(_), false) => return Err(msg("give results or claims=, not both")),
+        (None, true) => {
+            return Err(msg(
+                "nothing to fit: give the drive's results directories, or claims= and drive=",
+            ))
+        }
+    }
+    .map_err(|e| msg(e.to_string()))
+}
+
+/// Measurements by a Python callable (on a Dask cluster): a drive the simulator refuses is
+/// one the search leaves; any other failure is kept in `failed`, later drives not sent.
+fn measurer_of(callable: Py<PyAny>, failed: Arc<Mutex<Option<PyErr>>>) -> Measurer {
+    Arc::new(move |spec: &str, m: Measure, time_scale: f64| {
+        if failed.lock().expect("failed").is_some() {
+            return Err(MeasureError::Elsewhere(
+                "not measured: an earlier measurement failed".into(),
+            ));
+        }
+        Python::attach(|py| {
+            let out = callable
+                .call1(py, (spec, m.prefix(), time_scale))
+                .and_then(|f| f.extract::<Figures>(py));
+            match out {
+                Ok(f) => Ok(f),
+                // The simulator refused the drive: a drive the search leaves.
+                Err(e) if e.is_instance_of::<SsdlabError>(py) => {
+                    Err(MeasureError::Elsewhere(e.value(py).to_string()))
+                }
+                Err(e) => {
+                    let text = e.to_string();
+                    failed.lock().expect("failed").get_or_insert(e);
+                    Err(MeasureError::Elsewhere(text))
+                }
+            }
+        })
     })
 }

@@ -135,63 +135,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             drives,
             test,
             include_deviating,
-        } => {
-            let b = read()?;
-            let drives = compare::select_drives(&b.drives()?, &drives)?;
-            let deviating = match include_deviating {
-                true => compare::Deviating::Included,
-                false => compare::Deviating::LeftOut,
-            };
-            let wanted = |r: &suite::result::TestResult| {
-                (test.as_deref()).is_none_or(|t| t == r.test.name() || t == r.file_stem())
-            };
-            let mut left = Vec::new();
-            let mut with: Vec<compare::DriveResults> = Vec::new();
-            for d in drives {
-                let (shown, out) = compare::comparable(&b, d.id, deviating)?;
-                left.extend(out.into_iter().map(|s| s.result));
-                with.push((d, shown));
-            }
-            let left_out = compare::left_out_note(
-                left.iter().filter(|r| wanted(r)).count(),
-                "--include-deviating",
-            );
-            let tables = compare::tables(&with, test.as_deref());
-            if tables.is_empty() {
-                let Some(test) = test else {
-                    match left_out {
-                        Some(why) => {
-                            anyhow::bail!("none of these drives has results to compare: {why}")
-                        }
-                        None => anyhow::bail!("none of these drives has any results"),
-                    }
-                };
-                // What they do have, to suggest from: tests and result names.
-                let mut have: Vec<String> = compare::tables(&with, None)
-                    .into_iter()
-                    .flat_map(|t| [t.test.name().to_string(), t.stem])
-                    .chain(
-                        left.iter()
-                            .flat_map(|r| [r.test.name().to_string(), r.file_stem()]),
-                    )
-                    .collect();
-                have.sort();
-                have.dedup();
-                if let Some(why) = left_out {
-                    anyhow::bail!("none of these drives has a {test} result to compare: {why}");
-                }
-                anyhow::bail!(
-                    "none of these drives has a {test} result{}: they have {}",
-                    crate::suggest::did_you_mean(&test, have.iter().map(String::as_str)),
-                    have.join(", ")
-                );
-            }
-            let rows: Vec<_> = with.into_iter().map(|(d, _)| d).collect();
-            print!("{}", compare::render_text(&rows, &tables));
-            if let Some(why) = left_out {
-                println!("{why}");
-            }
-        }
+        } => compare_drives(&read()?, &drives, test, include_deviating)?,
         BenchCmd::Rm { runs } => {
             let mut b = write()?;
             for id in runs {
@@ -267,6 +211,70 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `bench compare`: the drives' results side by side, or why there are none.
+fn compare_drives(
+    b: &Bench,
+    drives: &[String],
+    test: Option<String>,
+    include_deviating: bool,
+) -> anyhow::Result<()> {
+    let drives = compare::select_drives(&b.drives()?, drives)?;
+    let deviating = match include_deviating {
+        true => compare::Deviating::Included,
+        false => compare::Deviating::LeftOut,
+    };
+    let wanted = |r: &suite::result::TestResult| {
+        (test.as_deref()).is_none_or(|t| t == r.test.name() || t == r.file_stem())
+    };
+    let mut left = Vec::new();
+    let mut with: Vec<compare::DriveResults> = Vec::new();
+    for d in drives {
+        let (shown, out) = compare::comparable(b, d.id, deviating)?;
+        left.extend(out.into_iter().map(|s| s.result));
+        with.push((d, shown));
+    }
+    let left_out = compare::left_out_note(
+        left.iter().filter(|r| wanted(r)).count(),
+        "--include-deviating",
+    );
+    let tables = compare::tables(&with, test.as_deref());
+    if tables.is_empty() {
+        let Some(test) = test else {
+            match left_out {
+                Some(why) => {
+                    anyhow::bail!("none of these drives has results to compare: {why}")
+                }
+                None => anyhow::bail!("none of these drives has any results"),
+            }
+        };
+        // What they do have, to suggest from: tests and result names.
+        let mut have: Vec<String> = compare::tables(&with, None)
+            .into_iter()
+            .flat_map(|t| [t.test.name().to_string(), t.stem])
+            .chain(
+                left.iter()
+                    .flat_map(|r| [r.test.name().to_string(), r.file_stem()]),
+            )
+            .collect();
+        have.sort();
+        have.dedup();
+        if let Some(why) = left_out {
+            anyhow::bail!("none of these drives has a {test} result to compare: {why}");
+        }
+        anyhow::bail!(
+            "none of these drives has a {test} result{}: they have {}",
+            crate::suggest::did_you_mean(&test, have.iter().map(String::as_str)),
+            have.join(", ")
+        );
+    }
+    let rows: Vec<_> = with.into_iter().map(|(d, _)| d).collect();
+    print!("{}", compare::render_text(&rows, &tables));
+    if let Some(why) = left_out {
+        println!("{why}");
+    }
+    Ok(())
 }
 
 /// Store each directory's runs, reporting each; a directory that fails does not stop the rest.

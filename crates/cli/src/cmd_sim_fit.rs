@@ -93,37 +93,7 @@ pub struct FitArgs {
 
 pub fn run(a: FitArgs) -> anyhow::Result<()> {
     let files = TwinFiles::beside(&a.output).map_err(|e| anyhow::anyhow!("-o {e}"))?;
-    let target = match (&a.claims, a.results.is_empty()) {
-        _ if a.bench_drive.is_some() => {
-            let query = a.bench_drive.clone().unwrap_or_default();
-            let path = a.db.clone().unwrap_or_else(bench::db::default_path);
-            let b = bench::db::Bench::open_read_only(&path)?;
-            let drives = b.find_drives(std::slice::from_ref(&query))?;
-            let [drive] = drives.as_slice() else {
-                bail!(
-                    "--bench-drive {query:?} matches {} drives ({}): give one's id",
-                    drives.len(),
-                    drives.iter().map(|d| format!("{} {}", d.id, d.name)).collect::<Vec<_>>().join(", ")
-                );
-            };
-            let results: Vec<_> = b.latest_results(drive.id)?.into_iter().map(|r| r.result).collect();
-            Target::from_results(&results).map_err(anyhow::Error::msg)?
-        }
-        (Some(claims), _) => {
-            let drive = a.drive.as_deref().unwrap_or_default();
-            // Claims comparing the drive with another aim at the other's preset, as the
-            // scorecard checks them.
-            let mut other = twin::fidelity::preset_figures(|d, m| {
-                eprintln!("measuring {d} ({}): a claim compares the drive with it", m.prefix())
-            });
-            Target::from_claims_file(claims, drive, &mut other)
-                .map_err(|e| anyhow::anyhow!("--claims {e}"))?
-        }
-        (None, true) => bail!(
-            "nothing to fit: give results directories of the drive (ssdlab sim fit RESULTS... -o twin.toml), --bench-drive DRIVE, or --claims FILE --drive NAME"
-        ),
-        (None, false) => Target::from_results_dirs(&a.results).map_err(anyhow::Error::msg)?,
-    };
+    let target = fit_target(&a)?;
     if target.capacity_bytes.is_none() && !a.from.contains("capacity=") {
         let start = sim::resolve(sim::spec_of(&a.from))
             .map_err(|e| anyhow::anyhow!("--from {}: {e}", a.from))?;
@@ -174,7 +144,49 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
     let fit = fit::fit_seeds(&request, a.seeds, &mut on_seed, &mut show_progress)
         .map_err(anyhow::Error::msg)?;
     files.write(&fit, bench::fit_chart::loss_chart)?;
-    let r = &fit.report;
+    say_fitted(&fit.report, &a.output, &files.report);
+    Ok(())
+}
+
+/// What the twin is fitted to: the drive's results (directories or the Bench) or a claims
+/// file.
+fn fit_target(a: &FitArgs) -> anyhow::Result<Target> {
+    Ok(match (&a.claims, a.results.is_empty()) {
+        _ if a.bench_drive.is_some() => {
+            let query = a.bench_drive.clone().unwrap_or_default();
+            let path = a.db.clone().unwrap_or_else(bench::db::default_path);
+            let b = bench::db::Bench::open_read_only(&path)?;
+            let drives = b.find_drives(std::slice::from_ref(&query))?;
+            let [drive] = drives.as_slice() else {
+                bail!(
+                    "--bench-drive {query:?} matches {} drives ({}): give one's id",
+                    drives.len(),
+                    drives.iter().map(|d| format!("{} {}", d.id, d.name)).collect::<Vec<_>>().join(", ")
+                );
+            };
+            let results: Vec<_> = b.latest_results(drive.id)?.into_iter().map(|r| r.result).collect();
+            Target::from_results(&results).map_err(anyhow::Error::msg)?
+        }
+        (Some(claims), _) => {
+            let drive = a.drive.as_deref().unwrap_or_default();
+            // Claims comparing the drive with another aim at the other's preset, as the
+            // scorecard checks them.
+            let mut other = twin::fidelity::preset_figures(|d, m| {
+                eprintln!("measuring {d} ({}): a claim compares the drive with it", m.prefix())
+            });
+            Target::from_claims_file(claims, drive, &mut other)
+                .map_err(|e| anyhow::anyhow!("--claims {e}"))?
+        }
+        (None, true) => bail!(
+            "nothing to fit: give results directories of the drive (ssdlab sim fit RESULTS... -o twin.toml), --bench-drive DRIVE, or --claims FILE --drive NAME"
+        ),
+        (None, false) => Target::from_results_dirs(&a.results).map_err(anyhow::Error::msg)?,
+    })
+}
+
+/// The fit's outcome on the terminal: the loss, the held-out error, the seeds' agreement, the
+/// keys not searched, the reference, and where the twin and its report are.
+fn say_fitted(r: &fit::FitReport, output: &std::path::Path, report: &std::path::Path) {
     let screened = if r.screen > 1 {
         format!(
             " screened at 1/{} and {} at full length",
@@ -247,11 +259,10 @@ pub fn run(a: FitArgs) -> anyhow::Result<()> {
     }
     println!(
         "wrote {} (run it: --target sim:{}) and its report {}",
-        a.output.display(),
-        a.output.display(),
-        files.report.display()
+        output.display(),
+        output.display(),
+        report.display()
     );
-    Ok(())
 }
 
 /// A line of progress after each generation of the search, and at the polish's start and end.

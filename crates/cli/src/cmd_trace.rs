@@ -157,48 +157,58 @@ pub fn run(cmd: TraceCmd) -> anyhow::Result<std::process::ExitCode> {
             scale,
             seed,
             to,
-        } => {
-            let Some(p) = trace::synth::Profile::by_name(&profile) else {
-                bail!(
-                    "unknown trace profile {profile:?}; expected one of: {}",
-                    trace::synth::Profile::NAMES.join(", ")
-                );
-            };
-            let out_format = match parse_format(to.as_deref())? {
-                Some(f) => f,
-                None => trace::format_for_output(&output),
-            };
-            // The synthetic traces carry the completion times the original captures had (their
-            // queue depth and QD1 share are published figures): an extension must not drop
-            // them unasked.
-            if !out_format.records_completions() {
-                if to.is_none() {
-                    bail!(
-                        "{}: the extension chooses {out_format}, which records no completion \
-                         times, so the trace would lose its queue depth ({}), QD1 share and busy \
-                         time: write a native trace (e.g. -o {}), or pass --to {out_format} to \
-                         write {out_format} anyway",
-                        output.display(),
-                        p.avg_queue_depth,
-                        output.with_extension("ssdt").display()
-                    );
-                }
-                eprintln!(
-                    "note: {out_format} records no completion times: `trace stats` of {} cannot \
-                     give its queue depth, QD1 share or busy time (a native .ssdt file keeps them)",
-                    output.display()
-                );
-            }
-            check_room(&output, &p, scale, seed, out_format)?;
-            let mut w = trace::create_writer(&output, out_format)?;
-            let n = trace::synth::generate_into(p, scale, seed, &mut w).inspect_err(|_| {
-                // Half a trace is of no use to anyone: do not leave it behind.
-                let _ = std::fs::remove_file(&output);
-            })?;
-            eprintln!("{n} IOs written to {} ({out_format})", output.display());
-            Ok(ok)
-        }
+        } => generate(&profile, &output, scale, seed, to.as_deref()).map(|()| ok),
     }
+}
+
+/// `trace gen`: a synthetic trace of `profile` into `output`, refused before anything is
+/// written when it would lose the completion times, or not fit.
+fn generate(
+    profile: &str,
+    output: &std::path::Path,
+    scale: f64,
+    seed: u64,
+    to: Option<&str>,
+) -> anyhow::Result<()> {
+    let Some(p) = trace::synth::Profile::by_name(profile) else {
+        bail!(
+            "unknown trace profile {profile:?}; expected one of: {}",
+            trace::synth::Profile::NAMES.join(", ")
+        );
+    };
+    let out_format = match parse_format(to)? {
+        Some(f) => f,
+        None => trace::format_for_output(output),
+    };
+    // The synthetic traces carry the completion times the original captures had (their
+    // queue depth and QD1 share are published figures): an extension must not drop
+    // them unasked.
+    if !out_format.records_completions() {
+        if to.is_none() {
+            bail!(
+                "{}: the extension chooses {out_format}, which records no completion \
+                 times, so the trace would lose its queue depth ({}), QD1 share and busy \
+                 time: write a native trace (e.g. -o {}), or pass --to {out_format} to \
+                 write {out_format} anyway",
+                output.display(),
+                p.avg_queue_depth,
+                output.with_extension("ssdt").display()
+            );
+        }
+        eprintln!(
+            "note: {out_format} records no completion times: `trace stats` of {} cannot \
+             give its queue depth, QD1 share or busy time (a native .ssdt file keeps them)",
+            output.display()
+        );
+    }
+    check_room(output, &p, scale, seed, out_format)?;
+    let mut w = trace::create_writer(output, out_format)?;
+    let n = trace::synth::generate_into(p, scale, seed, &mut w).inspect_err(|_| {
+        // Half a trace is of no use to anyone: do not leave it behind.
+        let _ = std::fs::remove_file(output);
+    })?;
+    eprintln!("{n} IOs written to {} ({out_format})", output.display());
+    Ok(())
 }
 
 /// Refuse, before writing anything, a generated trace its output's filesystem has not the
