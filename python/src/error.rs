@@ -13,7 +13,17 @@ create_exception!(
 
 /// The error as Python sees it: its message and its causes, as the CLI prints them.
 pub fn to_py<E: std::error::Error + 'static>(e: E) -> PyErr {
-    let e: &(dyn std::error::Error + 'static) = &e;
+    SsdlabError::new_err(message(&e))
+}
+
+/// An error of a run or a review, whose message names flags, as a script that gave them as
+/// keywords reads it: `--offset` is `offset=` ([`::run::keywords::as_keywords`]).
+pub fn in_keywords<E: std::error::Error + 'static>(e: E) -> PyErr {
+    SsdlabError::new_err(::run::keywords::as_keywords(&message(&e)))
+}
+
+/// The error's message and its causes'.
+pub(crate) fn message(e: &(dyn std::error::Error + 'static)) -> String {
     let mut msg = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
@@ -25,7 +35,7 @@ pub fn to_py<E: std::error::Error + 'static>(e: E) -> PyErr {
         }
         source = s.source();
     }
-    SsdlabError::new_err(msg)
+    msg
 }
 
 /// An error that is only a message.

@@ -8,7 +8,7 @@ use bench::live::Note;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::error::{msg, to_py};
+use crate::error::{in_keywords, msg, to_py};
 use crate::run::{interruptible, keywords, Result};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -85,7 +85,7 @@ fn review_suite(
         Err(_) => vec![target.extract()?],
     };
     let flags = ::run::keywords::suite_flags(&targets, &keywords(flags)?).map_err(to_py)?;
-    let review = flags.review().map_err(to_py)?;
+    let review = flags.review().map_err(in_keywords)?;
     let (outcomes, not_stored) = interruptible(py, |stop| {
         let outcomes = ::run::review(&review, &Script, stop);
         let mut not_stored = Vec::new();
@@ -110,7 +110,10 @@ fn review_suite(
     }
     let mut reviews = Vec::new();
     for (drive, outcome) in review.drives.iter().zip(outcomes) {
-        let done = outcome.map_err(|e| msg(format!("{}: {}", drive.target, to_py(e))))?;
+        let done = outcome.map_err(|e| {
+            let e = ::run::keywords::as_keywords(&crate::error::message(&e));
+            msg(format!("{}: {e}", drive.target))
+        })?;
         reviews.push(review_of(py, &drive.target, &drive.dir, &done)?);
     }
     Ok(reviews)

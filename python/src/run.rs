@@ -11,7 +11,7 @@ use pyo3::types::PyDict;
 use suite::context::{Observer, Silent};
 use suite::result::TestResult;
 
-use crate::error::{msg, to_py};
+use crate::error::{in_keywords, msg, to_py};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_test, m)?)?;
@@ -101,7 +101,7 @@ pub fn keywords(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, Value)>
 pub fn request(test: &str, target: &str, kw: Option<&Bound<'_, PyDict>>) -> PyResult<Request> {
     let keywords = keywords(kw)?;
     let flags = ::run::keywords::run_flags(test, target, &keywords).map_err(to_py)?;
-    let mut request = flags.request().map_err(to_py)?;
+    let mut request = flags.request().map_err(in_keywords)?;
     if !keywords.iter().any(|(k, _)| k == "out") {
         request.output.dir = ResultsDir::Nowhere;
     }
@@ -142,7 +142,7 @@ pub fn execute(
         Some(dev) => ::run::execute_on(request, dev, &mut face, stop),
         None => ::run::execute(request, &mut face, stop),
     })?
-    .map_err(to_py)?;
+    .map_err(in_keywords)?;
     if let Some(text) = face.not_stored {
         let warnings = py.import("warnings")?;
         warnings.call_method1("warn", (text,))?;

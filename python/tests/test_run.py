@@ -118,6 +118,9 @@ def test_drive_run_equals_the_cli(cli_result):
     (lambda: ssdlab.run("custom", TARGET, access="diagonal"), "unknown access 'diagonal'"),
     (lambda: ssdlab.run("custom", "sim:no-such-drive"), "no-such-drive"),
     (lambda: ssdlab.run("custom", "nowhere:x"), "nowhere:x"),
+    # The methodology's refusals name the keywords too, not the CLI's flags.
+    (lambda: ssdlab.run("consistency", TARGET, offset="1G"),
+     r"^offset=: consistency tests from LBA 0 as the methodology says; drop offset=, "),
 ])
 def test_errors_are_ssdlab_errors(call, message):
     with pytest.raises(ssdlab.SsdlabError, match=message):
@@ -217,6 +220,8 @@ def test_suite_equals_the_cli(tmp_path):
 def test_suite_refusals_name_the_keyword(tmp_path):
     with pytest.raises(ssdlab.SsdlabError, match="methodology=\"review-2022\": unknown methodology"):
         ssdlab.suite(TARGET, methodology="review-2022", out=tmp_path / "x")
+    with pytest.raises(ssdlab.SsdlabError, match="^pts_scale= shortens the SNIA PTS tests"):
+        ssdlab.suite(TARGET, pts_scale=0.5, out=tmp_path / "x")
     with pytest.raises(ssdlab.SsdlabError, match="no suite step named 'trmi'"):
         ssdlab.suite(TARGET, only=["trmi"], out=tmp_path / "x")
     # Refused before anything is written.

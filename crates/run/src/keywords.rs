@@ -118,6 +118,47 @@ fn parse<F: Args + FromArgMatches>(
     Ok(parsed.flags)
 }
 
+/// A message of the run or the methodology, which names the flags, with each flag of `ssdlab
+/// run` or `ssdlab suite` as the keyword a script gives: `--read-pct 70` is `read_pct=70`,
+/// `drop --offset` is `drop offset=`. What is not a flag of theirs is left as it is.
+pub fn as_keywords(text: &str) -> String {
+    let longs: Vec<String> = [
+        Keywords::<RunFlags>::command(),
+        Keywords::<SuiteFlags>::command(),
+    ]
+    .iter()
+    .flat_map(|c| {
+        c.get_arguments()
+            .filter_map(|a| a.get_long().map(String::from))
+    })
+    .collect();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("--") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let len = after
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
+            .unwrap_or(after.len());
+        let name = after[..len].trim_end_matches('-');
+        if name.is_empty() || !longs.iter().any(|l| l == name) {
+            out.push_str("--");
+            rest = after;
+            continue;
+        }
+        out.push_str(&name.replace('-', "_"));
+        out.push('=');
+        rest = &after[name.len()..];
+        // `--qd 0` is `qd=0`: a value follows its flag.
+        let mut chars = rest.chars();
+        if chars.next() == Some(' ') && chars.next().is_some_and(|c| c.is_ascii_digit()) {
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A refusal of the flags, as the keywords a script gave: `qd=0: ...`.
 fn keyword_error(e: clap::Error) -> KeywordError {
     let text = |kind| match e.get(kind) {
@@ -247,6 +288,24 @@ mod tests {
         assert_eq!((o.qd, o.threads), (Some(32), Some(4)));
         assert!(o.shape.block_mix.is_some() && t.verify.is_some());
         assert_eq!((o.read_pct, o.prefill), (Some(70), None));
+    }
+
+    #[test]
+    fn messages_name_flags_as_keywords() {
+        assert_eq!(
+            as_keywords("--offset: consistency tests from LBA 0; drop --offset, or use custom"),
+            "offset=: consistency tests from LBA 0; drop offset=, or use custom"
+        );
+        assert_eq!(
+            as_keywords("--span 8 MiB from --offset 15 MiB; --read-pct 70 and --qd"),
+            "span=8 MiB from offset=15 MiB; read_pct=70 and qd="
+        );
+        assert_eq!(
+            as_keywords("--pts-scale shortens them: use --methodology pts-c"),
+            "pts_scale= shortens them: use methodology= pts-c"
+        );
+        // Not flags of theirs: as they were.
+        assert_eq!(as_keywords("a -- b --nope --"), "a -- b --nope --");
     }
 
     #[test]
