@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Whether a change kept every figure: runs the whole review on sim:default and on
 # sim:840-evo-250 with two ssdlab binaries, drops what differs by nature (run ids, times,
-# the host) and diffs the JSON of every result. Empty output and exit 0: identical.
+# the host) and diffs the JSON of every result; then renders the old binary's results
+# directories into a report with each binary and diffs the HTML (the same results must
+# render byte for byte the same). Empty diffs and exit 0: identical.
 #
 #   benches/same-results.sh OLD_BINARY NEW_BINARY
 #
@@ -28,4 +30,15 @@ for side in old new; do
   done
 done
 echo "$(ls "$work/new.norm" | wc -l) result files compared"
-diff -r "$work/old.norm" "$work/new.norm"
+status=0
+diff -r "$work/old.norm" "$work/new.norm" || status=1
+for drive in default 840-evo-250; do
+  for side in old new; do
+    bin=${!side}
+    cp -r "$work/old/$drive" "$work/report-$side-$drive"
+    "$bin" report "$work/report-$side-$drive" >/dev/null
+  done
+  cmp "$work/report-old-$drive/report.html" "$work/report-new-$drive/report.html" || status=1
+done
+echo "2 reports of the old results rendered by both binaries and compared"
+exit $status

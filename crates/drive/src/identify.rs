@@ -164,45 +164,56 @@ fn nvme_summary(
         ));
     }
     if let Some(ns) = ns {
-        out.push((
-            "Namespace use",
-            format!(
-                "{} of {} blocks allocated",
-                ns.utilization_blocks, ns.size_blocks
-            ),
-        ));
-        let formats: Vec<String> = ns
-            .lba_formats
-            .iter()
-            .enumerate()
-            .filter_map(|(i, f)| {
-                let size = f.data_size()?;
-                let mark = if i == usize::from(ns.format_index) {
-                    "*"
-                } else {
-                    ""
-                };
-                Some(
-                    format!(
-                        "{mark}{i}: {size}+{} ({:?})",
-                        f.metadata_size, f.relative_performance
-                    )
-                    .to_lowercase(),
-                )
-            })
-            .collect();
-        out.push(("LBA formats (* in use)", formats.join(", ")));
-        out.push((
-            "Deallocated reads",
-            match ns.dlfeat.read_value {
-                DeallocatedRead::Zeroes => "zeroes",
-                DeallocatedRead::Ones => "ones (FFh)",
-                DeallocatedRead::NotReported | DeallocatedRead::Reserved => "not reported",
-            }
-            .into(),
-        ));
+        nvme_namespace(out, ns);
     }
     out.push(("Volatile write cache", yes_no(c.volatile_write_cache)));
+    nvme_commands(out, c);
+    nvme_power(out, c);
+}
+
+/// The namespace's use, LBA formats and what its deallocated blocks read as.
+fn nvme_namespace(out: &mut Vec<(&'static str, String)>, ns: &IdentifyNamespace) {
+    out.push((
+        "Namespace use",
+        format!(
+            "{} of {} blocks allocated",
+            ns.utilization_blocks, ns.size_blocks
+        ),
+    ));
+    let formats: Vec<String> = ns
+        .lba_formats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let size = f.data_size()?;
+            let mark = if i == usize::from(ns.format_index) {
+                "*"
+            } else {
+                ""
+            };
+            Some(
+                format!(
+                    "{mark}{i}: {size}+{} ({:?})",
+                    f.metadata_size, f.relative_performance
+                )
+                .to_lowercase(),
+            )
+        })
+        .collect();
+    out.push(("LBA formats (* in use)", formats.join(", ")));
+    out.push((
+        "Deallocated reads",
+        match ns.dlfeat.read_value {
+            DeallocatedRead::Zeroes => "zeroes",
+            DeallocatedRead::Ones => "ones (FFh)",
+            DeallocatedRead::NotReported | DeallocatedRead::Reserved => "not reported",
+        }
+        .into(),
+    ));
+}
+
+/// The commands the controller supports, its firmware slots and transfer size.
+fn nvme_commands(out: &mut Vec<(&'static str, String)>, c: &IdentifyController) {
     out.push((
         "NVM commands",
         list(&[
@@ -268,6 +279,10 @@ fn nvme_summary(
             format!("2^{} x minimum page size", c.mdts),
         ));
     }
+}
+
+/// The controller's temperature thresholds and power states.
+fn nvme_power(out: &mut Vec<(&'static str, String)>, c: &IdentifyController) {
     let temp = |t: Option<i32>| t.map_or("not reported".to_string(), |t| format!("{t} °C"));
     out.push((
         "Temperature thresholds",

@@ -1,7 +1,7 @@
 //! Horizontal bar charts as the reviews printed them: one row per drive (or test), the
 //! value written at the end of each bar, the reviewed drive highlighted.
 
-use super::axis::{Axis, AxisMap};
+use super::axis::{Axis, AxisMap, Tick};
 use super::format::NumberFormat;
 use super::legend::{Heading, Legend, LegendItem, Swatch};
 use super::svg::{text_width, Anchor, Svg, TextStyle};
@@ -184,6 +184,171 @@ impl BarChart {
         }
     }
 
+    /// With two or more groups, the legend's items.
+    fn legend_items(&self) -> Vec<LegendItem> {
+        if self.groups.len() <= 1 {
+            return Vec::new();
+        }
+        self.groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                // Rows in their drive's colour: the legend shows each group's shade of
+                // the first row's colour, as its bars are drawn.
+                let (color, opacity) = match self.rows.iter().find_map(|r| r.color.as_ref()) {
+                    Some(c) => (c.clone(), GROUP_SHADES[i % GROUP_SHADES.len()]),
+                    None => (super::palette(i).to_string(), 1.0),
+                };
+                LegendItem {
+                    name: g.clone(),
+                    color,
+                    opacity,
+                    swatch: Swatch::Box,
+                }
+            })
+            .collect()
+    }
+
+    /// Row `i`: its label, then one bar per group.
+    fn draw_row(&self, svg: &mut Svg, at: &Rows, i: usize, label: &str) {
+        let row = &self.rows[i];
+        let highlighted = self.highlight == Some(i);
+        let y0 = at.top + i as f64 * at.row_h + 6.0;
+        let mid = y0 + (at.row_h - 12.0) / 2.0;
+        svg.group(&[("class", "row")]);
+        if label != row.label {
+            svg.tooltip(&row.label);
+        }
+        let style = TextStyle {
+            size: ROW_LABEL_SIZE,
+            anchor: Anchor::End,
+            bold: highlighted,
+            fill: TEXT,
+        };
+        svg.text(PAD + at.label_w, mid + ROW_LABEL_SIZE * 0.35, style, label);
+        for (g, &v) in row.values.iter().enumerate() {
+            let by = y0 + g as f64 * (at.bar_h + 2.0);
+            self.draw_bar(svg, at, row, highlighted, g, v, by);
+        }
+        svg.end_group();
+    }
+
+    /// Group `g`'s bar of a row at height `by`, with its value written at its end.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_bar(
+        &self,
+        svg: &mut Svg,
+        at: &Rows,
+        row: &BarRow,
+        highlighted: bool,
+        g: usize,
+        v: f64,
+        by: f64,
+    ) {
+        let (color, opacity) = match &row.color {
+            Some(c) => (c.as_str(), GROUP_SHADES[g % GROUP_SHADES.len()]),
+            None if at.bars == 1 && highlighted => (super::palette(1), 1.0),
+            None => (super::palette(g), 1.0),
+        };
+        let opacity = opacity.to_string();
+        let end = if v.is_finite() {
+            at.map.map_t(v.clamp(at.lo, at.hi))
+        } else {
+            at.zero
+        };
+        let (x, bw) = (at.zero.min(end), (end - at.zero).abs());
+        // Every bar says what it is on hover (its value label too, and "n/a").
+        svg.group(&[("class", "bar")]);
+        svg.tooltip(&self.bar_tooltip(row, g, v, at.bars));
+        if v.is_finite() {
+            // At least a pixel wide, so even a zero has something to hover.
+            svg.rect(
+                x,
+                by,
+                bw.max(1.0),
+                at.bar_h,
+                &[("fill", color), ("fill-opacity", &opacity)],
+            );
+        }
+        let negative = v.is_finite() && v < 0.0;
+        let style = TextStyle {
+            size: VALUE_SIZE,
+            anchor: if negative { Anchor::End } else { Anchor::Start },
+            bold: highlighted,
+            fill: TEXT,
+        };
+        let tx = if negative { x - 4.0 } else { x + bw + 4.0 };
+        svg.text(
+            tx,
+            by + at.bar_h / 2.0 + VALUE_SIZE * 0.35,
+            style,
+            &self.value_text(v),
+        );
+        svg.end_group();
+    }
+
+    /// What a bar says on hover: its row, its group, its value and the row's note.
+    fn bar_tooltip(&self, row: &BarRow, g: usize, v: f64, bars: usize) -> String {
+        // A missing value has no unit: "n/a MB/s" but "missing (the meter failed)".
+        let value = match (&row.note, v.is_finite()) {
+            (None, _) | (_, true) => format!("{} {}", self.value_text(v), self.value_label),
+            (Some(_), false) => self.value_text(v),
+        };
+        let value = match &row.note {
+            Some(note) => format!("{value} ({note})"),
+            None => value,
+        };
+        match self.groups.get(g).filter(|_| bars > 1) {
+            Some(group) => format!("{}, {group}: {value}", row.label),
+            None => format!("{}: {value}", row.label),
+        }
+    }
+
+    /// The value axis between pixels `left` and `right`: its range, ticks and map.
+    fn value_axis(&self, left: f64, right: f64) -> (f64, f64, Vec<Tick>, AxisMap) {
+        let mut axis = Axis::linear(&self.value_label).format(self.tick_format);
+        if let Some((a, b)) = self.range {
+            axis = axis.range(a, b);
+        }
+        let ext = self
+            .rows
+            .iter()
+            .flat_map(|r| r.values.iter())
+            .filter(|v| v.is_finite())
+            .fold(None, |e: Option<(f64, f64)>, &v| {
+                Some(e.map_or((v, v), |(a, b)| (a.min(v), b.max(v))))
+            });
+        let target = (((right - left) / 90.0).round() as usize).clamp(2, 10);
+        // Fitted to the data, the longest bar reaches the end of the axis (as in the
+        // reviews) instead of stopping short of a rounded-up last tick.
+        if let (None, Some((a, b))) = (self.range, ext) {
+            let (a, b) = (a.min(0.0), b.max(0.0));
+            if b > a {
+                axis = axis.range(a, b);
+            }
+        }
+        let (lo, hi, ticks) = axis.resolve(ext, target);
+        let map = AxisMap::new(axis.scale, lo, hi, left, right);
+        (lo, hi, ticks, map)
+    }
+
+    /// The value axis's tick labels under the plot.
+    fn draw_tick_labels(&self, svg: &mut Svg, map: &AxisMap, ticks: &[Tick], bottom: f64) {
+        let tick = TextStyle {
+            size: TICK_SIZE,
+            anchor: Anchor::Middle,
+            bold: false,
+            fill: MUTED,
+        };
+        svg.group(&[("class", "ticks")]);
+        for t in ticks {
+            if let Some(l) = &t.label {
+                svg.text(map.map_t(t.value), bottom + TICK_GAP + TICK_SIZE, tick, l);
+            }
+        }
+        svg.end_group();
+    }
+
     /// Renders the chart.
     pub fn to_svg(&self) -> String {
         let w = self.width;
@@ -191,28 +356,7 @@ impl BarChart {
         let bar_h = if n > 1 { 14.0 } else { 18.0 };
         let row_h = n as f64 * bar_h + (n - 1) as f64 * 2.0 + 12.0;
 
-        let legend_items: Vec<LegendItem> = if self.groups.len() > 1 {
-            self.groups
-                .iter()
-                .enumerate()
-                .map(|(i, g)| {
-                    // Rows in their drive's colour: the legend shows each group's shade of
-                    // the first row's colour, as its bars are drawn.
-                    let (color, opacity) = match self.rows.iter().find_map(|r| r.color.as_ref()) {
-                        Some(c) => (c.clone(), GROUP_SHADES[i % GROUP_SHADES.len()]),
-                        None => (super::palette(i).to_string(), 1.0),
-                    };
-                    LegendItem {
-                        name: g.clone(),
-                        color,
-                        opacity,
-                        swatch: Swatch::Box,
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let legend_items = self.legend_items();
         let (subtitle, warning) = (self.subtitle.as_deref(), self.warning.as_deref());
         let heading = Heading::new(&self.title, subtitle, warning, w);
         let head = heading.height();
@@ -253,30 +397,7 @@ impl BarChart {
         let left = PAD + label_w + 10.0 + if any_negative { value_w + 8.0 } else { 0.0 };
         let right = w - PAD - value_w - 8.0;
 
-        // Value axis.
-        let mut axis = Axis::linear(&self.value_label).format(self.tick_format);
-        if let Some((a, b)) = self.range {
-            axis = axis.range(a, b);
-        }
-        let ext = self
-            .rows
-            .iter()
-            .flat_map(|r| r.values.iter())
-            .filter(|v| v.is_finite())
-            .fold(None, |e: Option<(f64, f64)>, &v| {
-                Some(e.map_or((v, v), |(a, b)| (a.min(v), b.max(v))))
-            });
-        let target = (((right - left) / 90.0).round() as usize).clamp(2, 10);
-        // Fitted to the data, the longest bar reaches the end of the axis (as in the
-        // reviews) instead of stopping short of a rounded-up last tick.
-        if let (None, Some((a, b))) = (self.range, ext) {
-            let (a, b) = (a.min(0.0), b.max(0.0));
-            if b > a {
-                axis = axis.range(a, b);
-            }
-        }
-        let (lo, hi, ticks) = axis.resolve(ext, target);
-        let map = AxisMap::new(axis.scale, lo, hi, left, right);
+        let (lo, hi, ticks, map) = self.value_axis(left, right);
         let zero = map.map_t(0f64.clamp(lo, hi));
 
         let mut svg = Svg::new(w, height, &self.title);
@@ -301,84 +422,19 @@ impl BarChart {
         }
         svg.end_group();
 
-        for (i, row) in self.rows.iter().enumerate() {
-            let highlighted = self.highlight == Some(i);
-            let y0 = top + i as f64 * row_h + 6.0;
-            let mid = y0 + (row_h - 12.0) / 2.0;
-            svg.group(&[("class", "row")]);
-            if labels[i] != row.label {
-                svg.tooltip(&row.label);
-            }
-            let style = TextStyle {
-                size: ROW_LABEL_SIZE,
-                anchor: Anchor::End,
-                bold: highlighted,
-                fill: TEXT,
-            };
-            svg.text(
-                PAD + label_w,
-                mid + ROW_LABEL_SIZE * 0.35,
-                style,
-                &labels[i],
-            );
-            for (g, &v) in row.values.iter().enumerate() {
-                let by = y0 + g as f64 * (bar_h + 2.0);
-                let (color, opacity) = match &row.color {
-                    Some(c) => (c.as_str(), GROUP_SHADES[g % GROUP_SHADES.len()]),
-                    None if n == 1 && highlighted => (super::palette(1), 1.0),
-                    None => (super::palette(g), 1.0),
-                };
-                let opacity = opacity.to_string();
-                let end = if v.is_finite() {
-                    map.map_t(v.clamp(lo, hi))
-                } else {
-                    zero
-                };
-                let (x, bw) = (zero.min(end), (end - zero).abs());
-                // Every bar says what it is on hover (its value label too, and "n/a").
-                svg.group(&[("class", "bar")]);
-                // A missing value has no unit: "n/a MB/s" but "missing (the meter failed)".
-                let value = match (&row.note, v.is_finite()) {
-                    (None, _) | (_, true) => {
-                        format!("{} {}", self.value_text(v), self.value_label)
-                    }
-                    (Some(_), false) => self.value_text(v),
-                };
-                let value = match &row.note {
-                    Some(note) => format!("{value} ({note})"),
-                    None => value,
-                };
-                svg.tooltip(&match self.groups.get(g).filter(|_| n > 1) {
-                    Some(group) => format!("{}, {group}: {value}", row.label),
-                    None => format!("{}: {value}", row.label),
-                });
-                if v.is_finite() {
-                    // At least a pixel wide, so even a zero has something to hover.
-                    svg.rect(
-                        x,
-                        by,
-                        bw.max(1.0),
-                        bar_h,
-                        &[("fill", color), ("fill-opacity", &opacity)],
-                    );
-                }
-                let negative = v.is_finite() && v < 0.0;
-                let style = TextStyle {
-                    size: VALUE_SIZE,
-                    anchor: if negative { Anchor::End } else { Anchor::Start },
-                    bold: highlighted,
-                    fill: TEXT,
-                };
-                let tx = if negative { x - 4.0 } else { x + bw + 4.0 };
-                svg.text(
-                    tx,
-                    by + bar_h / 2.0 + VALUE_SIZE * 0.35,
-                    style,
-                    &self.value_text(v),
-                );
-                svg.end_group();
-            }
-            svg.end_group();
+        let rows = Rows {
+            top,
+            row_h,
+            bar_h,
+            bars: n,
+            label_w,
+            map: &map,
+            lo,
+            hi,
+            zero,
+        };
+        for (i, label) in labels.iter().enumerate() {
+            self.draw_row(&mut svg, &rows, i, label);
         }
         svg.line(
             zero,
@@ -388,19 +444,7 @@ impl BarChart {
             &[("stroke", FRAME), ("shape-rendering", "crispEdges")],
         );
 
-        let tick = TextStyle {
-            size: TICK_SIZE,
-            anchor: Anchor::Middle,
-            bold: false,
-            fill: MUTED,
-        };
-        svg.group(&[("class", "ticks")]);
-        for t in &ticks {
-            if let Some(l) = &t.label {
-                svg.text(map.map_t(t.value), bottom + TICK_GAP + TICK_SIZE, tick, l);
-            }
-        }
-        svg.end_group();
+        self.draw_tick_labels(&mut svg, &map, &ticks, bottom);
         let label = TextStyle {
             size: LABEL_SIZE,
             anchor: Anchor::Middle,
@@ -413,6 +457,21 @@ impl BarChart {
 }
 
 const TICK_GAP: f64 = 6.0;
+
+/// Where the rows are drawn: their band, their bars' height and the value axis.
+struct Rows<'a> {
+    top: f64,
+    row_h: f64,
+    bar_h: f64,
+    /// Bars per row.
+    bars: usize,
+    label_w: f64,
+    map: &'a AxisMap,
+    lo: f64,
+    hi: f64,
+    /// Where a bar starts: the value 0, or the nearest end of the range.
+    zero: f64,
+}
 
 /// Shortens a row label to fit `max` units at `size`: a trailing mark such as "(deviates)"
 /// stays whole, and the name loses its middle, so both its start ("ssdlab model of") and its

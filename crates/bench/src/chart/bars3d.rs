@@ -3,7 +3,7 @@
 //! in depth, each in the colour the caller gives it; every bar says its categories and value
 //! on hover.
 
-use super::axis::Axis;
+use super::axis::{Axis, Tick};
 use super::format::{format_grouped, NumberFormat};
 use super::legend::Heading;
 use super::svg::{text_width, Anchor, Svg, TextStyle};
@@ -102,72 +102,22 @@ impl Bars3D {
         let mut svg = Svg::new(width, height, &self.title);
         heading.draw(&mut svg, PAD);
 
-        // The floor, the back wall and the left wall, with the value's gridlines on the walls.
         let zf = nz as f64;
-        let poly = |pts: &[(f64, f64)]| {
-            let mut d = String::new();
-            for (i, (x, y)) in pts.iter().enumerate() {
-                d.push_str(if i == 0 { "M" } else { " L" });
-                d.push_str(&format!("{} {}", super::svg::num(*x), super::svg::num(*y)));
-            }
-            d + " Z"
-        };
-        let frame = [("fill", "none"), ("stroke", FRAME)];
         let (f0, f1, b1, b0) = (
             at(0.0, 0.0),
             at(nx as f64, 0.0),
             at(nx as f64, zf),
             at(0.0, zf),
         );
-        svg.path(
-            &poly(&[f0, f1, b1, b0]),
-            &[("fill", "#f7f7f7"), ("stroke", FRAME)],
-        );
-        svg.group(&[("class", "grid")]);
-        let tick_values: Vec<f64> = ticks.iter().map(|t| t.value).collect();
-        for &v in tick_values.iter().filter(|&&v| v > 0.0) {
-            let y = h(v);
-            svg.line(b0.0, b0.1 - y, b1.0, b1.1 - y, &[("stroke", GRID)]);
-            svg.line(f0.0, f0.1 - y, b0.0, b0.1 - y, &[("stroke", GRID)]);
-        }
-        svg.end_group();
-        svg.path(
-            &poly(&[b0, b1, (b1.0, b1.1 - PLOT_H), (b0.0, b0.1 - PLOT_H)]),
-            &frame,
-        );
-        svg.path(
-            &poly(&[f0, b0, (b0.0, b0.1 - PLOT_H), (f0.0, f0.1 - PLOT_H)]),
-            &frame,
-        );
+        draw_walls(&mut svg, [f0, f1, b1, b0], &ticks, &h);
 
-        // Value ticks on the left wall's front edge.
+        self.draw_value_axis(&mut svg, &ticks, f0, &h);
         let tick = |anchor| TextStyle {
             size: TICK_SIZE,
             anchor,
             bold: false,
             fill: MUTED,
         };
-        for t in &ticks {
-            if let Some(label) = &t.label {
-                let y = f0.1 - h(t.value) + TICK_SIZE * 0.35;
-                svg.text(f0.0 - 6.0, y, tick(Anchor::End), label);
-            }
-        }
-        let label = TextStyle {
-            size: LABEL_SIZE,
-            anchor: Anchor::Middle,
-            bold: false,
-            fill: TEXT,
-        };
-        let mid = f0.1 - PLOT_H / 2.0;
-        let rotate = format!("rotate(-90 {} {})", PAD + LABEL_SIZE, super::svg::num(mid));
-        svg.text_with(
-            PAD + LABEL_SIZE,
-            mid,
-            label,
-            &[("transform", &rotate)],
-            &self.value_label,
-        );
 
         // Bars from the back row forward, each row left to right: nearer faces cover farther.
         let bar_w = COLUMN_W * BAR_SHARE;
@@ -189,26 +139,7 @@ impl Bars3D {
                     format_grouped(v, 0),
                     self.value_label
                 ));
-                let face = [("stroke", "#ffffff"), ("stroke-width", "0.5")];
-                let front = poly(&[(x0, y0), (x0 + bar_w, y0), (x0 + bar_w, y1), (x0, y1)]);
-                svg.path(&front, &[&[("fill", color)][..], &face].concat());
-                let side = poly(&[
-                    (x0 + bar_w, y0),
-                    (x0 + bar_w + bdx, y0 - bdy),
-                    (x0 + bar_w + bdx, y1 - bdy),
-                    (x0 + bar_w, y1),
-                ]);
-                // The side in shadow, the lid in light: the colour under a grey veil.
-                svg.path(&side, &[&[("fill", color)][..], &face].concat());
-                svg.path(&side, &[("fill", "#000000"), ("fill-opacity", "0.25")]);
-                let lid = poly(&[
-                    (x0, y1),
-                    (x0 + bar_w, y1),
-                    (x0 + bar_w + bdx, y1 - bdy),
-                    (x0 + bdx, y1 - bdy),
-                ]);
-                svg.path(&lid, &[&[("fill", color)][..], &face].concat());
-                svg.path(&lid, &[("fill", "#ffffff"), ("fill-opacity", "0.35")]);
+                draw_prism(&mut svg, (x0, y0), y1, (bar_w, bdx, bdy), color);
                 svg.end_group();
             }
             svg.end_group();
@@ -230,9 +161,124 @@ impl Bars3D {
             let (cx, cy) = at(x as f64 + 0.5, 0.0);
             svg.text(cx, cy + 8.0 + TICK_SIZE, tick(Anchor::Middle), column);
         }
+        let label = TextStyle {
+            size: LABEL_SIZE,
+            anchor: Anchor::Middle,
+            bold: false,
+            fill: TEXT,
+        };
         svg.text((f0.0 + f1.0) / 2.0, height - PAD, label, &self.column_label);
         svg.finish()
     }
+
+    /// The value's ticks on the left wall's front edge (at `f0`), and its label beside them.
+    fn draw_value_axis(
+        &self,
+        svg: &mut Svg,
+        ticks: &[Tick],
+        f0: (f64, f64),
+        h: &dyn Fn(f64) -> f64,
+    ) {
+        let tick = |anchor| TextStyle {
+            size: TICK_SIZE,
+            anchor,
+            bold: false,
+            fill: MUTED,
+        };
+        for t in ticks {
+            if let Some(label) = &t.label {
+                let y = f0.1 - h(t.value) + TICK_SIZE * 0.35;
+                svg.text(f0.0 - 6.0, y, tick(Anchor::End), label);
+            }
+        }
+        let label = TextStyle {
+            size: LABEL_SIZE,
+            anchor: Anchor::Middle,
+            bold: false,
+            fill: TEXT,
+        };
+        let mid = f0.1 - PLOT_H / 2.0;
+        let rotate = format!("rotate(-90 {} {})", PAD + LABEL_SIZE, super::svg::num(mid));
+        svg.text_with(
+            PAD + LABEL_SIZE,
+            mid,
+            label,
+            &[("transform", &rotate)],
+            &self.value_label,
+        );
+    }
+}
+
+/// The floor (corners front-left, front-right, back-right, back-left), the back wall and the
+/// left wall, with the value's gridlines on the walls.
+fn draw_walls(
+    svg: &mut Svg,
+    [f0, f1, b1, b0]: [(f64, f64); 4],
+    ticks: &[Tick],
+    h: &dyn Fn(f64) -> f64,
+) {
+    let frame = [("fill", "none"), ("stroke", FRAME)];
+    svg.path(
+        &poly(&[f0, f1, b1, b0]),
+        &[("fill", "#f7f7f7"), ("stroke", FRAME)],
+    );
+    svg.group(&[("class", "grid")]);
+    let tick_values: Vec<f64> = ticks.iter().map(|t| t.value).collect();
+    for &v in tick_values.iter().filter(|&&v| v > 0.0) {
+        let y = h(v);
+        svg.line(b0.0, b0.1 - y, b1.0, b1.1 - y, &[("stroke", GRID)]);
+        svg.line(f0.0, f0.1 - y, b0.0, b0.1 - y, &[("stroke", GRID)]);
+    }
+    svg.end_group();
+    svg.path(
+        &poly(&[b0, b1, (b1.0, b1.1 - PLOT_H), (b0.0, b0.1 - PLOT_H)]),
+        &frame,
+    );
+    svg.path(
+        &poly(&[f0, b0, (b0.0, b0.1 - PLOT_H), (f0.0, f0.1 - PLOT_H)]),
+        &frame,
+    );
+}
+
+/// An SVG path through `pts`, closed.
+fn poly(pts: &[(f64, f64)]) -> String {
+    let mut d = String::new();
+    for (i, (x, y)) in pts.iter().enumerate() {
+        d.push_str(if i == 0 { "M" } else { " L" });
+        d.push_str(&format!("{} {}", super::svg::num(*x), super::svg::num(*y)));
+    }
+    d + " Z"
+}
+
+/// One box: its front face from (x0, y0) up to y1, `bar_w` wide, its side and lid going
+/// `bdx`, `bdy` into the depth.
+fn draw_prism(
+    svg: &mut Svg,
+    (x0, y0): (f64, f64),
+    y1: f64,
+    (bar_w, bdx, bdy): (f64, f64, f64),
+    color: &str,
+) {
+    let face = [("stroke", "#ffffff"), ("stroke-width", "0.5")];
+    let front = poly(&[(x0, y0), (x0 + bar_w, y0), (x0 + bar_w, y1), (x0, y1)]);
+    svg.path(&front, &[&[("fill", color)][..], &face].concat());
+    let side = poly(&[
+        (x0 + bar_w, y0),
+        (x0 + bar_w + bdx, y0 - bdy),
+        (x0 + bar_w + bdx, y1 - bdy),
+        (x0 + bar_w, y1),
+    ]);
+    // The side in shadow, the lid in light: the colour under a grey veil.
+    svg.path(&side, &[&[("fill", color)][..], &face].concat());
+    svg.path(&side, &[("fill", "#000000"), ("fill-opacity", "0.25")]);
+    let lid = poly(&[
+        (x0, y1),
+        (x0 + bar_w, y1),
+        (x0 + bar_w + bdx, y1 - bdy),
+        (x0 + bdx, y1 - bdy),
+    ]);
+    svg.path(&lid, &[&[("fill", color)][..], &face].concat());
+    svg.path(&lid, &[("fill", "#ffffff"), ("fill-opacity", "0.35")]);
 }
 
 #[cfg(test)]

@@ -354,38 +354,7 @@ impl XYChart {
         svg.end_group();
 
         for (i, s) in self.series.iter().enumerate() {
-            let color = self.color_of(i);
-            let class = format!("series series-{i}");
-            let d = match s.style {
-                Style::Dots => dots_path(&s.points, &lay),
-                Style::Line => line_path(&s.points, &lay),
-            };
-            if d.is_empty() {
-                continue;
-            }
-            let width = match (s.style, s.dash) {
-                (Style::Dots, _) => "3",
-                (Style::Line, None) => "2",
-                (Style::Line, Some(_)) => "1.5",
-            };
-            svg.group(&[
-                ("class", &class),
-                ("data-name", &s.name),
-                ("data-points", &hover_points(&s.points)),
-            ]);
-            svg.tooltip(&s.name);
-            let mut attrs = vec![
-                ("fill", "none"),
-                ("stroke", color.as_str()),
-                ("stroke-width", width),
-                ("stroke-linecap", "round"),
-                ("stroke-linejoin", "round"),
-            ];
-            if let Some(dash) = s.dash {
-                attrs.push(("stroke-dasharray", dash));
-            }
-            svg.path(&d, &attrs);
-            svg.end_group();
+            self.draw_series(&mut svg, &lay, i, s);
         }
         svg.rect(
             p.x,
@@ -435,6 +404,42 @@ impl XYChart {
         let rotate = format!("rotate(-90 {} {})", num(lx), num(ly));
         svg.text_with(lx, ly, label, &[("transform", &rotate)], &self.y.label);
         svg.finish()
+    }
+
+    /// Series `i`, a path with its name and points for the page's hover.
+    fn draw_series(&self, svg: &mut Svg, lay: &Layout, i: usize, s: &Series) {
+        let color = self.color_of(i);
+        let class = format!("series series-{i}");
+        let d = match s.style {
+            Style::Dots => dots_path(&s.points, lay),
+            Style::Line => line_path(&s.points, lay),
+        };
+        if d.is_empty() {
+            return;
+        }
+        let width = match (s.style, s.dash) {
+            (Style::Dots, _) => "3",
+            (Style::Line, None) => "2",
+            (Style::Line, Some(_)) => "1.5",
+        };
+        svg.group(&[
+            ("class", &class),
+            ("data-name", &s.name),
+            ("data-points", &hover_points(&s.points)),
+        ]);
+        svg.tooltip(&s.name);
+        let mut attrs = vec![
+            ("fill", "none"),
+            ("stroke", color.as_str()),
+            ("stroke-width", width),
+            ("stroke-linecap", "round"),
+            ("stroke-linejoin", "round"),
+        ];
+        if let Some(dash) = s.dash {
+            attrs.push(("stroke-dasharray", dash));
+        }
+        svg.path(&d, &attrs);
+        svg.end_group();
     }
 }
 

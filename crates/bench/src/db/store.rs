@@ -157,7 +157,6 @@ impl Bench {
             .first()
             .ok_or_else(|| BenchError::Input("a run with no results: nothing to store".into()))?;
         let uuid = parse_run_id(&run.run_id).map_err(|e| BenchError::Input(e.to_string()))?;
-        let drive_key = identity_key(&first.target);
         let conn = self.conn.get_mut();
         let postgres = conn.is_postgres();
         let mut tx = conn.begin_write()?;
@@ -175,214 +174,30 @@ impl Bench {
             Some(r) => Some((r.get(0)?, r.get(1)?)),
             None => None,
         };
-        let mut results: Vec<TestResult> = run.results.clone();
-        let mut complete = run.complete;
-        // The stored results the run keeps as they are: their rows, and so their ids (which
-        // pages link to while a suite stores itself step by step), stay.
-        let mut unchanged: Vec<usize> = Vec::new();
-        // Each result's body, serialized once: compared with the stored ones, then stored.
-        let serialize = |r: &TestResult| serde_json::to_string(r).expect("results serialize");
-        let bodies: Vec<String>;
-        if let Some((id, was_complete)) = before {
-            let stored: Vec<(i64, String, bool, String)> = tx
-                .query(
-                    "SELECT id, body, complete, test || coalesce('-' || variant, '') FROM results WHERE run_id = ?1",
-                    params![id],
-                )?
-                .into_iter()
-                .map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-                .collect::<Result<_>>()?;
-            // A stored complete result stays over an incomplete one of the same test, and a
-            // stored result the directory no longer holds stays too: storing never loses one.
-            for (_, body, done, stem) in &stored {
-                let incoming = results.iter().position(|r| &r.file_stem() == stem);
-                let keep = match incoming {
-                    Some(i) => *done && !results[i].complete,
-                    None => true,
-                };
-                if keep {
-                    let r: TestResult = serde_json::from_str(body).map_err(|e| {
-                        BenchError::Input(format!(
-                            "a result of run {id} in the Bench does not parse: {e}"
-                        ))
-                    })?;
-                    match incoming {
-                        Some(i) => results[i] = r,
-                        None => results.push(r),
-                    }
-                }
-            }
-            complete |= was_complete;
-            bodies = results.iter().map(serialize).collect();
-            let mut replaced: Vec<i64> = Vec::new();
-            for (row, body, _, stem) in &stored {
-                let same = results
-                    .iter()
-                    .zip(&bodies)
-                    .position(|(r, b)| &r.file_stem() == stem && b == body);
-                match same {
-                    Some(i) if !unchanged.contains(&i) => unchanged.push(i),
-                    _ => replaced.push(*row),
-                }
-            }
-            if replaced.is_empty() && unchanged.len() == results.len() && complete == was_complete {
-                return Ok(Stored::Already(id));
-            }
-            // Replaced below; the run keeps its id, unchanged results theirs.
-            for row in replaced {
-                tx.execute("DELETE FROM results WHERE id = ?1", params![row])?;
-            }
-        } else {
-            bodies = results.iter().map(serialize).collect();
-        }
-
-        let t = &first.target;
-        tx.execute(
-            "INSERT INTO drives (identity_key, kind, model, serial, firmware, vendor, capacity_bytes, identity, interface)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-             ON CONFLICT (identity_key) DO UPDATE SET firmware = excluded.firmware, identity = excluded.identity,
-                 interface = COALESCE(excluded.interface, drives.interface)",
-            params![
-                drive_key,
-                t.kind.name(),
-                t.model,
-                t.serial,
-                t.firmware,
-                t.vendor,
-                t.capacity_bytes as i64,
-                serde_json::to_string(t).expect("identity serializes"),
-                t.interface(),
-            ],
-        )?;
-        let drive_id: i64 = tx
-            .query_one(
-                "SELECT id FROM drives WHERE identity_key = ?1",
-                params![drive_key.as_str()],
-            )?
-            .get(0)?;
-
-        let s = &first.system;
-        let system_key = format!(
-            "{}|{}|{}|{}|{}",
-            s.hostname, s.cpu, s.cores, s.memory_bytes, s.kernel
-        );
-        tx.execute(
-            "INSERT INTO systems (system_key, hostname, cpu, cores, memory_bytes, kernel, os)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (system_key) DO NOTHING",
-            params![
-                system_key,
-                s.hostname,
-                s.cpu,
-                s.cores as i64,
-                s.memory_bytes as i64,
-                s.kernel,
-                s.os
-            ],
-        )?;
-        let system_id: i64 = tx
-            .query_one(
-                "SELECT id FROM systems WHERE system_key = ?1",
-                params![system_key.as_str()],
-            )?
-            .get(0)?;
-
-        // The run row is written before its results take ids: `bench copy` relies on it.
-        let run_id = match before {
-            Some((id, _)) => {
-                tx.execute(
-                    "UPDATE runs SET complete = ?1, tool_version = ?2, source = ?3, stored_at = ?4
-                     WHERE id = ?5",
-                    params![
-                        complete,
-                        first.tool.version,
-                        run.source,
-                        suite::result::utc_now(),
-                        id
-                    ],
-                )?;
-                id
-            }
-            None => tx
-                .query_one(
-                    "INSERT INTO runs (run_key, uuid, drive_id, system_id, kind, target_spec,
-                                       started_at, tool_version, quick, complete, source, stored_at)
-                     VALUES (?1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
-                    params![
-                        uuid,
-                        drive_id,
-                        system_id,
-                        run.kind,
-                        run.target_spec,
-                        run.started_at,
-                        first.tool.version,
-                        run.quick,
-                        complete,
-                        run.source,
-                        suite::result::utc_now(),
-                    ],
-                )?
-                .get(0)?,
+        let merged = match before {
+            Some((id, was_complete)) => match merge(&mut tx, id, was_complete, run)? {
+                Some(merged) => merged,
+                None => return Ok(Stored::Already(id)),
+            },
+            None => Merged::fresh(run),
         };
-
-        for (_, (r, body)) in results
-            .iter()
-            .zip(&bodies)
-            .enumerate()
-            .filter(|(i, _)| !unchanged.contains(i))
-        {
-            let result_id: i64 = tx.query_one(
-                "INSERT INTO results (run_id, test, variant, label, started_at, complete, iops, mbps,
-                                      parameters, analysis, body, mean_w)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id",
-                params![
-                    run_id,
-                    r.test.name(),
-                    r.variant,
-                    r.label,
-                    r.started_at,
-                    r.complete,
-                    r.summary.iops,
-                    r.summary.mbps,
-                    r.parameters.to_value().to_string(),
-                    json_column(&r.analysis),
-                    body,
-                    r.power.as_ref().and_then(|p| p.mean_w()),
-                ],
-            )?.get(0)?;
-            let point = "INSERT INTO series (result_id, kind, idx, x, iops, mbps, read_mbps, write_mbps, watts)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-            for (i, p) in r.per_second.iter().enumerate() {
-                tx.execute(
-                    point,
-                    params![
-                        result_id,
-                        "second",
-                        i as i64,
-                        p.t as f64,
-                        p.iops,
-                        p.mbps,
-                        p.read_mbps,
-                        p.write_mbps,
-                        p.watts
-                    ],
-                )?;
-            }
-            for (i, p) in r.points.iter().enumerate() {
-                let s = &p.summary;
-                tx.execute(
-                    point,
-                    params![
-                        result_id,
-                        "curve",
-                        i as i64,
-                        p.x,
-                        s.iops,
-                        s.mbps,
-                        s.read.as_ref().map(|d| d.mbps),
-                        s.write.as_ref().map(|d| d.mbps),
-                        None::<f64>
-                    ],
-                )?;
+        let drive_id = store_drive(&mut tx, &first.target)?;
+        let system_id = store_system(&mut tx, &first.system)?;
+        // The run row is written before its results take ids: `bench copy` relies on it.
+        let row = RunRow {
+            uuid: &uuid,
+            drive_id,
+            system_id,
+            tool_version: &first.tool.version,
+            complete: merged.complete,
+        };
+        let run_id = match before {
+            Some((id, _)) => row.update(&mut tx, run, id)?,
+            None => row.insert(&mut tx, run)?,
+        };
+        for (i, (r, body)) in merged.results.iter().zip(&merged.bodies).enumerate() {
+            if !merged.unchanged.contains(&i) {
+                store_result(&mut tx, run_id, r, body)?;
             }
         }
         tx.commit()?;
@@ -391,6 +206,259 @@ impl Bench {
             None => Stored::New(run_id),
         })
     }
+}
+
+/// A run's results as they are to be stored: the directory's, merged with what the Bench
+/// held of the same run.
+struct Merged {
+    results: Vec<TestResult>,
+    /// Each result's body, serialized once: compared with the stored ones, then stored.
+    bodies: Vec<String>,
+    /// The stored results the run keeps as they are: their rows, and so their ids (which
+    /// pages link to while a suite stores itself step by step), stay.
+    unchanged: Vec<usize>,
+    complete: bool,
+}
+
+impl Merged {
+    fn fresh(run: &RunRecord) -> Merged {
+        Merged {
+            results: run.results.clone(),
+            bodies: run.results.iter().map(body_of).collect(),
+            unchanged: Vec::new(),
+            complete: run.complete,
+        }
+    }
+}
+
+fn body_of(r: &TestResult) -> String {
+    serde_json::to_string(r).expect("results serialize")
+}
+
+/// Merge a run with its stored rows (run `id`): a stored complete result stays over an
+/// incomplete one of the same test, and a stored result the directory no longer holds stays
+/// too, so storing never loses one. The stored rows that changed are deleted; `None` when
+/// nothing did.
+fn merge(tx: &mut Conn, id: i64, was_complete: bool, run: &RunRecord) -> Result<Option<Merged>> {
+    let stored: Vec<(i64, String, bool, String)> = tx
+        .query(
+            "SELECT id, body, complete, test || coalesce('-' || variant, '') FROM results WHERE run_id = ?1",
+            params![id],
+        )?
+        .into_iter()
+        .map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .collect::<Result<_>>()?;
+    let mut results: Vec<TestResult> = run.results.clone();
+    for (_, body, done, stem) in &stored {
+        let incoming = results.iter().position(|r| &r.file_stem() == stem);
+        let keep = match incoming {
+            Some(i) => *done && !results[i].complete,
+            None => true,
+        };
+        if keep {
+            let r: TestResult = serde_json::from_str(body).map_err(|e| {
+                BenchError::Input(format!(
+                    "a result of run {id} in the Bench does not parse: {e}"
+                ))
+            })?;
+            match incoming {
+                Some(i) => results[i] = r,
+                None => results.push(r),
+            }
+        }
+    }
+    let complete = run.complete | was_complete;
+    let bodies: Vec<String> = results.iter().map(body_of).collect();
+    let mut unchanged: Vec<usize> = Vec::new();
+    let mut replaced: Vec<i64> = Vec::new();
+    for (row, body, _, stem) in &stored {
+        let same = results
+            .iter()
+            .zip(&bodies)
+            .position(|(r, b)| &r.file_stem() == stem && b == body);
+        match same {
+            Some(i) if !unchanged.contains(&i) => unchanged.push(i),
+            _ => replaced.push(*row),
+        }
+    }
+    if replaced.is_empty() && unchanged.len() == results.len() && complete == was_complete {
+        return Ok(None);
+    }
+    // Replaced by the caller; the run keeps its id, unchanged results theirs.
+    for row in replaced {
+        tx.execute("DELETE FROM results WHERE id = ?1", params![row])?;
+    }
+    Ok(Some(Merged {
+        results,
+        bodies,
+        unchanged,
+        complete,
+    }))
+}
+
+/// The drive's row (shared with earlier runs of the same drive), its firmware and identity
+/// brought up to date.
+fn store_drive(tx: &mut Conn, t: &Identity) -> Result<i64> {
+    let drive_key = identity_key(t);
+    tx.execute(
+        "INSERT INTO drives (identity_key, kind, model, serial, firmware, vendor, capacity_bytes, identity, interface)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+         ON CONFLICT (identity_key) DO UPDATE SET firmware = excluded.firmware, identity = excluded.identity,
+             interface = COALESCE(excluded.interface, drives.interface)",
+        params![
+            drive_key,
+            t.kind.name(),
+            t.model,
+            t.serial,
+            t.firmware,
+            t.vendor,
+            t.capacity_bytes as i64,
+            serde_json::to_string(t).expect("identity serializes"),
+            t.interface(),
+        ],
+    )?;
+    tx.query_one(
+        "SELECT id FROM drives WHERE identity_key = ?1",
+        params![drive_key.as_str()],
+    )?
+    .get(0)
+}
+
+/// The test system's row, shared with earlier runs on the same system.
+fn store_system(tx: &mut Conn, s: &engine::system::SystemInfo) -> Result<i64> {
+    let system_key = format!(
+        "{}|{}|{}|{}|{}",
+        s.hostname, s.cpu, s.cores, s.memory_bytes, s.kernel
+    );
+    tx.execute(
+        "INSERT INTO systems (system_key, hostname, cpu, cores, memory_bytes, kernel, os)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (system_key) DO NOTHING",
+        params![
+            system_key,
+            s.hostname,
+            s.cpu,
+            s.cores as i64,
+            s.memory_bytes as i64,
+            s.kernel,
+            s.os
+        ],
+    )?;
+    tx.query_one(
+        "SELECT id FROM systems WHERE system_key = ?1",
+        params![system_key.as_str()],
+    )?
+    .get(0)
+}
+
+/// What a run's row says beyond the run record.
+struct RunRow<'a> {
+    uuid: &'a str,
+    drive_id: i64,
+    system_id: i64,
+    tool_version: &'a str,
+    complete: bool,
+}
+
+impl RunRow<'_> {
+    fn insert(&self, tx: &mut Conn, run: &RunRecord) -> Result<i64> {
+        tx.query_one(
+            "INSERT INTO runs (run_key, uuid, drive_id, system_id, kind, target_spec,
+                               started_at, tool_version, quick, complete, source, stored_at)
+             VALUES (?1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+            params![
+                self.uuid,
+                self.drive_id,
+                self.system_id,
+                run.kind,
+                run.target_spec,
+                run.started_at,
+                self.tool_version,
+                run.quick,
+                self.complete,
+                run.source,
+                suite::result::utc_now(),
+            ],
+        )?
+        .get(0)
+    }
+
+    /// A run stored before keeps its row and id.
+    fn update(&self, tx: &mut Conn, run: &RunRecord, id: i64) -> Result<i64> {
+        tx.execute(
+            "UPDATE runs SET complete = ?1, tool_version = ?2, source = ?3, stored_at = ?4
+             WHERE id = ?5",
+            params![
+                self.complete,
+                self.tool_version,
+                run.source,
+                suite::result::utc_now(),
+                id
+            ],
+        )?;
+        Ok(id)
+    }
+}
+
+/// One result's row and its series: per second, and the curve's points.
+fn store_result(tx: &mut Conn, run_id: i64, r: &TestResult, body: &str) -> Result<()> {
+    let result_id: i64 = tx
+        .query_one(
+            "INSERT INTO results (run_id, test, variant, label, started_at, complete, iops, mbps,
+                                  parameters, analysis, body, mean_w)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id",
+            params![
+                run_id,
+                r.test.name(),
+                r.variant,
+                r.label,
+                r.started_at,
+                r.complete,
+                r.summary.iops,
+                r.summary.mbps,
+                r.parameters.to_value().to_string(),
+                json_column(&r.analysis),
+                body,
+                r.power.as_ref().and_then(|p| p.mean_w()),
+            ],
+        )?
+        .get(0)?;
+    let point =
+        "INSERT INTO series (result_id, kind, idx, x, iops, mbps, read_mbps, write_mbps, watts)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    for (i, p) in r.per_second.iter().enumerate() {
+        tx.execute(
+            point,
+            params![
+                result_id,
+                "second",
+                i as i64,
+                p.t as f64,
+                p.iops,
+                p.mbps,
+                p.read_mbps,
+                p.write_mbps,
+                p.watts
+            ],
+        )?;
+    }
+    for (i, p) in r.points.iter().enumerate() {
+        let s = &p.summary;
+        tx.execute(
+            point,
+            params![
+                result_id,
+                "curve",
+                i as i64,
+                p.x,
+                s.iops,
+                s.mbps,
+                s.read.as_ref().map(|d| d.mbps),
+                s.write.as_ref().map(|d| d.mbps),
+                None::<f64>
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 /// A typed value as a JSON column: through a JSON value, so its keys are sorted as the

@@ -232,6 +232,27 @@ pub fn section(rv: &Review) -> Option<Markup> {
     let groups: Vec<String> = spares.iter().map(|k| spare_name(k)).collect();
     let groups: Vec<&str> = groups.iter().map(String::as_str).collect();
 
+    let table = steady_table(rv, &sets);
+    Some(html! {
+        p.note {
+            "4 KiB random writes at QD32 over the whole tested span after a sequential fill; IOPS \
+             in every second. The burst ends where the spare area runs out: the first second more \
+             than 25% below the opening plateau after which the next 30 s stay below that level, \
+             clear of the scatter (the rule is " code { "suite::stats::find_drop" } "). The steady \
+             state depends on garbage collection and spare area. Choose a drive and a spare-area \
+             setting. The log charts share one scale; each drive's linear chart is scaled to its own \
+             steady-state band (up to ten times its median, the highest of its spare-area \
+             settings; higher points sit on the top edge)."
+        }
+        (switcher(rv, Fragment::Consistency, &dims, &views))
+        h3 { "Steady state" }
+        (bar_figure(rv, "4 KiB random write, QD32: steady-state mean", "IOPS", Better::Higher, &groups, NumberFormat::Grouped(0), rows))
+        (table)
+    })
+}
+
+/// The steady state of each drive and spare-area setting, with its spread and burst.
+fn steady_table(rv: &Review, sets: &[(&Drive, &Entry, String)]) -> Table {
     let mut table = Table::new(&[
         "drive",
         "spare area",
@@ -246,7 +267,7 @@ pub fn section(rv: &Review) -> Option<Markup> {
         "WA (steady)",
         "",
     ]);
-    for (d, e, k) in &sets {
+    for (d, e, k) in sets {
         let a = e.result.consistency();
         let ss = a.and_then(|a| a.steady_state.as_ref());
         let g = |f: fn(&suite::SeriesStats) -> f64| Cell::Num(grouped(ss.map(f), 0));
@@ -271,20 +292,5 @@ pub fn section(rv: &Review) -> Option<Markup> {
             parameters_link(rv, e).into(),
         ]);
     }
-    Some(html! {
-        p.note {
-            "4 KiB random writes at QD32 over the whole tested span after a sequential fill; IOPS \
-             in every second. The burst ends where the spare area runs out: the first second more \
-             than 25% below the opening plateau after which the next 30 s stay below that level, \
-             clear of the scatter (the rule is " code { "suite::stats::find_drop" } "). The steady \
-             state depends on garbage collection and spare area. Choose a drive and a spare-area \
-             setting. The log charts share one scale; each drive's linear chart is scaled to its own \
-             steady-state band (up to ten times its median, the highest of its spare-area \
-             settings; higher points sit on the top edge)."
-        }
-        (switcher(rv, Fragment::Consistency, &dims, &views))
-        h3 { "Steady state" }
-        (bar_figure(rv, "4 KiB random write, QD32: steady-state mean", "IOPS", Better::Higher, &groups, NumberFormat::Grouped(0), rows))
-        (table)
-    })
+    table
 }
