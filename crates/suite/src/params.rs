@@ -5,7 +5,7 @@ use engine::pattern::DataKind;
 use engine::shape::Shape;
 use engine::size::{Span, MAX_DURATION_S};
 use engine::units::format_size;
-use engine::workload::{Access, MAX_QD, MAX_THREADS};
+use engine::workload::{Access, Limit, Workload, MAX_QD, MAX_THREADS};
 
 use crate::drive_state::DriveState;
 use crate::latency_target::LatencyTarget;
@@ -64,6 +64,38 @@ pub fn ns(seconds: f64) -> u64 {
 }
 
 impl Overrides {
+    /// Writes over `span_bytes` from LBA 0 as the tests that write at random shape them:
+    /// random, 0/100 and incompressible unless `--access`, `--read-pct` or `--data` say
+    /// otherwise, seeded by `--seed`.
+    pub fn random_writes(
+        &self,
+        block_bytes: u32,
+        span_bytes: u64,
+        qd: u32,
+        threads: u32,
+        limit: Limit,
+    ) -> Workload {
+        Workload {
+            access: self.access.unwrap_or(Access::Random),
+            block_bytes,
+            offset_bytes: 0,
+            span_bytes,
+            read_pct: self.read_pct.unwrap_or(0),
+            op: None,
+            data: self.data.unwrap_or(DataKind::Incompressible),
+            qd,
+            threads,
+            limit,
+            seed: self.seed.unwrap_or(DEFAULT_SEED),
+            shape: Shape::default(),
+        }
+    }
+
+    /// `--span` resolved against `room` in whole blocks of `block` bytes; `None` when not given.
+    pub fn span_within(&self, room: u64, block: u64) -> Option<u64> {
+        self.span.map(|s| s.resolve(room, block))
+    }
+
     /// Check what no target is needed to judge, naming the flag and the fix.
     pub fn validate(&self, test: &Test) -> Result<(), SuiteError> {
         let bad = |m: String| Err(SuiteError::Parameter(m));

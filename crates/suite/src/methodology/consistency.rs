@@ -5,10 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
-use engine::shape::Shape;
 use engine::size::Span;
 use engine::units::format_size;
-use engine::workload::{Access, Limit, Workload};
+use engine::workload::Limit;
 use engine::Device;
 
 use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
@@ -138,31 +137,16 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     }
     let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
     let usable = Span::Percent(100.0 - spare).resolve(geo.capacity_bytes, block as u64);
-    let span = match o.span {
-        Some(s) => s.resolve(usable, block as u64),
-        None => usable,
-    };
+    let span = o.span_within(usable, block as u64).unwrap_or(usable);
     let duration_s = o.duration_s.unwrap_or(DEFAULTS.duration_s);
     let data = o.data.unwrap_or(DataKind::Incompressible);
     let seed = o.seed.unwrap_or(DEFAULT_SEED);
-    let w = Workload {
-        access: o.access.unwrap_or(Access::Random),
-        block_bytes: block,
-        offset_bytes: 0,
-        span_bytes: span,
-        read_pct: o.read_pct.unwrap_or(0),
-        op: None,
-        data,
-        qd: o.qd.unwrap_or(DEFAULTS.qd),
-        limit: Limit {
-            duration_ns: Some(ns(duration_s)),
-            ios: o.ios,
-            bytes: o.bytes,
-        },
-        seed,
-        shape: Shape::default(),
-        threads: 1,
+    let limit = Limit {
+        duration_ns: Some(ns(duration_s)),
+        ios: o.ios,
+        bytes: o.bytes,
     };
+    let w = o.random_writes(block, span, o.qd.unwrap_or(DEFAULTS.qd), 1, limit);
     let mut report = Report::new(TestId::Consistency, "");
     let deviations = &mut report.deviations;
     DEFAULTS.note_overrides(deviations, o);

@@ -136,6 +136,30 @@ impl Test {
     pub fn takes(&self, options: Options) -> bool {
         self.takes.contains(options)
     }
+
+    /// A SNIA PTS test's record: each writes, runs the stimuli the spec states (so refuses
+    /// the workload options it does not take), verifies on request and has a section of its
+    /// own.
+    pub(crate) const fn pts(
+        id: TestId,
+        kind: Kind,
+        about: &'static str,
+        takes: Options,
+        run: Run,
+    ) -> Test {
+        Test {
+            id,
+            kind,
+            section: None,
+            about,
+            defaults: None,
+            writes: always,
+            takes,
+            fixes: Fixes::PtsStimuli,
+            verifies: Verifies::OnRequest,
+            run,
+        }
+    }
 }
 
 /// For `writes` of the tests that always write.

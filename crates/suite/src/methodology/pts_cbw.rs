@@ -8,7 +8,7 @@ use engine::shape::{BlockMix, Distribution, Shape};
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Kind, Options, Test, TestId};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{demand, Figure, Frame, Schedule, Stimulus};
@@ -25,22 +25,17 @@ pub const DISTRIBUTION: &str = "zoned:50/5:30/15:20/80";
 /// The spec's read share.
 pub const READ_PCT: u8 = 40;
 
-pub const TEST: Test = Test {
-    id: TestId::PtsCbw,
-    kind: Kind::Pts,
-    section: None,
-    about: "SNIA PTS 2.0.2 composite block size workload: purge, 2x capacity of 128 KiB \
-            sequential writes, then rounds of the composite workload (0.5-64 KiB, 4 KiB 67%; \
-            40/60 R/W; 50% of accesses to the first 5% of LBAs, 30% to the next 15%) at every \
-            thread count x queue depth of {32,16,8,6,4,2,1} (a minute each) until T32Q32 is \
-            steady",
-    defaults: None,
-    writes: super::always,
-    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
-    fixes: Fixes::PtsStimuli,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::pts(
+    TestId::PtsCbw,
+    Kind::Pts,
+    "SNIA PTS 2.0.2 composite block size workload: purge, 2x capacity of 128 KiB \
+        sequential writes, then rounds of the composite workload (0.5-64 KiB, 4 KiB 67%; \
+        40/60 R/W; 50% of accesses to the first 5% of LBAs, 30% to the next 15%) at every \
+        thread count x queue depth of {32,16,8,6,4,2,1} (a minute each) until T32Q32 is \
+        steady",
+    Options::PTS.with(Options::QD).with(Options::SPAN),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 /// The composite stimulus at one IO in flight.
 pub fn composite() -> Stimulus {

@@ -7,29 +7,24 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Kind, Options, Test, TestId};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{demand, size_label, Figure, Frame, Schedule, Stimulus};
 use crate::result::TestResult;
 use crate::Result;
 
-pub const TEST: Test = Test {
-    id: TestId::PtsDirth,
-    kind: Kind::Pts,
-    section: None,
-    about: "SNIA PTS 2.0.2 DIRTH: purge, 2x capacity of 128 KiB sequential writes, then rounds of \
-            one workload (RND 4KiB 0/100, or --bs and --read-pct) at every thread count x queue \
-            depth of {32,16,8,6,4,2,1} (a minute each) until T32Q32 is steady; demand variation, \
-            demand intensity and response times of the 49 points",
-    defaults: None,
-    writes: super::always,
-    // The block size and mix are the operator's to choose; the rest is the spec's.
-    takes: Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::BS).with(Options::READ_PCT),
-    fixes: Fixes::PtsStimuli,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+// The block size and mix are the operator's to choose; the rest is the spec's.
+pub const TEST: Test = Test::pts(
+    TestId::PtsDirth,
+    Kind::Pts,
+    "SNIA PTS 2.0.2 DIRTH: purge, 2x capacity of 128 KiB sequential writes, then rounds of \
+        one workload (RND 4KiB 0/100, or --bs and --read-pct) at every thread count x queue \
+        depth of {32,16,8,6,4,2,1} (a minute each) until T32Q32 is steady; demand variation, \
+        demand intensity and response times of the 49 points",
+    Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::BS).with(Options::READ_PCT),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let frame = Frame::of(dev, o);

@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Kind, Options, Test, TestId};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides};
@@ -22,21 +22,16 @@ pub const WAIT_STATES_S: [f64; 5] = [5.0, 10.0, 15.0, 25.0, 50.0];
 pub const BURSTS: u32 = 360;
 pub const BASELINE_S: f64 = 1800.0;
 
-pub const TEST: Test = Test {
-    id: TestId::PtsHir,
-    kind: Kind::Recovery,
-    section: None,
-    about: "SNIA PTS 2.0.2 host idle recovery: purge, 2x capacity of 128 KiB sequential writes, \
-            4 KiB random writes to steady state, then for idle times of 5, 10, 15, 25 and 50 s: \
-            360 bursts of 5 s of writes each followed by the idle time, and 1800 s of continuous \
-            writes; IOPS of every burst against time",
-    defaults: None,
-    writes: super::always,
-    takes: Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::THREADS),
-    fixes: Fixes::PtsStimuli,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::pts(
+    TestId::PtsHir,
+    Kind::Recovery,
+    "SNIA PTS 2.0.2 host idle recovery: purge, 2x capacity of 128 KiB sequential writes, \
+        4 KiB random writes to steady state, then for idle times of 5, 10, 15, 25 and 50 s: \
+        360 bursts of 5 s of writes each followed by the idle time, and 1800 s of continuous \
+        writes; IOPS of every burst against time",
+    Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::THREADS),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let frame = Frame::of(dev, o);

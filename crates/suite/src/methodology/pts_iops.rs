@@ -2,10 +2,8 @@
 //! minute per round, until the 4 KiB random write's IOPS is steady; the table is the
 //! measurement window's mean IOPS of every cell.
 
-use engine::shape::Shape;
-use engine::workload::Access;
 
-use super::{Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Kind, Options, Test, TestId};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{Figure, Frame, Schedule, Stimulus};
@@ -28,36 +26,19 @@ pub const BLOCK_SIZES: [u32; 8] = [
 /// The spec's read shares (100 is 100/0), in its order.
 pub const MIXES: [u8; 7] = [100, 95, 65, 50, 35, 5, 0];
 
-pub const TEST: Test = Test {
-    id: TestId::PtsIops,
-    kind: Kind::Pts,
-    section: None,
-    about: "SNIA PTS 2.0.2 IOPS: purge, 2x capacity of 128 KiB sequential writes, then rounds of \
-            random IO at 0.5-1024 KiB x 7 read/write mixes (a minute each) until RND 4KiB 0/100 \
-            is steady; IOPS over the 5-round window (--pts client|enterprise, --pts-scale)",
-    defaults: None,
-    writes: super::always,
-    takes: Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::THREADS),
-    fixes: Fixes::PtsStimuli,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::pts(
+    TestId::PtsIops,
+    Kind::Pts,
+    "SNIA PTS 2.0.2 IOPS: purge, 2x capacity of 128 KiB sequential writes, then rounds of \
+        random IO at 0.5-1024 KiB x 7 read/write mixes (a minute each) until RND 4KiB 0/100 \
+        is steady; IOPS over the 5-round window (--pts client|enterprise, --pts-scale)",
+    Options::PTS.with(Options::QD).with(Options::SPAN).with(Options::THREADS),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 /// Every cell at `threads` x `qd`, in the spec's order.
 pub fn stimuli(threads: u32, qd: u32) -> Vec<Stimulus> {
-    MIXES
-        .iter()
-        .flat_map(|&read_pct| {
-            BLOCK_SIZES.iter().map(move |&block_bytes| Stimulus {
-                access: Access::Random,
-                block_bytes,
-                read_pct,
-                threads,
-                qd,
-                shape: Shape::default(),
-            })
-        })
-        .collect()
+    Stimulus::random_grid(&MIXES, &BLOCK_SIZES, threads, qd)
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {

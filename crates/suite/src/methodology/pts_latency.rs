@@ -3,11 +3,9 @@
 //! time is steady; the table gives each cell's mean, five-nines and maximum response times
 //! over the measurement window's IOs.
 
-use engine::shape::Shape;
-use engine::workload::Access;
 use engine::Device;
 
-use super::{Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Kind, Options, Test, TestId};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{Figure, Frame, Schedule, Stimulus};
@@ -20,36 +18,19 @@ pub const BLOCK_SIZES: [u32; 3] = [8 << 10, 4 << 10, 512];
 /// The spec's read shares.
 pub const MIXES: [u8; 3] = [100, 65, 0];
 
-pub const TEST: Test = Test {
-    id: TestId::PtsLatency,
-    kind: Kind::Pts,
-    section: None,
-    about: "SNIA PTS 2.0.2 latency: purge, 2x capacity of 128 KiB sequential writes, then rounds \
-            of random IO at 0.5/4/8 KiB x 100/0, 65/35, 0/100 at T1Q1 (a minute each) until RND \
-            4KiB 0/100's mean response time is steady; mean, five-nines and maximum response \
-            times over the 5-round window",
-    defaults: None,
-    writes: super::always,
-    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
-    fixes: Fixes::PtsStimuli,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::pts(
+    TestId::PtsLatency,
+    Kind::Pts,
+    "SNIA PTS 2.0.2 latency: purge, 2x capacity of 128 KiB sequential writes, then rounds \
+        of random IO at 0.5/4/8 KiB x 100/0, 65/35, 0/100 at T1Q1 (a minute each) until RND \
+        4KiB 0/100's mean response time is steady; mean, five-nines and maximum response \
+        times over the 5-round window",
+    Options::PTS.with(Options::QD).with(Options::SPAN),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 pub fn stimuli() -> Vec<Stimulus> {
-    MIXES
-        .iter()
-        .flat_map(|&read_pct| {
-            BLOCK_SIZES.iter().map(move |&block_bytes| Stimulus {
-                access: Access::Random,
-                block_bytes,
-                read_pct,
-                threads: 1,
-                qd: 1,
-                shape: Shape::default(),
-            })
-        })
-        .collect()
+    Stimulus::random_grid(&MIXES, &BLOCK_SIZES, 1, 1)
 }
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {

@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Kind, Options, Test, TestId};
 use crate::context::Context;
 use crate::params::Overrides;
 use crate::pts::{size_label, Figure, Frame, PtsVariant, Schedule, Stimulus};
@@ -17,21 +17,16 @@ use crate::Result;
 /// One sequential stream, deep enough for the drive's full speed.
 pub const QD: u32 = 32;
 
-pub const TEST: Test = Test {
-    id: TestId::PtsThroughput,
-    kind: Kind::Pts,
-    section: None,
-    about: "SNIA PTS 2.0.2 throughput: per block size (PTS-E 128 and 1024 KiB, PTS-C 1024 KiB) \
-            purge, 2x capacity of 128 KiB sequential writes, then rounds of a minute of \
-            sequential writes and one of reads at T1Q32 until the writes are steady; MB/s over \
-            the 5-round window",
-    defaults: None,
-    writes: super::always,
-    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
-    fixes: Fixes::PtsStimuli,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::pts(
+    TestId::PtsThroughput,
+    Kind::Pts,
+    "SNIA PTS 2.0.2 throughput: per block size (PTS-E 128 and 1024 KiB, PTS-C 1024 KiB) \
+        purge, 2x capacity of 128 KiB sequential writes, then rounds of a minute of \
+        sequential writes and one of reads at T1Q32 until the writes are steady; MB/s over \
+        the 5-round window",
+    Options::PTS.with(Options::QD).with(Options::SPAN),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 /// The spec's block sizes for a variant.
 pub fn block_sizes(variant: PtsVariant) -> &'static [u32] {

@@ -7,7 +7,7 @@ use engine::shape::Shape;
 use engine::workload::Access;
 use engine::Device;
 
-use super::{Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Kind, Options, Test, TestId};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::Overrides;
@@ -21,20 +21,15 @@ pub const SEGMENT_S: f64 = 3600.0;
 
 pub const QD: u32 = 32;
 
-pub const TEST: Test = Test {
-    id: TestId::PtsXsr,
-    kind: Kind::Recovery,
-    section: None,
-    about: "SNIA PTS 2.0.2 cross-stimulus recovery: purge, then an hour each of SEQ 1024KiB \
-            writes, RND 8KiB writes and SEQ 1024KiB writes at T1Q32; MB/s against time and \
-            how long each change takes to settle",
-    defaults: None,
-    writes: super::always,
-    takes: Options::PTS.with(Options::QD).with(Options::SPAN),
-    fixes: Fixes::PtsStimuli,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::pts(
+    TestId::PtsXsr,
+    Kind::Recovery,
+    "SNIA PTS 2.0.2 cross-stimulus recovery: purge, then an hour each of SEQ 1024KiB \
+        writes, RND 8KiB writes and SEQ 1024KiB writes at T1Q32; MB/s against time and \
+        how long each change takes to settle",
+    Options::PTS.with(Options::QD).with(Options::SPAN),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 /// The three stimuli, in order.
 pub fn stimuli(qd: u32) -> [Stimulus; 3] {

@@ -41,10 +41,9 @@ pub const TEST: Test = Test {
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let capacity = dev.geometry().capacity_bytes;
     let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
-    let span = match o.span {
-        Some(s) => s.resolve(capacity, block as u64),
-        None => capacity / block as u64 * block as u64,
-    };
+    let span = o
+        .span_within(capacity, block as u64)
+        .unwrap_or(capacity / block as u64 * block as u64);
     let w = Workload {
         access: Access::Sequential,
         block_bytes: block,

@@ -4,17 +4,15 @@
 //! It drives the PTS variant's load: T4Q32 for the enterprise spec (on a simulated drive,
 //! four streams on its clock), T2Q16 for the client one; `--pts-scale` shortens both bounds.
 
-use engine::shape::Shape;
-use engine::pattern::DataKind;
 use engine::size::Span;
 use engine::units::format_size;
-use engine::workload::{Access, Limit, Workload};
+use engine::workload::Limit;
 use engine::Device;
 
 use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
 use crate::analysis::Analysis;
 use crate::context::Context;
-use crate::params::{ns, Overrides, DEFAULT_SEED};
+use crate::params::{ns, Overrides};
 use crate::precondition::Precondition;
 use crate::result::{Report, TestResult};
 use crate::saturation::SaturationAnalysis;
@@ -51,34 +49,19 @@ pub const TEST: Test = Test {
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let capacity = dev.geometry().capacity_bytes;
     let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
-    let span = match o.span {
-        Some(s) => s.resolve(capacity, block as u64),
-        None => capacity,
-    };
+    let span = o.span_within(capacity, block as u64).unwrap_or(capacity);
     let variant = o.pts_variant.unwrap_or_default();
     let (threads, qd) = variant.load();
     let scale = o.pts_scale.unwrap_or(1.0);
     let spec_bound = CAPACITIES * capacity;
     let scaled_bound = (spec_bound as f64 * scale) as u64 / block as u64 * block as u64;
     let bound = o.bytes.unwrap_or(scaled_bound.max(block as u64));
-    let w = Workload {
-        access: o.access.unwrap_or(Access::Random),
-        block_bytes: block,
-        offset_bytes: 0,
-        span_bytes: span,
-        read_pct: o.read_pct.unwrap_or(0),
-        op: None,
-        data: o.data.unwrap_or(DataKind::Incompressible),
-        qd: o.qd.unwrap_or(qd),
-        limit: Limit {
-            duration_ns: Some(ns(o.duration_s.unwrap_or(DEFAULTS.duration_s * scale))),
-            ios: o.ios,
-            bytes: Some(bound),
-        },
-        seed: o.seed.unwrap_or(DEFAULT_SEED),
-        shape: Shape::default(),
-        threads: o.threads.unwrap_or(threads),
+    let limit = Limit {
+        duration_ns: Some(ns(o.duration_s.unwrap_or(DEFAULTS.duration_s * scale))),
+        ios: o.ios,
+        bytes: Some(bound),
     };
+    let w = o.random_writes(block, span, o.qd.unwrap_or(qd), o.threads.unwrap_or(threads), limit);
     if ctx.precondition != Precondition::Fill {
         return Err(SuiteError::Parameter(format!(
             "--precondition {}: wsat measures the way from a clean drive to saturation, so it \

@@ -67,10 +67,9 @@ impl Frame {
         let variant = o.pts_variant.unwrap_or_default();
         let scale = o.pts_scale.unwrap_or(1.0);
         let capacity = dev.geometry().capacity_bytes;
-        let span = match o.span {
-            Some(s) => s.resolve(capacity, 4096),
-            None => (capacity as f64 * variant.active_range_pct() / 100.0) as u64,
-        };
+        let span = o
+            .span_within(capacity, 4096)
+            .unwrap_or((capacity as f64 * variant.active_range_pct() / 100.0) as u64);
         let wipc = (WIPC_CAPACITIES as f64 * capacity as f64 * scale) as u64;
         Frame {
             variant,

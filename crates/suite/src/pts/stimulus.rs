@@ -37,6 +37,24 @@ pub struct Stimulus {
 }
 
 impl Stimulus {
+    /// Random IO at every read/write mix x block size, mixes outermost: the IOPS and latency
+    /// tests' grid, in the spec's order.
+    pub fn random_grid(mixes: &[u8], block_sizes: &[u32], threads: u32, qd: u32) -> Vec<Stimulus> {
+        mixes
+            .iter()
+            .flat_map(|&read_pct| {
+                block_sizes.iter().map(move |&block_bytes| Stimulus {
+                    access: Access::Random,
+                    block_bytes,
+                    read_pct,
+                    threads,
+                    qd,
+                    shape: Shape::default(),
+                })
+            })
+            .collect()
+    }
+
     /// `RND 4KiB 65/35`, as the spec writes it; `RND composite 40/60` for a mix.
     pub fn label(&self) -> String {
         let size = match self.shape.block_mix {
