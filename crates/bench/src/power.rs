@@ -4,7 +4,6 @@
 //! always said to be so; a missing one is missing (with its reason), never 0 W.
 
 use engine::power::Basis;
-use suite::methodology::Kind;
 use suite::result::TestResult;
 use suite::TestId;
 
@@ -12,22 +11,7 @@ pub use suite::methodology::power::PowerAnalysis;
 
 /// Whether `test` is one of the power tests.
 pub fn is_power_test(test: TestId) -> bool {
-    match test.kind() {
-        Kind::IdlePower | Kind::SlumberPower | Kind::LoadPower => true,
-        Kind::Summary
-        | Kind::Consistency
-        | Kind::SteadyState
-        | Kind::TransferSweep
-        | Kind::Trim
-        | Kind::Replay
-        | Kind::Verify
-        | Kind::Saturation
-        | Kind::Fill
-        | Kind::Pts
-        | Kind::Recovery
-        | Kind::Steps
-        | Kind::Wake => false,
-    }
+    test.kind().is_power()
 }
 
 /// The figures of a power test's result, when it is one and they can be read.

@@ -334,16 +334,11 @@ impl BarChart {
 
     /// The value axis's tick labels under the plot.
     fn draw_tick_labels(&self, svg: &mut Svg, map: &AxisMap, ticks: &[Tick], bottom: f64) {
-        let tick = TextStyle {
-            size: TICK_SIZE,
-            anchor: Anchor::Middle,
-            bold: false,
-            fill: MUTED,
-        };
+        let xtick = tick(Anchor::Middle);
         svg.group(&[("class", "ticks")]);
         for t in ticks {
             if let Some(l) = &t.label {
-                svg.text(map.map_t(t.value), bottom + TICK_GAP + TICK_SIZE, tick, l);
+                svg.text(map.map_t(t.value), bottom + TICK_GAP + TICK_SIZE, xtick, l);
             }
         }
         svg.end_group();
@@ -445,12 +440,7 @@ impl BarChart {
         );
 
         self.draw_tick_labels(&mut svg, &map, &ticks, bottom);
-        let label = TextStyle {
-            size: LABEL_SIZE,
-            anchor: Anchor::Middle,
-            bold: false,
-            fill: TEXT,
-        };
+        let label = AXIS_LABEL;
         svg.text((left + right) / 2.0, height - PAD, label, &self.value_label);
         svg.finish()
     }

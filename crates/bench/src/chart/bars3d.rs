@@ -112,12 +112,6 @@ impl Bars3D {
         draw_walls(&mut svg, [f0, f1, b1, b0], &ticks, &h);
 
         self.draw_value_axis(&mut svg, &ticks, f0, &h);
-        let tick = |anchor| TextStyle {
-            size: TICK_SIZE,
-            anchor,
-            bold: false,
-            fill: MUTED,
-        };
 
         // Bars from the back row forward, each row left to right: nearer faces cover farther.
         let bar_w = COLUMN_W * BAR_SHARE;
@@ -179,12 +173,6 @@ impl Bars3D {
         f0: (f64, f64),
         h: &dyn Fn(f64) -> f64,
     ) {
-        let tick = |anchor| TextStyle {
-            size: TICK_SIZE,
-            anchor,
-            bold: false,
-            fill: MUTED,
-        };
         for t in ticks {
             if let Some(label) = &t.label {
                 let y = f0.1 - h(t.value) + TICK_SIZE * 0.35;

@@ -77,4 +77,24 @@ pub(crate) mod theme {
     pub const GRID_MINOR: &str = "#f0f0f0";
     pub const FRAME: &str = "#888888";
     pub const PAD: f64 = 12.0;
+
+    use super::svg::{Anchor, TextStyle};
+
+    /// A tick's label, small and muted, at `anchor` of its point.
+    pub const fn tick(anchor: Anchor) -> TextStyle<'static> {
+        TextStyle {
+            size: TICK_SIZE,
+            anchor,
+            bold: false,
+            fill: MUTED,
+        }
+    }
+
+    /// An axis's label, centred on the axis.
+    pub const AXIS_LABEL: TextStyle<'static> = TextStyle {
+        size: LABEL_SIZE,
+        anchor: Anchor::Middle,
+        bold: false,
+        fill: TEXT,
+    };
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::axis::{Axis, AxisMap, Scale, Tick};
 use super::format::NumberFormat;
 use super::legend::{Heading, Legend, LegendItem, Swatch};
-use super::svg::{num, text_width, Anchor, Svg, TextStyle};
+use super::svg::{num, text_width, Anchor, Svg};
 use super::theme::*;
 
 /// How a series is drawn.
@@ -369,22 +369,14 @@ impl XYChart {
         );
 
         // Tick labels.
-        let tick = TextStyle {
-            size: TICK_SIZE,
-            anchor: Anchor::Middle,
-            bold: false,
-            fill: MUTED,
-        };
+        let xtick = tick(Anchor::Middle);
         svg.group(&[("class", "ticks")]);
         for t in &lay.x_ticks {
             if let (Some(l), Some(x)) = (&t.label, lay.x.map(t.value)) {
-                svg.text(x, p.bottom() + TICK_GAP + TICK_SIZE, tick, l);
+                svg.text(x, p.bottom() + TICK_GAP + TICK_SIZE, xtick, l);
             }
         }
-        let ytick = TextStyle {
-            anchor: Anchor::End,
-            ..tick
-        };
+        let ytick = tick(Anchor::End);
         for t in &lay.y_ticks {
             if let (Some(l), Some(y)) = (&t.label, lay.y.map(t.value)) {
                 svg.text(p.x - TICK_GAP, y + TICK_SIZE * 0.35, ytick, l);
@@ -393,12 +385,7 @@ impl XYChart {
         svg.end_group();
 
         // Axis labels.
-        let label = TextStyle {
-            size: LABEL_SIZE,
-            anchor: Anchor::Middle,
-            bold: false,
-            fill: TEXT,
-        };
+        let label = AXIS_LABEL;
         svg.text(p.x + p.w / 2.0, lay.height - PAD, label, &self.x.label);
         let (lx, ly) = (PAD + LABEL_SIZE, p.y + p.h / 2.0);
         let rotate = format!("rotate(-90 {} {})", num(lx), num(ly));

@@ -321,15 +321,13 @@ mod tests {
     #[test]
     fn smart_read_data_cdb() {
         // SMART READ DATA: feature D0h, LBA mid 4Fh / high C2h, PIO data-in, 1 block.
-        let tf = Taskfile {
-            command: 0xB0,
-            feature: 0xD0,
-            count: 1,
-            lba: 0xC2_4F00,
-            device: 0,
-        };
         let mut buf = [0u8; 512];
-        let c = cdb(&tf, &Data::In(&mut buf), false, false);
+        let c = cdb(
+            &crate::ata::smart::SMART_READ_DATA,
+            &Data::In(&mut buf),
+            false,
+            false,
+        );
         assert_eq!(
             c,
             [0x85, 0x08, 0x0E, 0, 0xD0, 0, 1, 0, 0, 0, 0x4F, 0, 0xC2, 0, 0xB0, 0]

@@ -283,19 +283,28 @@ pub fn convention(model: &str) -> Option<&'static Convention> {
     })
 }
 
+/// SMART READ DATA's taskfile: feature D0h; LBA mid/high 4Fh/C2h is the SMART signature.
+pub(crate) const SMART_READ_DATA: Taskfile = Taskfile {
+    command: 0xB0,
+    feature: 0xD0,
+    count: 1,
+    lba: 0xC2_4F00,
+    device: 0,
+};
+
 /// SMART READ DATA.
 pub fn smart_data(fd: BorrowedFd<'_>) -> Result<SmartData> {
     const NAME: &str = "SMART READ DATA";
     let mut buf = vec![0u8; SMART_DATA_LEN];
-    // Feature D0h; LBA mid/high 4Fh/C2h is the SMART signature.
-    let tf = Taskfile {
-        command: 0xB0,
-        feature: 0xD0,
-        count: 1,
-        lba: 0xC2_4F00,
-        device: 0,
-    };
-    ata_command(fd, NAME, &tf, Data::In(&mut buf), false, false, 10_000)?;
+    ata_command(
+        fd,
+        NAME,
+        &SMART_READ_DATA,
+        Data::In(&mut buf),
+        false,
+        false,
+        10_000,
+    )?;
     SmartData::parse(&buf).map_err(|source| Error::Parse {
         command: NAME,
         source,

@@ -45,3 +45,10 @@ pub enum Kind {
     /// wake-up latency).
     Wake,
 }
+
+impl Kind {
+    /// Whether its results are a power figure (idle, slumber or under load).
+    pub fn is_power(self) -> bool {
+        matches!(self, Kind::IdlePower | Kind::SlumberPower | Kind::LoadPower)
+    }
+}
