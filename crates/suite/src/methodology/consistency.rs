@@ -10,7 +10,7 @@ use engine::units::format_size;
 use engine::workload::Limit;
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
+use super::{Defaults, Kind, Options, ReviewSection, Test, TestId};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -30,18 +30,15 @@ pub const DEFAULTS: Defaults = Defaults {
 /// The articles' steady-state charts start here.
 pub const STEADY_FROM_S: f64 = 1400.0;
 
-pub const TEST: Test = Test {
-    id: TestId::Consistency,
-    kind: Kind::Consistency,
-    section: Some(ReviewSection::Consistency),
-    about: "IO consistency: purge, fill, 4 KiB random writes at QD32 for 2000 s, IOPS per second",
-    defaults: Some(DEFAULTS),
-    writes: super::always,
-    takes: Options::WORKLOAD.with(Options::PRECONDITION),
-    fixes: Fixes::Nothing,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::writing(
+    TestId::Consistency,
+    Kind::Consistency,
+    Some(ReviewSection::Consistency),
+    "IO consistency: purge, fill, 4 KiB random writes at QD32 for 2000 s, IOPS per second",
+    DEFAULTS,
+    Options::WORKLOAD.with(Options::PRECONDITION),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "StoredAnalysis")]

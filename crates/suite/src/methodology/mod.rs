@@ -137,6 +137,31 @@ impl Test {
         self.takes.contains(options)
     }
 
+    /// The record of a test of one workload, starting from `defaults`, that always writes,
+    /// fixes nothing beyond what it does not take and verifies on request.
+    pub(crate) const fn writing(
+        id: TestId,
+        kind: Kind,
+        section: Option<ReviewSection>,
+        about: &'static str,
+        defaults: Defaults,
+        takes: Options,
+        run: Run,
+    ) -> Test {
+        Test {
+            id,
+            kind,
+            section,
+            about,
+            defaults: Some(defaults),
+            writes: always,
+            takes,
+            fixes: Fixes::Nothing,
+            verifies: Verifies::OnRequest,
+            run,
+        }
+    }
+
     /// A SNIA PTS test's record: each writes, runs the stimuli the spec states (so refuses
     /// the workload options it does not take), verifies on request and has a section of its
     /// own.

@@ -8,7 +8,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
+use super::{Defaults, Kind, Options, ReviewSection, Test, TestId};
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
 use crate::result::{Report, TestResult};
@@ -24,25 +24,22 @@ pub const DEFAULTS: Defaults = Defaults {
     duration_s: 0.0,
 };
 
-pub const TEST: Test = Test {
-    id: TestId::SeqIncompressible,
-    kind: Kind::Summary,
-    section: Some(ReviewSection::SeqIncompressible),
-    about: "AS-SSD style: on a purged drive, 1 GiB sequential write then read, 16 MiB transfers, QD1, incompressible",
-    defaults: Some(DEFAULTS),
-    writes: super::always,
-    takes: Options::WORKLOAD,
-    fixes: Fixes::Nothing,
-    verifies: Verifies::OnRequest,
+pub const TEST: Test = Test::writing(
+    TestId::SeqIncompressible,
+    Kind::Summary,
+    Some(ReviewSection::SeqIncompressible),
+    "AS-SSD style: on a purged drive, 1 GiB sequential write then read, 16 MiB transfers, QD1, incompressible",
+    DEFAULTS,
+    Options::WORKLOAD,
     run,
-};
+);
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Vec<TestResult>> {
     let geo = dev.geometry();
     let block = o.block_bytes.unwrap_or(DEFAULTS.block_bytes);
-    let want = o.span.map_or(REGION_BYTES, |s| {
-        s.resolve(geo.capacity_bytes, block as u64)
-    });
+    let want = o
+        .span_within(geo.capacity_bytes, block as u64)
+        .unwrap_or(REGION_BYTES);
     let region = want.min(geo.capacity_bytes) / block as u64 * block as u64;
     let mut results = Vec::new();
     for (variant, read_pct) in [("write", 0u8), ("read", 100u8)] {

@@ -9,7 +9,7 @@ use engine::size::Span;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
+use super::{Defaults, Kind, Options, ReviewSection, Test, TestId};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides, DEFAULT_SEED};
@@ -44,18 +44,15 @@ pub const DEFAULTS: Defaults = Defaults {
     duration_s: 60.0,
 };
 
-pub const TEST: Test = Test {
-    id: TestId::SteadyState,
-    kind: Kind::SteadyState,
-    section: Some(ReviewSection::SteadyState),
-    about: "4 KiB random writes over the whole span in 60 s rounds until the SNIA PTS steady-state rule holds (at most 25 rounds)",
-    defaults: Some(DEFAULTS),
-    writes: super::always,
-    takes: Options::WORKLOAD.with(Options::PRECONDITION),
-    fixes: Fixes::Nothing,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::writing(
+    TestId::SteadyState,
+    Kind::SteadyState,
+    Some(ReviewSection::SteadyState),
+    "4 KiB random writes over the whole span in 60 s rounds until the SNIA PTS steady-state rule holds (at most 25 rounds)",
+    DEFAULTS,
+    Options::WORKLOAD.with(Options::PRECONDITION),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 impl Rule {
     /// Whether a window of round values is steady.

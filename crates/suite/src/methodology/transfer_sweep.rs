@@ -11,7 +11,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, ReviewSection, Test, TestId, Verifies};
+use super::{Defaults, Kind, Options, ReviewSection, Test, TestId};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{Overrides, DEFAULT_SEED};
@@ -32,18 +32,15 @@ pub const DEFAULTS: Defaults = Defaults {
     duration_s: 0.0,
 };
 
-pub const TEST: Test = Test {
-    id: TestId::TransferSweep,
-    kind: Kind::TransferSweep,
-    section: Some(ReviewSection::TransferSweep),
-    about: "ATTO style: 512 B to 64 MiB transfers, sequential write and read of 256 MiB, QD4, compressible",
-    defaults: Some(DEFAULTS),
-    writes: super::always,
-    takes: Options::WORKLOAD,
-    fixes: Fixes::Nothing,
-    verifies: Verifies::OnRequest,
+pub const TEST: Test = Test::writing(
+    TestId::TransferSweep,
+    Kind::TransferSweep,
+    Some(ReviewSection::TransferSweep),
+    "ATTO style: 512 B to 64 MiB transfers, sequential write and read of 256 MiB, QD4, compressible",
+    DEFAULTS,
+    Options::WORKLOAD,
     run,
-};
+);
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepAnalysis {

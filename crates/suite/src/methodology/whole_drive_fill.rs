@@ -9,7 +9,7 @@ use engine::units::format_size;
 use engine::workload::{Access, Limit, Workload};
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Defaults, Kind, Options, Test, TestId};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::fill_curve::{FillAnalysis, StoppedShort};
@@ -25,18 +25,15 @@ pub const DEFAULTS: Defaults = Defaults {
     duration_s: 0.0,
 };
 
-pub const TEST: Test = Test {
-    id: TestId::WholeDriveFill,
-    kind: Kind::Fill,
-    section: None,
-    about: "whole-drive fill: purge, then 128 KiB sequential writes at QD32 over the whole span once; MB/s for every GB written, the SLC cache's size and the speed after it",
-    defaults: Some(DEFAULTS),
-    writes: super::always,
-    takes: Options::WORKLOAD,
-    fixes: Fixes::Nothing,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::writing(
+    TestId::WholeDriveFill,
+    Kind::Fill,
+    None,
+    "whole-drive fill: purge, then 128 KiB sequential writes at QD32 over the whole span once; MB/s for every GB written, the SLC cache's size and the speed after it",
+    DEFAULTS,
+    Options::WORKLOAD,
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let capacity = dev.geometry().capacity_bytes;

@@ -9,7 +9,7 @@ use engine::units::format_size;
 use engine::workload::Limit;
 use engine::Device;
 
-use super::{Defaults, Fixes, Kind, Options, Test, TestId, Verifies};
+use super::{Defaults, Kind, Options, Test, TestId};
 use crate::analysis::Analysis;
 use crate::context::Context;
 use crate::params::{ns, Overrides};
@@ -31,20 +31,17 @@ pub const DEFAULTS: Defaults = Defaults {
 /// The spec's bound: this many times the drive's capacity written.
 pub const CAPACITIES: u64 = 4;
 
-pub const TEST: Test = Test {
-    id: TestId::Wsat,
-    kind: Kind::Saturation,
-    section: None,
-    about: "PTS write-saturation (WSAT): purge, 4 KiB random writes at T4Q32 over the whole span \
-            until 4x the capacity is written or 1440 minutes pass; IOPS per minute against time \
-            and TGBW",
-    defaults: Some(DEFAULTS),
-    writes: super::always,
-    takes: Options::WORKLOAD.with(Options::THREADS).with(Options::PTS),
-    fixes: Fixes::Nothing,
-    verifies: Verifies::OnRequest,
-    run: |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
-};
+pub const TEST: Test = Test::writing(
+    TestId::Wsat,
+    Kind::Saturation,
+    None,
+    "PTS write-saturation (WSAT): purge, 4 KiB random writes at T4Q32 over the whole span \
+        until 4x the capacity is written or 1440 minutes pass; IOPS per minute against time \
+        and TGBW",
+    DEFAULTS,
+    Options::WORKLOAD.with(Options::THREADS).with(Options::PTS),
+    |dev, ctx, o| Ok(vec![run(dev, ctx, o)?]),
+);
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let capacity = dev.geometry().capacity_bytes;

@@ -122,6 +122,31 @@ impl Found {
             starts: vec![],
         }
     }
+
+    /// A search's end from every drive it evaluated: ranked, the best first; no screening
+    /// and one start, until the caller says otherwise.
+    fn of_evaluated(
+        evaluated: Vec<(Vec<f64>, f64)>,
+        evaluations: usize,
+        history: Vec<(usize, f64)>,
+        stopped: String,
+    ) -> Result<Found, FitError> {
+        let ranked = rank(evaluated);
+        Ok(Found {
+            // The ranking's first: the best point evaluated.
+            best: ranked
+                .first()
+                .map(|r| r.0.clone())
+                .ok_or(FitError::NothingEvaluated)?,
+            ranked,
+            evaluations,
+            history,
+            confirmed: vec![],
+            finalists: 0,
+            stopped,
+            starts: vec![],
+        })
+    }
 }
 
 /// The search's first step, in coordinates of [-1, 1]: a third of the way to either edge.
@@ -187,7 +212,7 @@ pub fn from_starts(
         let evaluated = (0..origins.len())
             .map(|k| Ok((origins[k].clone(), loss(k)?(&origins[k]))))
             .collect::<Result<_, FitError>>()?;
-        return Ok(only_starts(evaluated));
+        return only_starts(evaluated);
     }
     let pool = pool(budget.jobs)?;
     let starts = origins.len();
@@ -259,24 +284,11 @@ pub fn from_starts(
         ranked.extend(found.ranked);
         stopped = found.stopped;
     }
-    let ranked = rank(ranked);
-    Ok(Found {
-        best: ranked
-            .first()
-            .map(|r| r.0.clone())
-            .ok_or(FitError::NothingEvaluated)?,
-        ranked,
-        evaluations: offset,
-        history,
-        confirmed: vec![],
-        finalists: 0,
-        stopped,
-        starts: if explored.is_empty() {
-            vec![]
-        } else {
-            vec![explored]
-        },
-    })
+    let mut found = Found::of_evaluated(ranked, offset, history, stopped)?;
+    if !explored.is_empty() {
+        found.starts = vec![explored];
+    }
+    Ok(found)
 }
 
 /// The starts a search explored, each with its best drive and that drive's loss, the start
@@ -314,19 +326,12 @@ fn is_held(held: &[bool], i: usize) -> bool {
 }
 
 /// A search with every coordinate held: each start is a drive, evaluated once.
-fn only_starts(evaluated: Vec<(Vec<f64>, f64)>) -> Found {
+fn only_starts(evaluated: Vec<(Vec<f64>, f64)>) -> Result<Found, FitError> {
     let starts = evaluated.len();
-    let ranked = rank(evaluated);
-    Found {
-        best: ranked[0].0.clone(),
-        history: vec![(starts, ranked[0].1)],
-        ranked,
-        evaluations: starts,
-        confirmed: vec![],
-        finalists: 0,
-        stopped: "every key searched is a start's choice: each start was evaluated".into(),
-        starts: vec![],
-    }
+    let best_loss = evaluated.iter().map(|e| e.1).min_by(f64::total_cmp);
+    let stopped = "every key searched is a start's choice: each start was evaluated";
+    let history = best_loss.map(|l| (starts, l)).into_iter().collect();
+    Found::of_evaluated(evaluated, starts, history, stopped.into())
 }
 
 /// The share of a search's budget its starts explore, shared among them, before the best
@@ -454,23 +459,8 @@ impl<'a> Run<'a> {
                 .join(", "),
             None => "another start went on".into(),
         };
-        let ranked = rank(std::mem::take(
-            &mut *self.evaluated.lock().expect("evaluated"),
-        ));
-        Ok(Found {
-            // The ranking's first: the best point evaluated, clamped into the box.
-            best: ranked
-                .first()
-                .map(|r| r.0.clone())
-                .ok_or(FitError::NothingEvaluated)?,
-            ranked,
-            evaluations,
-            history: self.history,
-            confirmed: vec![],
-            finalists: 0,
-            stopped,
-            starts: vec![],
-        })
+        let evaluated = std::mem::take(&mut *self.evaluated.lock().expect("evaluated"));
+        Found::of_evaluated(evaluated, evaluations, self.history, stopped)
     }
 }
 
