@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 
 use engine::pattern::DataKind;
 use engine::size::Span;
-use engine::units::format_size;
 use engine::workload::Limit;
 use engine::Device;
 
@@ -147,13 +146,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
     let mut report = Report::new(TestId::Consistency, "");
     let deviations = &mut report.deviations;
     DEFAULTS.note_overrides(deviations, o);
-    if o.span.is_some() {
-        deviations.push(format!(
-            "tested span {} instead of all {}",
-            format_size(span),
-            format_size(usable)
-        ));
-    }
+    DEFAULTS.note_span(deviations, o, span, usable);
     report.variant = (spare > 0.0).then(|| format!("spare-{spare}"));
     report.label = format!(
         "IO consistency: 4 KiB random write, QD{}, {}{}",

@@ -17,6 +17,7 @@ pub use options::{Fixes, Options};
 pub use section::ReviewSection;
 
 use engine::size::Span;
+use engine::units::format_size;
 use engine::workload::Workload;
 use engine::Device;
 
@@ -68,6 +69,17 @@ impl Defaults {
         }
         if o.ios.is_some() || o.bytes.is_some() {
             out.push("bounded by an IO or byte count as well as time".into());
+        }
+    }
+
+    /// Record a `--span` that tested `tested` bytes of the `whole` the methodology tests.
+    pub(crate) fn note_span(&self, out: &mut Vec<String>, o: &Overrides, tested: u64, whole: u64) {
+        if o.span.is_some() {
+            out.push(format!(
+                "tested span {} instead of all {}",
+                format_size(tested),
+                format_size(whole)
+            ));
         }
     }
 }

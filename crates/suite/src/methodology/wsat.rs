@@ -94,13 +94,7 @@ pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<Tes
             format_size(spec_bound)
         ));
     }
-    if o.span.is_some() {
-        deviations.push(format!(
-            "tested span {} instead of all {}",
-            format_size(span),
-            format_size(capacity)
-        ));
-    }
+    DEFAULTS.note_span(deviations, o, span, capacity);
     report.label = format!(
         "Write saturation: {} random write, {}, {}",
         format_size(block.into()),

@@ -559,25 +559,15 @@ fn report(
     twin_spec: String,
     started: Instant,
 ) -> FitReport {
-    let Findings {
-        found,
-        behaviour_len,
-        twin_values,
-        priced,
-        twin,
-        before,
-        reference,
-        open,
-    } = findings;
     let rows = |terms: &[Term]| -> Vec<TermRow> {
         let w = weights(terms);
-        let reference = reference.as_ref().and_then(|(_, f)| f.as_ref());
+        let reference = findings.reference.as_ref().and_then(|(_, f)| f.as_ref());
         terms
             .iter()
             .zip(w)
             .map(|(t, weight)| TermRow {
-                open: open.opened.get(&t.figure).cloned(),
-                ..TermRow::new(t, weight, &before, &twin, reference)
+                open: findings.open.opened.get(&t.figure).cloned(),
+                ..TermRow::new(t, weight, &findings.before, &findings.twin, reference)
             })
             .collect()
     };
@@ -587,25 +577,29 @@ fn report(
         from: req.from.clone(),
         twin: twin_spec,
         seed: req.budget.seed,
-        params: param_rows(plan, &found, &twin_values[behaviour_len..]),
+        params: param_rows(
+            plan,
+            &findings.found,
+            &findings.twin_values[findings.behaviour_len..],
+        ),
         left_out: plan.left_out.clone(),
         skipped: req.target.skipped.clone(),
-        loss_start: loss(&plan.fitted_terms, &before),
-        loss_twin: loss(&plan.fitted_terms, &twin),
-        reference: reference.map(|(r, _)| r),
+        loss_start: loss(&plan.fitted_terms, &findings.before),
+        loss_twin: loss(&plan.fitted_terms, &findings.twin),
+        reference: findings.reference.map(|(r, _)| r),
         fitted,
         held_out,
-        starts: start_rows(&plan.space, &found.starts),
-        history: found.history,
+        starts: start_rows(&plan.space, &findings.found.starts),
+        history: findings.found.history,
         screen: plan.screen.factor,
-        confirmed: found.confirmed,
-        finalists: found.finalists,
-        price_runs: priced.runs,
-        price_spreads: priced.spreads,
-        alternatives: open.alternatives,
-        evaluations: found.evaluations,
+        confirmed: findings.found.confirmed,
+        finalists: findings.found.finalists,
+        price_runs: findings.priced.runs,
+        price_spreads: findings.priced.spreads,
+        alternatives: findings.open.alternatives,
+        evaluations: findings.found.evaluations,
         invalid: plan.evaluations.invalid(),
-        stopped: found.stopped,
+        stopped: findings.found.stopped,
         wall_s: started.elapsed().as_secs_f64(),
         time: plan.evaluations.time_spent(),
         seeds: vec![],
