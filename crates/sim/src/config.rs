@@ -8,7 +8,6 @@ use serde::Serialize;
 use crate::error::SimError;
 use crate::geometry::{CellType, Layout, UNIT_BYTES};
 use crate::timing::NandLatency;
-use crate::victim::GcPolicy;
 
 /// A small enum with a name per variant (and aliases) for the spec language.
 macro_rules! named_enum {
@@ -54,6 +53,18 @@ impl LinkKind {
             LinkKind::Sata => (560.0, 2_500),
             LinkKind::Nvme => (3_500.0, 1_000),
         }
+    }
+}
+
+named_enum! {
+    /// Which closed block GC cleans next.
+    GcPolicy {
+        /// The one with the fewest valid units.
+        Greedy = "greedy",
+        /// The one that maximises `(1-u)/2u * age` (Rosenblum and Kawaguchi).
+        CostBenefit = "cost-benefit" | "costbenefit" | "cb",
+        /// The one closed longest ago (LRW) that has anything to reclaim.
+        Fifo = "fifo" | "lrw",
     }
 }
 

@@ -18,35 +18,9 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use serde::Serialize;
+pub use crate::config::GcPolicy;
 
 const NONE: u32 = u32::MAX;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GcPolicy {
-    Greedy,
-    CostBenefit,
-    Fifo,
-}
-
-impl GcPolicy {
-    pub fn parse(s: &str) -> Option<GcPolicy> {
-        match s.to_ascii_lowercase().replace('_', "-").as_str() {
-            "greedy" => Some(GcPolicy::Greedy),
-            "cost-benefit" | "costbenefit" | "cb" => Some(GcPolicy::CostBenefit),
-            "fifo" | "lrw" => Some(GcPolicy::Fifo),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            GcPolicy::Greedy => "greedy",
-            GcPolicy::CostBenefit => "cost-benefit",
-            GcPolicy::Fifo => "fifo",
-        }
-    }
-}
 
 /// The closed main-array blocks, indexed for victim selection.
 pub(crate) struct VictimIndex {

@@ -247,10 +247,7 @@ pub static KEYS: &[Key] = &[
     Key::new(
         "gc",
         "victim selection: greedy, cost-benefit or fifo",
-        |c, k, v| {
-            c.gc.policy = choice(k, v, GcPolicy::parse, &["greedy", "cost-benefit", "fifo"])?;
-            Ok(())
-        },
+        pick!(GcPolicy => gc.policy),
     )
     .base("greedy"),
     Key::new(

@@ -113,8 +113,8 @@ pub const DEFAULT_PARAMS: &[Param] = &[
         reach: Reach::CacheShare,
         shows_in: None,
     },
-    choice("gc_style", &["paced", "bursty", "latency-first"]),
-    choice("gc", &["greedy", "cost-benefit", "fifo"]),
+    choice("gc_style", sim::GcStyle::NAMES),
+    choice("gc", sim::GcPolicy::NAMES),
     // Firmware time per relocated unit (SanDisk's 16-22 us): what sets a steady state
     // whose GC the controller, not the NAND, paces.
     Param {
@@ -1026,6 +1026,25 @@ mod tests {
         assert_eq!(more.len(), DEFAULT_PARAMS.len() + 1);
         assert_eq!(more.last(), Some(&"planes"));
         assert_eq!(keys(&["planes", "default"])[0], "planes");
+    }
+
+    #[test]
+    fn every_key_searched_is_a_key_of_the_drive_and_every_value_one_it_takes() {
+        for p in DEFAULT_PARAMS.iter().chain(MORE_PARAMS) {
+            assert!(
+                sim::KEYS.iter().any(|k| k.name == p.key),
+                "{} is no sim key",
+                p.key
+            );
+            let values = match p.reach {
+                Reach::Choice(v) | Reach::Outer(v) | Reach::Across(v) => v,
+                _ => continue,
+            };
+            for v in values {
+                let spec = format!("default,{}={v}", p.key);
+                assert!(sim::resolve(&spec).is_ok(), "{spec} does not resolve");
+            }
+        }
     }
 
     #[test]
