@@ -58,20 +58,9 @@ pub const OPC_SANITIZE: u8 = 0x84;
 /// The broadcast namespace id: "all namespaces" / "the controller" for log pages.
 pub const NSID_ALL: u32 = 0xFFFF_FFFF;
 
-/// One admin command: opcode, namespace, CDW10..15 and the data direction.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct AdminCommand {
-    pub opcode: u8,
-    pub nsid: u32,
-    pub cdw10: u32,
-    pub cdw11: u32,
-    pub cdw12: u32,
-    pub cdw13: u32,
-    pub cdw14: u32,
-    pub cdw15: u32,
-    /// 0: the kernel's default admin timeout (60 s).
-    pub timeout_ms: u32,
-}
+/// One admin command: its opcode, namespace, CDW10..15 and timeout (0: the kernel's
+/// default admin timeout, 60 s); [`admin`] sets its data buffer.
+pub type AdminCommand = PassthruCmd;
 
 /// The status the controller posted (Status Field of the completion queue entry, as the
 /// kernel returns it: bits 7:0 SC, 10:8 SCT, 13:12 CRD, 14 More, 15 DNR).
@@ -155,18 +144,10 @@ pub fn admin(
         None => (0, 0),
     };
     let mut c = PassthruCmd {
-        opcode: cmd.opcode,
-        nsid: cmd.nsid,
         addr,
         data_len,
-        cdw10: cmd.cdw10,
-        cdw11: cmd.cdw11,
-        cdw12: cmd.cdw12,
-        cdw13: cmd.cdw13,
-        cdw14: cmd.cdw14,
-        cdw15: cmd.cdw15,
-        timeout_ms: cmd.timeout_ms,
-        ..PassthruCmd::default()
+        result: 0,
+        ..*cmd
     };
     // SAFETY: `c` is a valid nvme_passthru_cmd; `addr` points at `data_len` bytes that stay
     // borrowed (mutably) for the duration of the call.
