@@ -1,5 +1,5 @@
 //! The default backend for real targets: io_uring with O_DIRECT, registered buffers and a
-//! registered file, submitting and reaping in batches so the kernel is entered once per reap.
+//! registered file; each IO is submitted as it is queued and completions are reaped in batches.
 
 use std::fs::File;
 use std::io;
@@ -16,6 +16,10 @@ use crate::wall::{duplicate, MakeQueue, Queue};
 
 pub(crate) struct UringQueue {
     ring: IoUring,
+    /// Whether the kernel holds completions back until we enter the ring for events
+    /// (`DEFER_TASKRUN`): then a submission asks for them too, and a drain enters the ring
+    /// when the kernel flags some as waiting.
+    deferred: bool,
     file: File,
     is_block: bool,
     polling: Polling,
@@ -30,10 +34,11 @@ impl UringQueue {
     /// A ring for an open file or block device. Fails when io_uring is not available, so the
     /// caller can fall back to the sync backend.
     pub(crate) fn new(file: File, is_block: bool, polling: Polling) -> io::Result<UringQueue> {
-        let ring = ring_with(64, polling)?;
+        let (ring, deferred) = ring_with(64, polling)?;
         ring.submitter().register_files(&[file.as_raw_fd()])?;
         Ok(UringQueue {
             ring,
+            deferred,
             file,
             is_block,
             polling,
@@ -60,8 +65,10 @@ impl Queue for UringQueue {
 
     fn prepare(&mut self, pool: &BufferPool, _: Instant) -> Result<(), DeviceError> {
         let polling = self.polling;
-        if let Some(ring) = larger(&self.ring, pool.slots(), |n| ring_with(n, polling))? {
+        if let Some((ring, deferred)) = larger(&self.ring, pool.slots(), |n| ring_with(n, polling))?
+        {
             self.ring = ring;
+            self.deferred = deferred;
             self.ring
                 .submitter()
                 .register_files(&[self.file.as_raw_fd()])
@@ -123,10 +130,18 @@ impl Queue for UringQueue {
     }
 
     fn start(&mut self) -> Result<(), DeviceError> {
+        if self.deferred {
+            // As fio commits: the same system call posts what has completed since.
+            return enter_for_events(&mut self.ring);
+        }
         start(&self.ring)
     }
 
     fn drain(&mut self, epoch: Instant, done: &mut Vec<Completion>) -> u32 {
+        if self.deferred && self.ring.submission().taskrun() {
+            // Completions wait in the kernel until we ask; an error here shows at the wait.
+            let _ = enter_for_events(&mut self.ring);
+        }
         let ready = self.ready.len() as u32;
         done.append(&mut self.ready);
         ready + drain(&mut self.ring, epoch, done, |_, result| result as i64)
@@ -175,11 +190,11 @@ pub(crate) unsafe fn push<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue:
 
 /// A new ring made by `make` when `ring` has no room for `slots` IOs in flight (a ring has
 /// 64 entries at least).
-pub(crate) fn larger<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue::EntryMarker>(
+pub(crate) fn larger<S: io_uring::squeue::EntryMarker, C: io_uring::cqueue::EntryMarker, R>(
     ring: &IoUring<S, C>,
     slots: u32,
-    make: impl Fn(u32) -> io::Result<IoUring<S, C>>,
-) -> Result<Option<IoUring<S, C>>, DeviceError> {
+    make: impl Fn(u32) -> io::Result<R>,
+) -> Result<Option<R>, DeviceError> {
     let entries = slots.next_power_of_two().max(64);
     if entries <= ring.params().sq_entries() {
         return Ok(None);
@@ -246,20 +261,47 @@ pub(crate) fn enter(
     }
 }
 
-/// One thread submits and reaps, so tell the kernel: completion work then runs when we enter
-/// the ring rather than by interrupting the submitting thread (measured on a RAM-backed loop
-/// device: fewer CPU cycles per IO and more IOPS than a plain ring, and than deferred task
-/// work). Falls back to a plain ring on older kernels; the polling asked for is kept either way.
-fn ring_with(entries: u32, polling: Polling) -> io::Result<IoUring> {
-    let mut builder = IoUring::builder();
-    polling.apply(&mut builder);
-    builder
-        .setup_coop_taskrun()
-        .setup_single_issuer()
-        .build(entries)
-        .or_else(|_| {
-            let mut builder = IoUring::builder();
-            polling.apply(&mut builder);
-            builder.build(entries)
-        })
+/// Submit what is queued and post the completions the kernel holds back, without waiting
+/// (fio's commit: `io_uring_enter(queued, 0, GETEVENTS)`).
+fn enter_for_events(ring: &mut IoUring) -> Result<(), DeviceError> {
+    /// `IORING_ENTER_GETEVENTS`, which the io-uring crate does not export.
+    const GETEVENTS: u32 = 1;
+    let queued = ring.submission().len() as u32;
+    // SAFETY: no argument is passed; what the queued SQEs point at is the caller's to keep.
+    unsafe {
+        ring.submitter()
+            .enter::<libc::sigset_t>(queued, 0, GETEVENTS, None)
+    }
+    .map(drop)
+    .map_err(|e| DeviceError::os("io_uring submit", e))
+}
+
+/// A ring, and whether its completion work is deferred. One thread submits and reaps, so tell
+/// the kernel, as fio does: completion work waits until that thread enters the ring for events
+/// rather than interrupting it (`DEFER_TASKRUN`, with the flag that says work is waiting).
+/// Against cooperative task work alone, in the same alternating rounds on a RAM-backed loop
+/// device: more IOPS with one thread and less CPU per IO (BENCHMARKS.md). Falls back to
+/// cooperative task work, then to a plain ring, on kernels without them; the polling asked for
+/// is kept either way.
+fn ring_with(entries: u32, polling: Polling) -> io::Result<(IoUring, bool)> {
+    let build = |setup: fn(&mut io_uring::Builder)| {
+        let mut builder = IoUring::builder();
+        polling.apply(&mut builder);
+        setup(&mut builder);
+        builder.build(entries)
+    };
+    let deferred = build(|b| {
+        b.setup_coop_taskrun()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_taskrun_flag();
+    });
+    if let Ok(ring) = deferred {
+        return Ok((ring, true));
+    }
+    build(|b| {
+        b.setup_coop_taskrun().setup_single_issuer();
+    })
+    .or_else(|_| build(|_| {}))
+    .map(|ring| (ring, false))
 }
