@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::prelude::*;
 use twin::fidelity::{Figures, Measure, MeasureError};
 use twin::files::TwinFiles;
-use twin::fit::{self, Budget, Measurer, Target};
+use twin::fit::{self, Budget, Measurer, Naming, Target};
 
 use crate::error::{msg, SsdlabError};
 
@@ -102,14 +102,8 @@ fn fit_twin(
     let files = TwinFiles::beside(&output).map_err(|e| msg(e.to_string()))?;
     let target = target_of(claims, drive, &results)?;
     // Known hardware is set in the start and left out of the search, as `--known` does.
-    let (from, params) = fit::known(sim::spec_of(&start), &params, &known).map_err(|e| {
-        // The arguments' Python names, not the command line's.
-        let e = e
-            .to_string()
-            .replace("--known", "known")
-            .replace("--params", "params");
-        msg(e.replace("--from", "start"))
-    })?;
+    let (from, params) = fit::known(sim::spec_of(&start), &params, &known)
+        .map_err(|e| msg(e.named(Naming::Keywords)))?;
     // A failure of the callable itself (a lost cluster, a bug), not a drive refused: kept,
     // later drives not sent, and raised when the search returns.
     let failed: Arc<Mutex<Option<PyErr>>> = Arc::default();
@@ -157,7 +151,7 @@ fn fit_twin(
     if let Some(e) = failed.lock().expect("failed").take() {
         return Err(e);
     }
-    let fitted = fitted.map_err(|e| msg(e.to_string()))?;
+    let fitted = fitted.map_err(|e| msg(e.named(Naming::Keywords)))?;
     files
         .write(&fitted, bench::fit_chart::loss_chart)
         .map_err(|e| msg(e.to_string()))?;

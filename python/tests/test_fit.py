@@ -97,6 +97,15 @@ def test_a_drive_the_simulator_refuses_is_an_error_not_a_lost_fit(hidden, tmp_pa
         ssdlab.sim.fit(hidden, evals=4)
 
 
+def test_a_refusal_names_the_keywords_not_the_command_lines_flags(hidden, tmp_path):
+    with pytest.raises(ssdlab.SsdlabError, match=r"^evals=1: .* give evals=\d+ or more") as e:
+        ssdlab.sim.fit(hidden, tmp_path / "t.toml", evals=1)
+    assert "--" not in str(e.value)
+    with pytest.raises(ssdlab.SsdlabError, match="^known=channels: give KEY=VALUE") as e:
+        ssdlab.sim.fit(hidden, tmp_path / "t.toml", known="channels")
+    assert "--" not in str(e.value)
+
+
 def test_known_hardware_is_set_in_the_start_and_never_searched(hidden, tmp_path):
     twin = ssdlab.sim.fit(hidden, tmp_path / "known.toml", start=FIT["start"],
                           params=["channel_mbps"], known={"page_size": "8KiB"}, evals=6, seed=3)

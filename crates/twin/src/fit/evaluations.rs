@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::screen::Screen;
-use super::FitError;
+use super::{ArgError, FitError};
 use crate::fidelity::{Figures, Measure, MeasureError};
 
 /// One line of the cache file.
@@ -106,10 +106,11 @@ impl Evaluations {
                     let reader = BufReader::new(File::open(path).map_err(err)?);
                     for (n, line) in reader.lines().enumerate() {
                         let line = line.map_err(|e| match e.kind() {
-                            std::io::ErrorKind::InvalidData => FitError::NotEvaluations {
+                            std::io::ErrorKind::InvalidData => ArgError::NotEvaluations {
                                 path: path.to_path_buf(),
                                 line: n + 1,
-                            },
+                            }
+                            .into(),
                             _ => err(e),
                         })?;
                         let Ok(l) = serde_json::from_str::<Line>(&line) else {

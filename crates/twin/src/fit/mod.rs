@@ -11,6 +11,7 @@
 //! fit at several seeds and the figures their twins agree on, `report` what the fit found
 //! and the twin's file.
 
+mod arg;
 mod error;
 mod evaluations;
 mod loss;
@@ -31,7 +32,8 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::Instant;
 
-pub use error::FitError;
+pub use arg::{Arg, Naming};
+pub use error::{ArgError, FitError};
 pub use evaluations::{Evaluations, Measurer};
 pub use loss::{error, figure, loss, residuals, twin_value, weights};
 pub use open::{Alternative, Opened};
@@ -300,10 +302,11 @@ fn split_held(req: &Request) -> Result<(Vec<Term>, Vec<Term>), FitError> {
     }
     for h in &req.hold_out {
         if !held_terms.iter().any(|t| t.is_held_by(h)) {
-            return Err(FitError::NoHeldFigure {
+            return Err(ArgError::NoHeldFigure {
                 held: h.clone(),
                 prefixes: prefixes(&req.target.terms),
-            });
+            }
+            .into());
         }
     }
     Ok((held_terms, fitted_terms))
@@ -675,12 +678,13 @@ fn least_budget(
     if evaluations >= least {
         return Ok(());
     }
-    Err(FitError::TooFewEvaluations {
+    Err(ArgError::TooFewEvaluations {
         evaluations,
         least,
         starts,
         free,
-    })
+    }
+    .into())
 }
 
 /// The measurement prefixes of `terms`, each once.
@@ -694,7 +698,7 @@ fn split_spec(spec: &str) -> Result<(String, Vec<(String, String)>), FitError> {
     let mut parts = spec.split(',').map(str::trim).filter(|p| !p.is_empty());
     let first = parts.next().unwrap_or("default");
     if first.to_ascii_lowercase().ends_with(".toml") {
-        return Err(FitError::FromFile(first.to_string()));
+        return Err(ArgError::FromFile(first.to_string()).into());
     }
     let (preset, mut keys) = if first.contains('=') {
         ("default".to_string(), vec![first])
@@ -707,7 +711,7 @@ fn split_spec(spec: &str) -> Result<(String, Vec<(String, String)>), FitError> {
         .map(|kv| {
             kv.split_once('=')
                 .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| FitError::NotKeyValue(kv.to_string()))
+                .ok_or_else(|| FitError::from(ArgError::NotKeyValue(kv.to_string())))
         })
         .collect::<Result<_, _>>()?;
     Ok((preset, keys))

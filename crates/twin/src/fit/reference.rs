@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::FitError;
+use super::{ArgError, FitError};
 
 /// The reference as the fit scores it.
 #[derive(Clone, Debug, Serialize)]
@@ -52,7 +52,7 @@ pub type KeyValues = BTreeMap<String, String>;
 
 /// Each key's value in `drive` (a spec), as its sources last set it.
 pub fn values(drive: &str) -> Result<KeyValues, FitError> {
-    let cfg = sim::resolve(drive).map_err(|source| FitError::Reference {
+    let cfg = sim::resolve(drive).map_err(|source| ArgError::Reference {
         drive: drive.to_string(),
         source,
     })?;

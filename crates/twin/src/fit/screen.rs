@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::polish;
 use super::search::{self, Budget, Found, Phase, Progress, INITIAL_STEP};
-use super::{FitError, INVALID_LOSS};
+use super::{ArgError, FitError, INVALID_LOSS};
 use crate::fidelity::{Figures, Measure};
 
 /// The screen's drive is at least this large (it keeps every test's span and fills in
@@ -61,10 +61,11 @@ impl Screen {
             match built {
                 Ok(()) => return Ok(screen),
                 Err(source) if asked.is_some() => {
-                    return Err(FitError::Screen {
+                    return Err(ArgError::Screen {
                         factor: screen.factor,
                         source,
-                    })
+                    }
+                    .into())
                 }
                 Err(_) => screen.factor /= 2,
             }

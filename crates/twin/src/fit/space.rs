@@ -11,6 +11,8 @@
 
 use std::collections::BTreeMap;
 
+use super::arg::{Arg, Naming};
+
 /// How far a key may move from its start.
 #[derive(Clone, Copy, Debug)]
 pub enum Reach {
@@ -187,29 +189,58 @@ const MORE_PARAMS: &[Param] = &[
     choice("slc_drain", sim::SlcDrain::NAMES),
 ];
 
-/// Why the keys a fit was asked to search, or told are known, are refused.
-#[derive(Debug, thiserror::Error)]
+/// Why the keys a fit was asked to search, or told are known, are refused; Display names the
+/// command line's flags, [`ParamError::named`] a face's own.
+#[derive(Debug)]
 pub enum ParamError {
-    #[error("'{0}' is not a key of the simulated drive (`ssdlab sim show default` lists them)")]
     NotAKey(String),
     /// A key that is not a number, with the other keys a fit searches.
-    #[error(
-        "{0} is not a numeric key: sim fit searches numbers and gc, gc_style, trim, page_size, {1}"
-    )]
     NotNumeric(&'static str, String),
-    #[error("--known {0}: give KEY=VALUE, as --known page_size=8KiB,channels=8")]
+    /// A known key that is not KEY=VALUE.
     NotKeyValue(String),
-    #[error(
-        "{0} is both --known and in --params: a key is known or searched, leave it out of one"
-    )]
     KnownAndSearched(String),
-    #[error("--from {0}: {1}")]
+    /// The start the simulator refused.
     From(String, sim::SimError),
-    #[error("--known {0}: {1}")]
+    /// A known key's value the simulator refused.
     Known(String, sim::SimError),
-    #[error("--params: {0}")]
     Params(Box<ParamError>),
 }
+
+impl ParamError {
+    /// The message, with the arguments it names said as `n` says them.
+    pub fn named(&self, n: Naming) -> String {
+        let (known, params) = (n.of(Arg::Known), n.of(Arg::Params));
+        match self {
+            ParamError::NotAKey(key) => format!(
+                "'{key}' is not a key of the simulated drive (`ssdlab sim show default` lists them)"
+            ),
+            ParamError::NotNumeric(key, others) => format!(
+                "{key} is not a numeric key: sim fit searches numbers and gc, gc_style, trim, \
+                 page_size, {others}"
+            ),
+            ParamError::NotKeyValue(kv) => format!(
+                "{}: give KEY=VALUE, as {}",
+                n.with(Arg::Known, kv),
+                n.with(Arg::Known, "page_size=8KiB,channels=8")
+            ),
+            ParamError::KnownAndSearched(key) => format!(
+                "{key} is both {known} and in {params}: a key is known or searched, leave it out \
+                 of one"
+            ),
+            ParamError::From(start, e) => format!("{}: {e}", n.with(Arg::From, start)),
+            ParamError::Known(kv, e) => format!("{}: {e}", n.with(Arg::Known, kv)),
+            ParamError::Params(e) => format!("{params}: {}", e.named(n)),
+        }
+    }
+}
+
+impl std::fmt::Display for ParamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.named(Naming::Flags))
+    }
+}
+
+impl std::error::Error for ParamError {}
 
 /// The parameter of `key` in [`DEFAULT_PARAMS`] or [`MORE_PARAMS`], or a factor-of-4 search
 /// for another numeric key (a price only with power figures to fit).
