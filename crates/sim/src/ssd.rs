@@ -112,13 +112,13 @@ impl SimSsd {
         self.inflight.len()
     }
 
-    /// Bytes of RAM the mapping tables take (the bulk of the simulator's memory).
     /// Check the FTL's whole state: the map and its reverse, the free pools, every block's
     /// valid count (`ftl/invariants.rs`). Panics at the first invariant broken.
     pub fn assert_invariants(&self) {
         self.ftl.assert_invariants();
     }
 
+    /// Bytes of RAM the mapping tables take (the bulk of the simulator's memory).
     pub fn mapping_ram_bytes(&self) -> u64 {
         self.ftl.mapping_ram_bytes()
     }
