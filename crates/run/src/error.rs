@@ -40,6 +40,11 @@ pub enum RunError {
     /// A malformed line in the trace ended its replay.
     #[error("{0} (replayed up to there; use `trace convert --skip-bad` to clean the trace)")]
     BadTrace(trace::TraceError),
+    #[error("--fio {}: {error}", path.display())]
+    FioJob {
+        path: PathBuf,
+        error: crate::fio_job::FioJobError,
+    },
     #[error("{} holds no ssdlab results", .0.display())]
     NoResults(PathBuf),
     #[error(

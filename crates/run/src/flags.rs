@@ -53,6 +53,11 @@ pub struct RunFlags {
     pub test: String,
     #[command(flatten)]
     pub common: TargetArgs,
+    /// Custom workloads: run a fio job file's jobs (one after another, as split by
+    /// stonewall) on the target; its options make the workload, so the workload's flags are
+    /// not given with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = FIO_SETS)]
+    pub fio: Option<PathBuf>,
     /// Queue depth (1-1024) of each thread; or depth and threads in CrystalDiskMark's
     /// notation, e.g. Q32T16.
     #[arg(long, value_parser = parse_load)]
@@ -173,6 +178,31 @@ pub struct RunFlags {
     #[arg(long)]
     pub verify_backlog: Option<u64>,
 }
+
+/// The flags `--fio` is not given with: the workload's, which the job file's options stand
+/// for, and the logs and verification a job file's run does not make.
+const FIO_SETS: [&str; 20] = [
+    "qd",
+    "threads",
+    "bs",
+    "distribution",
+    "rate_iops",
+    "arrivals",
+    "burst",
+    "duty",
+    "latency_target",
+    "span",
+    "offset",
+    "duration",
+    "ios",
+    "bytes",
+    "read_pct",
+    "access",
+    "no_prefill",
+    "verify",
+    "iolog",
+    "hist_log",
+];
 
 /// `--qd`: a depth, and the threads when written as `Q32T16`.
 #[derive(Clone, Copy, Debug)]

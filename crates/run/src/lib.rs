@@ -7,6 +7,7 @@
 //! flags or keyword arguments, [`keywords`]) and show.
 
 mod error;
+pub mod fio_job;
 pub mod flags;
 pub mod keywords;
 mod lifecycle;

@@ -67,6 +67,13 @@ fn check(r: &Request) -> Result<(), RunError> {
             t.overrides.validate(t.test)?;
             (Some(t.test), [&t.iolog, &t.hist_log])
         }
+        Work::FioJobs(jobs) => {
+            let custom = suite::methodology::get(suite::TestId::Custom)?;
+            for job in &jobs.jobs {
+                job.overrides.validate(custom)?;
+            }
+            (Some(custom), [&None, &None])
+        }
         Work::Replay(_) => (None, [&None, &None]),
     };
     let files = [
@@ -121,6 +128,7 @@ fn measure(
             ctx.verify = t.verify;
             Ok(suite::methodology::run(t.test.id, dev, ctx, &t.overrides)?)
         }
+        Work::FioJobs(jobs) => Ok(jobs.measure(dev, ctx)?),
         Work::Replay(replay) => replay.measure(dev, ctx),
     }
 }

@@ -13,6 +13,7 @@ use engine::verify::VerifyOptions;
 use suite::methodology::{Test, TestId, Verifies};
 use suite::params::Overrides;
 
+use crate::fio_job::FioJobs;
 use crate::flags::{BlockSizes, RunFlags};
 use crate::replay::Replay;
 use crate::target_flags::TargetArgs;
@@ -39,6 +40,8 @@ pub struct Request {
 /// What a run measures.
 pub enum Work {
     Test(TestWork),
+    /// A fio job file's jobs, each a custom workload (`run custom --fio`).
+    FioJobs(FioJobs),
     Replay(Replay),
 }
 
@@ -57,6 +60,7 @@ impl Work {
     pub fn name(&self) -> &'static str {
         match self {
             Work::Test(t) => t.test.name(),
+            Work::FioJobs(_) => suite::TestId::Custom.name(),
             Work::Replay(_) => suite::TestId::Replay.name(),
         }
     }
@@ -92,6 +96,7 @@ impl TargetArgs {
     pub fn request_for(&self, work: Work, output: Output) -> Result<Request, RunError> {
         let write = match &work {
             Work::Test(t) => (t.test.writes)(&t.overrides),
+            Work::FioJobs(jobs) => jobs.writes(),
             Work::Replay(r) => r.stats.writes > 0 || r.stats.discards > 0,
         };
         Ok(Request {
@@ -128,6 +133,15 @@ impl RunFlags {
     /// each refusal naming the flags.
     pub fn request(self) -> Result<Request, RunError> {
         let test = find_test(&self.test)?;
+        let output = Output {
+            dir: self.out.clone().map_or(ResultsDir::New, ResultsDir::At),
+            json: self.json.clone(),
+        };
+        if let Some(path) = &self.fio {
+            return self
+                .common
+                .request_for(Work::FioJobs(self.fio_jobs(test, path)?), output);
+        }
         let work = TestWork {
             test,
             verify: self.verify_options(test)?,
@@ -135,11 +149,28 @@ impl RunFlags {
             iolog: self.iolog.clone(),
             hist_log: self.hist_log.clone(),
         };
-        let output = Output {
-            dir: self.out.map_or(ResultsDir::New, ResultsDir::At),
-            json: self.json,
-        };
         self.common.request_for(Work::Test(work), output)
+    }
+
+    /// `--fio FILE`'s jobs, on the custom test only; `--seed` and `--data` apply to each.
+    fn fio_jobs(&self, test: &Test, path: &std::path::Path) -> Result<FioJobs, RunError> {
+        if test.id != TestId::Custom {
+            return Err(RunError::Flags(format!(
+                "--fio runs a job file's workload as `run {}`, not `run {}`",
+                TestId::Custom,
+                test.id
+            )));
+        }
+        let mut jobs = FioJobs::read(path).map_err(|error| RunError::FioJob {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        let base = self.overrides()?;
+        for job in &mut jobs.jobs {
+            job.overrides.seed = base.seed;
+            job.overrides.data = base.data;
+        }
+        Ok(jobs)
     }
 
     fn overrides(&self) -> Result<Overrides, RunError> {

@@ -422,7 +422,7 @@ pub fn before_reads(
     if !prefill {
         if w.read_pct > 0 {
             report.deviations.push(
-                "not filled first (--no-prefill): reads of LBAs never written or trimmed are \
+                "the span was not filled first: reads of LBAs never written or trimmed are \
                  answered without reading NAND, faster than reads of data"
                     .into(),
             );

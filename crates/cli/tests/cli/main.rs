@@ -15,6 +15,7 @@ mod emulated_drives;
 mod errors;
 mod fifo_paths;
 mod fio_crosscheck;
+mod fio_jobs;
 mod fresh_instances;
 mod full_filesystem;
 mod headlines;
