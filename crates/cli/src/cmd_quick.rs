@@ -63,6 +63,7 @@ pub fn run(a: QuickArgs) -> anyhow::Result<ExitCode> {
     let output = run::Output {
         dir: a.out.map_or(run::ResultsDir::New, run::ResultsDir::At),
         json: a.json,
+        fio_job: None,
     };
     let work = run::Work::Test(run::TestWork::of(test, overrides));
     let request = a.common.request_for(work, output)?;

@@ -363,6 +363,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
     let output = run::Output {
         dir: a.out.map_or(run::ResultsDir::New, run::ResultsDir::At),
         json: a.json,
+        fio_job: None,
     };
     let request = a.common.request_for(run::Work::Replay(replay), output)?;
     crate::cmd_run::execute(&request, "replay", a.common.quiet)

@@ -157,6 +157,10 @@ pub struct RunFlags {
     /// Also write the result JSON here (an array for test groups such as corners).
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Also write a fio job file here that runs each measured phase of the results on the
+    /// same target (`run custom --fio` reads it back), to cross-check a figure with fio.
+    #[arg(long, value_name = "FILE")]
+    pub fio_job: Option<PathBuf>,
     /// Results directory (default: results/TEST-TIMESTAMP).
     #[arg(long)]
     pub out: Option<PathBuf>,

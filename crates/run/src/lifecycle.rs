@@ -78,6 +78,7 @@ fn check(r: &Request) -> Result<(), RunError> {
     };
     let files = [
         ("json", &r.output.json),
+        ("fio-job", &r.output.fio_job),
         ("iolog", logs[0]),
         ("hist-log", logs[1]),
     ];
@@ -190,8 +191,15 @@ fn run_on(
         Some(d) if !results.is_empty() => Some(results::write_report(&d.path)?),
         _ => None,
     };
+    let fio_job_failed = r.output.fio_job.as_deref().and_then(|path| {
+        let text = crate::fio_job::export::job_file(&results, &r.target);
+        suite::results_dir::write_atomic(path, text.as_bytes())
+            .err()
+            .map(|e| e.to_string())
+    });
     let mut lost = log_failures;
     lost.extend(json_failed);
+    lost.extend(fio_job_failed);
     let outcome = Outcome {
         dir: dir.map(|d| d.path),
         run_id,

@@ -71,6 +71,8 @@ pub struct Output {
     pub dir: ResultsDir,
     /// Also the result JSON here (an array for a group of results).
     pub json: Option<PathBuf>,
+    /// Also a fio job file that runs each result's measured phase on the same target.
+    pub fio_job: Option<PathBuf>,
 }
 
 /// The run's results directory.
@@ -136,6 +138,7 @@ impl RunFlags {
         let output = Output {
             dir: self.out.clone().map_or(ResultsDir::New, ResultsDir::At),
             json: self.json.clone(),
+            fio_job: self.fio_job.clone(),
         };
         if let Some(path) = &self.fio {
             return self
@@ -152,7 +155,8 @@ impl RunFlags {
         self.common.request_for(Work::Test(work), output)
     }
 
-    /// `--fio FILE`'s jobs, on the custom test only; `--seed` and `--data` apply to each.
+    /// `--fio FILE`'s jobs, on the custom test only; `--seed` and `--data`, given, override
+    /// each job's `randseed` and buffer contents.
     fn fio_jobs(&self, test: &Test, path: &std::path::Path) -> Result<FioJobs, RunError> {
         if test.id != TestId::Custom {
             return Err(RunError::Flags(format!(
@@ -167,8 +171,8 @@ impl RunFlags {
         })?;
         let base = self.overrides()?;
         for job in &mut jobs.jobs {
-            job.overrides.seed = base.seed;
-            job.overrides.data = base.data;
+            job.overrides.seed = base.seed.or(job.overrides.seed);
+            job.overrides.data = base.data.or(job.overrides.data);
         }
         Ok(jobs)
     }

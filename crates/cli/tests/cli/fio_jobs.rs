@@ -248,3 +248,63 @@ fn fio_is_given_with_the_custom_test_and_without_the_workloads_flags() {
         .unwrap();
     assert!(text(&o).contains("not a regular file"), "{}", text(&o));
 }
+
+/// `--fio-job` writes the job file of each measured phase; `--fio` reads it back to the same
+/// workloads, result by result, and fio itself parses it.
+#[test]
+fn a_runs_fio_job_file_reads_back_as_the_same_workloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let job_file = dir.path().join("quick.fio");
+    let run = |args: &[&str], json: &Path, out: &str| {
+        let o = ssdlab()
+            .args(args)
+            .args([
+                "--target",
+                "sim:ultra-plus-256",
+                "--no-store",
+                "-q",
+                "--json",
+            ])
+            .arg(json)
+            .arg("--out")
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+        match v {
+            serde_json::Value::Array(many) => many,
+            one => vec![one],
+        }
+    };
+    let (first, again) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    let job = job_file.to_str().unwrap();
+    let measured = run(&["run", "quick-nvme", "--fio-job", job], &first, "a");
+    let written = std::fs::read_to_string(&job_file).unwrap();
+    assert!(
+        written.contains("; the target was sim:ultra-plus-256"),
+        "{written}"
+    );
+    let replayed = run(&["run", "custom", "--fio", job], &again, "b");
+    assert_eq!(measured.len(), 8, "quick-nvme's eight cells");
+    assert_eq!(replayed.len(), measured.len());
+    for (m, r) in measured.iter().zip(&replayed) {
+        assert_eq!(
+            m["parameters"], r["parameters"],
+            "{}\n{written}",
+            m["label"]
+        );
+    }
+    if test_support::tool("fio") {
+        let o = std::process::Command::new("fio")
+            .arg("--parse-only")
+            .arg(&job_file)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "fio --parse-only: {}\n{written}",
+            text(&o)
+        );
+    }
+}

@@ -3,6 +3,7 @@
 //! `stonewall`; where ssdlab runs a job differently from fio, its results say so
 //! (`deviations`), and an option it cannot run is refused with its name and line.
 
+pub mod export;
 mod ini;
 pub mod options;
 
@@ -285,7 +286,20 @@ fn job(name: &str, line: usize, s: &Spec) -> Result<FioJob, FioJobError> {
         ));
     }
     let threads = s.numjobs.unwrap_or(1);
-    let mut deviations = deviations(s, rw, threads);
+    // Sequential copies one after another over the span: ssdlab's own split of it.
+    let split = !rw.is_random() && threads > 1 && s.offset_increment.is_some();
+    let span = match (s.offset_increment, s.size) {
+        (None, size) => size,
+        (Some(step), Some(Span::Bytes(part))) if split && step == part => {
+            Some(Span::Bytes(part * u64::from(threads)))
+        }
+        (Some(step), _) => {
+            return Err(refuse(format!(
+                "offset_increment={step}: ssdlab spreads sequential copies over the span one                  after another, as offset_increment equal to size does; give that, or drop it"
+            )))
+        }
+    };
+    let mut deviations = deviations(s, rw, threads, split);
     let qd = match (s.sync_engine, s.iodepth.unwrap_or(1)) {
         (true, depth) if depth > 1 => {
             deviations.push(format!(
@@ -300,9 +314,16 @@ fn job(name: &str, line: usize, s: &Spec) -> Result<FioJob, FioJobError> {
         qd: Some(qd),
         threads: Some(threads),
         block_bytes: s.bssplit.is_none().then_some(smallest),
-        span: s.size,
+        span,
         offset_bytes: s.offset,
         duration_s: s.runtime_s,
+        bytes: s
+            .io_size
+            .filter(|_| !s.time_based)
+            .map(|b| b * s.loops.unwrap_or(1) * u64::from(threads)),
+        ios: s.number_ios.map(|n| n * u64::from(threads)),
+        seed: s.randseed,
+        data: s.data,
         read_pct: Some(read_pct),
         access: Some(if rw.is_random() {
             Access::Random
@@ -326,14 +347,15 @@ fn job(name: &str, line: usize, s: &Spec) -> Result<FioJob, FioJobError> {
         name: name.to_string(),
         line,
         overrides,
-        passes: (!s.time_based).then(|| s.loops.unwrap_or(1) * u64::from(threads)),
+        passes: (!s.time_based && s.io_size.is_none() && s.number_ios.is_none())
+            .then(|| s.loops.unwrap_or(1) * u64::from(threads)),
         ramp_s: s.ramp_time_s,
         deviations,
     })
 }
 
 /// Where ssdlab's run of the job differs from fio's, said in its results.
-fn deviations(s: &Spec, rw: Rw, threads: u32) -> Vec<String> {
+fn deviations(s: &Spec, rw: Rw, threads: u32, split: bool) -> Vec<String> {
     let mut out = Vec::new();
     if s.direct != Some(true) {
         out.push(
@@ -349,7 +371,7 @@ fn deviations(s: &Spec, rw: Rw, threads: u32) -> Vec<String> {
                 .to_string(),
         );
     }
-    if !rw.is_random() && threads > 1 {
+    if !rw.is_random() && threads > 1 && !split {
         out.push(format!(
             "the {threads} sequential jobs each run through their own part of the span (as \
              fio's offset_increment would); fio's copies each start at the offset"

@@ -3,6 +3,7 @@
 //! listed is refused by name and line; one listed as [`Effect::Ignored`] changes nothing
 //! about the workload ssdlab runs, and says why.
 
+use engine::pattern::DataKind;
 use engine::shape::{Arrivals, BlockMix, Distribution};
 use engine::size::{parse_size, Span};
 
@@ -27,6 +28,14 @@ pub struct Spec {
     pub norandommap: bool,
     pub direct: Option<bool>,
     pub loops: Option<u64>,
+    /// `io_size` and `number_ios`: each copy's bytes or IOs before it ends.
+    pub io_size: Option<u64>,
+    pub number_ios: Option<u64>,
+    /// Each copy's start past the one before: as ssdlab splits a sequential span only.
+    pub offset_increment: Option<u64>,
+    pub randseed: Option<u64>,
+    /// From `refill_buffers`, `buffer_compress_percentage` and `zero_buffers`.
+    pub data: Option<DataKind>,
     pub stonewall: bool,
     /// The ioengine: whether it has one IO in flight whatever `iodepth` says (fio's sync
     /// engines).
@@ -290,6 +299,79 @@ pub static OPTIONS: &[FioOption] = &[
             ))
                 }
             };
+            Ok(())
+        }),
+    },
+    FioOption {
+        name: "io_size",
+        aliases: &["io_limit"],
+        effect: set!(|s, v| {
+            s.io_size = Some(size(text(v)?)?).filter(|b| *b > 0);
+            Ok(())
+        }),
+    },
+    FioOption {
+        name: "number_ios",
+        aliases: &[],
+        effect: set!(|s, v| {
+            s.number_ios = Some(
+                text(v)?
+                    .parse::<u64>()
+                    .map_err(|_| "give a whole number".to_string())?,
+            )
+            .filter(|n| *n > 0);
+            Ok(())
+        }),
+    },
+    FioOption {
+        name: "offset_increment",
+        aliases: &[],
+        effect: set!(|s, v| {
+            s.offset_increment = Some(size(text(v)?)?);
+            Ok(())
+        }),
+    },
+    FioOption {
+        name: "randseed",
+        aliases: &[],
+        effect: set!(|s, v| {
+            s.randseed = Some(
+                text(v)?
+                    .parse()
+                    .map_err(|_| "give a whole number".to_string())?,
+            );
+            Ok(())
+        }),
+    },
+    FioOption {
+        name: "refill_buffers",
+        aliases: &[],
+        effect: set!(|s, v| {
+            if switch(v)? && s.data.is_none() {
+                s.data = Some(DataKind::Incompressible);
+            }
+            Ok(())
+        }),
+    },
+    FioOption {
+        name: "buffer_compress_percentage",
+        aliases: &[],
+        effect: set!(|s, v| {
+            s.data = Some(match percent(v)? {
+                0 => DataKind::Incompressible,
+                100 => DataKind::Zeros,
+                compress_pct => DataKind::Compressible { compress_pct },
+            });
+            Ok(())
+        }),
+    },
+    FioOption {
+        name: "zero_buffers",
+        aliases: &[],
+        effect: set!(|s, v| {
+            if switch(v)? {
+                s.data = Some(DataKind::Zeros);
+            }
             Ok(())
         }),
     },
