@@ -4,7 +4,9 @@
 # subset), each job's IOPS, ssdlab over fio. Every example is shortened alike for both: size
 # 256m, time based for SECONDS a job (runtime), no ramp_time, the target from the command
 # line, no io_submit_mode (fio 3.33 with offload and a rate never ends its job; ssdlab ignores
-# the option). Rounds alternate which engine goes first. Prints every run, then per job the median of
+# the option), and direct=1 and norandommap=1 for both: ssdlab runs every job so (a deviation
+# its results carry), and fio's page cache (its default direct=0) or its random map would
+# compare another workload, not the translation. Rounds alternate which engine goes first. Prints every run, then per job the median of
 # each engine and of the per-round ratios with their range: quote those, never one run.
 #
 #   sudo benches/fio-jobs.sh [ROUNDS=3] [SECONDS=3] [EXAMPLES="fio-rand-read ..."]
@@ -21,9 +23,9 @@ dd if=/dev/urandom of="$dev" bs=1M count=1024 oflag=direct status=none
 shorten() {
   awk -v secs="$secs" '
     { key = $0; sub(/[=;#].*/, "", key); gsub(/[ \t]/, "", key) }
-    key == "time_based" || key == "ramp_time" || key == "filename" || key == "directory" || key == "runtime" || key == "timeout" || key == "io_submit_mode" { next }
+    key == "time_based" || key == "ramp_time" || key == "filename" || key == "directory" || key == "runtime" || key == "timeout" || key == "io_submit_mode" || key == "direct" || key == "buffered" || key == "norandommap" { next }
     key == "size" { print "size=256m"; next }
-    /^\[/ { print; print "time_based"; print "runtime=" secs; next }
+    /^\[/ { print; print "time_based"; print "runtime=" secs; print "direct=1"; print "norandommap=1"; next }
     { print }' "$1"
 }
 

@@ -182,6 +182,24 @@ fn fios_examples_move_the_same_bytes_as_fio_job_by_job() {
     }
 }
 
+/// What `ssdlab run TEST --target sim:... ARGS --fio FILE` says when it refuses.
+fn refusal(test: &str, args: &[&str], file: &Path) -> String {
+    let o = ssdlab()
+        .args(["run", test, "--target", "sim:ultra-plus-256", "--no-store"])
+        .args(args)
+        .arg("--fio")
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        !o.status.success(),
+        "{test} {args:?} {}: {}",
+        file.display(),
+        text(&o)
+    );
+    text(&o)
+}
+
 #[test]
 fn examples_outside_the_subset_are_refused_by_option_and_line() {
     for (name, says) in [
@@ -193,20 +211,7 @@ fn examples_outside_the_subset_are_refused_by_option_and_line() {
         ("backwards-read", "line 6: rw=read:-8k"),
         ("jesd219", "blockalign=4096"),
     ] {
-        let o = ssdlab()
-            .args([
-                "run",
-                "custom",
-                "--target",
-                "sim:ultra-plus-256",
-                "--no-store",
-                "--fio",
-            ])
-            .arg(example(name))
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(2), "{name}: {}", text(&o));
-        let said = text(&o);
+        let said = refusal("custom", &[], &example(name));
         assert!(said.contains(says), "{name}: {said}");
     }
 }
@@ -214,39 +219,12 @@ fn examples_outside_the_subset_are_refused_by_option_and_line() {
 #[test]
 fn fio_is_given_with_the_custom_test_and_without_the_workloads_flags() {
     let job = example("ssd-test");
-    let o = ssdlab()
-        .args(["run", "corners", "--target", "sim:ultra-plus-256", "--fio"])
-        .arg(&job)
-        .output()
-        .unwrap();
-    assert!(text(&o).contains("`run custom`"), "{}", text(&o));
-    let o = ssdlab()
-        .args([
-            "run",
-            "custom",
-            "--target",
-            "sim:ultra-plus-256",
-            "--qd",
-            "4",
-            "--fio",
-        ])
-        .arg(&job)
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    assert!(text(&o).contains("--qd"), "{}", text(&o));
-    let o = ssdlab()
-        .args([
-            "run",
-            "custom",
-            "--target",
-            "sim:ultra-plus-256",
-            "--fio",
-            "/dev/null",
-        ])
-        .output()
-        .unwrap();
-    assert!(text(&o).contains("not a regular file"), "{}", text(&o));
+    let said = refusal("corners", &[], &job);
+    assert!(said.contains("`run custom`"), "{said}");
+    let said = refusal("custom", &["--qd", "4"], &job);
+    assert!(said.contains("--qd"), "{said}");
+    let said = refusal("custom", &[], Path::new("/dev/null"));
+    assert!(said.contains("not a regular file"), "{said}");
 }
 
 /// `--fio-job` writes the job file of each measured phase; `--fio` reads it back to the same

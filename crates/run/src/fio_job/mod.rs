@@ -300,14 +300,22 @@ fn job(name: &str, line: usize, s: &Spec) -> Result<FioJob, FioJobError> {
         }
     };
     let mut deviations = deviations(s, rw, threads, split);
-    let qd = match (s.sync_engine, s.iodepth.unwrap_or(1)) {
+    let qd = match (!s.async_engine, s.iodepth.unwrap_or(1)) {
         (true, depth) if depth > 1 => {
             deviations.push(format!(
-                "iodepth={depth} is one IO in flight, as fio's synchronous engines issue"
+                "iodepth={depth} is one IO in flight, as fio's synchronous engines issue, \
+                 through io_uring, where fio makes a system call per IO"
             ));
             1
         }
-        (true, _) => 1,
+        (true, _) => {
+            deviations.push(
+                "a synchronous ioengine: ssdlab issues its one IO in flight through io_uring, \
+                 where fio makes a system call per IO"
+                    .into(),
+            );
+            1
+        }
         (false, depth) => depth,
     };
     let overrides = Overrides {

@@ -37,9 +37,9 @@ pub struct Spec {
     /// From `refill_buffers`, `buffer_compress_percentage` and `zero_buffers`.
     pub data: Option<DataKind>,
     pub stonewall: bool,
-    /// The ioengine: whether it has one IO in flight whatever `iodepth` says (fio's sync
-    /// engines).
-    pub sync_engine: bool,
+    /// The ioengine: whether it keeps `iodepth` IOs in flight; fio's synchronous engines,
+    /// psync its default, have one whatever `iodepth` says.
+    pub async_engine: bool,
     /// Options that change nothing here, as given: said in the results.
     pub ignored: Vec<String>,
 }
@@ -289,9 +289,9 @@ pub static OPTIONS: &[FioOption] = &[
         name: "ioengine",
         aliases: &[],
         effect: set!(|s, v| {
-            s.sync_engine = match text(v)? {
-                "io_uring" | "libaio" | "posixaio" => false,
-                "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" => true,
+            s.async_engine = match text(v)? {
+                "io_uring" | "libaio" | "posixaio" => true,
+                "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" => false,
                 other => {
                     return Err(format!(
                 "ssdlab drives the target itself (io_uring); it stands in for fio's block engines \

@@ -11,7 +11,7 @@ fn refusal(text: &str) -> String {
 #[test]
 fn a_global_section_is_every_later_jobs_default_and_a_job_overrides_it() {
     let j = jobs(
-        "[global]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=2\ndirect=1\n\
+        "[global]\nioengine=libaio\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=2\ndirect=1\n\
          time_based\nruntime=30\nnorandommap\n[a]\nbs=16k\n",
     )
     .unwrap();
@@ -62,10 +62,20 @@ fn bssplit_and_random_distribution_are_fios_syntax() {
 }
 
 #[test]
-fn a_sync_engine_has_one_io_in_flight_and_says_so() {
-    let j = jobs("[a]\nioengine=psync\niodepth=32\ndirect=1\n").unwrap();
-    assert_eq!(j[0].overrides.qd, Some(1));
-    assert!(j[0].deviations.iter().any(|d| d.contains("iodepth=32")));
+fn a_sync_engine_fios_default_has_one_io_in_flight_and_says_so() {
+    for text in [
+        "[a]\nioengine=psync\niodepth=32\ndirect=1\n",
+        "[a]\niodepth=32\ndirect=1\n",
+    ] {
+        let j = jobs(text).unwrap();
+        assert_eq!(j[0].overrides.qd, Some(1), "{text}");
+        assert!(
+            j[0].deviations.iter().any(|d| d.contains("iodepth=32")),
+            "{text}"
+        );
+    }
+    let j = jobs("[a]\nioengine=io_uring\niodepth=32\ndirect=1\n").unwrap();
+    assert_eq!(j[0].overrides.qd, Some(32));
 }
 
 #[test]
