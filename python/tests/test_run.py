@@ -99,6 +99,23 @@ def test_every_flag_of_the_cli_is_a_keyword(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["cli", "r.json"]
 
 
+def test_a_fio_job_file_runs_as_on_the_cli(tmp_path):
+    """fio= is the CLI's --fio: each job one result, the same as the command line's."""
+    job = tmp_path / "two.fio"
+    job.write_text("[global]\nioengine=io_uring\ndirect=1\nnorandommap\nstonewall\n"
+                   "size=64m\nnumber_ios=2000\nrandseed=5\n[w]\nrw=randwrite\niodepth=8\n"
+                   "[r]\nrw=randread\n")
+    got = [r.to_dict() for r in ssdlab.run("custom", TARGET, fio=str(job))]
+    cli("run", "custom", "--target", TARGET, "--fio", job, "--no-store", "--quiet",
+        "--out", tmp_path / "cli", "--json", tmp_path / "r.json")
+    want = json.loads((tmp_path / "r.json").read_text())
+    assert [comparable(g) for g in got] == [comparable(w) for w in want]
+    assert [g["label"].split(":")[0] for g in got] == ["fio job 'w'", "fio job 'r'"]
+    with pytest.raises(ssdlab.SsdlabError, match=r"fio=.*line 2: option 'verify'"):
+        (tmp_path / "bad.fio").write_text("[j]\nverify=md5\n")
+        ssdlab.run("custom", TARGET, fio=str(tmp_path / "bad.fio"))
+
+
 def test_drive_run_equals_the_cli(cli_result):
     drive = Drive("default", capacity="2G")
     got = drive.run("custom", **ARGS)[0].to_dict()

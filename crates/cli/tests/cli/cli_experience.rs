@@ -404,7 +404,7 @@ fn custom_reads_measure_data_unless_told_not_to_fill_and_then_say_so() {
         .is_none_or(|p| p.as_array().unwrap().is_empty()));
     let said = unfilled["deviations"].to_string();
     assert!(
-        said.contains("--no-prefill") && said.contains("without reading NAND"),
+        said.contains("not filled first") && said.contains("without reading NAND"),
         "{said}"
     );
     // Unmapped reads never reach the NAND: far faster than reads of data.
