@@ -46,28 +46,4 @@ for ex in $examples; do
     done
   done
 done
-python3 - "$work" "$rounds" $examples <<'PY'
-import json, statistics as st, sys
-work, rounds, examples = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-def fio_jobs(path):
-    groups = []
-    for j in json.load(open(path))["jobs"]:
-        iops = j["read"]["iops"] + j["write"]["iops"]
-        if groups and groups[-1][0] == j["groupid"]:
-            groups[-1][1] += iops
-        else:
-            groups.append([j["groupid"], iops])
-    return [g[1] for g in groups]
-def ours(path):
-    r = json.load(open(path))
-    return [x["summary"]["iops"] for x in (r if isinstance(r, list) else [r])]
-print(f"{'example':28} {'job':>3} {'fio IOPS':>10} {'ssdlab':>10} {'ratio':>6}  range")
-for ex in examples:
-    runs = [(fio_jobs(f"{work}/fio-{ex}-{r}.json"), ours(f"{work}/ssdlab-{ex}-{r}.json"))
-            for r in range(1, rounds + 1)]
-    for job in range(len(runs[0][0])):
-        f = [a[job] for a, _ in runs]; s = [b[job] for _, b in runs]
-        ratios = [b / a for a, b in zip(f, s)]
-        print(f"{ex:28} {job + 1:>3} {st.median(f):>10.0f} {st.median(s):>10.0f} "
-              f"{st.median(ratios):>6.3f}  {min(ratios):.3f}-{max(ratios):.3f}")
-PY
+python3 "$here/benches/fio-job-report.py" "$work" "$rounds" $examples
