@@ -64,6 +64,15 @@ pub fn ns(seconds: f64) -> u64 {
 }
 
 impl Overrides {
+    /// The unit random offsets align to: the smallest size of `--bs`'s mix, else `--bs`, else
+    /// the test's `default`.
+    pub fn block_unit(&self, default: u32) -> u32 {
+        match &self.shape.block_mix {
+            Some(mix) => mix.smallest(),
+            None => self.block_bytes.unwrap_or(default),
+        }
+    }
+
     /// Writes over `span_bytes` from LBA 0 as the tests that write at random shape them:
     /// random, 0/100 and incompressible unless `--access`, `--read-pct` or `--data` say
     /// otherwise, seeded by `--seed`.

@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use engine::pattern::DataKind;
-use engine::shape::{Arrivals, Distribution};
+use engine::shape::Arrivals;
 use engine::workload::{Access, Workload};
 use engine::Op;
 use suite::result::{Parameters, TestResult};
@@ -125,7 +125,7 @@ pub fn job(w: &Workload) -> String {
         set("size", w.span_bytes.to_string());
     }
     if !w.shape.distribution.is_uniform() && random {
-        set("random_distribution", distribution(&w.shape.distribution));
+        set("random_distribution", w.shape.distribution.to_string());
     }
     if let Some(rate) = w.shape.rate {
         set("rate_iops", format!("{}", rate.iops / threads as f64));
@@ -162,11 +162,6 @@ pub fn job(w: &Workload) -> String {
         );
     }
     out
-}
-
-/// fio's spelling: zoned_abs sizes in bytes, the rest as ssdlab's, which is fio's.
-fn distribution(d: &Distribution) -> String {
-    d.to_string()
 }
 
 #[cfg(test)]

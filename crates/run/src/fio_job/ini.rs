@@ -20,6 +20,16 @@ pub struct Entry {
     pub line: usize,
 }
 
+impl Entry {
+    /// As the file gave it: `key=value`, or the key alone.
+    pub fn given(&self) -> String {
+        match &self.value {
+            Some(v) => format!("{}={v}", self.key),
+            None => self.key.clone(),
+        }
+    }
+}
+
 impl Section {
     pub fn is_global(&self) -> bool {
         self.name == "global"

@@ -8,7 +8,7 @@ mod ini;
 pub mod options;
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use engine::shape::{Rate, Shape};
 use engine::size::Span;
@@ -16,6 +16,7 @@ use engine::units::format_size;
 use engine::workload::Access;
 use engine::Device;
 use suite::context::Context;
+use suite::methodology::custom;
 use suite::params::Overrides;
 use suite::result::TestResult;
 use suite::TestId;
@@ -28,7 +29,6 @@ const MAX_FILE_BYTES: u64 = 1 << 20;
 /// A job file's jobs, in the order they run.
 #[derive(Debug)]
 pub struct FioJobs {
-    pub file: PathBuf,
     pub jobs: Vec<FioJob>,
 }
 
@@ -37,7 +37,6 @@ pub struct FioJobs {
 pub struct FioJob {
     /// Its section's name.
     pub name: String,
-    pub line: usize,
     /// The workload, on the custom test. Its span is filled by nothing first (fio writes
     /// none before a job).
     pub overrides: Overrides,
@@ -118,10 +117,11 @@ impl FioJobs {
     /// The job file at `path`, read with bounds (a regular file, at most 1 MiB) and its
     /// `${VAR}`s from the environment.
     pub fn read(path: &Path) -> Result<FioJobs, FioJobError> {
-        let file = std::fs::File::open(path)?;
-        if !file.metadata()?.is_file() {
+        // Checked before opening: opening a FIFO would wait for a writer.
+        if !std::fs::metadata(path)?.is_file() {
             return Err(FioJobError::NotAFile);
         }
+        let file = std::fs::File::open(path)?;
         let mut bytes = Vec::new();
         file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
         if bytes.len() as u64 > MAX_FILE_BYTES {
@@ -129,7 +129,6 @@ impl FioJobs {
         }
         let text = String::from_utf8(bytes).map_err(|_| FioJobError::NotText)?;
         Ok(FioJobs {
-            file: path.to_path_buf(),
             jobs: parse(&text, &|v| std::env::var(v).ok())?,
         })
     }
@@ -185,10 +184,7 @@ impl FioJob {
     fn workload(&self, capacity: u64) -> Result<Overrides, suite::SuiteError> {
         let mut o = self.overrides.clone();
         if let Some(passes) = self.passes {
-            let block = match &o.shape.block_mix {
-                Some(mix) => mix.smallest(),
-                None => o.block_bytes.unwrap_or(4096),
-            };
+            let block = o.block_unit(custom::DEFAULTS.block_bytes);
             let (_, span) = suite::params::region(&o, Span::Percent(100.0), capacity, block)?;
             o.bytes = Some(span.saturating_mul(passes));
         }
@@ -240,18 +236,11 @@ fn apply(spec: &mut Spec, e: &ini::Entry) -> Result<(), FioJobError> {
     match &option.effect {
         Effect::Sets(set) => set(spec, e.value.as_deref()).map_err(|why| FioJobError::BadValue {
             line: e.line,
-            option: match &e.value {
-                Some(v) => format!("{}={v}", e.key),
-                None => e.key.clone(),
-            },
+            option: e.given(),
             why,
         }),
         Effect::Ignored(why) => {
-            let given = match &e.value {
-                Some(v) => format!("{}={v}", e.key),
-                None => e.key.clone(),
-            };
-            spec.ignored.push(format!("{given} ({why})"));
+            spec.ignored.push(format!("{} ({why})", e.given()));
             Ok(())
         }
     }
@@ -353,7 +342,6 @@ fn job(name: &str, line: usize, s: &Spec) -> Result<FioJob, FioJobError> {
     };
     Ok(FioJob {
         name: name.to_string(),
-        line,
         overrides,
         passes: (!s.time_based && s.io_size.is_none() && s.number_ios.is_none())
             .then(|| s.loops.unwrap_or(1) * u64::from(threads)),

@@ -42,10 +42,7 @@ fn writes(o: &Overrides) -> bool {
 
 pub fn run(dev: &mut dyn Device, ctx: &mut Context, o: &Overrides) -> Result<TestResult> {
     let geo = dev.geometry();
-    let block = match &o.shape.block_mix {
-        Some(mix) => mix.smallest(),
-        None => o.block_bytes.unwrap_or(DEFAULTS.block_bytes),
-    };
+    let block = o.block_unit(DEFAULTS.block_bytes);
     let ends = o.ios.is_some() || o.bytes.is_some();
     let (offset, span) = region(o, DEFAULTS.span, geo.capacity_bytes, block)?;
     let w = Workload {
